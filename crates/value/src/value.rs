@@ -1,0 +1,444 @@
+//! The dynamic value: known, null (typed) or unknown (typed, with
+//! refinements), with a sensitive mark on any node.
+//!
+//! A [`Value`] is a type, a [`Kind`] and a mark. Composite kinds hold their
+//! parts behind `Arc`, so cloning is a few reference-count bumps and
+//! comparing two clones short-cuts on pointer identity. Values are immutable;
+//! "changing" one builds a new node and shares every untouched child.
+//!
+//! Invariants the constructors keep:
+//! * a known value's type never has `dynamic` where the value is known: an
+//!   object built against a type with `dynamic` attributes takes its type
+//!   from its attribute values, as cty does;
+//! * set elements are deduplicated and kept in one canonical order
+//!   ([`Value::total_cmp`]), so equal sets have equal element slices.
+
+use crate::{Number, ObjectType, Refinements, Type};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What a value is, independent of its type.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    Null,
+    /// Not yet known; `None` means no refinements.
+    Unknown(Option<Arc<Refinements>>),
+    String(Arc<str>),
+    Number(Arc<Number>),
+    Bool(bool),
+    /// Elements of a list or tuple, in order.
+    Seq(Arc<[Value]>),
+    /// Elements of a set, deduplicated, in canonical order.
+    Set(Arc<[Value]>),
+    /// Entries of a map or attributes of an object, by key.
+    Map(Arc<BTreeMap<String, Value>>),
+}
+
+/// A value of the terrane value model.
+#[derive(Clone)]
+pub struct Value {
+    ty: Type,
+    kind: Kind,
+    sensitive: bool,
+}
+
+impl Value {
+    // ---- constructors -------------------------------------------------
+
+    pub fn null(ty: Type) -> Value {
+        Value { ty, kind: Kind::Null, sensitive: false }
+    }
+
+    pub fn unknown(ty: Type) -> Value {
+        Value { ty, kind: Kind::Unknown(None), sensitive: false }
+    }
+
+    /// An unknown with refinements; empty refinements give a plain unknown.
+    /// Refinements that make no sense for the type are dropped (a prefix on a
+    /// number, bounds on a string), and `dynamic` keeps only not-null.
+    pub fn unknown_refined(ty: Type, r: Refinements) -> Value {
+        let r = match &ty {
+            Type::String => Refinements { number_lower: None, number_upper: None, length_min: None, length_max: None, ..r },
+            Type::Number => Refinements { string_prefix: None, length_min: None, length_max: None, ..r },
+            Type::List(_) | Type::Set(_) | Type::Map(_) => {
+                Refinements { string_prefix: None, number_lower: None, number_upper: None, ..r }
+            }
+            _ => Refinements { not_null: r.not_null, ..Default::default() },
+        };
+        let kind = if r.is_empty() { Kind::Unknown(None) } else { Kind::Unknown(Some(Arc::new(r))) };
+        Value { ty, kind, sensitive: false }
+    }
+
+    pub fn string(s: impl Into<Arc<str>>) -> Value {
+        Value { ty: Type::String, kind: Kind::String(s.into()), sensitive: false }
+    }
+
+    pub fn number(n: impl Into<Number>) -> Value {
+        Value { ty: Type::Number, kind: Kind::Number(Arc::new(n.into())), sensitive: false }
+    }
+
+    pub fn bool(b: bool) -> Value {
+        Value { ty: Type::Bool, kind: Kind::Bool(b), sensitive: false }
+    }
+
+    /// A list. `elem` is the element type; when it is `dynamic` and there
+    /// are elements, the first element's type is used.
+    pub fn list(elem: Type, elems: Vec<Value>) -> Value {
+        let elem = concrete_elem(elem, &elems);
+        Value { ty: Type::list(elem), kind: Kind::Seq(elems.into()), sensitive: false }
+    }
+
+    /// A set: elements are put in canonical order and duplicates merged
+    /// (a merged element is sensitive if any of its duplicates was).
+    pub fn set(elem: Type, elems: Vec<Value>) -> Value {
+        let elem = concrete_elem(elem, &elems);
+        Value { ty: Type::set(elem), kind: Kind::Set(canonical_set(elems).into()), sensitive: false }
+    }
+
+    pub fn map(elem: Type, entries: BTreeMap<String, Value>) -> Value {
+        let first: Vec<Value> = entries.values().take(1).cloned().collect();
+        let elem = concrete_elem(elem, &first);
+        Value { ty: Type::map(elem), kind: Kind::Map(Arc::new(entries)), sensitive: false }
+    }
+
+    /// An object whose type is taken from its attribute values.
+    pub fn object(attrs: BTreeMap<String, Value>) -> Value {
+        let ty = Type::Object(Arc::new(ObjectType::new(attrs.iter().map(|(k, v)| (k.clone(), v.ty.clone())).collect())));
+        Value { ty, kind: Kind::Map(Arc::new(attrs)), sensitive: false }
+    }
+
+    /// An object of a known type: the type is reused as is unless it has
+    /// `dynamic` somewhere, in which case it is derived from the values.
+    /// The caller guarantees that `attrs` has exactly the type's attributes.
+    pub fn object_typed(ty: &Type, attrs: BTreeMap<String, Value>) -> Value {
+        if ty.has_dynamic() || ty.has_optional_markers() || !matches!(ty, Type::Object(_)) {
+            return Value::object(attrs);
+        }
+        Value { ty: ty.clone(), kind: Kind::Map(Arc::new(attrs)), sensitive: false }
+    }
+
+    /// Convenience: an object from `(name, value)` pairs.
+    pub fn object_from<I, S>(attrs: I) -> Value
+    where
+        I: IntoIterator<Item = (S, Value)>,
+        S: Into<String>,
+    {
+        Value::object(attrs.into_iter().map(|(k, v)| (k.into(), v)).collect())
+    }
+
+    pub fn tuple(elems: Vec<Value>) -> Value {
+        let ty = Type::tuple(elems.iter().map(|v| v.ty.clone()).collect());
+        Value { ty, kind: Kind::Seq(elems.into()), sensitive: false }
+    }
+
+    /// Internal: a value with the given parts, no checks. Used by decoders
+    /// and conversions that already guarantee the invariants.
+    pub(crate) fn from_parts(ty: Type, kind: Kind) -> Value {
+        Value { ty, kind, sensitive: false }
+    }
+
+    // ---- inspection ---------------------------------------------------
+
+    pub fn ty(&self) -> &Type {
+        &self.ty
+    }
+
+    pub fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.kind, Kind::Null)
+    }
+
+    /// Known at the top level (null counts as known).
+    pub fn is_known(&self) -> bool {
+        !matches!(self.kind, Kind::Unknown(_))
+    }
+
+    /// Known everywhere inside.
+    pub fn is_wholly_known(&self) -> bool {
+        match &self.kind {
+            Kind::Unknown(_) => false,
+            Kind::Seq(es) | Kind::Set(es) => es.iter().all(Value::is_wholly_known),
+            Kind::Map(m) => m.values().all(Value::is_wholly_known),
+            _ => true,
+        }
+    }
+
+    pub fn refinements(&self) -> Option<&Refinements> {
+        match &self.kind {
+            Kind::Unknown(Some(r)) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// An unknown that is refined as definitely not null.
+    pub fn is_known_not_null(&self) -> bool {
+        match &self.kind {
+            Kind::Null => false,
+            Kind::Unknown(r) => r.as_ref().is_some_and(|r| r.not_null),
+            _ => true,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_number(&self) -> Option<&Number> {
+        match &self.kind {
+            Kind::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.kind {
+            Kind::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// Elements of a known list, tuple or set.
+    pub fn elements(&self) -> Option<&[Value]> {
+        match &self.kind {
+            Kind::Seq(es) | Kind::Set(es) => Some(es),
+            _ => None,
+        }
+    }
+
+    /// Entries of a known map or attributes of a known object.
+    pub fn entries(&self) -> Option<&BTreeMap<String, Value>> {
+        match &self.kind {
+            Kind::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Attribute `name` of a known object (or entry of a known map).
+    pub fn get_attr(&self, name: &str) -> Option<&Value> {
+        self.entries().and_then(|m| m.get(name))
+    }
+
+    /// Number of elements or entries of a known collection or structure.
+    pub fn length(&self) -> Option<usize> {
+        match &self.kind {
+            Kind::Seq(es) | Kind::Set(es) => Some(es.len()),
+            Kind::Map(m) => Some(m.len()),
+            _ => None,
+        }
+    }
+
+    // ---- sensitive marks ---------------------------------------------
+
+    pub fn is_sensitive(&self) -> bool {
+        self.sensitive
+    }
+
+    /// This value with the sensitive mark set.
+    pub fn mark_sensitive(mut self) -> Value {
+        self.sensitive = true;
+        self
+    }
+
+    /// This value with the mark set to `sensitive` (other marks inside kept).
+    pub fn with_sensitive(mut self, sensitive: bool) -> Value {
+        self.sensitive = sensitive;
+        self
+    }
+
+    /// Whether this value or anything inside it is sensitive.
+    pub fn has_sensitive(&self) -> bool {
+        self.sensitive
+            || match &self.kind {
+                Kind::Seq(es) | Kind::Set(es) => es.iter().any(Value::has_sensitive),
+                Kind::Map(m) => m.values().any(Value::has_sensitive),
+                _ => false,
+            }
+    }
+
+    /// The value with every mark removed, deeply.
+    pub fn unmark_deep(&self) -> Value {
+        if !self.has_sensitive() {
+            return self.clone();
+        }
+        self.map_children(|v| v.unmark_deep()).with_sensitive(false)
+    }
+
+    /// Rebuilds a composite value with each child replaced by `f(child)`;
+    /// the type is kept (children must keep their types). Sets are
+    /// re-canonicalized.
+    pub fn map_children(&self, mut f: impl FnMut(&Value) -> Value) -> Value {
+        let kind = match &self.kind {
+            Kind::Seq(es) => Kind::Seq(es.iter().map(&mut f).collect::<Vec<_>>().into()),
+            Kind::Set(es) => Kind::Set(canonical_set(es.iter().map(&mut f).collect()).into()),
+            Kind::Map(m) => Kind::Map(Arc::new(m.iter().map(|(k, v)| (k.clone(), f(v))).collect())),
+            other => other.clone(),
+        };
+        Value { ty: self.ty.clone(), kind, sensitive: self.sensitive }
+    }
+
+    /// The same value with refinements removed everywhere.
+    pub fn strip_refinements(&self) -> Value {
+        match &self.kind {
+            Kind::Unknown(Some(_)) => Value { ty: self.ty.clone(), kind: Kind::Unknown(None), sensitive: self.sensitive },
+            Kind::Seq(_) | Kind::Set(_) | Kind::Map(_) if !self.is_wholly_known() => {
+                self.map_children(Value::strip_refinements)
+            }
+            _ => self.clone(),
+        }
+    }
+
+    // ---- equality and order --------------------------------------------
+
+    /// Equality that ignores refinements and sensitive marks: the
+    /// comparison the plan-validity rules use. Two unknowns of the same type
+    /// are equal; nulls are equal when their types are (a `dynamic` null
+    /// equals any null).
+    pub fn eq_ignoring_refinements(&self, other: &Value) -> bool {
+        if let (Kind::Seq(a), Kind::Seq(b)) | (Kind::Set(a), Kind::Set(b)) = (&self.kind, &other.kind) {
+            if Arc::ptr_eq(a, b) {
+                return self.ty == other.ty;
+            }
+        }
+        match (&self.kind, &other.kind) {
+            (Kind::Null, Kind::Null) => self.ty == other.ty || self.ty.is_dynamic() || other.ty.is_dynamic(),
+            (Kind::Unknown(_), Kind::Unknown(_)) => self.ty == other.ty || self.ty.is_dynamic() || other.ty.is_dynamic(),
+            (Kind::String(a), Kind::String(b)) => a == b,
+            (Kind::Number(a), Kind::Number(b)) => a == b,
+            (Kind::Bool(a), Kind::Bool(b)) => a == b,
+            (Kind::Seq(a), Kind::Seq(b)) => {
+                self.same_shape(other) && a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.eq_ignoring_refinements(y))
+            }
+            (Kind::Set(a), Kind::Set(b)) => {
+                if !self.same_shape(other) || a.len() != b.len() {
+                    return false;
+                }
+                if a.iter().zip(b.iter()).all(|(x, y)| x.eq_ignoring_refinements(y)) {
+                    return true;
+                }
+                // Refinements can change the canonical order of unknowns:
+                // fall back to matching each element once.
+                let mut used = vec![false; b.len()];
+                a.iter().all(|x| {
+                    let hit = b.iter().enumerate().find(|(i, y)| !used[*i] && x.eq_ignoring_refinements(y));
+                    hit.map(|(i, _)| used[i] = true).is_some()
+                })
+            }
+            (Kind::Map(a), Kind::Map(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (self.same_shape(other)
+                        && a.len() == b.len()
+                        && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| ka == kb && va.eq_ignoring_refinements(vb)))
+            }
+            _ => false,
+        }
+    }
+
+    /// Map vs object and list vs tuple are different even with equal
+    /// elements; beyond that, element types are compared through elements.
+    fn same_shape(&self, other: &Value) -> bool {
+        std::mem::discriminant(&self.ty) == std::mem::discriminant(&other.ty)
+    }
+
+    /// A total order over values, used for canonical set order: known values
+    /// first (strings by bytes, numbers ascending, false before true,
+    /// collections element by element), then unknowns, then nulls. Marks are
+    /// ignored; refinements and types only break ties.
+    pub fn total_cmp(&self, other: &Value) -> Ordering {
+        fn rank(k: &Kind) -> u8 {
+            match k {
+                Kind::Null => 2,
+                Kind::Unknown(_) => 1,
+                _ => 0,
+            }
+        }
+        let by_rank = rank(&self.kind).cmp(&rank(&other.kind));
+        if by_rank != Ordering::Equal {
+            return by_rank;
+        }
+        let by_kind = match (&self.kind, &other.kind) {
+            (Kind::String(a), Kind::String(b)) => a.as_bytes().cmp(b.as_bytes()),
+            (Kind::Number(a), Kind::Number(b)) => a.cmp(b),
+            (Kind::Bool(a), Kind::Bool(b)) => a.cmp(b),
+            (Kind::Seq(a), Kind::Seq(b)) | (Kind::Set(a), Kind::Set(b)) => {
+                let mut acc = Ordering::Equal;
+                for (x, y) in a.iter().zip(b.iter()) {
+                    acc = x.total_cmp(y);
+                    if acc != Ordering::Equal {
+                        break;
+                    }
+                }
+                acc.then(a.len().cmp(&b.len()))
+            }
+            (Kind::Map(a), Kind::Map(b)) => {
+                let mut acc = Ordering::Equal;
+                for ((ka, va), (kb, vb)) in a.iter().zip(b.iter()) {
+                    acc = ka.cmp(kb).then_with(|| va.total_cmp(vb));
+                    if acc != Ordering::Equal {
+                        break;
+                    }
+                }
+                acc.then(a.len().cmp(&b.len()))
+            }
+            (Kind::Unknown(a), Kind::Unknown(b)) => a.as_deref().cmp(&b.as_deref()),
+            _ => Ordering::Equal,
+        };
+        by_kind.then_with(|| self.ty.cmp(&other.ty))
+    }
+}
+
+/// Raw equality: same type, same kind, same refinements, same marks.
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        if self.sensitive != other.sensitive || self.ty != other.ty {
+            return false;
+        }
+        match (&self.kind, &other.kind) {
+            (Kind::Null, Kind::Null) => true,
+            (Kind::Unknown(a), Kind::Unknown(b)) => a.as_deref() == b.as_deref(),
+            (Kind::String(a), Kind::String(b)) => a == b,
+            (Kind::Number(a), Kind::Number(b)) => a == b,
+            (Kind::Bool(a), Kind::Bool(b)) => a == b,
+            (Kind::Seq(a), Kind::Seq(b)) | (Kind::Set(a), Kind::Set(b)) => Arc::ptr_eq(a, b) || a[..] == b[..],
+            (Kind::Map(a), Kind::Map(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+fn concrete_elem(elem: Type, elems: &[Value]) -> Type {
+    match (&elem, elems.first()) {
+        (t, Some(first)) if t.has_dynamic() && first.is_known() => first.ty.clone(),
+        _ => elem,
+    }
+}
+
+/// Sorts set elements canonically and merges duplicates (raw-equal ignoring
+/// marks); a merged element keeps the sensitive mark if any copy had it.
+pub(crate) fn canonical_set(mut elems: Vec<Value>) -> Vec<Value> {
+    elems.sort_by(Value::total_cmp);
+    let mut out: Vec<Value> = Vec::with_capacity(elems.len());
+    for e in elems {
+        match out.last_mut() {
+            Some(last) if last.total_cmp(&e) == Ordering::Equal && same_ignoring_marks(last, &e) => {
+                if e.has_sensitive() && !last.has_sensitive() {
+                    *last = e;
+                }
+            }
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+fn same_ignoring_marks(a: &Value, b: &Value) -> bool {
+    a.unmark_deep() == b.unmark_deep()
+}
