@@ -18,6 +18,7 @@
 mod number;
 mod path;
 mod refine;
+pub mod convert;
 pub mod render;
 mod ty;
 mod value;
