@@ -20,8 +20,13 @@ mod path;
 mod refine;
 pub mod convert;
 pub mod render;
+pub mod typejson;
+pub mod msgpack;
+pub mod json;
 mod ty;
 mod value;
+#[cfg(test)]
+mod test_support;
 
 pub use number::{Number, ParseNumberError};
 pub use path::{Path, PathError, Step};

@@ -84,21 +84,33 @@ impl Value {
 
     /// A list. `elem` is the element type; when it is `dynamic` and there
     /// are elements, the first element's type is used.
-    pub fn list(elem: Type, elems: Vec<Value>) -> Value {
+    pub fn list(elem: Type, mut elems: Vec<Value>) -> Value {
         let elem = concrete_elem(elem, &elems);
+        retype_untyped(&elem, &mut elems);
         Value { ty: Type::list(elem), kind: Kind::Seq(elems.into()), sensitive: false }
     }
 
     /// A set: elements are put in canonical order and duplicates merged
     /// (a merged element is sensitive if any of its duplicates was).
-    pub fn set(elem: Type, elems: Vec<Value>) -> Value {
+    pub fn set(elem: Type, mut elems: Vec<Value>) -> Value {
         let elem = concrete_elem(elem, &elems);
+        retype_untyped(&elem, &mut elems);
         Value { ty: Type::set(elem), kind: Kind::Set(canonical_set(elems).into()), sensitive: false }
     }
 
-    pub fn map(elem: Type, entries: BTreeMap<String, Value>) -> Value {
-        let first: Vec<Value> = entries.values().take(1).cloned().collect();
-        let elem = concrete_elem(elem, &first);
+    pub fn map(elem: Type, mut entries: BTreeMap<String, Value>) -> Value {
+        let elem = if elem.has_dynamic() {
+            entries.values().map(|e| e.ty()).find(|t| !t.is_dynamic()).cloned().unwrap_or(elem)
+        } else {
+            elem
+        };
+        if !elem.is_dynamic() {
+            for e in entries.values_mut() {
+                if e.ty.is_dynamic() && !matches!(e.kind, Kind::Seq(_) | Kind::Set(_) | Kind::Map(_)) {
+                    e.ty = elem.clone();
+                }
+            }
+        }
         Value { ty: Type::map(elem), kind: Kind::Map(Arc::new(entries)), sensitive: false }
     }
 
@@ -134,6 +146,7 @@ impl Value {
 
     /// Internal: a value with the given parts, no checks. Used by decoders
     /// and conversions that already guarantee the invariants.
+    #[allow(dead_code)]
     pub(crate) fn from_parts(ty: Type, kind: Kind) -> Value {
         Value { ty, kind, sensitive: false }
     }
@@ -414,10 +427,26 @@ impl PartialEq for Value {
 
 impl Eq for Value {}
 
+/// The element type of a collection: `elem`, unless it has `dynamic` and
+/// an element has a concrete type, which then wins (as in cty, a collection
+/// of known values has a concrete element type).
 fn concrete_elem(elem: Type, elems: &[Value]) -> Type {
-    match (&elem, elems.first()) {
-        (t, Some(first)) if t.has_dynamic() && first.is_known() => first.ty.clone(),
-        _ => elem,
+    if !elem.has_dynamic() {
+        return elem;
+    }
+    elems.iter().map(|e| e.ty()).find(|t| !t.is_dynamic()).cloned().unwrap_or(elem)
+}
+
+/// Gives untyped (dynamic) nulls and unknowns among `elems` the collection's
+/// concrete element type.
+fn retype_untyped(elem: &Type, elems: &mut [Value]) {
+    if elem.is_dynamic() {
+        return;
+    }
+    for e in elems.iter_mut() {
+        if e.ty.is_dynamic() && !matches!(e.kind, Kind::Seq(_) | Kind::Set(_) | Kind::Map(_)) {
+            e.ty = elem.clone();
+        }
     }
 }
 

@@ -1,0 +1,290 @@
+//! The JSON codec used for state attributes, RawState and the optional
+//! DynamicValue.json field.
+//!
+//! Same shape as msgpack: objects and maps are JSON objects, lists, sets and
+//! tuples are arrays, numbers are JSON numbers written with full precision
+//! (the exact decimal text), and a value in a `dynamic` position is
+//! `{"value": .., "type": ..}`. Unknown values cannot be written ("value is
+//! not known"); infinities have no JSON form. Decoding accepts numbers
+//! written as strings, as cty does.
+
+use crate::{typejson, Kind, Number, Path, Step, Type, Value};
+use serde_json::{Map, Value as Json};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Why a value cannot be written as, or read from, JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    pub path: Path,
+    pub message: String,
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_root() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+fn fail<T>(path: &Path, message: impl Into<String>) -> Result<T, JsonError> {
+    Err(JsonError { path: path.clone(), message: message.into() })
+}
+
+/// Writes `v` as JSON of type `ty`.
+pub fn encode(v: &Value, ty: &Type) -> Result<Json, JsonError> {
+    enc(v, ty, &mut Path::root())
+}
+
+/// Writes `v` as compact JSON bytes.
+pub fn encode_bytes(v: &Value, ty: &Type) -> Result<Vec<u8>, JsonError> {
+    let j = encode(v, ty)?;
+    serde_json::to_vec(&j).map_err(|e| JsonError { path: Path::root(), message: e.to_string() })
+}
+
+fn enc(v: &Value, ty: &Type, path: &mut Path) -> Result<Json, JsonError> {
+    if ty.is_dynamic() && !v.ty().is_dynamic() {
+        let inner = enc(v, v.ty(), path)?;
+        let mut m = Map::new();
+        m.insert("value".into(), inner);
+        m.insert("type".into(), typejson::to_json(v.ty()));
+        return Ok(Json::Object(m));
+    }
+    match (ty, v.kind()) {
+        (_, Kind::Null) => Ok(Json::Null),
+        (_, Kind::Unknown(_)) => fail(path, "value is not known"),
+        (Type::String, Kind::String(s)) => Ok(Json::String(s.to_string())),
+        (Type::Number, Kind::Number(n)) => number_json(n).ok_or(()).or_else(|_| fail(path, format!("{n} cannot be written as JSON"))),
+        (Type::Bool, Kind::Bool(b)) => Ok(Json::Bool(*b)),
+        (Type::List(t) | Type::Set(t), Kind::Seq(es) | Kind::Set(es)) => {
+            let mut out = Vec::with_capacity(es.len());
+            for (i, e) in es.iter().enumerate() {
+                path.push(Step::Index(i as i64));
+                out.push(enc(e, t, path)?);
+                path.pop();
+            }
+            Ok(Json::Array(out))
+        }
+        (Type::Tuple(ts), Kind::Seq(es)) if ts.len() == es.len() => {
+            let mut out = Vec::with_capacity(es.len());
+            for (i, (e, t)) in es.iter().zip(ts.iter()).enumerate() {
+                path.push(Step::Index(i as i64));
+                out.push(enc(e, t, path)?);
+                path.pop();
+            }
+            Ok(Json::Array(out))
+        }
+        (Type::Map(t), Kind::Map(m)) => {
+            let mut out = Map::new();
+            for (k, e) in m.iter() {
+                path.push(Step::Key(k.clone()));
+                out.insert(k.clone(), enc(e, t, path)?);
+                path.pop();
+            }
+            Ok(Json::Object(out))
+        }
+        (Type::Object(o), Kind::Map(m)) => {
+            let mut out = Map::new();
+            for (k, t) in o.attrs() {
+                let Some(e) = m.get(k) else { return fail(path, format!("missing attribute {k:?}")) };
+                path.push(Step::Attr(k.clone()));
+                out.insert(k.clone(), enc(e, t, path)?);
+                path.pop();
+            }
+            Ok(Json::Object(out))
+        }
+        _ => fail(path, format!("a {} value cannot be written as {}", v.ty().friendly_name(), ty.friendly_name())),
+    }
+}
+
+/// The exact JSON number for a finite number (arbitrary precision).
+fn number_json(n: &Number) -> Option<Json> {
+    if !n.is_finite() {
+        return None;
+    }
+    serde_json::from_str::<serde_json::Number>(&n.to_string()).ok().map(Json::Number)
+}
+
+/// Reads JSON of type `ty`.
+pub fn decode(j: &Json, ty: &Type) -> Result<Value, JsonError> {
+    dec(j, ty, &mut Path::root())
+}
+
+/// Reads JSON bytes of type `ty`.
+pub fn decode_bytes(bytes: &[u8], ty: &Type) -> Result<Value, JsonError> {
+    let j: Json = serde_json::from_slice(bytes).map_err(|e| JsonError { path: Path::root(), message: format!("invalid JSON: {e}") })?;
+    decode(&j, ty)
+}
+
+fn dec(j: &Json, ty: &Type, path: &mut Path) -> Result<Value, JsonError> {
+    if j.is_null() {
+        return Ok(Value::null(ty.clone()));
+    }
+    let wrong = |path: &Path| fail(path, format!("{} required", ty.friendly_name()));
+    match (ty, j) {
+        (Type::Dynamic, Json::Object(m)) => {
+            let (Some(v), Some(t)) = (m.get("value"), m.get("type")) else {
+                return fail(path, "dynamic value must be an object with \"value\" and \"type\"");
+            };
+            if m.len() != 2 {
+                return fail(path, "dynamic value must have only \"value\" and \"type\"");
+            }
+            let actual = typejson::from_json(t).map_err(|e| JsonError { path: path.clone(), message: e.to_string() })?;
+            if actual.is_dynamic() {
+                return fail(path, "dynamic value must name a concrete type");
+            }
+            dec(v, &actual, path)
+        }
+        (Type::Dynamic, _) => fail(path, "dynamic value must be an object with \"value\" and \"type\""),
+        (Type::String, Json::String(s)) => Ok(Value::string(s.as_str())),
+        (Type::Number, Json::Number(n)) => Number::parse(&n.to_string()).map(Value::number).or_else(|e| fail(path, e.to_string())),
+        (Type::Number, Json::String(s)) => Number::parse(s).map(Value::number).or_else(|e| fail(path, e.to_string())),
+        (Type::Bool, Json::Bool(b)) => Ok(Value::bool(*b)),
+        (Type::List(t) | Type::Set(t), Json::Array(es)) => {
+            let mut out = Vec::with_capacity(es.len());
+            for (i, e) in es.iter().enumerate() {
+                path.push(Step::Index(i as i64));
+                out.push(dec(e, t, path)?);
+                path.pop();
+            }
+            Ok(if matches!(ty, Type::List(_)) { Value::list((**t).clone(), out) } else { Value::set((**t).clone(), out) })
+        }
+        (Type::Tuple(ts), Json::Array(es)) => {
+            if ts.len() != es.len() {
+                return fail(path, format!("tuple of {} elements required, found {}", ts.len(), es.len()));
+            }
+            let mut out = Vec::with_capacity(es.len());
+            for (i, (e, t)) in es.iter().zip(ts.iter()).enumerate() {
+                path.push(Step::Index(i as i64));
+                out.push(dec(e, t, path)?);
+                path.pop();
+            }
+            Ok(Value::tuple(out))
+        }
+        (Type::Map(t), Json::Object(m)) => {
+            let mut out = BTreeMap::new();
+            for (k, e) in m {
+                path.push(Step::Key(k.clone()));
+                out.insert(k.clone(), dec(e, t, path)?);
+                path.pop();
+            }
+            Ok(Value::map((**t).clone(), out))
+        }
+        (Type::Object(o), Json::Object(m)) => {
+            if let Some(extra) = m.keys().find(|k| o.attr(k).is_none()) {
+                return fail(path, format!("unsupported attribute {extra:?}"));
+            }
+            let mut out = BTreeMap::new();
+            for (k, t) in o.attrs() {
+                let v = match m.get(k) {
+                    Some(e) => {
+                        path.push(Step::Attr(k.clone()));
+                        let v = dec(e, t, path)?;
+                        path.pop();
+                        v
+                    }
+                    None => Value::null(t.clone()),
+                };
+                out.insert(k.clone(), v);
+            }
+            Ok(Value::object_typed(ty, out))
+        }
+        _ => wrong(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::arb_type_and_value;
+    use proptest::prelude::*;
+
+    fn n(x: &str) -> Value {
+        Value::number(Number::parse(x).unwrap())
+    }
+
+    #[track_caller]
+    fn check(v: Value, ty: Type, want: &str) {
+        let got = String::from_utf8(encode_bytes(&v, &ty).unwrap()).unwrap();
+        assert_eq!(got, want);
+        assert_eq!(decode_bytes(want.as_bytes(), &ty).unwrap(), v);
+    }
+
+    #[track_caller]
+    fn check_err(json: &str, ty: Type, want: &str) {
+        let err = decode_bytes(json.as_bytes(), &ty).unwrap_err();
+        assert_eq!(err.to_string(), want);
+    }
+
+    #[test]
+    fn encodes_and_decodes() {
+        check(n("123456789012345678901234567890.125"), Type::Number, "123456789012345678901234567890.125");
+        check(n("-7"), Type::Number, "-7");
+        check(Value::string("a\"b"), Type::String, r#""a\"b""#);
+        check(Value::null(Type::String), Type::String, "null");
+        check(Value::bool(false), Type::Bool, "false");
+        check(Value::string("x"), Type::Dynamic, r#"{"value":"x","type":"string"}"#);
+        check(Value::null(Type::Dynamic), Type::Dynamic, "null");
+        check(
+            Value::object_from([("b", Value::list(Type::Number, vec![n("1")])), ("a", Value::null(Type::String))]),
+            Type::object([("a", Type::String), ("b", Type::list(Type::Number))]),
+            r#"{"a":null,"b":[1]}"#,
+        );
+        check(Value::set(Type::String, vec![Value::string("b"), Value::string("a")]), Type::set(Type::String), r#"["a","b"]"#);
+        check(
+            Value::map(Type::Bool, [("k".into(), Value::bool(true))].into()),
+            Type::map(Type::Bool),
+            r#"{"k":true}"#,
+        );
+        check(Value::tuple(vec![Value::bool(true), n("2.5")]), Type::tuple(vec![Type::Bool, Type::Number]), "[true,2.5]");
+    }
+
+    #[test]
+    fn decode_forms_and_errors() {
+        assert_eq!(decode_bytes(br#""12.5""#, &Type::Number).unwrap(), n("12.5"));
+        assert_eq!(
+            decode_bytes(br#"{}"#, &Type::object([("a", Type::String)])).unwrap(),
+            Value::object_from([("a", Value::null(Type::String))])
+        );
+        check_err(r#"{"a":1,"z":2}"#, Type::object([("a", Type::Number)]), "unsupported attribute \"z\"");
+        check_err(r#"{"a":"x"}"#, Type::object([("a", Type::Number)]), ".a: \"x\" is not a valid number");
+        check_err(r#"[1,"x"]"#, Type::list(Type::Bool), "[0]: bool required");
+        check_err(r#"{"value":1}"#, Type::Dynamic, "dynamic value must be an object with \"value\" and \"type\"");
+        check_err(r#"[1,2"#, Type::list(Type::Number), "invalid JSON: EOF while parsing a list at line 1 column 4");
+        check_err(r#"[1]"#, Type::tuple(vec![]), "tuple of 0 elements required, found 1");
+    }
+
+    #[test]
+    fn unknowns_and_infinities_are_refused() {
+        let v = Value::object_from([("a", Value::unknown(Type::String))]);
+        assert_eq!(encode(&v, v.ty()).unwrap_err().to_string(), ".a: value is not known");
+        assert_eq!(
+            encode(&Value::number(Number::PosInfinity), &Type::Number).unwrap_err().to_string(),
+            "Infinity cannot be written as JSON"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn known_values_round_trip((ty, v) in arb_type_and_value(false)) {
+            prop_assume!(!has_infinity(&v));
+            let j = encode(&v, &ty).unwrap();
+            let back = decode(&j, &ty).unwrap();
+            prop_assert_eq!(&back, &v.unmark_deep(), "types {} vs {}", back.ty(), v.ty());
+        }
+    }
+
+    fn has_infinity(v: &Value) -> bool {
+        match v.kind() {
+            Kind::Number(n) => !n.is_finite(),
+            Kind::Seq(es) | Kind::Set(es) => es.iter().any(has_infinity),
+            Kind::Map(m) => m.values().any(has_infinity),
+            _ => false,
+        }
+    }
+}
