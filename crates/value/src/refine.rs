@@ -105,3 +105,31 @@ fn lower_within(c: &Bound, b: &Bound) -> bool {
 fn upper_within(c: &Bound, b: &Bound) -> bool {
     c.value < b.value || (c.value == b.value && (b.inclusive || !c.inclusive))
 }
+
+/// Reads like `not null, starts with "ab", >= 0, < 10, length 1..3`.
+impl std::fmt::Display for Refinements {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        if self.not_null {
+            parts.push("not null".into());
+        }
+        if let Some(p) = &self.string_prefix {
+            parts.push(format!("starts with {}", crate::render::quote(p)));
+        }
+        if let Some(b) = &self.number_lower {
+            parts.push(format!("{} {}", if b.inclusive { ">=" } else { ">" }, b.value));
+        }
+        if let Some(b) = &self.number_upper {
+            parts.push(format!("{} {}", if b.inclusive { "<=" } else { "<" }, b.value));
+        }
+        match (self.length_min, self.length_max) {
+            (None, None) => {}
+            (lo, hi) => parts.push(format!(
+                "length {}..{}",
+                lo.unwrap_or(0),
+                hi.map(|h| h.to_string()).unwrap_or_default()
+            )),
+        }
+        f.write_str(&parts.join(", "))
+    }
+}

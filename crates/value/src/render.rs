@@ -75,7 +75,7 @@ impl fmt::Display for Value {
 impl fmt::Debug for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.kind(), self.refinements()) {
-            (Kind::Unknown(_), Some(r)) if !self.is_sensitive() => write!(f, "unknown({}, {r:?})", self.ty()),
+            (Kind::Unknown(_), Some(r)) if !self.is_sensitive() => write!(f, "unknown({}, {r})", self.ty()),
             (Kind::Unknown(_), None) if !self.is_sensitive() => write!(f, "unknown({})", self.ty()),
             (Kind::Null, _) if !self.is_sensitive() => write!(f, "null({})", self.ty()),
             _ => write_value(self, f),

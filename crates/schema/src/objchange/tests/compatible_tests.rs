@@ -1,0 +1,1 @@
+//! AssertObjectCompatible cases (filled below).

@@ -1,0 +1,1 @@
+//! AssertPlanValid cases (filled below).
