@@ -262,9 +262,9 @@ fn check_nested_object(obj: &NestedObject, prior: &Value, config: &Value, planne
 }
 
 /// The range of lengths a set can have once its unknowns are known: known
-/// elements stay distinct; elements with unknowns may coalesce.
+/// elements stay distinct, while elements with unknowns may coalesce with
+/// them or with each other.
 fn set_length_range(elems: &[Value]) -> (usize, usize) {
     let known = elems.iter().filter(|e| e.is_wholly_known()).count();
-    let uncertain = elems.len() - known;
-    (known + usize::from(uncertain > 0), elems.len())
+    (known.max(usize::from(!elems.is_empty())), elems.len())
 }
