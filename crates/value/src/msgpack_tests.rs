@@ -189,6 +189,8 @@ fn decoding_errors() {
     check_decode("a1 78", Type::Dynamic, Err("[type, value] pair"));
     check_decode("92 c4 03 66 6f 6f 01", Type::Dynamic, Err("invalid type constraint JSON"));
     check_decode("dd ff ff ff ff", Type::list(Type::Bool), Err("unexpected end of data"));
+    // Found by the fuzzer: an exponent of five million must not be expanded.
+    check_decode("ab 2e 30 32 65 35 31 32 30 31 30 31", Type::Number, Err("number required"));
     let deep = format!("{}c0", "91 ".repeat(300));
     let mut ty = Type::Bool;
     for _ in 0..300 {

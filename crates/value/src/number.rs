@@ -21,6 +21,9 @@ pub enum Number {
     PosInfinity,
 }
 
+/// The largest decimal exponent (either sign) a number may have.
+pub const MAX_SCALE: i64 = 8192;
+
 /// Why text is not a number.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{text:?} is not a valid number")]
@@ -77,7 +80,14 @@ impl Number {
                 return Err(err());
             }
         }
-        BigDecimal::from_str(t).map(|d| Number::Finite(normalize(d))).map_err(|_| err())
+        let d = normalize(BigDecimal::from_str(t).map_err(|_| err())?);
+        // Keep numbers materializable: 10^±8192 is far beyond any real
+        // configuration value (Terraform's own floats top out near 10^±646
+        // million only in theory) and bounds the text we may have to write.
+        if d.as_bigint_and_exponent().1.abs() > MAX_SCALE {
+            return Err(err());
+        }
+        Ok(Number::Finite(d))
     }
 
     pub fn from_i64(n: i64) -> Number {
@@ -273,7 +283,7 @@ mod tests {
 
     #[test]
     fn rejects_garbage() {
-        for bad in ["", "abc", "1.2.3", "--1", "1e", ".", "0x10", "1e99999999999"] {
+        for bad in ["", "abc", "1.2.3", "--1", "1e", ".", "0x10", "1e99999999999", "1e9000", ".02e5120101", "1e-9000"] {
             assert!(Number::parse(bad).is_err(), "{bad:?} accepted");
         }
     }
