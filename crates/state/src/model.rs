@@ -1,0 +1,182 @@
+//! The state model: what a store holds for one workspace.
+//!
+//! Attribute values are kept as the state JSON of the schema's implied type
+//! (`terrane_value::json`), so stores never need schemas; the engine decodes
+//! them with the schema it has. Everything here is plain data.
+
+use crate::addr::{InstanceAddr, InstanceKey, ResourceAddr};
+use std::collections::BTreeMap;
+use terrane_value::Path;
+
+/// Whether an object is usable or must be replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Status {
+    #[default]
+    Ready,
+    Tainted,
+}
+
+/// One remote object as last recorded.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ObjectState {
+    /// State JSON of the attribute value.
+    pub attributes: serde_json::Value,
+    pub schema_version: u64,
+    pub status: Status,
+    /// Provider-private bytes, opaque to terrane.
+    pub private: Option<Vec<u8>>,
+    pub sensitive_paths: Vec<Path>,
+    /// Configuration addresses this object depended on when written.
+    pub dependencies: Vec<String>,
+    pub create_before_destroy: bool,
+}
+
+/// The objects of one resource instance: the current one, and deposed ones
+/// (replaced under create_before_destroy but not yet destroyed), by key.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct InstanceState {
+    pub current: Option<ObjectState>,
+    pub deposed: BTreeMap<String, ObjectState>,
+}
+
+/// A resource: its provider configuration address and its instances.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceState {
+    /// e.g. `provider["registry.terraform.io/hashicorp/random"]`.
+    pub provider: String,
+    pub instances: BTreeMap<InstanceKey, InstanceState>,
+}
+
+/// A root-module output value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputState {
+    /// State JSON of the value, of type `ty`.
+    pub value: serde_json::Value,
+    /// Type-constraint JSON of the value.
+    pub ty: serde_json::Value,
+    pub sensitive: bool,
+}
+
+/// A whole workspace's state at one serial.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub lineage: String,
+    pub serial: u64,
+    pub terraform_version: String,
+    pub resources: BTreeMap<ResourceAddr, ResourceState>,
+    pub outputs: BTreeMap<String, OutputState>,
+}
+
+/// One durable change to a workspace.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    /// Creates or replaces an object (current when `deposed` is None).
+    SetObject { addr: InstanceAddr, deposed: Option<String>, provider: String, object: ObjectState },
+    /// Removes an object; a resource with no objects left disappears.
+    RemoveObject { addr: InstanceAddr, deposed: Option<String> },
+    /// Moves the current object to a deposed key (create_before_destroy).
+    Depose { addr: InstanceAddr, key: String },
+    SetOutput { name: String, output: OutputState },
+    RemoveOutput { name: String },
+}
+
+impl Snapshot {
+    /// An empty state with a fresh lineage.
+    pub fn empty() -> Snapshot {
+        Snapshot {
+            lineage: uuid::Uuid::new_v4().to_string(),
+            serial: 0,
+            terraform_version: crate::TERRAFORM_VERSION.into(),
+            resources: BTreeMap::new(),
+            outputs: BTreeMap::new(),
+        }
+    }
+
+    /// The object at `addr` (current, or the given deposed key).
+    pub fn object(&self, addr: &InstanceAddr, deposed: Option<&str>) -> Option<&ObjectState> {
+        let inst = self.resources.get(&addr.resource)?.instances.get(&addr.key)?;
+        match deposed {
+            None => inst.current.as_ref(),
+            Some(k) => inst.deposed.get(k),
+        }
+    }
+
+    /// Number of objects (current and deposed) in the state.
+    pub fn object_count(&self) -> usize {
+        self.resources.values().flat_map(|r| r.instances.values()).map(|i| usize::from(i.current.is_some()) + i.deposed.len()).sum()
+    }
+
+    /// Applies one change in memory, exactly as the stores apply it durably.
+    pub fn apply(&mut self, change: &Change) {
+        match change {
+            Change::SetObject { addr, deposed, provider, object } => {
+                let res = self
+                    .resources
+                    .entry(addr.resource.clone())
+                    .or_insert_with(|| ResourceState { provider: provider.clone(), instances: BTreeMap::new() });
+                res.provider = provider.clone();
+                let inst = res.instances.entry(addr.key.clone()).or_default();
+                match deposed {
+                    None => inst.current = Some(object.clone()),
+                    Some(k) => {
+                        inst.deposed.insert(k.clone(), object.clone());
+                    }
+                }
+            }
+            Change::RemoveObject { addr, deposed } => {
+                if let Some(res) = self.resources.get_mut(&addr.resource) {
+                    if let Some(inst) = res.instances.get_mut(&addr.key) {
+                        match deposed {
+                            None => inst.current = None,
+                            Some(k) => {
+                                inst.deposed.remove(k);
+                            }
+                        }
+                        if inst.current.is_none() && inst.deposed.is_empty() {
+                            res.instances.remove(&addr.key);
+                        }
+                    }
+                    if res.instances.is_empty() {
+                        self.resources.remove(&addr.resource);
+                    }
+                }
+            }
+            Change::Depose { addr, key } => {
+                if let Some(inst) = self.resources.get_mut(&addr.resource).and_then(|r| r.instances.get_mut(&addr.key)) {
+                    if let Some(cur) = inst.current.take() {
+                        inst.deposed.insert(key.clone(), cur);
+                    }
+                }
+            }
+            Change::SetOutput { name, output } => {
+                self.outputs.insert(name.clone(), output.clone());
+            }
+            Change::RemoveOutput { name } => {
+                self.outputs.remove(name);
+            }
+        }
+    }
+}
+
+/// A fresh deposed key: 8 lowercase hex digits.
+pub fn new_deposed_key() -> String {
+    format!("{:08x}", rand::random::<u32>())
+}
+
+/// The changes that build `s` from an empty state.
+pub fn changes_for(s: &Snapshot) -> Vec<Change> {
+    let mut out = Vec::with_capacity(s.object_count() + s.outputs.len());
+    for (raddr, r) in &s.resources {
+        for (key, inst) in &r.instances {
+            let addr = raddr.instance(key.clone());
+            let objects = inst.current.iter().map(|o| (None, o)).chain(inst.deposed.iter().map(|(k, o)| (Some(k.clone()), o)));
+            for (deposed, o) in objects {
+                out.push(Change::SetObject { addr: addr.clone(), deposed, provider: r.provider.clone(), object: o.clone() });
+            }
+        }
+    }
+    for (name, o) in &s.outputs {
+        out.push(Change::SetOutput { name: name.clone(), output: o.clone() });
+    }
+    out
+}

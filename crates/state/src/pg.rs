@@ -1,0 +1,336 @@
+//! The PostgreSQL store, for teams: the same semantics as the SQLite store
+//! on a shared server. Tables live in one schema (default `terrane`) and
+//! are created on first use; workspaces are rows.
+//!
+//! Locks are **session advisory locks** keyed by a hash of schema and
+//! workspace, held by the run's own connection: if the holder crashes, its
+//! connection dies and the lock is released by the server. A `locks` row
+//! carries the holder's details for the error a second writer gets, and the
+//! holder's backend pid so `force-unlock` can end a stuck session.
+
+use crate::crypt::{new_salt, Cipher, Encryption};
+use crate::error::{Result, StateError};
+use crate::model::{Change, Snapshot};
+use crate::rows::{key_json, module_json, object_row, output_row, snapshot_from_rows, ObjectRow, OutputRow};
+use crate::store::{LockInfo, Run, StateStore};
+use postgres::{Client, GenericClient, NoTls};
+
+/// The PostgreSQL state store.
+pub struct PgStore {
+    url: String,
+    schema: String,
+    cipher: Option<Cipher>,
+}
+
+fn valid_schema_name(s: &str) -> bool {
+    !s.is_empty() && s.len() < 60 && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit())
+}
+
+impl PgStore {
+    /// Connects to `url`, creating the schema's tables on first use.
+    pub fn open(url: &str, schema: &str, encryption: Option<&Encryption>) -> Result<PgStore> {
+        if !valid_schema_name(schema) {
+            return Err(StateError::Data { what: "PostgreSQL schema name".into(), detail: format!("{schema:?} must be lowercase letters, digits and underscores") });
+        }
+        let mut store = PgStore { url: url.into(), schema: schema.into(), cipher: None };
+        let mut c = store.client()?;
+        let s = &store.schema;
+        let mut tx = c.transaction()?;
+        // Serialize concurrent first-time creation.
+        tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", &[&format!("terrane-schema-init/{s}")])?;
+        tx.batch_execute(&format!(
+            "CREATE SCHEMA IF NOT EXISTS {s};
+             CREATE TABLE IF NOT EXISTS {s}.meta(key TEXT PRIMARY KEY, value BYTEA NOT NULL);
+             CREATE TABLE IF NOT EXISTS {s}.workspaces(name TEXT PRIMARY KEY, lineage TEXT NOT NULL, serial BIGINT NOT NULL, terraform_version TEXT NOT NULL);
+             CREATE TABLE IF NOT EXISTS {s}.objects(
+               workspace TEXT NOT NULL, module TEXT NOT NULL, mode TEXT NOT NULL, type TEXT NOT NULL, name TEXT NOT NULL,
+               key TEXT NOT NULL, deposed TEXT NOT NULL, provider TEXT NOT NULL, schema_version BIGINT NOT NULL,
+               tainted BOOLEAN NOT NULL, attributes BYTEA NOT NULL, private BYTEA, sensitive TEXT NOT NULL,
+               dependencies TEXT NOT NULL, cbd BOOLEAN NOT NULL,
+               PRIMARY KEY(workspace, module, mode, type, name, key, deposed));
+             CREATE TABLE IF NOT EXISTS {s}.outputs(workspace TEXT NOT NULL, name TEXT NOT NULL, value BYTEA NOT NULL, type TEXT NOT NULL,
+               sensitive BOOLEAN NOT NULL, PRIMARY KEY(workspace, name));
+             CREATE TABLE IF NOT EXISTS {s}.locks(workspace TEXT PRIMARY KEY, id TEXT NOT NULL, operation TEXT NOT NULL, info TEXT NOT NULL,
+               who TEXT NOT NULL, created TEXT NOT NULL, pid BIGINT NOT NULL, host TEXT NOT NULL, backend_pid INTEGER NOT NULL);"
+        ))?;
+        let check: Option<Vec<u8>> = tx.query_opt(&format!("SELECT value FROM {s}.meta WHERE key='key_check'"), &[])?.map(|r| r.get(0));
+        let fresh: i64 = tx.query_one(&format!("SELECT count(*) FROM {s}.workspaces"), &[])?.get(0);
+        let what = format!("PostgreSQL schema {s}");
+        store.cipher = match (check, encryption) {
+            (None, None) => None,
+            (Some(_), None) => return Err(StateError::EncryptedNoKey { path: what }),
+            (None, Some(enc)) if fresh == 0 => {
+                let salt = new_salt();
+                let c = Cipher::derive(&enc.passphrase, &salt, enc.iterations);
+                tx.execute(
+                    &format!("INSERT INTO {s}.meta(key, value) VALUES ('kdf_salt', $1), ('kdf_iterations', $2), ('key_check', $3)"),
+                    &[&salt, &enc.iterations.to_string().into_bytes(), &c.key_check()],
+                )?;
+                Some(c)
+            }
+            (None, Some(_)) => return Err(StateError::NotEncrypted { path: what }),
+            (Some(check), Some(enc)) => {
+                let mut get = |k: &str| -> Result<Vec<u8>> { Ok(tx.query_opt(&format!("SELECT value FROM {s}.meta WHERE key=$1"), &[&k]).map(|r| r.map(|r| r.get(0)).unwrap_or_default())?) };
+                let salt = get("kdf_salt")?;
+                let iterations = String::from_utf8(get("kdf_iterations")?).ok().and_then(|t| t.parse().ok()).unwrap_or(enc.iterations);
+                let c = Cipher::derive(&enc.passphrase, &salt, iterations);
+                if !c.verify(&check) {
+                    return Err(StateError::WrongKey { path: what });
+                }
+                Some(c)
+            }
+        };
+        tx.commit()?;
+        Ok(store)
+    }
+
+    fn client(&self) -> Result<Client> {
+        Ok(Client::connect(&self.url, NoTls)?)
+    }
+
+    fn lock_key(&self, workspace: &str) -> String {
+        format!("terrane-state/{}/{workspace}", self.schema)
+    }
+}
+
+fn read_lock(c: &mut impl GenericClient, s: &str, workspace: &str) -> Result<Option<LockInfo>> {
+    let row = c.query_opt(&format!("SELECT id, operation, info, who, created, pid, host FROM {s}.locks WHERE workspace=$1"), &[&workspace])?;
+    Ok(row.map(|r| LockInfo { id: r.get(0), operation: r.get(1), info: r.get(2), who: r.get(3), created: r.get(4), pid: r.get::<_, i64>(5) as u32, host: r.get(6) }))
+}
+
+fn read_snapshot(c: &mut impl GenericClient, s: &str, workspace: &str, cipher: Option<&Cipher>) -> Result<Snapshot> {
+    let Some(ws) = c.query_opt(&format!("SELECT lineage, serial, terraform_version FROM {s}.workspaces WHERE name=$1"), &[&workspace])? else {
+        return Ok(Snapshot::empty());
+    };
+    let objects: Vec<ObjectRow> = c
+        .query(
+            &format!("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd FROM {s}.objects WHERE workspace=$1"),
+            &[&workspace],
+        )?
+        .iter()
+        .map(|r| ObjectRow {
+            module: r.get(0),
+            mode: r.get(1),
+            ty: r.get(2),
+            name: r.get(3),
+            key: r.get(4),
+            deposed: r.get(5),
+            provider: r.get(6),
+            schema_version: r.get(7),
+            tainted: r.get(8),
+            attributes: r.get(9),
+            private: r.get(10),
+            sensitive: r.get(11),
+            dependencies: r.get(12),
+            cbd: r.get(13),
+        })
+        .collect();
+    let outputs: Vec<OutputRow> = c
+        .query(&format!("SELECT name, value, type, sensitive FROM {s}.outputs WHERE workspace=$1"), &[&workspace])?
+        .iter()
+        .map(|r| OutputRow { name: r.get(0), value: r.get(1), ty: r.get(2), sensitive: r.get(3) })
+        .collect();
+    let serial: i64 = ws.get(1);
+    snapshot_from_rows(ws.get(0), serial.max(0) as u64, ws.get(2), objects, outputs, cipher, &format!("PostgreSQL schema {s}"))
+}
+
+impl StateStore for PgStore {
+    fn snapshot(&self, workspace: &str) -> Result<Snapshot> {
+        let mut c = self.client()?;
+        let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
+        read_snapshot(&mut tx, &self.schema, workspace, self.cipher.as_ref())
+    }
+
+    fn lock(&self, workspace: &str, info: LockInfo) -> Result<Box<dyn Run>> {
+        let s = &self.schema;
+        let mut c = self.client()?;
+        let got: bool = c.query_one("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", &[&self.lock_key(workspace)])?.get(0);
+        if !got {
+            let holder = read_lock(&mut c, s, workspace)?.unwrap_or_else(|| LockInfo {
+                id: "(unknown)".into(),
+                operation: "(being taken)".into(),
+                info: String::new(),
+                who: "(unknown)".into(),
+                created: String::new(),
+                pid: 0,
+                host: String::new(),
+            });
+            return Err(StateError::Locked { workspace: workspace.into(), holder });
+        }
+        let fresh = Snapshot::empty();
+        let mut tx = c.transaction()?;
+        tx.execute(
+            &format!(
+                "INSERT INTO {s}.locks(workspace, id, operation, info, who, created, pid, host, backend_pid) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, pg_backend_pid())
+                 ON CONFLICT (workspace) DO UPDATE SET id=EXCLUDED.id, operation=EXCLUDED.operation, info=EXCLUDED.info, who=EXCLUDED.who,
+                 created=EXCLUDED.created, pid=EXCLUDED.pid, host=EXCLUDED.host, backend_pid=EXCLUDED.backend_pid"
+            ),
+            &[&workspace, &info.id, &info.operation, &info.info, &info.who, &info.created, &(info.pid as i64), &info.host],
+        )?;
+        tx.execute(
+            &format!("INSERT INTO {s}.workspaces(name, lineage, serial, terraform_version) VALUES ($1, $2, 0, $3) ON CONFLICT (name) DO NOTHING"),
+            &[&workspace, &fresh.lineage, &fresh.terraform_version],
+        )?;
+        tx.commit()?;
+        Ok(Box::new(PgRun { client: c, schema: s.clone(), workspace: workspace.into(), info, cipher: self.cipher.clone(), released: false }))
+    }
+
+    fn force_unlock(&self, workspace: &str, id: &str) -> Result<()> {
+        let s = &self.schema;
+        let mut c = self.client()?;
+        let Some(row) = c.query_opt(&format!("DELETE FROM {s}.locks WHERE workspace=$1 AND id=$2 RETURNING backend_pid"), &[&workspace, &id])? else {
+            return Err(StateError::NoSuchLock { workspace: workspace.into(), id: id.into() });
+        };
+        let backend: i32 = row.get(0);
+        // End the holder's session if it is still there: that releases its
+        // advisory lock. (It may already be gone.)
+        c.execute("SELECT pg_terminate_backend($1) FROM pg_stat_activity WHERE pid=$1", &[&backend])?;
+        Ok(())
+    }
+
+    fn workspaces(&self) -> Result<Vec<String>> {
+        let mut c = self.client()?;
+        Ok(c.query(&format!("SELECT name FROM {}.workspaces ORDER BY name", self.schema), &[])?.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn delete_workspace(&self, workspace: &str) -> Result<()> {
+        if workspace == "default" {
+            return Err(StateError::DefaultWorkspace);
+        }
+        let mut run = self.lock(workspace, LockInfo::new("OperationTypeDeleteWorkspace", ""))?;
+        let s = &self.schema;
+        let mut c = self.client()?;
+        let mut tx = c.transaction()?;
+        if tx.execute(&format!("DELETE FROM {s}.workspaces WHERE name=$1"), &[&workspace])? == 0 {
+            return Err(StateError::NoWorkspace(workspace.into()));
+        }
+        tx.execute(&format!("DELETE FROM {s}.objects WHERE workspace=$1"), &[&workspace])?;
+        tx.execute(&format!("DELETE FROM {s}.outputs WHERE workspace=$1"), &[&workspace])?;
+        tx.commit()?;
+        let _ = run.persist(&[]);
+        Ok(())
+    }
+}
+
+struct PgRun {
+    client: Client,
+    schema: String,
+    workspace: String,
+    info: LockInfo,
+    cipher: Option<Cipher>,
+    released: bool,
+}
+
+fn apply_change(tx: &mut postgres::Transaction<'_>, s: &str, ws: &str, cipher: Option<&Cipher>, c: &Change) -> Result<()> {
+    match c {
+        Change::SetObject { addr, deposed, provider, object } => {
+            let r = object_row(addr, deposed.as_deref(), provider, object, cipher);
+            tx.execute(
+                &format!(
+                    "INSERT INTO {s}.objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd)
+                     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)
+                     ON CONFLICT (workspace, module, mode, type, name, key, deposed) DO UPDATE SET provider=EXCLUDED.provider,
+                     schema_version=EXCLUDED.schema_version, tainted=EXCLUDED.tainted, attributes=EXCLUDED.attributes, private=EXCLUDED.private,
+                     sensitive=EXCLUDED.sensitive, dependencies=EXCLUDED.dependencies, cbd=EXCLUDED.cbd"
+                ),
+                &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.key, &r.deposed, &r.provider, &r.schema_version, &r.tainted, &r.attributes, &r.private, &r.sensitive, &r.dependencies, &r.cbd],
+            )?;
+            tx.execute(
+                &format!("UPDATE {s}.objects SET provider=$6 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 AND provider<>$6"),
+                &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.provider],
+            )?;
+        }
+        Change::RemoveObject { addr, deposed } => {
+            tx.execute(
+                &format!("DELETE FROM {s}.objects WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 AND key=$6 AND deposed=$7"),
+                &[&ws, &module_json(&addr.resource.module), &addr.resource.mode.as_str(), &addr.resource.ty, &addr.resource.name, &key_json(&addr.key), &deposed.as_deref().unwrap_or("")],
+            )?;
+        }
+        Change::Depose { addr, key } => {
+            tx.execute(
+                &format!("UPDATE {s}.objects SET deposed=$7 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 AND key=$6 AND deposed=''"),
+                &[&ws, &module_json(&addr.resource.module), &addr.resource.mode.as_str(), &addr.resource.ty, &addr.resource.name, &key_json(&addr.key), key],
+            )?;
+        }
+        Change::SetOutput { name, output } => {
+            let r = output_row(name, output, cipher);
+            tx.execute(
+                &format!("INSERT INTO {s}.outputs(workspace, name, value, type, sensitive) VALUES ($1,$2,$3,$4,$5) ON CONFLICT (workspace, name) DO UPDATE SET value=EXCLUDED.value, type=EXCLUDED.type, sensitive=EXCLUDED.sensitive"),
+                &[&ws, &r.name, &r.value, &r.ty, &r.sensitive],
+            )?;
+        }
+        Change::RemoveOutput { name } => {
+            tx.execute(&format!("DELETE FROM {s}.outputs WHERE workspace=$1 AND name=$2"), &[&ws, name])?;
+        }
+    }
+    Ok(())
+}
+
+impl PgRun {
+    fn write(&mut self, changes: &[Change], replace: Option<&Snapshot>) -> Result<u64> {
+        let (s, ws) = (self.schema.clone(), self.workspace.clone());
+        let mut tx = self.client.transaction()?;
+        let holder: Option<String> = tx.query_opt(&format!("SELECT id FROM {s}.locks WHERE workspace=$1 FOR UPDATE"), &[&ws])?.map(|r| r.get(0));
+        if holder.as_deref() != Some(self.info.id.as_str()) {
+            return Err(StateError::LockLost { workspace: ws, id: self.info.id.clone() });
+        }
+        if let Some(snap) = replace {
+            tx.execute(&format!("DELETE FROM {s}.objects WHERE workspace=$1"), &[&ws])?;
+            tx.execute(&format!("DELETE FROM {s}.outputs WHERE workspace=$1"), &[&ws])?;
+            for c in crate::model::changes_for(snap) {
+                apply_change(&mut tx, &s, &ws, self.cipher.as_ref(), &c)?;
+            }
+            tx.execute(
+                &format!("UPDATE {s}.workspaces SET lineage=$2, serial=$3, terraform_version=$4 WHERE name=$1"),
+                &[&ws, &snap.lineage, &(snap.serial as i64), &snap.terraform_version],
+            )?;
+            tx.commit()?;
+            return Ok(snap.serial);
+        }
+        for c in changes {
+            apply_change(&mut tx, &s, &ws, self.cipher.as_ref(), c)?;
+        }
+        let serial: i64 = tx.query_one(&format!("UPDATE {s}.workspaces SET serial = serial + 1 WHERE name=$1 RETURNING serial"), &[&ws])?.get(0);
+        tx.commit()?;
+        Ok(serial.max(0) as u64)
+    }
+
+    fn release(&mut self) -> Result<()> {
+        let s = &self.schema;
+        self.client.execute(&format!("DELETE FROM {s}.locks WHERE workspace=$1 AND id=$2"), &[&self.workspace, &self.info.id])?;
+        self.client.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", &[&format!("terrane-state/{s}/{}", self.workspace)])?;
+        Ok(())
+    }
+}
+
+impl Run for PgRun {
+    fn lock_info(&self) -> &LockInfo {
+        &self.info
+    }
+
+    fn snapshot(&mut self) -> Result<Snapshot> {
+        let (s, ws) = (self.schema.clone(), self.workspace.clone());
+        read_snapshot(&mut self.client, &s, &ws, self.cipher.as_ref())
+    }
+
+    fn persist(&mut self, changes: &[Change]) -> Result<u64> {
+        self.write(changes, None)
+    }
+
+    fn replace(&mut self, snapshot: &Snapshot) -> Result<u64> {
+        self.write(&[], Some(snapshot))
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        self.released = true;
+        self.release()
+    }
+}
+
+impl Drop for PgRun {
+    fn drop(&mut self) {
+        if !self.released {
+            let _ = self.release();
+        }
+    }
+}

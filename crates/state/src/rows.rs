@@ -1,0 +1,168 @@
+//! How model objects become table rows and back, shared by the SQLite and
+//! PostgreSQL stores: addresses split into columns (module and key as small
+//! JSON texts), values as (optionally encrypted) JSON bytes.
+
+use crate::addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr};
+use crate::crypt::Cipher;
+use crate::error::{Result, StateError};
+use crate::model::{ObjectState, OutputState, ResourceState, Snapshot, Status};
+use crate::tfstate::{path_from_json, path_to_json};
+use serde_json::{json, Value as Json};
+use std::collections::BTreeMap;
+
+/// One object row.
+#[derive(Debug, Clone)]
+pub(crate) struct ObjectRow {
+    pub module: String,
+    pub mode: String,
+    pub ty: String,
+    pub name: String,
+    pub key: String,
+    /// Empty for the current object.
+    pub deposed: String,
+    pub provider: String,
+    pub schema_version: i64,
+    pub tainted: bool,
+    pub attributes: Vec<u8>,
+    pub private: Option<Vec<u8>>,
+    pub sensitive: String,
+    pub dependencies: String,
+    pub cbd: bool,
+}
+
+/// One output row.
+#[derive(Debug, Clone)]
+pub(crate) struct OutputRow {
+    pub name: String,
+    pub value: Vec<u8>,
+    pub ty: String,
+    pub sensitive: bool,
+}
+
+pub(crate) fn key_json(k: &InstanceKey) -> String {
+    match k {
+        InstanceKey::None => "null".into(),
+        InstanceKey::Int(i) => i.to_string(),
+        InstanceKey::Str(s) => Json::String(s.clone()).to_string(),
+    }
+}
+
+fn key_from_json(j: &Json) -> Result<InstanceKey> {
+    match j {
+        Json::Null => Ok(InstanceKey::None),
+        Json::Number(n) => n.as_i64().map(InstanceKey::Int).ok_or_else(|| bad("instance key", "not an integer")),
+        Json::String(s) => Ok(InstanceKey::Str(s.clone())),
+        _ => Err(bad("instance key", "must be null, a number or a string")),
+    }
+}
+
+pub(crate) fn module_json(m: &ModulePath) -> String {
+    Json::Array(m.0.iter().map(|(n, k)| json!([n, serde_json::from_str::<Json>(&key_json(k)).unwrap_or(Json::Null)])).collect()).to_string()
+}
+
+fn bad(what: &str, detail: &str) -> StateError {
+    StateError::Data { what: what.into(), detail: detail.into() }
+}
+
+fn parse_json(what: &str, text: &str) -> Result<Json> {
+    serde_json::from_str(text).map_err(|e| bad(what, &e.to_string()))
+}
+
+fn seal(cipher: Option<&Cipher>, plain: Vec<u8>) -> Vec<u8> {
+    match cipher {
+        Some(c) => c.seal(&plain),
+        None => plain,
+    }
+}
+
+fn unseal(cipher: Option<&Cipher>, data: &[u8], what: &str, path: &str) -> Result<Vec<u8>> {
+    match cipher {
+        Some(c) => c.open(data).ok_or_else(|| StateError::Decrypt { path: path.into(), what: what.into() }),
+        None => Ok(data.to_vec()),
+    }
+}
+
+pub(crate) fn object_row(addr: &InstanceAddr, deposed: Option<&str>, provider: &str, o: &ObjectState, cipher: Option<&Cipher>) -> ObjectRow {
+    ObjectRow {
+        module: module_json(&addr.resource.module),
+        mode: addr.resource.mode.as_str().into(),
+        ty: addr.resource.ty.clone(),
+        name: addr.resource.name.clone(),
+        key: key_json(&addr.key),
+        deposed: deposed.unwrap_or("").into(),
+        provider: provider.into(),
+        schema_version: o.schema_version as i64,
+        tainted: o.status == Status::Tainted,
+        attributes: seal(cipher, serde_json::to_vec(&o.attributes).unwrap_or_default()),
+        private: o.private.as_ref().map(|p| seal(cipher, p.clone())),
+        sensitive: Json::Array(o.sensitive_paths.iter().map(path_to_json).collect()).to_string(),
+        dependencies: Json::from(o.dependencies.clone()).to_string(),
+        cbd: o.create_before_destroy,
+    }
+}
+
+pub(crate) fn output_row(name: &str, o: &OutputState, cipher: Option<&Cipher>) -> OutputRow {
+    OutputRow { name: name.into(), value: seal(cipher, serde_json::to_vec(&o.value).unwrap_or_default()), ty: o.ty.to_string(), sensitive: o.sensitive }
+}
+
+/// Rebuilds a snapshot from rows; `path` names the store in errors.
+pub(crate) fn snapshot_from_rows(
+    lineage: String,
+    serial: u64,
+    terraform_version: String,
+    objects: Vec<ObjectRow>,
+    outputs: Vec<OutputRow>,
+    cipher: Option<&Cipher>,
+    path: &str,
+) -> Result<Snapshot> {
+    let mut resources: BTreeMap<ResourceAddr, ResourceState> = BTreeMap::new();
+    for r in objects {
+        let module = match parse_json("module path", &r.module)? {
+            Json::Array(steps) => ModulePath(
+                steps
+                    .iter()
+                    .map(|s| match s {
+                        Json::Array(pair) if pair.len() == 2 => Ok((pair[0].as_str().unwrap_or_default().to_string(), key_from_json(&pair[1])?)),
+                        _ => Err(bad("module path", "steps must be [name, key] pairs")),
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+            _ => return Err(bad("module path", "must be an array")),
+        };
+        let mode = Mode::parse(&r.mode).ok_or_else(|| bad("resource mode", &r.mode))?;
+        let addr = InstanceAddr { resource: ResourceAddr { module, mode, ty: r.ty, name: r.name }, key: key_from_json(&parse_json("instance key", &r.key)?)? };
+        let what = addr.to_string();
+        let attributes: Json = serde_json::from_slice(&unseal(cipher, &r.attributes, &what, path)?).map_err(|e| bad(&what, &e.to_string()))?;
+        let private = match &r.private {
+            Some(p) => Some(unseal(cipher, p, &what, path)?),
+            None => None,
+        };
+        let sensitive_paths = match parse_json("sensitive paths", &r.sensitive)? {
+            Json::Array(ps) => ps.iter().map(|p| path_from_json(p).map_err(|e| bad(&what, &e))).collect::<Result<Vec<_>>>()?,
+            _ => return Err(bad(&what, "sensitive paths must be an array")),
+        };
+        let dependencies = serde_json::from_str::<Vec<String>>(&r.dependencies).map_err(|e| bad(&what, &e.to_string()))?;
+        let object = ObjectState {
+            attributes,
+            schema_version: r.schema_version.max(0) as u64,
+            status: if r.tainted { Status::Tainted } else { Status::Ready },
+            private,
+            sensitive_paths,
+            dependencies,
+            create_before_destroy: r.cbd,
+        };
+        let res = resources.entry(addr.resource.clone()).or_insert_with(|| ResourceState { provider: r.provider.clone(), instances: BTreeMap::new() });
+        let inst = res.instances.entry(addr.key.clone()).or_default();
+        if r.deposed.is_empty() {
+            inst.current = Some(object);
+        } else {
+            inst.deposed.insert(r.deposed, object);
+        }
+    }
+    let mut outs = BTreeMap::new();
+    for o in outputs {
+        let value = serde_json::from_slice(&unseal(cipher, &o.value, &format!("output {}", o.name), path)?).map_err(|e| bad(&o.name, &e.to_string()))?;
+        outs.insert(o.name.clone(), OutputState { value, ty: parse_json("output type", &o.ty)?, sensitive: o.sensitive });
+    }
+    Ok(Snapshot { lineage, serial, terraform_version, resources, outputs: outs })
+}

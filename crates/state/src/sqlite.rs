@@ -1,0 +1,439 @@
+//! The embedded default store: one SQLite file (`.terrane/state.db`) in WAL
+//! mode with `synchronous=FULL`; every persisted change set is one
+//! IMMEDIATE transaction touching only the rows it changes (indexed by
+//! primary key), so its cost does not grow with the state.
+//!
+//! Locks are rows of the `locks` table, taken in a transaction; a holder
+//! that died is reported as such (and can be force-unlocked), never
+//! silently overridden. A file that is not a terrane state database is
+//! refused before anything is written to it.
+
+use crate::crypt::{new_salt, Cipher, Encryption};
+use crate::error::{Result, StateError};
+use crate::model::{Change, Snapshot};
+use crate::rows::{key_json, module_json, object_row, output_row, snapshot_from_rows, ObjectRow, OutputRow};
+use crate::store::{LockInfo, Run, StateStore};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use std::path::{Path, PathBuf};
+
+const FORMAT: &str = "terrane-state-1";
+
+const SCHEMA: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE workspaces(name TEXT PRIMARY KEY, lineage TEXT NOT NULL, serial INTEGER NOT NULL, terraform_version TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE objects(
+  workspace TEXT NOT NULL, module TEXT NOT NULL, mode TEXT NOT NULL, type TEXT NOT NULL, name TEXT NOT NULL,
+  key TEXT NOT NULL, deposed TEXT NOT NULL, provider TEXT NOT NULL, schema_version INTEGER NOT NULL,
+  tainted INTEGER NOT NULL, attributes BLOB NOT NULL, private BLOB, sensitive TEXT NOT NULL,
+  dependencies TEXT NOT NULL, cbd INTEGER NOT NULL,
+  PRIMARY KEY(workspace, module, mode, type, name, key, deposed)) WITHOUT ROWID;
+CREATE TABLE outputs(workspace TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL, type TEXT NOT NULL, sensitive INTEGER NOT NULL,
+  PRIMARY KEY(workspace, name)) WITHOUT ROWID;
+CREATE TABLE locks(workspace TEXT PRIMARY KEY, id TEXT NOT NULL, operation TEXT NOT NULL, info TEXT NOT NULL, who TEXT NOT NULL,
+  created TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL) WITHOUT ROWID;
+";
+
+/// The SQLite state store.
+pub struct SqliteStore {
+    path: PathBuf,
+    cipher: Option<Cipher>,
+}
+
+impl SqliteStore {
+    /// The default location inside a working directory.
+    pub fn default_path(workdir: &Path) -> PathBuf {
+        workdir.join(".terrane").join("state.db")
+    }
+
+    /// Opens (creating if absent) the store at `path`. With `encryption`,
+    /// the store must be encrypted with that passphrase, or be new.
+    pub fn open(path: &Path, encryption: Option<&Encryption>) -> Result<SqliteStore> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StateError::Corrupt { path: path.display().to_string(), detail: e.to_string() })?;
+        }
+        let store = SqliteStore { path: path.to_path_buf(), cipher: None };
+        let mut conn = store.connect()?;
+        let name = store.name();
+        let err = |e: rusqlite::Error| corrupt_or(&name, e);
+        let tables: Vec<String> = {
+            let mut st = conn.prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").map_err(err)?;
+            let rows = st.query_map([], |r| r.get::<_, String>(0)).map_err(err)?;
+            rows.collect::<std::result::Result<_, _>>().map_err(err)?
+        };
+        if tables.is_empty() {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+            tx.execute_batch(SCHEMA).map_err(err)?;
+            tx.execute("INSERT INTO meta(key, value) VALUES ('format', ?1)", params![FORMAT]).map_err(err)?;
+            if let Some(enc) = encryption {
+                write_key_meta(&tx, enc).map_err(err)?;
+            }
+            tx.commit().map_err(err)?;
+        } else {
+            let format: Option<String> = if tables.iter().any(|t| t == "meta") {
+                conn.query_row("SELECT value FROM meta WHERE key='format'", [], |r| r.get(0)).optional().map_err(err)?
+            } else {
+                None
+            };
+            if format.as_deref() != Some(FORMAT) {
+                return Err(StateError::Corrupt { path: name, detail: format!("it is an SQLite database, but not a terrane state (tables: {})", tables.join(", ")) });
+            }
+        }
+        let cipher = load_cipher(&conn, encryption, &name)?;
+        Ok(SqliteStore { cipher, ..store })
+    }
+
+    fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn connect(&self) -> Result<Connection> {
+        let name = self.name();
+        let conn = Connection::open(&self.path).map_err(|e| corrupt_or(&name, e))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(|e| corrupt_or(&name, e))?;
+        conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).map_err(|e| corrupt_or(&name, e))?;
+        conn.execute_batch("PRAGMA synchronous=FULL;").map_err(|e| corrupt_or(&name, e))?;
+        Ok(conn)
+    }
+
+    /// Re-encrypts every stored value for `new` (None = decrypt), in one
+    /// transaction. Refused while any workspace is locked.
+    pub fn rotate(&mut self, new: Option<&Encryption>) -> Result<()> {
+        let name = self.name();
+        let err = |e: rusqlite::Error| corrupt_or(&name, e);
+        let mut conn = self.connect()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        let locked: Option<(String, String)> = tx.query_row("SELECT workspace, id FROM locks LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?))).optional().map_err(err)?;
+        if let Some((workspace, _)) = locked {
+            let holder = read_lock(&tx, &workspace).map_err(err)?.expect("lock row just seen");
+            return Err(StateError::Locked { workspace, holder });
+        }
+        let new_cipher = new.map(|enc| {
+            let salt = new_salt();
+            (Cipher::derive(&enc.passphrase, &salt, enc.iterations), salt, enc.iterations)
+        });
+        let old = self.cipher.clone();
+        let recode = |data: &[u8]| -> Result<Vec<u8>> {
+            let plain = match &old {
+                Some(c) => c.open(data).ok_or_else(|| StateError::Decrypt { path: name.clone(), what: "a stored value".into() })?,
+                None => data.to_vec(),
+            };
+            Ok(match &new_cipher {
+                Some((c, _, _)) => c.seal(&plain),
+                None => plain,
+            })
+        };
+        {
+            type Pk = (String, String, String, String, String, String, String);
+            let mut st = tx.prepare("SELECT workspace, module, mode, type, name, key, deposed, attributes, private FROM objects").map_err(err)?;
+            let rows: Vec<(Pk, Vec<u8>, Option<Vec<u8>>)> = st
+                .query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?), r.get(7)?, r.get(8)?)))
+                .map_err(err)?
+                .collect::<std::result::Result<_, _>>()
+                .map_err(err)?;
+            for ((w, m, mo, t, n, k, d), attrs, private) in rows {
+                let private = private.map(|p| recode(&p)).transpose()?;
+                tx.execute(
+                    "UPDATE objects SET attributes=?8, private=?9 WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=?7",
+                    params![w, m, mo, t, n, k, d, recode(&attrs)?, private],
+                )
+                .map_err(err)?;
+            }
+            let mut st = tx.prepare("SELECT workspace, name, value FROM outputs").map_err(err)?;
+            let outs: Vec<(String, String, Vec<u8>)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).map_err(err)?.collect::<std::result::Result<_, _>>().map_err(err)?;
+            for (w, n, v) in outs {
+                tx.execute("UPDATE outputs SET value=?1 WHERE workspace=?2 AND name=?3", params![recode(&v)?, w, n]).map_err(err)?;
+            }
+        }
+        tx.execute("DELETE FROM meta WHERE key IN ('kdf_salt', 'kdf_iterations', 'key_check')", []).map_err(err)?;
+        if let Some((c, salt, iterations)) = &new_cipher {
+            tx.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", params![salt, iterations.to_string(), c.key_check()])
+                .map_err(err)?;
+        }
+        tx.commit().map_err(err)?;
+        self.cipher = new_cipher.map(|(c, _, _)| c);
+        Ok(())
+    }
+}
+
+fn write_key_meta(tx: &rusqlite::Transaction<'_>, enc: &Encryption) -> rusqlite::Result<()> {
+    let salt = new_salt();
+    let c = Cipher::derive(&enc.passphrase, &salt, enc.iterations);
+    tx.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", params![salt, enc.iterations.to_string(), c.key_check()])?;
+    Ok(())
+}
+
+fn load_cipher(conn: &Connection, encryption: Option<&Encryption>, name: &str) -> Result<Option<Cipher>> {
+    let err = |e: rusqlite::Error| corrupt_or(name, e);
+    let get = |k: &str| -> Result<Option<Vec<u8>>> { conn.query_row("SELECT value FROM meta WHERE key=?1", params![k], |r| r.get(0)).optional().map_err(err) };
+    match (get("key_check")?, encryption) {
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(StateError::EncryptedNoKey { path: name.into() }),
+        (None, Some(_)) => Err(StateError::NotEncrypted { path: name.into() }),
+        (Some(check), Some(enc)) => {
+            let salt = get("kdf_salt")?.unwrap_or_default();
+            let iterations = get("kdf_iterations")?.and_then(|b| String::from_utf8(b).ok()).and_then(|s| s.parse().ok()).unwrap_or(enc.iterations);
+            let c = Cipher::derive(&enc.passphrase, &salt, iterations);
+            if c.verify(&check) {
+                Ok(Some(c))
+            } else {
+                Err(StateError::WrongKey { path: name.into() })
+            }
+        }
+    }
+}
+
+/// SQLite's own words for a damaged or foreign file become `Corrupt`.
+fn corrupt_or(path: &str, e: rusqlite::Error) -> StateError {
+    let text = e.to_string();
+    if text.contains("not a database") || text.contains("malformed") || text.contains("disk image") {
+        StateError::Corrupt { path: path.into(), detail: text }
+    } else {
+        StateError::Sqlite { path: path.into(), source: e }
+    }
+}
+
+fn read_lock(conn: &Connection, workspace: &str) -> rusqlite::Result<Option<LockInfo>> {
+    conn.query_row("SELECT id, operation, info, who, created, pid, host FROM locks WHERE workspace=?1", params![workspace], |r| {
+        Ok(LockInfo { id: r.get(0)?, operation: r.get(1)?, info: r.get(2)?, who: r.get(3)?, created: r.get(4)?, pid: r.get(5)?, host: r.get(6)? })
+    })
+    .optional()
+}
+
+fn read_snapshot(conn: &Connection, workspace: &str, cipher: Option<&Cipher>, name: &str) -> Result<Snapshot> {
+    let err = |e: rusqlite::Error| corrupt_or(name, e);
+    let ws: Option<(String, i64, String)> = conn
+        .query_row("SELECT lineage, serial, terraform_version FROM workspaces WHERE name=?1", params![workspace], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()
+        .map_err(err)?;
+    let Some((lineage, serial, tfv)) = ws else { return Ok(Snapshot::empty()) };
+    let mut st = conn
+        .prepare("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd FROM objects WHERE workspace=?1")
+        .map_err(err)?;
+    let objects: Vec<ObjectRow> = st
+        .query_map(params![workspace], |r| {
+            Ok(ObjectRow {
+                module: r.get(0)?,
+                mode: r.get(1)?,
+                ty: r.get(2)?,
+                name: r.get(3)?,
+                key: r.get(4)?,
+                deposed: r.get(5)?,
+                provider: r.get(6)?,
+                schema_version: r.get(7)?,
+                tainted: r.get(8)?,
+                attributes: r.get(9)?,
+                private: r.get(10)?,
+                sensitive: r.get(11)?,
+                dependencies: r.get(12)?,
+                cbd: r.get(13)?,
+            })
+        })
+        .map_err(err)?
+        .collect::<std::result::Result<_, _>>()
+        .map_err(err)?;
+    let mut st = conn.prepare("SELECT name, value, type, sensitive FROM outputs WHERE workspace=?1").map_err(err)?;
+    let outputs: Vec<OutputRow> = st
+        .query_map(params![workspace], |r| Ok(OutputRow { name: r.get(0)?, value: r.get(1)?, ty: r.get(2)?, sensitive: r.get(3)? }))
+        .map_err(err)?
+        .collect::<std::result::Result<_, _>>()
+        .map_err(err)?;
+    snapshot_from_rows(lineage, serial.max(0) as u64, tfv, objects, outputs, cipher, name)
+}
+
+impl StateStore for SqliteStore {
+    fn snapshot(&self, workspace: &str) -> Result<Snapshot> {
+        let mut conn = self.connect()?;
+        let name = self.name();
+        let tx = conn.transaction().map_err(|e| corrupt_or(&name, e))?;
+        read_snapshot(&tx, workspace, self.cipher.as_ref(), &name)
+    }
+
+    fn lock(&self, workspace: &str, info: LockInfo) -> Result<Box<dyn Run>> {
+        let name = self.name();
+        let err = |e: rusqlite::Error| corrupt_or(&name, e);
+        let mut conn = self.connect()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        if let Some(holder) = read_lock(&tx, workspace).map_err(err)? {
+            return Err(StateError::Locked { workspace: workspace.into(), holder });
+        }
+        tx.execute(
+            "INSERT INTO locks(workspace, id, operation, info, who, created, pid, host) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![workspace, info.id, info.operation, info.info, info.who, info.created, info.pid, info.host],
+        )
+        .map_err(err)?;
+        let fresh = Snapshot::empty();
+        tx.execute(
+            "INSERT OR IGNORE INTO workspaces(name, lineage, serial, terraform_version) VALUES (?1, ?2, 0, ?3)",
+            params![workspace, fresh.lineage, fresh.terraform_version],
+        )
+        .map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(Box::new(SqliteRun { conn, workspace: workspace.into(), info, cipher: self.cipher.clone(), name, released: false }))
+    }
+
+    fn force_unlock(&self, workspace: &str, id: &str) -> Result<()> {
+        let name = self.name();
+        let conn = self.connect()?;
+        let n = conn.execute("DELETE FROM locks WHERE workspace=?1 AND id=?2", params![workspace, id]).map_err(|e| corrupt_or(&name, e))?;
+        if n == 0 {
+            return Err(StateError::NoSuchLock { workspace: workspace.into(), id: id.into() });
+        }
+        Ok(())
+    }
+
+    fn workspaces(&self) -> Result<Vec<String>> {
+        let name = self.name();
+        let err = |e: rusqlite::Error| corrupt_or(&name, e);
+        let conn = self.connect()?;
+        let mut st = conn.prepare("SELECT name FROM workspaces ORDER BY name").map_err(err)?;
+        let names = st.query_map([], |r| r.get(0)).map_err(err)?.collect::<std::result::Result<_, _>>().map_err(err)?;
+        Ok(names)
+    }
+
+    fn delete_workspace(&self, workspace: &str) -> Result<()> {
+        if workspace == "default" {
+            return Err(StateError::DefaultWorkspace);
+        }
+        let name = self.name();
+        let err = |e: rusqlite::Error| corrupt_or(&name, e);
+        let mut conn = self.connect()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        if let Some(holder) = read_lock(&tx, workspace).map_err(err)? {
+            return Err(StateError::Locked { workspace: workspace.into(), holder });
+        }
+        if tx.execute("DELETE FROM workspaces WHERE name=?1", params![workspace]).map_err(err)? == 0 {
+            return Err(StateError::NoWorkspace(workspace.into()));
+        }
+        tx.execute("DELETE FROM objects WHERE workspace=?1", params![workspace]).map_err(err)?;
+        tx.execute("DELETE FROM outputs WHERE workspace=?1", params![workspace]).map_err(err)?;
+        tx.commit().map_err(err)
+    }
+}
+
+struct SqliteRun {
+    conn: Connection,
+    workspace: String,
+    info: LockInfo,
+    cipher: Option<Cipher>,
+    name: String,
+    released: bool,
+}
+
+impl SqliteRun {
+    fn write(&mut self, f: impl FnOnce(&rusqlite::Transaction<'_>, &str, Option<&Cipher>) -> rusqlite::Result<()>, bump_to: Option<(String, u64)>) -> Result<u64> {
+        let name = self.name.clone();
+        let err = |e: rusqlite::Error| corrupt_or(&name, e);
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        let holder: Option<String> = tx.query_row("SELECT id FROM locks WHERE workspace=?1", params![self.workspace], |r| r.get(0)).optional().map_err(err)?;
+        if holder.as_deref() != Some(self.info.id.as_str()) {
+            return Err(StateError::LockLost { workspace: self.workspace.clone(), id: self.info.id.clone() });
+        }
+        f(&tx, &self.workspace, self.cipher.as_ref()).map_err(err)?;
+        let serial: i64 = match bump_to {
+            None => tx.query_row("UPDATE workspaces SET serial = serial + 1 WHERE name=?1 RETURNING serial", params![self.workspace], |r| r.get(0)).map_err(err)?,
+            Some((lineage, serial)) => {
+                tx.execute("UPDATE workspaces SET lineage=?2, serial=?3 WHERE name=?1", params![self.workspace, lineage, serial as i64]).map_err(err)?;
+                serial as i64
+            }
+        };
+        tx.commit().map_err(err)?;
+        Ok(serial.max(0) as u64)
+    }
+}
+
+fn insert_object(tx: &rusqlite::Transaction<'_>, workspace: &str, r: &ObjectRow) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT OR REPLACE INTO objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        params![workspace, r.module, r.mode, r.ty, r.name, r.key, r.deposed, r.provider, r.schema_version, r.tainted, r.attributes, r.private, r.sensitive, r.dependencies, r.cbd],
+    )?;
+    Ok(())
+}
+
+fn apply_change(tx: &rusqlite::Transaction<'_>, workspace: &str, cipher: Option<&Cipher>, c: &Change) -> rusqlite::Result<()> {
+    match c {
+        Change::SetObject { addr, deposed, provider, object } => {
+            insert_object(tx, workspace, &object_row(addr, deposed.as_deref(), provider, object, cipher))?;
+            // All instances of a resource share its provider configuration.
+            tx.execute(
+                "UPDATE objects SET provider=?6 WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND provider<>?6",
+                params![workspace, module_json(&addr.resource.module), addr.resource.mode.as_str(), addr.resource.ty, addr.resource.name, provider],
+            )?;
+        }
+        Change::RemoveObject { addr, deposed } => {
+            tx.execute(
+                "DELETE FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=?7",
+                params![workspace, module_json(&addr.resource.module), addr.resource.mode.as_str(), addr.resource.ty, addr.resource.name, key_json(&addr.key), deposed.as_deref().unwrap_or("")],
+            )?;
+        }
+        Change::Depose { addr, key } => {
+            tx.execute(
+                "UPDATE objects SET deposed=?7 WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=''",
+                params![workspace, module_json(&addr.resource.module), addr.resource.mode.as_str(), addr.resource.ty, addr.resource.name, key_json(&addr.key), key],
+            )?;
+        }
+        Change::SetOutput { name, output } => {
+            let r = output_row(name, output, cipher);
+            tx.execute("INSERT OR REPLACE INTO outputs(workspace, name, value, type, sensitive) VALUES (?1, ?2, ?3, ?4, ?5)", params![workspace, r.name, r.value, r.ty, r.sensitive])?;
+        }
+        Change::RemoveOutput { name } => {
+            tx.execute("DELETE FROM outputs WHERE workspace=?1 AND name=?2", params![workspace, name])?;
+        }
+    }
+    Ok(())
+}
+
+impl Run for SqliteRun {
+    fn lock_info(&self) -> &LockInfo {
+        &self.info
+    }
+
+    fn snapshot(&mut self) -> Result<Snapshot> {
+        read_snapshot(&self.conn, &self.workspace, self.cipher.as_ref(), &self.name)
+    }
+
+    fn persist(&mut self, changes: &[Change]) -> Result<u64> {
+        self.write(
+            |tx, ws, cipher| {
+                for c in changes {
+                    apply_change(tx, ws, cipher, c)?;
+                }
+                Ok(())
+            },
+            None,
+        )
+    }
+
+    fn replace(&mut self, s: &Snapshot) -> Result<u64> {
+        let snap = s.clone();
+        self.write(
+            move |tx, ws, cipher| {
+                tx.execute("DELETE FROM objects WHERE workspace=?1", params![ws])?;
+                tx.execute("DELETE FROM outputs WHERE workspace=?1", params![ws])?;
+                tx.execute("UPDATE workspaces SET terraform_version=?2 WHERE name=?1", params![ws, snap.terraform_version])?;
+                for c in crate::model::changes_for(&snap) {
+                    apply_change(tx, ws, cipher, &c)?;
+                }
+                Ok(())
+            },
+            Some((s.lineage.clone(), s.serial)),
+        )
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        self.released = true;
+        let name = self.name.clone();
+        self.conn
+            .execute("DELETE FROM locks WHERE workspace=?1 AND id=?2", params![self.workspace, self.info.id])
+            .map_err(|e| corrupt_or(&name, e))?;
+        Ok(())
+    }
+}
+
+impl Drop for SqliteRun {
+    fn drop(&mut self) {
+        if !self.released {
+            let _ = self.conn.execute("DELETE FROM locks WHERE workspace=?1 AND id=?2", params![self.workspace, self.info.id]);
+        }
+    }
+}

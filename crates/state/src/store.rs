@@ -1,0 +1,111 @@
+//! The `StateStore` trait: what the engine needs from any store.
+//!
+//! Reads need no lock. Writing happens inside a [`Run`] obtained by
+//! [`StateStore::lock`], which fails fast, naming the current holder, when
+//! someone else holds the workspace. Each [`Run::persist`] call is one
+//! durable transaction that bumps the serial; its cost depends on the size
+//! of the change, never on the size of the state.
+
+use crate::error::Result;
+use crate::model::{Change, Snapshot};
+use std::fmt;
+
+/// Who holds a lock, for what, since when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockInfo {
+    /// A UUID naming this lock (what `force-unlock` takes).
+    pub id: String,
+    /// The operation, e.g. `OperationTypeApply`.
+    pub operation: String,
+    /// Free text from the caller.
+    pub info: String,
+    /// `user@host`.
+    pub who: String,
+    /// RFC 3339 time the lock was taken.
+    pub created: String,
+    /// The holder's process id and host, to spot holders that died.
+    pub pid: u32,
+    pub host: String,
+}
+
+impl LockInfo {
+    /// A new lock description for this process.
+    pub fn new(operation: &str, info: &str) -> LockInfo {
+        let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "localhost".into());
+        let user = std::env::var("USER").unwrap_or_else(|_| "unknown".into());
+        LockInfo {
+            id: uuid::Uuid::new_v4().to_string(),
+            operation: operation.into(),
+            info: info.into(),
+            who: format!("{user}@{host}"),
+            created: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            pid: std::process::id(),
+            host,
+        }
+    }
+
+    /// Whether the holder is a process on this host that no longer exists.
+    pub fn holder_is_dead(&self) -> bool {
+        let this_host = LockInfo::new("", "").host;
+        self.host == this_host && self.pid != 0 && !std::path::Path::new(&format!("/proc/{}", self.pid)).exists()
+    }
+}
+
+impl fmt::Display for LockInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "Lock Info:")?;
+        writeln!(f, "  ID:        {}", self.id)?;
+        writeln!(f, "  Operation: {}", self.operation)?;
+        writeln!(f, "  Who:       {}", self.who)?;
+        writeln!(f, "  Created:   {}", self.created)?;
+        if !self.info.is_empty() {
+            writeln!(f, "  Info:      {}", self.info)?;
+        }
+        if self.holder_is_dead() {
+            write!(f, "The holder (process {}) is no longer running; if no operation is in progress, run `terrane force-unlock {}`.", self.pid, self.id)
+        } else {
+            write!(f, "Terraform-compatible tools acquire a state lock to protect it from being written by multiple users at once. Wait for the other operation to finish, or use `terrane force-unlock {}` if it is stuck.", self.id)
+        }
+    }
+}
+
+/// A store of workspaces' states.
+pub trait StateStore: Send + Sync {
+    /// The latest committed state of `workspace` (empty if it never existed).
+    fn snapshot(&self, workspace: &str) -> Result<Snapshot>;
+    /// Takes the workspace lock; fails fast naming the holder.
+    fn lock(&self, workspace: &str, info: LockInfo) -> Result<Box<dyn Run>>;
+    /// Removes a lock by ID, whoever holds it.
+    fn force_unlock(&self, workspace: &str, id: &str) -> Result<()>;
+    /// Names of existing workspaces, sorted.
+    fn workspaces(&self) -> Result<Vec<String>>;
+    /// Deletes a workspace and its state (not `default`; not while locked).
+    fn delete_workspace(&self, workspace: &str) -> Result<()>;
+}
+
+/// Writing access to one workspace while holding its lock. Dropping a run
+/// releases the lock.
+pub trait Run: Send {
+    /// The lock held.
+    fn lock_info(&self) -> &LockInfo;
+    /// The state as of the last persisted change.
+    fn snapshot(&mut self) -> Result<Snapshot>;
+    /// Persists the changes atomically and durably; returns the new serial.
+    fn persist(&mut self, changes: &[Change]) -> Result<u64>;
+    /// Replaces the whole workspace state (objects, outputs, lineage and
+    /// serial) with `snapshot` in one transaction: import and `state push`.
+    fn replace(&mut self, snapshot: &Snapshot) -> Result<u64>;
+    /// Releases the lock.
+    fn finish(self: Box<Self>) -> Result<()>;
+}
+
+/// Refuses a saved plan made against another lineage or an older serial.
+pub fn check_plan_freshness(state: &Snapshot, plan_lineage: &str, plan_serial: u64) -> Result<()> {
+    if state.lineage != plan_lineage {
+        return Err(crate::StateError::PlanLineage { planned: plan_lineage.into(), current: state.lineage.clone() });
+    }
+    if state.serial != plan_serial {
+        return Err(crate::StateError::StalePlan { planned: plan_serial, current: state.serial });
+    }
+    Ok(())
+}

@@ -1,0 +1,273 @@
+//! Terraform state v4 JSON: import (`terraform.tfstate`, `terraform state
+//! pull` output) into a [`Snapshot`] and export a snapshot in exactly the
+//! shape Terraform writes, so Terraform accepts what terrane exports.
+//!
+//! Reading is strict: a wrong version, a field this format does not have, or
+//! invalid JSON is an error naming what is wrong, and nothing is written
+//! anywhere by a failed read.
+
+use crate::addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr};
+use crate::error::{Result, StateError};
+use crate::model::{ObjectState, OutputState, ResourceState, Snapshot, Status};
+use base64::Engine as _;
+use serde_json::{json, Map, Value as Json};
+use std::collections::BTreeMap;
+use terrane_value::{Path, Step};
+
+fn invalid(msg: impl Into<String>) -> StateError {
+    StateError::InvalidTfstate(msg.into())
+}
+
+/// A path as Terraform writes it in `sensitive_attributes`.
+pub fn path_to_json(p: &Path) -> Json {
+    Json::Array(
+        p.steps()
+            .iter()
+            .map(|s| match s {
+                Step::Attr(n) => json!({"type": "get_attr", "value": n}),
+                Step::Key(k) => json!({"type": "index", "value": {"value": k, "type": "string"}}),
+                Step::Index(i) => json!({"type": "index", "value": {"value": i, "type": "number"}}),
+            })
+            .collect(),
+    )
+}
+
+/// Parses a path written by [`path_to_json`] (or by Terraform).
+pub fn path_from_json(j: &Json) -> std::result::Result<Path, String> {
+    let Json::Array(steps) = j else { return Err("a path must be an array of steps".into()) };
+    let mut out = Vec::with_capacity(steps.len());
+    for s in steps {
+        let step = match (s.get("type").and_then(Json::as_str), s.get("value")) {
+            (Some("get_attr"), Some(Json::String(n))) => Step::Attr(n.clone()),
+            (Some("index"), Some(v)) => match (v.get("type").and_then(Json::as_str), v.get("value")) {
+                (Some("string"), Some(Json::String(k))) => Step::Key(k.clone()),
+                (Some("number"), Some(Json::Number(n))) => Step::Index(n.as_i64().ok_or("index steps must be integers")?),
+                _ => return Err(format!("unsupported index step {v}")),
+            },
+            _ => return Err(format!("unsupported path step {s}")),
+        };
+        out.push(step);
+    }
+    Ok(Path(out))
+}
+
+fn check_fields(obj: &Map<String, Json>, allowed: &[&str], what: &str) -> Result<()> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(invalid(format!("{what} has an unsupported field {k:?}"))),
+        None => Ok(()),
+    }
+}
+
+fn as_object<'a>(j: &'a Json, what: &str) -> Result<&'a Map<String, Json>> {
+    j.as_object().ok_or_else(|| invalid(format!("{what} must be a JSON object")))
+}
+
+fn str_field<'a>(o: &'a Map<String, Json>, name: &str, what: &str) -> Result<&'a str> {
+    o.get(name).and_then(Json::as_str).ok_or_else(|| invalid(format!("{what} needs a string {name:?}")))
+}
+
+/// Parses "module.a[\"x\"].module.b" into a module path.
+fn parse_module(text: &str) -> Result<ModulePath> {
+    if text.is_empty() {
+        return Ok(ModulePath::default());
+    }
+    let probe = format!("{text}.t.n");
+    InstanceAddr::parse(&probe).map(|a| a.resource.module).map_err(|e| invalid(format!("invalid module address {text:?}: {}", e.reason)))
+}
+
+/// Reads a v4 state file.
+pub fn import(bytes: &[u8]) -> Result<Snapshot> {
+    let root: Json = serde_json::from_slice(bytes).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
+    let top = as_object(&root, "the state")?;
+    match top.get("version").and_then(Json::as_u64) {
+        Some(4) => {}
+        Some(v) => return Err(invalid(format!("unsupported state format version {v}; terrane reads version 4 (Terraform 0.12 and later)"))),
+        None => return Err(invalid("the state has no \"version\"")),
+    }
+    check_fields(top, &["version", "terraform_version", "serial", "lineage", "outputs", "resources", "check_results"], "the state")?;
+    let mut snap = Snapshot {
+        lineage: str_field(top, "lineage", "the state")?.to_string(),
+        serial: top.get("serial").and_then(Json::as_u64).ok_or_else(|| invalid("the state needs a numeric \"serial\""))?,
+        terraform_version: top.get("terraform_version").and_then(Json::as_str).unwrap_or(crate::TERRAFORM_VERSION).to_string(),
+        resources: BTreeMap::new(),
+        outputs: BTreeMap::new(),
+    };
+    if let Some(outs) = top.get("outputs") {
+        for (name, o) in as_object(outs, "\"outputs\"")? {
+            let what = format!("output {name:?}");
+            let o = as_object(o, &what)?;
+            check_fields(o, &["value", "type", "sensitive"], &what)?;
+            let ty = o.get("type").cloned().ok_or_else(|| invalid(format!("{what} has no \"type\"")))?;
+            let sensitive = o.get("sensitive").and_then(Json::as_bool).unwrap_or(false);
+            snap.outputs.insert(name.clone(), OutputState { value: o.get("value").cloned().unwrap_or(Json::Null), ty, sensitive });
+        }
+    }
+    let resources = match top.get("resources") {
+        None | Some(Json::Null) => Vec::new(),
+        Some(Json::Array(rs)) => rs.clone(),
+        Some(_) => return Err(invalid("\"resources\" must be an array")),
+    };
+    for r in &resources {
+        let r = as_object(r, "a resource")?;
+        check_fields(r, &["module", "mode", "type", "name", "each", "provider", "instances"], "a resource")?;
+        let mode_text = str_field(r, "mode", "a resource")?;
+        let mode = Mode::parse(mode_text).ok_or_else(|| invalid(format!("resource mode {mode_text:?} is not \"managed\" or \"data\"")))?;
+        let addr = ResourceAddr {
+            module: parse_module(r.get("module").and_then(Json::as_str).unwrap_or(""))?,
+            mode,
+            ty: str_field(r, "type", "a resource")?.into(),
+            name: str_field(r, "name", "a resource")?.into(),
+        };
+        let what = addr.to_string();
+        let provider = str_field(r, "provider", &what)?.to_string();
+        let res = snap.resources.entry(addr.clone()).or_insert_with(|| ResourceState { provider, instances: BTreeMap::new() });
+        let instances = r.get("instances").and_then(Json::as_array).ok_or_else(|| invalid(format!("{what} needs an \"instances\" array")))?;
+        for inst in instances {
+            let i = as_object(inst, &what)?;
+            check_fields(
+                i,
+                &[
+                    "index_key", "status", "deposed", "schema_version", "attributes", "attributes_flat", "sensitive_attributes",
+                    "identity_schema_version", "identity", "private", "dependencies", "create_before_destroy",
+                ],
+                &format!("an instance of {what}"),
+            )?;
+            let key = match i.get("index_key") {
+                None | Some(Json::Null) => InstanceKey::None,
+                Some(Json::Number(n)) => InstanceKey::Int(n.as_i64().ok_or_else(|| invalid(format!("{what}: index_key must be an integer")))?),
+                Some(Json::String(s)) => InstanceKey::Str(s.clone()),
+                Some(other) => return Err(invalid(format!("{what}: invalid index_key {other}"))),
+            };
+            let iwhat = addr.instance(key.clone()).to_string();
+            if i.get("attributes_flat").is_some_and(|a| !a.is_null()) {
+                return Err(invalid(format!("{iwhat} has legacy flatmap attributes (state written before Terraform 0.12); upgrade it with Terraform first")));
+            }
+            if i.get("identity").is_some_and(|a| !a.is_null()) {
+                return Err(invalid(format!("{iwhat} has a resource identity, which terrane does not store yet")));
+            }
+            let status = match i.get("status").and_then(Json::as_str) {
+                None | Some("") => Status::Ready,
+                Some("tainted") => Status::Tainted,
+                Some(s) => return Err(invalid(format!("{iwhat}: unknown status {s:?}"))),
+            };
+            let sensitive_paths = match i.get("sensitive_attributes") {
+                None | Some(Json::Null) => Vec::new(),
+                Some(Json::Array(ps)) => ps.iter().map(|p| path_from_json(p).map_err(|e| invalid(format!("{iwhat}: sensitive_attributes: {e}")))).collect::<Result<_>>()?,
+                Some(_) => return Err(invalid(format!("{iwhat}: sensitive_attributes must be an array"))),
+            };
+            let private = match i.get("private").and_then(Json::as_str) {
+                Some(b) => Some(base64::engine::general_purpose::STANDARD.decode(b).map_err(|e| invalid(format!("{iwhat}: private is not base64: {e}")))?),
+                None => None,
+            };
+            let dependencies = match i.get("dependencies") {
+                None | Some(Json::Null) => Vec::new(),
+                Some(d) => serde_json::from_value::<Vec<String>>(d.clone()).map_err(|_| invalid(format!("{iwhat}: dependencies must be strings")))?,
+            };
+            let object = ObjectState {
+                attributes: i.get("attributes").cloned().unwrap_or(Json::Null),
+                schema_version: i.get("schema_version").and_then(Json::as_u64).unwrap_or(0),
+                status,
+                private,
+                sensitive_paths,
+                dependencies,
+                create_before_destroy: i.get("create_before_destroy").and_then(Json::as_bool).unwrap_or(false),
+            };
+            let slot = res.instances.entry(key).or_default();
+            match i.get("deposed").and_then(Json::as_str) {
+                Some(d) if !d.is_empty() => {
+                    slot.deposed.insert(d.to_string(), object);
+                }
+                _ => slot.current = Some(object),
+            }
+        }
+    }
+    Ok(snap)
+}
+
+/// Writes a snapshot as Terraform writes v4 state: fields in Terraform's
+/// order, resources sorted by module, mode, type and name, instances by key
+/// (no key, numbers, strings) then deposed key; 2-space indent and a
+/// trailing newline.
+pub fn export(s: &Snapshot) -> String {
+    let mut top = Map::new();
+    top.insert("version".into(), json!(4));
+    top.insert("terraform_version".into(), json!(s.terraform_version));
+    top.insert("serial".into(), json!(s.serial));
+    top.insert("lineage".into(), json!(s.lineage));
+    let mut outputs = Map::new();
+    for (name, o) in &s.outputs {
+        let mut m = Map::new();
+        m.insert("value".into(), o.value.clone());
+        m.insert("type".into(), o.ty.clone());
+        if o.sensitive {
+            m.insert("sensitive".into(), json!(true));
+        }
+        outputs.insert(name.clone(), Json::Object(m));
+    }
+    top.insert("outputs".into(), Json::Object(outputs));
+    let mut res: Vec<(&ResourceAddr, &ResourceState)> = s.resources.iter().collect();
+    res.sort_by(|(a, _), (b, _)| {
+        (a.module.to_string(), a.mode.as_str(), &a.ty, &a.name).cmp(&(b.module.to_string(), b.mode.as_str(), &b.ty, &b.name))
+    });
+    let mut resources = Vec::new();
+    for (addr, r) in res {
+        let mut m = Map::new();
+        if !addr.module.0.is_empty() {
+            m.insert("module".into(), json!(addr.module.to_string()));
+        }
+        m.insert("mode".into(), json!(addr.mode.as_str()));
+        m.insert("type".into(), json!(addr.ty));
+        m.insert("name".into(), json!(addr.name));
+        m.insert("provider".into(), json!(r.provider));
+        let mut instances = Vec::new();
+        for (key, inst) in &r.instances {
+            let objects = inst.current.iter().map(|o| (None, o)).chain(inst.deposed.iter().map(|(k, o)| (Some(k), o)));
+            for (deposed, o) in objects {
+                instances.push(instance_json(key, deposed, o));
+            }
+        }
+        m.insert("instances".into(), Json::Array(instances));
+        resources.push(Json::Object(m));
+    }
+    top.insert("resources".into(), Json::Array(resources));
+    top.insert("check_results".into(), Json::Null);
+    let mut text = serde_json::to_string_pretty(&Json::Object(top)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn instance_json(key: &InstanceKey, deposed: Option<&String>, o: &ObjectState) -> Json {
+    let mut m = Map::new();
+    match key {
+        InstanceKey::None => {}
+        InstanceKey::Int(i) => {
+            m.insert("index_key".into(), json!(i));
+        }
+        InstanceKey::Str(k) => {
+            m.insert("index_key".into(), json!(k));
+        }
+    }
+    if o.status == Status::Tainted {
+        m.insert("status".into(), json!("tainted"));
+    }
+    if let Some(d) = deposed {
+        m.insert("deposed".into(), json!(d));
+    }
+    m.insert("schema_version".into(), json!(o.schema_version));
+    m.insert("attributes".into(), o.attributes.clone());
+    m.insert("sensitive_attributes".into(), Json::Array(o.sensitive_paths.iter().map(path_to_json).collect()));
+    if let Some(p) = &o.private {
+        m.insert("private".into(), json!(base64::engine::general_purpose::STANDARD.encode(p)));
+    }
+    if !o.dependencies.is_empty() {
+        m.insert("dependencies".into(), json!(o.dependencies));
+    }
+    if o.create_before_destroy {
+        m.insert("create_before_destroy".into(), json!(true));
+    }
+    Json::Object(m)
+}
+
+#[cfg(test)]
+#[path = "tfstate_tests.rs"]
+mod tests;

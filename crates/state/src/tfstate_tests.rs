@@ -1,0 +1,1 @@
+//! v4 tests (below).

