@@ -146,7 +146,7 @@ impl SqliteStore {
         }
         tx.execute("DELETE FROM meta WHERE key IN ('kdf_salt', 'kdf_iterations', 'key_check')", []).map_err(err)?;
         if let Some((c, salt, iterations)) = &new_cipher {
-            tx.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", params![salt, iterations.to_string(), c.key_check()])
+            tx.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", params![salt, iterations.to_string().into_bytes(), c.key_check()])
                 .map_err(err)?;
         }
         tx.commit().map_err(err)?;
@@ -158,7 +158,7 @@ impl SqliteStore {
 fn write_key_meta(tx: &rusqlite::Transaction<'_>, enc: &Encryption) -> rusqlite::Result<()> {
     let salt = new_salt();
     let c = Cipher::derive(&enc.passphrase, &salt, enc.iterations);
-    tx.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", params![salt, enc.iterations.to_string(), c.key_check()])?;
+    tx.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", params![salt, enc.iterations.to_string().into_bytes(), c.key_check()])?;
     Ok(())
 }
 
