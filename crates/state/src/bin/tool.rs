@@ -1,7 +1,7 @@
 //! terrane-state-tool: drives a state store from the outside, for the crash
 //! and concurrency tests and the persistence benchmark.
 //!
-//! * `persist-loop DB N` — locks `default`, persists N single-instance
+//! * `persist-loop DB N [NAME]` — locks `default`, persists N single-instance
 //!   changes one by one, printing `ack I` after each commit (the crash test
 //!   kills it at random and checks every acknowledged change survived).
 //! * `lock DB|PGURL WORKSPACE SECONDS` — takes the lock, prints `locked ID`
@@ -26,8 +26,8 @@ fn open(target: &str) -> Box<dyn StateStore> {
 }
 
 /// The i-th change: an instance of `terraform_data.item` with a payload.
-pub fn change(i: u64) -> Change {
-    let addr = ResourceAddr::managed("terraform_data", "item").instance(InstanceKey::Int(i as i64));
+pub fn change(name: &str, i: u64) -> Change {
+    let addr = ResourceAddr::managed("terraform_data", name).instance(InstanceKey::Int(i as i64));
     let attributes = serde_json::json!({"id": format!("id-{i}"), "input": {"value": {"n": i, "text": "x".repeat(64)}, "type": ["object", {"n": "number", "text": "string"}]}, "output": null, "triggers_replace": null});
     Change::SetObject { addr, deposed: None, provider: "provider[\"terraform.io/builtin/terraform\"]".into(), object: ObjectState { attributes, ..Default::default() } }
 }
@@ -39,9 +39,10 @@ fn main() {
         Some("persist-loop") => {
             let store = open(&args[2]);
             let n: u64 = args[3].parse().expect("count");
+            let name = args.get(4).cloned().unwrap_or_else(|| "item".into());
             let mut run = store.lock("default", LockInfo::new("OperationTypeApply", "crash test")).unwrap_or_else(|e| panic!("{e}"));
             for i in 0..n {
-                run.persist(&[change(i)]).unwrap_or_else(|e| panic!("{e}"));
+                run.persist(&[change(&name, i)]).unwrap_or_else(|e| panic!("{e}"));
                 let mut o = out.lock();
                 writeln!(o, "ack {i}").ok();
                 o.flush().ok();
@@ -72,7 +73,7 @@ fn main() {
                 let start = Instant::now();
                 let mut first_10pct = None;
                 for i in 0..n {
-                    run.persist(&[change(i)]).expect("persist");
+                    run.persist(&[change("item", i)]).expect("persist");
                     if i + 1 == n / 10 {
                         first_10pct = Some(start.elapsed());
                     }
