@@ -29,6 +29,8 @@ pub struct ObjectState {
     /// Configuration addresses this object depended on when written.
     pub dependencies: Vec<String>,
     pub create_before_destroy: bool,
+    /// The provider's resource identity schema version, when it reported one.
+    pub identity_schema_version: Option<u64>,
 }
 
 /// The objects of one resource instance: the current one, and deposed ones

@@ -46,7 +46,7 @@ impl PgStore {
                workspace TEXT NOT NULL, module TEXT NOT NULL, mode TEXT NOT NULL, type TEXT NOT NULL, name TEXT NOT NULL,
                key TEXT NOT NULL, deposed TEXT NOT NULL, provider TEXT NOT NULL, schema_version BIGINT NOT NULL,
                tainted BOOLEAN NOT NULL, attributes BYTEA NOT NULL, private BYTEA, sensitive TEXT NOT NULL,
-               dependencies TEXT NOT NULL, cbd BOOLEAN NOT NULL,
+               dependencies TEXT NOT NULL, cbd BOOLEAN NOT NULL, identity_schema_version BIGINT,
                PRIMARY KEY(workspace, module, mode, type, name, key, deposed));
              CREATE TABLE IF NOT EXISTS {s}.outputs(workspace TEXT NOT NULL, name TEXT NOT NULL, value BYTEA NOT NULL, type TEXT NOT NULL,
                sensitive BOOLEAN NOT NULL, PRIMARY KEY(workspace, name));
@@ -104,7 +104,7 @@ fn read_snapshot(c: &mut impl GenericClient, s: &str, workspace: &str, cipher: O
     };
     let objects: Vec<ObjectRow> = c
         .query(
-            &format!("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd FROM {s}.objects WHERE workspace=$1"),
+            &format!("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version FROM {s}.objects WHERE workspace=$1"),
             &[&workspace],
         )?
         .iter()
@@ -123,6 +123,7 @@ fn read_snapshot(c: &mut impl GenericClient, s: &str, workspace: &str, cipher: O
             sensitive: r.get(11),
             dependencies: r.get(12),
             cbd: r.get(13),
+            identity_schema_version: r.get(14),
         })
         .collect();
     let outputs: Vec<OutputRow> = c
@@ -146,9 +147,23 @@ impl StateStore for PgStore {
         let mut c = self.client()?;
         let got: bool = c.query_one("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", &[&self.lock_key(workspace)])?.get(0);
         if !got {
-            let holder = read_lock(&mut c, s, workspace)?.unwrap_or_else(|| LockInfo {
-                id: "(unknown)".into(),
-                operation: "(being taken)".into(),
+            // The winner writes its details right after taking the advisory
+            // lock; give it a moment, and ignore rows left by dead sessions.
+            let mut holder = None;
+            for _ in 0..40 {
+                let live = c.query_opt(
+                    &format!("SELECT id FROM {s}.locks WHERE workspace=$1 AND backend_pid IN (SELECT pid FROM pg_locks WHERE locktype='advisory' AND granted)"),
+                    &[&workspace],
+                )?;
+                if live.is_some() {
+                    holder = read_lock(&mut c, s, workspace)?;
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            let holder = holder.unwrap_or_else(|| LockInfo {
+                id: "(not yet recorded)".into(),
+                operation: "(another session is taking the lock)".into(),
                 info: String::new(),
                 who: "(unknown)".into(),
                 created: String::new(),
@@ -227,13 +242,13 @@ fn apply_change(tx: &mut postgres::Transaction<'_>, s: &str, ws: &str, cipher: O
             let r = object_row(addr, deposed.as_deref(), provider, object, cipher);
             tx.execute(
                 &format!(
-                    "INSERT INTO {s}.objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd)
-                     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)
+                    "INSERT INTO {s}.objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version)
+                     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
                      ON CONFLICT (workspace, module, mode, type, name, key, deposed) DO UPDATE SET provider=EXCLUDED.provider,
                      schema_version=EXCLUDED.schema_version, tainted=EXCLUDED.tainted, attributes=EXCLUDED.attributes, private=EXCLUDED.private,
-                     sensitive=EXCLUDED.sensitive, dependencies=EXCLUDED.dependencies, cbd=EXCLUDED.cbd"
+                     sensitive=EXCLUDED.sensitive, dependencies=EXCLUDED.dependencies, cbd=EXCLUDED.cbd, identity_schema_version=EXCLUDED.identity_schema_version"
                 ),
-                &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.key, &r.deposed, &r.provider, &r.schema_version, &r.tainted, &r.attributes, &r.private, &r.sensitive, &r.dependencies, &r.cbd],
+                &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.key, &r.deposed, &r.provider, &r.schema_version, &r.tainted, &r.attributes, &r.private, &r.sensitive, &r.dependencies, &r.cbd, &r.identity_schema_version],
             )?;
             tx.execute(
                 &format!("UPDATE {s}.objects SET provider=$6 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 AND provider<>$6"),

@@ -28,6 +28,7 @@ pub(crate) struct ObjectRow {
     pub sensitive: String,
     pub dependencies: String,
     pub cbd: bool,
+    pub identity_schema_version: Option<i64>,
 }
 
 /// One output row.
@@ -98,6 +99,7 @@ pub(crate) fn object_row(addr: &InstanceAddr, deposed: Option<&str>, provider: &
         sensitive: Json::Array(o.sensitive_paths.iter().map(path_to_json).collect()).to_string(),
         dependencies: Json::from(o.dependencies.clone()).to_string(),
         cbd: o.create_before_destroy,
+        identity_schema_version: o.identity_schema_version.map(|v| v as i64),
     }
 }
 
@@ -150,6 +152,7 @@ pub(crate) fn snapshot_from_rows(
             sensitive_paths,
             dependencies,
             create_before_destroy: r.cbd,
+            identity_schema_version: r.identity_schema_version.map(|v| v.max(0) as u64),
         };
         let res = resources.entry(addr.resource.clone()).or_insert_with(|| ResourceState { provider: r.provider.clone(), instances: BTreeMap::new() });
         let inst = res.instances.entry(addr.key.clone()).or_default();

@@ -25,7 +25,7 @@ CREATE TABLE objects(
   workspace TEXT NOT NULL, module TEXT NOT NULL, mode TEXT NOT NULL, type TEXT NOT NULL, name TEXT NOT NULL,
   key TEXT NOT NULL, deposed TEXT NOT NULL, provider TEXT NOT NULL, schema_version INTEGER NOT NULL,
   tainted INTEGER NOT NULL, attributes BLOB NOT NULL, private BLOB, sensitive TEXT NOT NULL,
-  dependencies TEXT NOT NULL, cbd INTEGER NOT NULL,
+  dependencies TEXT NOT NULL, cbd INTEGER NOT NULL, identity_schema_version INTEGER,
   PRIMARY KEY(workspace, module, mode, type, name, key, deposed)) WITHOUT ROWID;
 CREATE TABLE outputs(workspace TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL, type TEXT NOT NULL, sensitive INTEGER NOT NULL,
   PRIMARY KEY(workspace, name)) WITHOUT ROWID;
@@ -207,7 +207,7 @@ fn read_snapshot(conn: &Connection, workspace: &str, cipher: Option<&Cipher>, na
         .map_err(err)?;
     let Some((lineage, serial, tfv)) = ws else { return Ok(Snapshot::empty()) };
     let mut st = conn
-        .prepare("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd FROM objects WHERE workspace=?1")
+        .prepare("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version FROM objects WHERE workspace=?1")
         .map_err(err)?;
     let objects: Vec<ObjectRow> = st
         .query_map(params![workspace], |r| {
@@ -226,6 +226,7 @@ fn read_snapshot(conn: &Connection, workspace: &str, cipher: Option<&Cipher>, na
                 sensitive: r.get(11)?,
                 dependencies: r.get(12)?,
                 cbd: r.get(13)?,
+                identity_schema_version: r.get(14)?,
             })
         })
         .map_err(err)?
@@ -343,9 +344,9 @@ impl SqliteRun {
 
 fn insert_object(tx: &rusqlite::Transaction<'_>, workspace: &str, r: &ObjectRow) -> rusqlite::Result<()> {
     tx.execute(
-        "INSERT OR REPLACE INTO objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-        params![workspace, r.module, r.mode, r.ty, r.name, r.key, r.deposed, r.provider, r.schema_version, r.tainted, r.attributes, r.private, r.sensitive, r.dependencies, r.cbd],
+        "INSERT OR REPLACE INTO objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        params![workspace, r.module, r.mode, r.ty, r.name, r.key, r.deposed, r.provider, r.schema_version, r.tainted, r.attributes, r.private, r.sensitive, r.dependencies, r.cbd, r.identity_schema_version],
     )?;
     Ok(())
 }

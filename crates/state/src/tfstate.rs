@@ -171,6 +171,7 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
                 sensitive_paths,
                 dependencies,
                 create_before_destroy: i.get("create_before_destroy").and_then(Json::as_bool).unwrap_or(false),
+                identity_schema_version: i.get("identity_schema_version").and_then(Json::as_u64),
             };
             let slot = res.instances.entry(key).or_default();
             match i.get("deposed").and_then(Json::as_str) {
@@ -256,6 +257,9 @@ fn instance_json(key: &InstanceKey, deposed: Option<&String>, o: &ObjectState) -
     m.insert("schema_version".into(), json!(o.schema_version));
     m.insert("attributes".into(), o.attributes.clone());
     m.insert("sensitive_attributes".into(), Json::Array(o.sensitive_paths.iter().map(path_to_json).collect()));
+    if let Some(v) = o.identity_schema_version {
+        m.insert("identity_schema_version".into(), json!(v));
+    }
     if let Some(p) = &o.private {
         m.insert("private".into(), json!(base64::engine::general_purpose::STANDARD.encode(p)));
     }
