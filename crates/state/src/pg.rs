@@ -240,6 +240,17 @@ fn apply_change(tx: &mut postgres::Transaction<'_>, s: &str, ws: &str, cipher: O
     match c {
         Change::SetObject { addr, deposed, provider, object } => {
             let r = object_row(addr, deposed.as_deref(), provider, object, cipher);
+            // The rows of a resource always agree on the provider, so the
+            // first one tells whether the others need rewriting.
+            let current: Option<String> = tx
+                .query_opt(&format!("SELECT provider FROM {s}.objects WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 LIMIT 1"), &[&ws, &r.module, &r.mode, &r.ty, &r.name])?
+                .map(|row| row.get(0));
+            if current.as_deref().is_some_and(|p| p != r.provider) {
+                tx.execute(
+                    &format!("UPDATE {s}.objects SET provider=$6 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5"),
+                    &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.provider],
+                )?;
+            }
             tx.execute(
                 &format!(
                     "INSERT INTO {s}.objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version)
@@ -249,10 +260,6 @@ fn apply_change(tx: &mut postgres::Transaction<'_>, s: &str, ws: &str, cipher: O
                      sensitive=EXCLUDED.sensitive, dependencies=EXCLUDED.dependencies, cbd=EXCLUDED.cbd, identity_schema_version=EXCLUDED.identity_schema_version"
                 ),
                 &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.key, &r.deposed, &r.provider, &r.schema_version, &r.tainted, &r.attributes, &r.private, &r.sensitive, &r.dependencies, &r.cbd, &r.identity_schema_version],
-            )?;
-            tx.execute(
-                &format!("UPDATE {s}.objects SET provider=$6 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 AND provider<>$6"),
-                &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.provider],
             )?;
         }
         Change::RemoveObject { addr, deposed } => {

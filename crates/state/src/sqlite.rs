@@ -354,12 +354,26 @@ fn insert_object(tx: &rusqlite::Transaction<'_>, workspace: &str, r: &ObjectRow)
 fn apply_change(tx: &rusqlite::Transaction<'_>, workspace: &str, cipher: Option<&Cipher>, c: &Change) -> rusqlite::Result<()> {
     match c {
         Change::SetObject { addr, deposed, provider, object } => {
+            // All instances of a resource share its provider configuration;
+            // rewrite the others only when it actually changed (one indexed
+            // probe normally, so the cost stays independent of the count).
+            let (m, mode) = (module_json(&addr.resource.module), addr.resource.mode.as_str());
+            // The rows of a resource always agree on the provider, so the
+            // first one tells.
+            let current: Option<String> = tx
+                .query_row(
+                    "SELECT provider FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 LIMIT 1",
+                    params![workspace, m, mode, addr.resource.ty, addr.resource.name],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if current.as_deref().is_some_and(|p| p != provider) {
+                tx.execute(
+                    "UPDATE objects SET provider=?6 WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5",
+                    params![workspace, m, mode, addr.resource.ty, addr.resource.name, provider],
+                )?;
+            }
             insert_object(tx, workspace, &object_row(addr, deposed.as_deref(), provider, object, cipher))?;
-            // All instances of a resource share its provider configuration.
-            tx.execute(
-                "UPDATE objects SET provider=?6 WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND provider<>?6",
-                params![workspace, module_json(&addr.resource.module), addr.resource.mode.as_str(), addr.resource.ty, addr.resource.name, provider],
-            )?;
         }
         Change::RemoveObject { addr, deposed } => {
             tx.execute(

@@ -66,6 +66,13 @@ fn conformance(store: &dyn StateStore, ws: &str) {
     let snap = run.snapshot().unwrap();
     assert!(snap.object(&b0, Some("0badcafe")).is_none(), "case remove_deposed");
     assert!(snap.outputs.is_empty());
+    // A resource's instances share one provider: changing it through one
+    // instance moves them all.
+    let moved = "provider[\"registry.terraform.io/hashicorp/other\"]";
+    run.persist(&[Change::SetObject { addr: ResourceAddr::managed("terraform_data", "b").instance(InstanceKey::Int(0)), deposed: None, provider: moved.into(), object: obj("3") }]).unwrap();
+    let snap = run.snapshot().unwrap();
+    assert_eq!(snap.resources[&ResourceAddr::managed("terraform_data", "b")].provider, moved, "case provider_change_applies_to_all_instances");
+    assert!(terrane_state::tfstate::export(&snap).matches("hashicorp/other").count() == 1);
     run.finish().unwrap();
 
     // Saved plans against older serials or other lineages are refused.
