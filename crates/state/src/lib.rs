@@ -32,6 +32,19 @@ pub use pg::PgStore;
 pub use sqlite::SqliteStore;
 pub use store::{check_plan_freshness, LockInfo, Run, StateStore};
 
+/// Where a working directory's state lives: PostgreSQL when a connection
+/// string is given (from the `terraform { }` settings, or the
+/// `TERRANE_PG_URL` environment variable), otherwise the embedded SQLite
+/// file `.terrane/state.db`. Encryption comes from `TERRANE_STATE_PASSPHRASE`.
+pub fn open_store(workdir: &std::path::Path, pg_url: Option<&str>, pg_schema: Option<&str>) -> Result<Box<dyn StateStore>> {
+    let enc = Encryption::from_env();
+    let env_url = std::env::var("TERRANE_PG_URL").ok().filter(|u| !u.is_empty());
+    match pg_url.map(str::to_string).or(env_url) {
+        Some(url) => Ok(Box::new(PgStore::open(&url, pg_schema.unwrap_or("terrane"), enc.as_ref())?)),
+        None => Ok(Box::new(SqliteStore::open(&SqliteStore::default_path(workdir), enc.as_ref())?)),
+    }
+}
+
 /// The Terraform version terrane writes into exported state files: the CLI
 /// protocol level it is compatible with.
 pub const TERRAFORM_VERSION: &str = "1.15.5";

@@ -84,6 +84,59 @@ impl PgStore {
         Ok(store)
     }
 
+    /// Re-encrypts every stored value for `new` (None = decrypt) in one
+    /// transaction. Refused while any workspace is locked.
+    pub fn rotate(&mut self, new: Option<&Encryption>) -> Result<()> {
+        let s = self.schema.clone();
+        let what = format!("PostgreSQL schema {s}");
+        let mut c = self.client()?;
+        let mut tx = c.transaction()?;
+        tx.execute(&format!("LOCK TABLE {s}.locks, {s}.objects, {s}.outputs, {s}.meta IN EXCLUSIVE MODE"), &[])?;
+        if let Some(w) = tx.query_opt(&format!("SELECT workspace FROM {s}.locks LIMIT 1"), &[])? {
+            let workspace: String = w.get(0);
+            let holder = read_lock(&mut tx, &s, &workspace)?.expect("lock row just seen");
+            return Err(StateError::Locked { workspace, holder });
+        }
+        let new_cipher = new.map(|enc| {
+            let salt = new_salt();
+            (Cipher::derive(&enc.passphrase, &salt, enc.iterations), salt, enc.iterations)
+        });
+        let old = self.cipher.clone();
+        let recode = |data: &[u8]| -> Result<Vec<u8>> {
+            let plain = match &old {
+                Some(c) => c.open(data).ok_or_else(|| StateError::Decrypt { path: what.clone(), what: "a stored value".into() })?,
+                None => data.to_vec(),
+            };
+            Ok(match &new_cipher {
+                Some((c, _, _)) => c.seal(&plain),
+                None => plain,
+            })
+        };
+        let rows = tx.query(&format!("SELECT workspace, module, mode, type, name, key, deposed, attributes, private FROM {s}.objects"), &[])?;
+        for r in rows {
+            let (attrs, private): (Vec<u8>, Option<Vec<u8>>) = (r.get(7), r.get(8));
+            let private = private.map(|p| recode(&p)).transpose()?;
+            tx.execute(
+                &format!("UPDATE {s}.objects SET attributes=$8, private=$9 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 AND key=$6 AND deposed=$7"),
+                &[&r.get::<_, String>(0), &r.get::<_, String>(1), &r.get::<_, String>(2), &r.get::<_, String>(3), &r.get::<_, String>(4), &r.get::<_, String>(5), &r.get::<_, String>(6), &recode(&attrs)?, &private],
+            )?;
+        }
+        for r in tx.query(&format!("SELECT workspace, name, value FROM {s}.outputs"), &[])? {
+            let v: Vec<u8> = r.get(2);
+            tx.execute(&format!("UPDATE {s}.outputs SET value=$3 WHERE workspace=$1 AND name=$2"), &[&r.get::<_, String>(0), &r.get::<_, String>(1), &recode(&v)?])?;
+        }
+        tx.execute(&format!("DELETE FROM {s}.meta WHERE key IN ('kdf_salt', 'kdf_iterations', 'key_check')"), &[])?;
+        if let Some((c, salt, iterations)) = &new_cipher {
+            tx.execute(
+                &format!("INSERT INTO {s}.meta(key, value) VALUES ('kdf_salt', $1), ('kdf_iterations', $2), ('key_check', $3)"),
+                &[salt, &iterations.to_string().into_bytes(), &c.key_check()],
+            )?;
+        }
+        tx.commit()?;
+        self.cipher = new_cipher.map(|(c, _, _)| c);
+        Ok(())
+    }
+
     fn client(&self) -> Result<Client> {
         Ok(Client::connect(&self.url, NoTls)?)
     }

@@ -232,5 +232,14 @@ fn postgres_encryption_at_rest() {
     let wrong = Encryption { passphrase: "nope".into(), iterations: 1000 };
     assert!(matches!(PgStore::open(&url, &schema, Some(&wrong)), Err(StateError::WrongKey { .. })), "case pg_wrong_key");
     assert!(matches!(PgStore::open(&url, &schema, None), Err(StateError::EncryptedNoKey { .. })), "case pg_missing_key");
-    assert_eq!(PgStore::open(&url, &schema, Some(&enc)).unwrap().snapshot("default").unwrap().object_count(), 1);
+    let mut store = PgStore::open(&url, &schema, Some(&enc)).unwrap();
+    let snap = store.snapshot("default").unwrap();
+    assert_eq!(snap.object_count(), 1);
+    let rotated = Encryption { passphrase: "rotated".into(), iterations: 1000 };
+    store.rotate(Some(&rotated)).unwrap();
+    assert!(matches!(PgStore::open(&url, &schema, Some(&enc)), Err(StateError::WrongKey { .. })), "case pg_old_key_refused_after_rotation");
+    assert_eq!(PgStore::open(&url, &schema, Some(&rotated)).unwrap().snapshot("default").unwrap(), snap, "case pg_rotation_preserves_state");
+    let mut store = PgStore::open(&url, &schema, Some(&rotated)).unwrap();
+    store.rotate(None).unwrap();
+    assert_eq!(PgStore::open(&url, &schema, None).unwrap().snapshot("default").unwrap(), snap, "case pg_decrypt_by_rotation");
 }
