@@ -80,6 +80,34 @@ impl Cipher {
     }
 }
 
+/// A new key for a store: the cipher and the parameters recorded with it.
+pub struct NewKey {
+    pub cipher: Cipher,
+    pub salt: Vec<u8>,
+    pub iterations: u32,
+}
+
+impl NewKey {
+    /// Derives a key with a fresh salt.
+    pub fn derive(enc: &Encryption) -> NewKey {
+        let salt = new_salt();
+        NewKey { cipher: Cipher::derive(&enc.passphrase, &salt, enc.iterations), salt, iterations: enc.iterations }
+    }
+}
+
+/// Re-encodes one stored value from the `old` key to the `new` one (either
+/// may be None: plaintext). `None` means the value did not decrypt.
+pub fn recode(old: Option<&Cipher>, new: Option<&Cipher>, data: &[u8]) -> Option<Vec<u8>> {
+    let plain = match old {
+        Some(c) => c.open(data)?,
+        None => data.to_vec(),
+    };
+    Some(match new {
+        Some(c) => c.seal(&plain),
+        None => plain,
+    })
+}
+
 /// A fresh random salt.
 pub fn new_salt() -> Vec<u8> {
     rand::random::<[u8; 16]>().to_vec()

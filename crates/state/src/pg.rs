@@ -8,7 +8,7 @@
 //! carries the holder's details for the error a second writer gets, and the
 //! holder's backend pid so `force-unlock` can end a stuck session.
 
-use crate::crypt::{new_salt, Cipher, Encryption};
+use crate::crypt::{new_salt, Cipher, Encryption, NewKey};
 use crate::error::{Result, StateError};
 use crate::model::{Change, Snapshot};
 use crate::rows::{key_json, module_json, object_row, output_row, snapshot_from_rows, ObjectRow, OutputRow};
@@ -97,20 +97,11 @@ impl PgStore {
             let holder = read_lock(&mut tx, &s, &workspace)?.expect("lock row just seen");
             return Err(StateError::Locked { workspace, holder });
         }
-        let new_cipher = new.map(|enc| {
-            let salt = new_salt();
-            (Cipher::derive(&enc.passphrase, &salt, enc.iterations), salt, enc.iterations)
-        });
+        let new_key = new.map(NewKey::derive);
         let old = self.cipher.clone();
         let recode = |data: &[u8]| -> Result<Vec<u8>> {
-            let plain = match &old {
-                Some(c) => c.open(data).ok_or_else(|| StateError::Decrypt { path: what.clone(), what: "a stored value".into() })?,
-                None => data.to_vec(),
-            };
-            Ok(match &new_cipher {
-                Some((c, _, _)) => c.seal(&plain),
-                None => plain,
-            })
+            crate::crypt::recode(old.as_ref(), new_key.as_ref().map(|k| &k.cipher), data)
+                .ok_or_else(|| StateError::Decrypt { path: what.clone(), what: "a stored value".into() })
         };
         let rows = tx.query(&format!("SELECT workspace, module, mode, type, name, key, deposed, attributes, private FROM {s}.objects"), &[])?;
         for r in rows {
@@ -126,14 +117,14 @@ impl PgStore {
             tx.execute(&format!("UPDATE {s}.outputs SET value=$3 WHERE workspace=$1 AND name=$2"), &[&r.get::<_, String>(0), &r.get::<_, String>(1), &recode(&v)?])?;
         }
         tx.execute(&format!("DELETE FROM {s}.meta WHERE key IN ('kdf_salt', 'kdf_iterations', 'key_check')"), &[])?;
-        if let Some((c, salt, iterations)) = &new_cipher {
+        if let Some(NewKey { cipher: c, salt, iterations }) = &new_key {
             tx.execute(
                 &format!("INSERT INTO {s}.meta(key, value) VALUES ('kdf_salt', $1), ('kdf_iterations', $2), ('key_check', $3)"),
                 &[salt, &iterations.to_string().into_bytes(), &c.key_check()],
             )?;
         }
         tx.commit()?;
-        self.cipher = new_cipher.map(|(c, _, _)| c);
+        self.cipher = new_key.map(|k| k.cipher);
         Ok(())
     }
 

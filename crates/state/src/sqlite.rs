@@ -8,7 +8,7 @@
 //! silently overridden. A file that is not a terrane state database is
 //! refused before anything is written to it.
 
-use crate::crypt::{new_salt, Cipher, Encryption};
+use crate::crypt::{new_salt, Cipher, Encryption, NewKey};
 use crate::error::{Result, StateError};
 use crate::model::{Change, Snapshot};
 use crate::rows::{key_json, module_json, object_row, output_row, snapshot_from_rows, ObjectRow, OutputRow};
@@ -107,20 +107,11 @@ impl SqliteStore {
             let holder = read_lock(&tx, &workspace).map_err(err)?.expect("lock row just seen");
             return Err(StateError::Locked { workspace, holder });
         }
-        let new_cipher = new.map(|enc| {
-            let salt = new_salt();
-            (Cipher::derive(&enc.passphrase, &salt, enc.iterations), salt, enc.iterations)
-        });
+        let new_key = new.map(NewKey::derive);
         let old = self.cipher.clone();
         let recode = |data: &[u8]| -> Result<Vec<u8>> {
-            let plain = match &old {
-                Some(c) => c.open(data).ok_or_else(|| StateError::Decrypt { path: name.clone(), what: "a stored value".into() })?,
-                None => data.to_vec(),
-            };
-            Ok(match &new_cipher {
-                Some((c, _, _)) => c.seal(&plain),
-                None => plain,
-            })
+            crate::crypt::recode(old.as_ref(), new_key.as_ref().map(|k| &k.cipher), data)
+                .ok_or_else(|| StateError::Decrypt { path: name.clone(), what: "a stored value".into() })
         };
         {
             type Pk = (String, String, String, String, String, String, String);
@@ -145,12 +136,12 @@ impl SqliteStore {
             }
         }
         tx.execute("DELETE FROM meta WHERE key IN ('kdf_salt', 'kdf_iterations', 'key_check')", []).map_err(err)?;
-        if let Some((c, salt, iterations)) = &new_cipher {
+        if let Some(NewKey { cipher: c, salt, iterations }) = &new_key {
             tx.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", params![salt, iterations.to_string().into_bytes(), c.key_check()])
                 .map_err(err)?;
         }
         tx.commit().map_err(err)?;
-        self.cipher = new_cipher.map(|(c, _, _)| c);
+        self.cipher = new_key.map(|k| k.cipher);
         Ok(())
     }
 }
