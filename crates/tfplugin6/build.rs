@@ -8,6 +8,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("cargo:rerun-if-changed={f}");
     }
     let fds = protox::compile(files, ["proto"])?;
-    tonic_prost_build::configure().build_client(true).build_server(true).compile_fds(fds)?;
+    // Default stubs answer Unimplemented for RPCs a server does not provide.
+    tonic_prost_build::configure().build_client(true).build_server(true).generate_default_stubs(true).compile_fds(fds)?;
     Ok(())
 }

@@ -1,0 +1,16 @@
+//! terrane-plugin: the go-plugin transport exactly as Terraform uses it, so
+//! that a provider served by terrane runs under Terraform and OpenTofu.
+//!
+//! * [`handshake`]: magic cookie, version negotiation, the handshake line.
+//! * [`cert`]: AutoMTLS throwaway certificates and pinned verifiers.
+//! * [`serve`]/[`serve_main`]: the plugin side (used by the SDK).
+//!
+//! Architecture invariant: the only crate besides tfplugin6, the SDK's
+//! server module and the engine's plugin client that sees protobuf types;
+//! it knows nothing about schemas or values.
+
+pub mod cert;
+pub mod handshake;
+mod server;
+
+pub use server::{serve, serve_main, ServeError, ServeOptions, MAX_MESSAGE_SIZE};

@@ -1,0 +1,274 @@
+//! Serving a tfplugin6 provider the way Terraform launches plugins.
+//!
+//! [`serve`] checks the magic cookie, negotiates the protocol version,
+//! listens on a unix socket, turns on AutoMTLS when Terraform sent its
+//! client certificate, registers the provider next to the go-plugin
+//! services (health "plugin" SERVING, GRPCController.Shutdown,
+//! GRPCStdio), prints the handshake line and serves until Terraform asks it
+//! to shut down (or SIGTERM). In debug mode it skips the cookie and TLS and
+//! prints a `TF_REATTACH_PROVIDERS` value instead.
+
+use crate::cert::{cert_from_pem, Identity, Pinned};
+use crate::handshake::{self, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
+use std::io::Write;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use terrane_tfplugin6::plugin::{grpc_controller_server, grpc_stdio_server, Empty, StdioData};
+use terrane_tfplugin6::tfplugin6::provider_server::{Provider, ProviderServer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::Notify;
+use tonic::transport::server::Connected;
+use tonic::{Request, Response, Status};
+
+/// Largest message either way (terraform-plugin-go uses the same cap).
+pub const MAX_MESSAGE_SIZE: usize = 256 << 20;
+
+/// How to serve.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Protocol versions this provider speaks. Default: `[6]`.
+    pub versions: Vec<u32>,
+    /// Debug mode: no cookie, no TLS, print `TF_REATTACH_PROVIDERS`.
+    /// Default: on when `TERRANE_PLUGIN_DEBUG=1`.
+    pub debug: bool,
+    /// The provider's source address, for the reattach line in debug mode,
+    /// e.g. `registry.terraform.io/terrane/random`.
+    pub address: String,
+}
+
+impl ServeOptions {
+    pub fn new(address: impl Into<String>) -> ServeOptions {
+        ServeOptions { versions: vec![6], debug: std::env::var("TERRANE_PLUGIN_DEBUG").is_ok_and(|v| v == "1"), address: address.into() }
+    }
+}
+
+/// Why serving stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("{}", handshake::NOT_BY_HAND)]
+    NotLaunchedByTerraform,
+    #[error("Terraform offered plugin protocol versions {offered:?}, but this provider speaks {supported:?}")]
+    NoCommonVersion { offered: String, supported: Vec<u32> },
+    #[error("cannot listen for Terraform: {0}")]
+    Listen(std::io::Error),
+    #[error(transparent)]
+    Cert(#[from] crate::cert::CertError),
+    #[error("TLS setup: {0}")]
+    Tls(#[from] rustls::Error),
+    #[error("gRPC server: {0}")]
+    Grpc(#[from] tonic::transport::Error),
+}
+
+/// Serves `provider` until shutdown. See the module docs.
+pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), ServeError> {
+    if !opts.debug && std::env::var(MAGIC_COOKIE_KEY).ok().as_deref() != Some(MAGIC_COOKIE_VALUE) {
+        return Err(ServeError::NotLaunchedByTerraform);
+    }
+    let offered = std::env::var("PLUGIN_PROTOCOL_VERSIONS").ok();
+    let version = handshake::negotiate(offered.as_deref(), &opts.versions)
+        .ok_or_else(|| ServeError::NoCommonVersion { offered: offered.clone().unwrap_or_default(), supported: opts.versions.clone() })?;
+
+    let dir = socket_dir().map_err(ServeError::Listen)?;
+    let path = dir.join("plugin.sock");
+    let listener = UnixListener::bind(&path).map_err(ServeError::Listen)?;
+
+    let tls = match (opts.debug, std::env::var("PLUGIN_CLIENT_CERT").ok()) {
+        (false, Some(pem)) if !pem.trim().is_empty() => {
+            let identity = Identity::generate()?;
+            let client = cert_from_pem(&pem)?;
+            let mut config = rustls::ServerConfig::builder_with_provider(crate::cert::provider())
+                .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])?
+                .with_client_cert_verifier(Pinned::new(client))
+                .with_single_cert(vec![identity.cert_der.clone()], identity.key())?;
+            config.alpn_protocols = vec![b"h2".to_vec()];
+            Some((tokio_rustls::TlsAcceptor::from(Arc::new(config)), identity))
+        }
+        _ => None,
+    };
+
+    let shutdown = Arc::new(Notify::new());
+    let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Conn>>(16);
+    let acceptor = tls.as_ref().map(|(a, _)| a.clone());
+    let accept_task = tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { break };
+            let tx = tx.clone();
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let conn = match acceptor {
+                    Some(a) => a.accept(stream).await.map(|s| Conn::Tls(Box::new(s))),
+                    None => Ok(Conn::Plain(stream)),
+                };
+                // A failed TLS handshake (wrong client certificate) only
+                // drops that connection; say why on stderr, which Terraform
+                // logs.
+                match conn {
+                    Ok(c) => {
+                        let _ = tx.send(Ok(c)).await;
+                    }
+                    Err(e) => eprintln!("plugin: refused a connection: TLS handshake failed: {e}"),
+                }
+            });
+        }
+    });
+
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_service_status("plugin", tonic_health::ServingStatus::Serving).await;
+    let controller = Controller { shutdown: shutdown.clone() };
+
+    let addr = path.display().to_string();
+    let mut out = std::io::stdout().lock();
+    if opts.debug {
+        let reattach = serde_json::json!({ opts.address.clone(): {
+            "Protocol": "grpc", "ProtocolVersion": version, "Pid": std::process::id(), "Test": true,
+            "Addr": { "Network": "unix", "String": addr },
+        }});
+        writeln!(out, "Provider started. To attach Terraform, set TF_REATTACH_PROVIDERS to this value:\n\n\tTF_REATTACH_PROVIDERS='{reattach}'\n").ok();
+    } else {
+        writeln!(out, "{}", handshake::line(version, "unix", &addr, tls.as_ref().map(|(_, id)| id.cert_der.as_ref()))).ok();
+    }
+    out.flush().ok();
+    drop(out);
+
+    let stop = shutdown.clone();
+    let debug = opts.debug;
+    let stopped = async move {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let term_fut = async {
+            match term.as_mut() {
+                Some(t) => {
+                    t.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        // Terraform handles Ctrl-C itself (StopProvider, then Shutdown), so
+        // plugins ignore SIGINT, except in debug mode where the developer
+        // stops the provider with it.
+        let int_fut = async {
+            if debug {
+                let _ = tokio::signal::ctrl_c().await;
+            } else {
+                std::future::pending::<()>().await
+            }
+        };
+        tokio::select! {
+            _ = stop.notified() => {},
+            _ = term_fut => {},
+            _ = int_fut => {},
+        }
+    };
+    let incoming = tokio_stream::wrappers::ReceiverStream::new(rx);
+    let result = tonic::transport::Server::builder()
+        .add_service(ProviderServer::new(provider).max_decoding_message_size(MAX_MESSAGE_SIZE).max_encoding_message_size(MAX_MESSAGE_SIZE))
+        .add_service(health_service)
+        .add_service(grpc_controller_server::GrpcControllerServer::new(controller))
+        .add_service(grpc_stdio_server::GrpcStdioServer::new(Stdio))
+        .serve_with_incoming_shutdown(incoming, stopped)
+        .await;
+    accept_task.abort();
+    let _ = std::fs::remove_dir_all(&dir);
+    result.map_err(ServeError::from)
+}
+
+/// Runs [`serve`] on a new runtime and exits the process as go-plugin
+/// servers do: 1 with a friendly message when run by hand.
+pub fn serve_main<P: Provider>(provider: P, opts: ServeOptions) -> ! {
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            std::process::exit(1)
+        }
+    };
+    match rt.block_on(serve(provider, opts)) {
+        Ok(()) => std::process::exit(0),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1)
+        }
+    }
+}
+
+fn socket_dir() -> std::io::Result<PathBuf> {
+    let base = std::env::var_os("PLUGIN_UNIX_SOCKET_DIR").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    for attempt in 0..100u32 {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        let dir = base.join(format!("terrane-plugin-{}-{nanos:x}-{attempt}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("could not create a socket directory"))
+}
+
+struct Controller {
+    shutdown: Arc<Notify>,
+}
+
+#[tonic::async_trait]
+impl grpc_controller_server::GrpcController for Controller {
+    async fn shutdown(&self, _req: Request<Empty>) -> Result<Response<Empty>, Status> {
+        self.shutdown.notify_one();
+        Ok(Response::new(Empty {}))
+    }
+}
+
+struct Stdio;
+
+#[tonic::async_trait]
+impl grpc_stdio_server::GrpcStdio for Stdio {
+    /// Our stdout/stderr go straight to Terraform's pipes, so the stream
+    /// has nothing to carry.
+    async fn stream_stdio(&self, _req: Request<()>) -> Result<Response<tonic::codegen::BoxStream<StdioData>>, Status> {
+        Ok(Response::new(Box::pin(tokio_stream::empty())))
+    }
+}
+
+/// A served connection, with or without TLS.
+enum Conn {
+    Plain(UnixStream),
+    Tls(Box<tokio_rustls::server::TlsStream<UnixStream>>),
+}
+
+impl Connected for Conn {
+    type ConnectInfo = ();
+    fn connect_info(&self) -> Self::ConnectInfo {}
+}
+
+impl AsyncRead for Conn {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Conn {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_flush(cx),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
