@@ -95,3 +95,56 @@ fn debug_mode_reattach_works_with_terraform() {
     child.wait().ok();
     assert_eq!(out.code, 0, "case terraform_attaches_without_tls\n{}\n{}", out.stdout, out.stderr);
 }
+
+/// Connects to a served plugin over mutual TLS with `client` as our
+/// certificate, pinning the server certificate from the handshake.
+async fn tls_connect(addr: &str, server_der: Vec<u8>, client: &terrane_plugin::cert::Identity) -> std::io::Result<()> {
+    use terrane_plugin::cert::{provider, Pinned};
+    let pinned = Pinned::new(rustls::pki_types::CertificateDer::from(server_der));
+    let mut config = rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .dangerous()
+        .with_custom_certificate_verifier(pinned)
+        .with_client_auth_cert(vec![client.cert_der.clone()], client.key())
+        .unwrap();
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let stream = tokio::net::UnixStream::connect(addr).await?;
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    let mut tls = connector.connect(rustls::pki_types::ServerName::try_from("localhost").unwrap(), stream).await?;
+    // TLS 1.3 reports a refused client certificate on the first read.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    tls.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await?;
+    let mut buf = [0u8; 16];
+    match tokio::time::timeout(std::time::Duration::from_secs(5), tls.read(&mut buf)).await {
+        Ok(Ok(n)) if n > 0 => Ok(()),
+        Ok(Ok(_)) => Err(std::io::Error::other("connection closed")),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(std::io::Error::other("timeout")),
+    }
+}
+
+#[test]
+fn only_the_pinned_client_certificate_is_accepted() {
+    let expected = terrane_plugin::cert::Identity::generate().unwrap();
+    let stranger = terrane_plugin::cert::Identity::generate().unwrap();
+    let mut child = Command::new(example_binary())
+        .env("TF_PLUGIN_MAGIC_COOKIE", terrane_plugin::handshake::MAGIC_COOKIE_VALUE)
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("PLUGIN_CLIENT_CERT", &expected.cert_pem)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let hs = terrane_plugin::handshake::parse(&line, &[6]).unwrap();
+    let der = hs.server_cert_der.clone().expect("case server_cert_in_handshake");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let wrong = rt.block_on(tls_connect(&hs.addr, der.clone(), &stranger));
+    let right = rt.block_on(tls_connect(&hs.addr, der, &expected));
+    child.kill().ok();
+    child.wait().ok();
+    assert!(wrong.is_err(), "case stranger_certificate_refused");
+    assert!(right.is_ok(), "case pinned_certificate_accepted: {right:?}");
+}
