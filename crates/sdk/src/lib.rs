@@ -1,0 +1,52 @@
+//! terrane-sdk: write Terraform providers in Rust.
+//!
+//! A provider implements [`Provider`] and lists [`ResourceType`]s (schema
+//! and shared state) that make fresh [`Resource`] instances per call, and
+//! [`DataSourceType`]s. Schemas are written with the framework's [`Attr`]
+//! builder, which carries the behaviour authors should not hand-write:
+//! defaults, "requires replace", "use state for unknown", [`validate`]
+//! checks, and the plan logic of [`plan`]. [`serve`] runs the provider as a
+//! plugin that Terraform, OpenTofu and terrane launch over tfplugin6.
+//!
+//! Architecture invariant: the SDK depends on value, schema, tfplugin6 and
+//! plugin only — never on configuration, evaluation, state or the engine.
+//! Protobuf types stay in `server` and `wire`.
+
+mod diag;
+pub mod plan;
+mod provider;
+mod schema;
+mod server;
+pub mod validate;
+mod wire;
+
+pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use provider::{Applied, Ctx, DataSource, DataSourceType, PlanState, Provider, ProviderData, Resource, ResourceType, SimpleDataSource, SimpleResource};
+pub use schema::{Attr, ResourceSchema};
+pub use server::ProviderServer;
+pub use terrane_value::{Path, Type, Value};
+
+/// Serves `provider` as a plugin for the source address
+/// `registry.terraform.io/<namespace>/<type name>` and exits when
+/// Terraform is done with it.
+pub fn serve<P: Provider>(namespace: &str, provider: P) -> ! {
+    let address = format!("registry.terraform.io/{namespace}/{}", provider.type_name());
+    terrane_plugin::serve_main(ProviderServer::new(provider), terrane_plugin::ServeOptions::new(address))
+}
+
+/// Builds a new object from `v` with attribute `name` set to `value`.
+pub fn with_attr(v: &Value, name: &str, value: Value) -> Value {
+    let mut m = v.entries().map(|e| (*e).clone()).unwrap_or_default();
+    m.insert(name.to_string(), value);
+    Value::object(m)
+}
+
+/// The default an attribute was declared with, if any.
+pub fn default_of(a: &Attr) -> Option<Value> {
+    a.default.clone()
+}
+
+/// Attribute `name` of an object as a string, if known and set.
+pub fn str_attr(v: &Value, name: &str) -> Option<String> {
+    v.get_attr(name).and_then(|a| a.as_str()).map(str::to_string)
+}

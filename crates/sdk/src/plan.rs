@@ -1,0 +1,133 @@
+//! The plan logic an author should not have to write, applied to every
+//! PlanResourceChange before the resource's own `modify_plan`:
+//!
+//! * defaults for unset optional+computed attributes;
+//! * computed attributes left unset in configuration become unknown on
+//!   create, and on update whenever anything else changes (unless marked
+//!   "use state for unknown");
+//! * "requires replace" attributes whose planned value differs from the
+//!   prior one are reported so Terraform replaces the resource.
+
+use crate::schema::ResourceSchema;
+use std::collections::BTreeMap;
+use terrane_value::{Path, Value};
+
+/// The framework's planned value and replace paths for a non-destroy plan.
+pub fn plan(schema: &ResourceSchema, prior: &Value, proposed: &Value, config: &Value) -> (Value, Vec<Path>) {
+    let Some(entries) = proposed.entries() else { return (proposed.clone(), Vec::new()) };
+    let mut planned: BTreeMap<String, Value> = (*entries).clone();
+    for (name, attr) in schema.attrs() {
+        let cfg_null = config.get_attr(name).is_none_or(Value::is_null);
+        if let (Some(d), true) = (&attr.default, cfg_null) {
+            planned.insert(name.clone(), d.clone());
+        }
+    }
+    let creating = prior.is_null();
+    let changed = creating || !Value::object(planned.clone()).eq_ignoring_refinements(prior);
+    if changed {
+        for (name, attr) in schema.attrs() {
+            let cfg_null = config.get_attr(name).is_none_or(Value::is_null);
+            if !attr.proto.computed || !cfg_null || attr.default.is_some() {
+                continue;
+            }
+            let keep = attr.use_state_for_unknown && !creating && prior.get_attr(name).is_some_and(|p| !p.is_null());
+            if !keep {
+                planned.insert(name.clone(), Value::unknown(attr.ty()));
+            }
+        }
+    }
+    let mut replace = Vec::new();
+    if !creating {
+        for (name, attr) in schema.attrs() {
+            if !attr.requires_replace {
+                continue;
+            }
+            let (before, after) = (prior.get_attr(name), planned.get_attr_in(name));
+            if let (Some(b), Some(a)) = (before, after) {
+                if !a.eq_ignoring_refinements(b) {
+                    replace.push(Path::root().attr(name.clone()));
+                }
+            }
+        }
+    }
+    (Value::object(planned).with_sensitive(proposed.is_sensitive()), replace)
+}
+
+trait MapGet {
+    fn get_attr_in(&self, name: &str) -> Option<&Value>;
+}
+
+impl MapGet for BTreeMap<String, Value> {
+    fn get_attr_in(&self, name: &str) -> Option<&Value> {
+        self.get(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Attr;
+    use terrane_value::Type;
+
+    fn schema() -> ResourceSchema {
+        ResourceSchema::new(0)
+            .attr("length", Attr::number().required().requires_replace())
+            .attr("special", Attr::bool().default(Value::bool(true)).requires_replace())
+            .attr("note", Attr::string().optional())
+            .attr("id", Attr::string().computed().use_state_for_unknown())
+            .attr("result", Attr::string().computed())
+    }
+
+    fn obj(length: i64, special: Value, note: Value, id: Value, result: Value) -> Value {
+        Value::object_from([("length", Value::number(length)), ("special", special), ("note", note), ("id", id), ("result", result)])
+    }
+
+    #[track_caller]
+    fn check(case: &str, prior: Value, proposed: Value, config: Value, want: Value, want_replace: &[&str]) {
+        let (got, replace) = plan(&schema(), &prior, &proposed, &config);
+        assert_eq!(got, want, "case {case}");
+        let got_replace: Vec<String> = replace.iter().map(ToString::to_string).collect();
+        assert_eq!(got_replace, want_replace, "case {case}: requires_replace");
+    }
+
+    #[test]
+    fn plan_logic() {
+        let ns = || Value::null(Type::String);
+        let nb = || Value::null(Type::Bool);
+        let us = || Value::unknown(Type::String);
+        check(
+            "create_defaults_and_unknown_computed",
+            Value::null(schema().block_schema().implied_type()),
+            obj(8, nb(), ns(), ns(), ns()),
+            obj(8, nb(), ns(), ns(), ns()),
+            obj(8, Value::bool(true), ns(), us(), us()),
+            &[],
+        );
+        let prior = obj(8, Value::bool(true), ns(), Value::string("i"), Value::string("r"));
+        check("no_change_keeps_prior", prior.clone(), prior.clone(), obj(8, nb(), ns(), ns(), ns()), prior.clone(), &[]);
+        check(
+            "update_marks_computed_unknown_but_keeps_state_for_unknown",
+            prior.clone(),
+            obj(8, Value::bool(true), Value::string("n"), Value::string("i"), Value::string("r")),
+            obj(8, nb(), Value::string("n"), ns(), ns()),
+            obj(8, Value::bool(true), Value::string("n"), Value::string("i"), us()),
+            &[],
+        );
+        check(
+            "requires_replace_on_change",
+            prior.clone(),
+            obj(9, Value::bool(true), ns(), Value::string("i"), Value::string("r")),
+            obj(9, nb(), ns(), ns(), ns()),
+            obj(9, Value::bool(true), ns(), Value::string("i"), us()),
+            &[".length"],
+        );
+        check(
+            "configured_value_over_default_requires_replace",
+            prior.clone(),
+            obj(8, Value::bool(false), ns(), Value::string("i"), Value::string("r")),
+            obj(8, Value::bool(false), ns(), ns(), ns()),
+            obj(8, Value::bool(false), ns(), Value::string("i"), us()),
+            &[".special"],
+        );
+    }
+}

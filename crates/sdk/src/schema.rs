@@ -1,0 +1,135 @@
+//! The framework schema: what a provider author writes instead of protocol
+//! schemas. An [`Attr`] is a value type plus who sets it, and the behaviour
+//! the framework implements for the author: a default for an unset
+//! optional+computed attribute, "requires replace", "use state for
+//! unknown", and validators. [`ResourceSchema::block`] gives the protocol
+//! schema Terraform sees.
+
+use crate::validate::Validator;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use terrane_schema::{Attribute, Block, NestedBlock};
+use terrane_value::{Type, Value};
+
+/// One attribute with framework behaviour.
+#[derive(Clone)]
+pub struct Attr {
+    pub(crate) proto: Attribute,
+    pub(crate) default: Option<Value>,
+    pub(crate) requires_replace: bool,
+    pub(crate) use_state_for_unknown: bool,
+    pub(crate) validators: Vec<Arc<dyn Validator>>,
+}
+
+impl Attr {
+    /// An optional attribute of type `ty` (change with the flag methods).
+    pub fn of(ty: Type) -> Attr {
+        Attr { proto: Attribute::optional(ty), default: None, requires_replace: false, use_state_for_unknown: false, validators: Vec::new() }
+    }
+    pub fn string() -> Attr {
+        Attr::of(Type::String)
+    }
+    pub fn number() -> Attr {
+        Attr::of(Type::Number)
+    }
+    pub fn bool() -> Attr {
+        Attr::of(Type::Bool)
+    }
+    fn flags(mut self, required: bool, optional: bool, computed: bool) -> Attr {
+        self.proto.required = required;
+        self.proto.optional = optional;
+        self.proto.computed = computed;
+        self
+    }
+    pub fn required(self) -> Attr {
+        self.flags(true, false, false)
+    }
+    pub fn optional(self) -> Attr {
+        self.flags(false, true, false)
+    }
+    pub fn computed(self) -> Attr {
+        self.flags(false, false, true)
+    }
+    pub fn optional_computed(self) -> Attr {
+        self.flags(false, true, true)
+    }
+    pub fn sensitive(mut self) -> Attr {
+        self.proto.sensitive = true;
+        self
+    }
+    pub fn write_only(mut self) -> Attr {
+        self.proto.write_only = true;
+        self
+    }
+    pub fn describe(mut self, text: &str) -> Attr {
+        self.proto.description = text.into();
+        self
+    }
+    /// The value planned when configuration leaves the attribute unset;
+    /// makes the attribute optional and computed.
+    pub fn default(self, v: Value) -> Attr {
+        let mut a = self.optional_computed();
+        a.default = Some(v);
+        a
+    }
+    /// Any change of this attribute replaces the resource.
+    pub fn requires_replace(mut self) -> Attr {
+        self.requires_replace = true;
+        self
+    }
+    /// A computed value that never changes after creation keeps its prior
+    /// value in plans instead of becoming "(known after apply)".
+    pub fn use_state_for_unknown(mut self) -> Attr {
+        self.use_state_for_unknown = true;
+        self
+    }
+    pub fn validate(mut self, v: impl Validator + 'static) -> Attr {
+        self.validators.push(Arc::new(v));
+        self
+    }
+    pub fn ty(&self) -> Type {
+        self.proto.implied_type()
+    }
+}
+
+/// A resource, data source or provider schema.
+#[derive(Clone, Default)]
+pub struct ResourceSchema {
+    pub version: i64,
+    pub description: String,
+    pub(crate) attrs: BTreeMap<String, Attr>,
+    pub(crate) blocks: BTreeMap<String, NestedBlock>,
+}
+
+impl ResourceSchema {
+    pub fn new(version: i64) -> ResourceSchema {
+        ResourceSchema { version, ..Default::default() }
+    }
+    pub fn attr(mut self, name: &str, a: Attr) -> ResourceSchema {
+        self.attrs.insert(name.into(), a);
+        self
+    }
+    /// A nested block, declared with the protocol schema types.
+    pub fn block(mut self, name: &str, b: NestedBlock) -> ResourceSchema {
+        self.blocks.insert(name.into(), b);
+        self
+    }
+    pub fn describe(mut self, text: &str) -> ResourceSchema {
+        self.description = text.into();
+        self
+    }
+    /// The protocol block.
+    pub fn block_schema(&self) -> Block {
+        let mut b = Block::new().describe(self.description.clone());
+        for (n, a) in &self.attrs {
+            b = b.attr(n.clone(), a.proto.clone());
+        }
+        for (n, nb) in &self.blocks {
+            b = b.block(n.clone(), nb.clone());
+        }
+        b
+    }
+    pub fn attrs(&self) -> impl Iterator<Item = (&String, &Attr)> {
+        self.attrs.iter()
+    }
+}

