@@ -1,0 +1,34 @@
+//! SDK behaviour that only real Terraform can judge: a resource that plans a
+//! value different from its configuration makes Terraform report
+//! "Provider produced invalid plan", naming the attribute.
+
+fn example(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().join("examples").join(name)
+}
+
+#[test]
+fn terraform_rejects_an_invalid_plan() {
+    let Some(tf) = terrane_testkit::terraform() else { return };
+    let dir = terrane_testkit::temp_dir();
+    let d = dir.path();
+    let plugins = d.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::copy(example("misbehaving"), plugins.join("terraform-provider-broken")).unwrap();
+    let rc = d.join("dev.tfrc");
+    std::fs::write(&rc, format!("provider_installation {{\n  dev_overrides {{\n    \"registry.terraform.io/terrane/broken\" = \"{}\"\n  }}\n  direct {{}}\n}}\n", plugins.display())).unwrap();
+    std::fs::write(
+        d.join("main.tf"),
+        "terraform {\n  required_providers {\n    broken = { source = \"terrane/broken\" }\n  }\n}\n\nresource \"broken_echo\" \"e\" {\n  value = \"what I wrote\"\n}\n",
+    )
+    .unwrap();
+    let out = tf.run(d, &["plan", "-input=false", "-no-color"], &[("TF_CLI_CONFIG_FILE", &rc.display().to_string())]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("Provider produced invalid plan"), "case invalid_plan_title\n{}", out.stderr);
+    let flat = out.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("broken_echo.e.value: planned value cty.StringVal(\"not what you wrote\") does not match config value cty.StringVal(\"what I wrote\")"),
+        "case names_attribute_and_values\n{}",
+        out.stderr
+    );
+}
