@@ -1,0 +1,78 @@
+//! A complete provider in under 100 lines: `greeting_message` turns a name
+//! into a greeting. Copy this file to start a provider with terrane's SDK.
+//! Build it, point Terraform at it with `dev_overrides` for
+//! `registry.terraform.io/terrane/greeting`, and write:
+//!
+//! ```hcl
+//! resource "greeting_message" "hi" {
+//!   name = "Ada"
+//! }
+//! ```
+
+use async_trait::async_trait;
+use std::sync::Arc;
+use terrane_sdk::validate::LengthBetween;
+use terrane_sdk::{str_attr, with_attr, Applied, Attr, Ctx, Diagnostics, Provider, Resource, ResourceSchema, ResourceType, SimpleResource, Value};
+
+struct Greeting;
+
+impl Provider for Greeting {
+    fn type_name(&self) -> &str {
+        "greeting"
+    }
+    fn version(&self) -> &str {
+        env!("CARGO_PKG_VERSION")
+    }
+    fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
+        vec![Arc::new(SimpleResource { name: "greeting_message", schema, resource: Message })]
+    }
+}
+
+/// Arguments, computed attributes and their behaviour, in one place.
+fn schema() -> ResourceSchema {
+    ResourceSchema::new(0)
+        .describe("A greeting for someone.")
+        .attr("name", Attr::string().required().validate(LengthBetween(1, 64)).describe("Who to greet."))
+        .attr("punctuation", Attr::string().default(Value::string("!")).describe("How to end it."))
+        .attr("language", Attr::string().default(Value::string("en")).requires_replace())
+        .attr("text", Attr::string().computed().describe("The greeting."))
+        .attr("id", Attr::string().computed().use_state_for_unknown())
+}
+
+#[derive(Clone)]
+struct Message;
+
+fn greet(v: &Value) -> Value {
+    let hello = match str_attr(v, "language").as_deref() {
+        Some("fr") => "Bonjour",
+        Some("de") => "Hallo",
+        _ => "Hello",
+    };
+    let name = str_attr(v, "name").unwrap_or_default();
+    let text = format!("{hello}, {name}{}", str_attr(v, "punctuation").unwrap_or_default());
+    with_attr(v, "text", Value::string(text))
+}
+
+#[async_trait]
+impl Resource for Message {
+    async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+        let id = format!("greeting-{}", str_attr(planned, "name").unwrap_or_default().to_lowercase());
+        Ok(Applied::new(greet(&with_attr(planned, "id", Value::string(id)))))
+    }
+
+    async fn read(&self, _ctx: &Ctx, state: &Value, _private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+        Ok(Some(Applied::new(state.clone())))
+    }
+
+    async fn update(&self, _ctx: &Ctx, _prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+        Ok(Applied::new(greet(planned)))
+    }
+
+    async fn delete(&self, _ctx: &Ctx, _prior: &Value) -> Result<(), Diagnostics> {
+        Ok(())
+    }
+}
+
+fn main() {
+    terrane_sdk::serve("terrane", Greeting)
+}
