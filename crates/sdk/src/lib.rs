@@ -17,6 +17,7 @@ pub mod plan;
 mod provider;
 mod schema;
 mod server;
+pub mod testing;
 pub mod validate;
 mod wire;
 

@@ -80,6 +80,11 @@ impl<P: Provider> ProviderServer<P> {
         self.resources.get(name).ok_or_else(|| Diagnostics::error("Resource Type Not Found", format!("The provider does not have a resource type named {name:?}.")))
     }
 
+    /// The framework schema of a resource type.
+    pub(crate) fn schema_of(&self, name: &str) -> Result<ResourceSchema, Diagnostics> {
+        self.resource(name).map(|(_, s)| s.clone())
+    }
+
     fn data_source(&self, name: &str) -> Result<&(Arc<dyn DataSourceType>, ResourceSchema), Diagnostics> {
         self.data_sources.get(name).ok_or_else(|| Diagnostics::error("Data Source Type Not Found", format!("The provider does not have a data source named {name:?}.")))
     }

@@ -1,0 +1,102 @@
+//! Two provider servers in one process share nothing: each keeps its own
+//! configured data, and StopProvider on one cancels only its own calls.
+
+use async_trait::async_trait;
+use std::sync::Arc;
+use std::time::Duration;
+use terrane_sdk::testing::Harness;
+use terrane_sdk::{with_attr, Applied, Attr, Ctx, Diagnostics, Provider, ProviderData, Resource, ResourceSchema, ResourceType, Value};
+
+struct Tagged;
+
+#[async_trait]
+impl Provider for Tagged {
+    fn type_name(&self) -> &str {
+        "tagged"
+    }
+    fn version(&self) -> &str {
+        "0.0.0"
+    }
+    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
+        Ok(ResourceSchema::new(0).attr("tag", Attr::string().required()))
+    }
+    async fn configure(&self, _ctx: &Ctx, config: &Value) -> Result<Option<ProviderData>, Diagnostics> {
+        Ok(Some(Arc::new(terrane_sdk::str_attr(config, "tag").unwrap_or_default())))
+    }
+    fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
+        vec![Arc::new(ThingType)]
+    }
+}
+
+struct ThingType;
+
+impl ResourceType for ThingType {
+    fn name(&self) -> &str {
+        "tagged_thing"
+    }
+    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
+        Ok(ResourceSchema::new(0).attr("wait", Attr::bool().optional()).attr("seen", Attr::string().computed()))
+    }
+    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
+        let tag = data.and_then(|d| d.downcast_ref::<String>().cloned()).unwrap_or_default();
+        Box::new(Thing { tag })
+    }
+}
+
+struct Thing {
+    tag: String,
+}
+
+#[async_trait]
+impl Resource for Thing {
+    async fn create(&self, ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+        let mut seen = self.tag.clone();
+        if planned.get_attr("wait").and_then(Value::as_bool) == Some(true) {
+            tokio::select! {
+                _ = ctx.cancel.cancelled() => seen.push_str(":cancelled"),
+                _ = tokio::time::sleep(Duration::from_millis(400)) => seen.push_str(":finished"),
+            }
+        }
+        Ok(Applied::new(with_attr(planned, "seen", Value::string(seen))))
+    }
+    async fn read(&self, _c: &Ctx, s: &Value, _p: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+        Ok(Some(Applied::new(s.clone())))
+    }
+    async fn update(&self, _c: &Ctx, _p: &Value, planned: &Value, _cfg: &Value) -> Result<Applied, Diagnostics> {
+        Ok(Applied::new(planned.clone()))
+    }
+    async fn delete(&self, _c: &Ctx, _p: &Value) -> Result<(), Diagnostics> {
+        Ok(())
+    }
+}
+
+async fn create(h: &Harness<Tagged>, wait: bool) -> String {
+    let cfg = h.object("tagged_thing", &[("wait", Value::bool(wait))]).await.unwrap();
+    let (_, ty) = h.resource_type("tagged_thing").await.unwrap();
+    let s = h.apply_config("tagged_thing", &Value::null(ty), &cfg).await.unwrap();
+    terrane_sdk::str_attr(&s, "seen").unwrap()
+}
+
+#[tokio::test]
+async fn two_servers_share_nothing() {
+    let a = Harness::new(Tagged);
+    let b = Harness::new(Tagged);
+    a.configure(&Value::object_from([("tag", Value::string("a"))])).await.unwrap();
+    b.configure(&Value::object_from([("tag", Value::string("b"))])).await.unwrap();
+    assert_eq!(create(&a, false).await, "a", "case own_provider_data_a");
+    assert_eq!(create(&b, false).await, "b", "case own_provider_data_b");
+
+    let (ra, rb) = tokio::join!(create(&a, true), async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        b.stop().await;
+        create(&b, false).await
+    });
+    assert_eq!(ra, "a:finished", "case stopping_b_does_not_cancel_a");
+    assert_eq!(rb, "b", "case b_serves_after_stop");
+
+    let (stopped, _) = tokio::join!(create(&a, true), async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        a.stop().await;
+    });
+    assert_eq!(stopped, "a:cancelled", "case stop_cancels_in_flight_call");
+}
