@@ -23,6 +23,14 @@ pub fn plan(schema: &ResourceSchema, prior: &Value, proposed: &Value, config: &V
         }
     }
     let creating = prior.is_null();
+    if !creating {
+        for (name, attr) in schema.attrs() {
+            let (Some(eq), Some(p), Some(c)) = (&attr.semantic_eq, prior.get_attr(name), config.get_attr(name)) else { continue };
+            if !p.is_null() && c.is_wholly_known() && !c.is_null() && !p.eq_ignoring_refinements(c) && eq(p, c) {
+                planned.insert(name.clone(), p.clone());
+            }
+        }
+    }
     let changed = creating || !Value::object(planned.clone()).eq_ignoring_refinements(prior);
     if changed {
         for (name, attr) in schema.attrs() {
@@ -39,12 +47,14 @@ pub fn plan(schema: &ResourceSchema, prior: &Value, proposed: &Value, config: &V
     let mut replace = Vec::new();
     if !creating {
         for (name, attr) in schema.attrs() {
-            if !attr.requires_replace {
+            if !attr.requires_replace && attr.replace_if.is_none() {
                 continue;
             }
             let (before, after) = (prior.get_attr(name), planned.get_attr_in(name));
             if let (Some(b), Some(a)) = (before, after) {
-                if !a.eq_ignoring_refinements(b) {
+                let differs = !a.eq_ignoring_refinements(b);
+                let wanted = attr.requires_replace || attr.replace_if.as_ref().is_some_and(|f| f(b, a));
+                if differs && wanted {
                     replace.push(Path::root().attr(name.clone()));
                 }
             }
@@ -60,6 +70,19 @@ trait MapGet {
 impl MapGet for BTreeMap<String, Value> {
     fn get_attr_in(&self, name: &str) -> Option<&Value> {
         self.get(name)
+    }
+}
+
+/// JSON texts that parse to the same document (whitespace, key order and
+/// number spelling aside) are semantically equal: a ready-made hook for
+/// [`crate::Attr::semantic_equality`].
+pub fn json_equivalent(a: &Value, b: &Value) -> bool {
+    match (a.as_str(), b.as_str()) {
+        (Some(x), Some(y)) => match (serde_json::from_str::<serde_json::Value>(x), serde_json::from_str::<serde_json::Value>(y)) {
+            (Ok(p), Ok(q)) => p == q,
+            _ => false,
+        },
+        _ => false,
     }
 }
 
@@ -88,6 +111,25 @@ mod tests {
         assert_eq!(got, want, "case {case}");
         let got_replace: Vec<String> = replace.iter().map(ToString::to_string).collect();
         assert_eq!(got_replace, want_replace, "case {case}: requires_replace");
+    }
+
+    #[test]
+    fn semantic_equality_and_replace_if() {
+        let s = ResourceSchema::new(0)
+            .attr("doc", Attr::string().optional().semantic_equality(json_equivalent))
+            .attr("size", Attr::number().optional().requires_replace_if(|p, a| a.as_number() < p.as_number()));
+        let obj = |doc: &str, size: i64| Value::object_from([("doc", Value::string(doc)), ("size", Value::number(size))]);
+        let prior = obj(r#"{"a": 1, "b": [1, 2]}"#, 10);
+        let config = obj(r#"{ "b":[1,2],"a":1 }"#, 10);
+        let (got, replace) = plan(&s, &prior, &config, &config);
+        assert_eq!(got, prior, "case json_whitespace_keeps_prior_spelling");
+        assert!(replace.is_empty());
+        let config = obj(r#"{"a": 2}"#, 10);
+        assert_eq!(plan(&s, &prior, &config, &config).0, config, "case real_json_change_planned");
+        let grow = obj(r#"{"a": 1, "b": [1, 2]}"#, 20);
+        assert!(plan(&s, &prior, &grow, &grow).1.is_empty(), "case growing_in_place");
+        let shrink = obj(r#"{"a": 1, "b": [1, 2]}"#, 5);
+        assert_eq!(plan(&s, &prior, &shrink, &shrink).1, vec![Path::root().attr("size")], "case shrinking_replaces");
     }
 
     #[test]

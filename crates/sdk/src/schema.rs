@@ -19,12 +19,28 @@ pub struct Attr {
     pub(crate) requires_replace: bool,
     pub(crate) use_state_for_unknown: bool,
     pub(crate) validators: Vec<Arc<dyn Validator>>,
+    pub(crate) replace_if: Option<ReplaceIf>,
+    pub(crate) semantic_eq: Option<SemanticEq>,
 }
+
+/// Decides whether a change from `prior` to `planned` needs replacement.
+pub type ReplaceIf = Arc<dyn Fn(&Value, &Value) -> bool + Send + Sync>;
+/// Decides whether a configured value means the same as the prior one (so
+/// the prior, remote spelling is kept and no change is planned).
+pub type SemanticEq = Arc<dyn Fn(&Value, &Value) -> bool + Send + Sync>;
 
 impl Attr {
     /// An optional attribute of type `ty` (change with the flag methods).
     pub fn of(ty: Type) -> Attr {
-        Attr { proto: Attribute::optional(ty), default: None, requires_replace: false, use_state_for_unknown: false, validators: Vec::new() }
+        Attr {
+            proto: Attribute::optional(ty),
+            default: None,
+            requires_replace: false,
+            use_state_for_unknown: false,
+            validators: Vec::new(),
+            replace_if: None,
+            semantic_eq: None,
+        }
     }
     pub fn string() -> Attr {
         Attr::of(Type::String)
@@ -81,6 +97,18 @@ impl Attr {
     /// value in plans instead of becoming "(known after apply)".
     pub fn use_state_for_unknown(mut self) -> Attr {
         self.use_state_for_unknown = true;
+        self
+    }
+    /// Replaces the resource when `f(prior, planned)` says so.
+    pub fn requires_replace_if(mut self, f: impl Fn(&Value, &Value) -> bool + Send + Sync + 'static) -> Attr {
+        self.replace_if = Some(Arc::new(f));
+        self
+    }
+    /// Treats a configured value as unchanged when `f(prior, config)` says
+    /// it means the same (JSON that differs only in whitespace, say): the
+    /// plan keeps the prior value, as the lifecycle contract allows.
+    pub fn semantic_equality(mut self, f: impl Fn(&Value, &Value) -> bool + Send + Sync + 'static) -> Attr {
+        self.semantic_eq = Some(Arc::new(f));
         self
     }
     pub fn validate(mut self, v: impl Validator + 'static) -> Attr {
