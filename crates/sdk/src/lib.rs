@@ -13,6 +13,7 @@
 //! Protobuf types stay in `server` and `wire`.
 
 mod diag;
+pub mod log;
 pub mod plan;
 mod provider;
 mod schema;

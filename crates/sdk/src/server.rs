@@ -284,6 +284,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
                 return Ok((wire::encode(&proposed, &ty)?, Vec::new(), Diagnostics::new()));
             }
             let (planned, replace) = plan::plan(s, &prior, &proposed, &config);
+            crate::log::debug("planning resource change", &[("tf_resource_type", req.type_name.clone()), ("tf_rpc", "PlanResourceChange".into()), ("create", prior.is_null().to_string())]);
             let mut ps = PlanState { prior, config, planned: null_write_only(s, planned), requires_replace: replace };
             let d = rt.instance(self.data()).modify_plan(&self.ctx(), &mut ps).await;
             if d.has_errors() {

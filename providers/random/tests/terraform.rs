@@ -89,6 +89,11 @@ fn random_provider_lifecycle_under_terraform() {
     };
 
     expect(&["validate", "-no-color"], 0);
+    let logged = tf.run(dir.path(), &["plan", "-input=false", "-no-color"], &[("TF_CLI_CONFIG_FILE", rc.as_str()), ("TF_LOG", "DEBUG")]);
+    assert!(
+        logged.stderr.contains("planning resource change") && logged.stderr.contains("tf_resource_type=random_id"),
+        "case provider_logs_reach_terraform_log"
+    );
     let plan = expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], 2);
     assert!(plan.stdout.contains("7 to add, 0 to change, 0 to destroy"), "case plan_creates_all\n{}", plan.stdout);
     expect(&["apply", "-auto-approve", "-input=false", "-no-color"], 0);

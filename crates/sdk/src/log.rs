@@ -1,0 +1,82 @@
+//! Structured logging to stderr in the line format Terraform's plugin
+//! client understands (one JSON object per line with `@level`, `@message`,
+//! `@module`, `@timestamp` and extra fields), so provider logs appear in
+//! Terraform's own log at the right level with `TF_LOG`.
+//!
+//! Values logged through [`value_field`] render with terrane's renderer, so
+//! anything marked sensitive reads `(sensitive value)`.
+
+use std::io::Write;
+use terrane_value::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Trace,
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl Level {
+    fn as_str(self) -> &'static str {
+        match self {
+            Level::Trace => "trace",
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warn => "warn",
+            Level::Error => "error",
+        }
+    }
+}
+
+/// One log line as Terraform reads it.
+pub fn line(level: Level, message: &str, fields: &[(&str, String)]) -> String {
+    let mut m = serde_json::Map::new();
+    m.insert("@level".into(), level.as_str().into());
+    m.insert("@message".into(), message.into());
+    m.insert("@module".into(), "provider.terrane_sdk".into());
+    m.insert("@timestamp".into(), humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string().into());
+    for (k, v) in fields {
+        m.insert((*k).to_string(), v.clone().into());
+    }
+    serde_json::Value::Object(m).to_string()
+}
+
+/// Writes a log line to stderr.
+pub fn log(level: Level, message: &str, fields: &[(&str, String)]) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{}", line(level, message, fields));
+}
+
+pub fn debug(message: &str, fields: &[(&str, String)]) {
+    log(Level::Debug, message, fields)
+}
+
+pub fn info(message: &str, fields: &[(&str, String)]) {
+    log(Level::Info, message, fields)
+}
+
+pub fn warn(message: &str, fields: &[(&str, String)]) {
+    log(Level::Warn, message, fields)
+}
+
+/// A value as a log field; sensitive parts are redacted.
+pub fn value_field(v: &Value) -> String {
+    v.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_hclog_json_and_redact_secrets() {
+        let secret = Value::object_from([("user", Value::string("ada")), ("password", Value::string("hunter2").mark_sensitive())]);
+        let l = line(Level::Info, "configured", &[("config", value_field(&secret))]);
+        let j: serde_json::Value = serde_json::from_str(&l).unwrap();
+        assert_eq!(j["@level"], "info");
+        assert_eq!(j["@message"], "configured");
+        assert!(!l.contains("hunter2") && l.contains("(sensitive value)"), "case secrets_redacted: {l}");
+    }
+}
