@@ -13,6 +13,7 @@
 //! Protobuf types stay in `server` and `wire`.
 
 mod diag;
+mod function;
 pub mod log;
 pub mod plan;
 mod provider;
@@ -23,6 +24,7 @@ pub mod validate;
 mod wire;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use function::{Function, FunctionError, Param};
 pub use provider::{Applied, Ctx, DataSource, DataSourceType, PlanState, Provider, ProviderData, Resource, ResourceType, SimpleDataSource, SimpleResource};
 pub use schema::{Attr, ResourceSchema};
 pub use server::ProviderServer;

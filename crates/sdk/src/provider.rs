@@ -43,6 +43,10 @@ pub trait Provider: Send + Sync + 'static {
     fn data_sources(&self) -> Vec<Arc<dyn DataSourceType>> {
         Vec::new()
     }
+    /// Provider-defined functions.
+    fn functions(&self) -> Vec<Arc<dyn crate::function::Function>> {
+        Vec::new()
+    }
 }
 
 /// A resource type: schema and shared state.

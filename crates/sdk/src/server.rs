@@ -24,6 +24,7 @@ pub struct ProviderServer<P> {
     data_sources: BTreeMap<String, (Arc<dyn DataSourceType>, ResourceSchema)>,
     provider_schema: ResourceSchema,
     schema_diags: Diagnostics,
+    functions: BTreeMap<String, Arc<dyn crate::function::Function>>,
     data: RwLock<Option<ProviderData>>,
     stop: Mutex<CancellationToken>,
 }
@@ -65,7 +66,8 @@ impl<P: Provider> ProviderServer<P> {
                 Err(e) => diags.extend(e),
             }
         }
-        ProviderServer { provider, resources, data_sources, provider_schema, schema_diags: diags, data: RwLock::new(None), stop: Mutex::new(CancellationToken::new()) }
+        let functions = provider.functions().into_iter().map(|f| (f.name().to_string(), f)).collect();
+        ProviderServer { provider, resources, data_sources, functions, provider_schema, schema_diags: diags, data: RwLock::new(None), stop: Mutex::new(CancellationToken::new()) }
     }
 
     fn ctx(&self) -> Ctx {
@@ -160,6 +162,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
             provider: Some(to(&self.provider_schema)),
             resource_schemas: self.resources.iter().map(|(n, (_, s))| (n.clone(), to(s))).collect(),
             data_source_schemas: self.data_sources.iter().map(|(n, (_, s))| (n.clone(), to(s))).collect(),
+            functions: self.functions.iter().map(|(n, f)| (n.clone(), wire::function(f.as_ref()))).collect(),
             diagnostics: wire::diagnostics(&self.schema_diags),
             server_capabilities: Some(tf::ServerCapabilities { plan_destroy: true, get_provider_schema_optional: true, ..Default::default() }),
             ..Default::default()
@@ -371,7 +374,37 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     }
 
     async fn get_functions(&self, _r: Request<tf::get_functions::Request>) -> R<tf::get_functions::Response> {
-        Ok(Response::new(Default::default()))
+        Ok(Response::new(tf::get_functions::Response { functions: self.functions.iter().map(|(n, f)| (n.clone(), wire::function(f.as_ref()))).collect(), diagnostics: Vec::new() }))
+    }
+
+    async fn call_function(&self, r: Request<tf::call_function::Request>) -> R<tf::call_function::Response> {
+        let req = r.get_ref();
+        let fail = |text: String, argument: Option<i64>| tf::call_function::Response { result: None, error: Some(tf::FunctionError { text, function_argument: argument }) };
+        let Some(f) = self.functions.get(&req.name) else {
+            return Ok(Response::new(fail(format!("the provider has no function named {:?}", req.name), None)));
+        };
+        let (params, variadic) = (f.params(), f.variadic());
+        let mut args = Vec::with_capacity(req.arguments.len());
+        for (i, a) in req.arguments.iter().enumerate() {
+            let Some(p) = params.get(i).or(variadic.as_ref()) else {
+                return Ok(Response::new(fail(format!("too many arguments: {} given", req.arguments.len()), None)));
+            };
+            match wire::decode(Some(a), &p.ty) {
+                Ok(v) if v.is_null() && !p.allow_null => return Ok(Response::new(fail(format!("argument {:?} must not be null", p.name), Some(i as i64)))),
+                Ok(v) => args.push(v),
+                Err(d) => return Ok(Response::new(fail(d.to_string(), Some(i as i64)))),
+            }
+        }
+        if args.len() < params.len() {
+            return Ok(Response::new(fail(format!("not enough arguments: {} given, {} required", args.len(), params.len()), None)));
+        }
+        Ok(Response::new(match f.call(&args) {
+            Ok(v) => match wire::encode(&v, &f.return_type()) {
+                Ok(dv) => tf::call_function::Response { result: Some(dv), error: None },
+                Err(d) => fail(d.to_string(), None),
+            },
+            Err(e) => fail(e.text, e.argument),
+        }))
     }
 
     async fn stop_provider(&self, _r: Request<tf::stop_provider::Request>) -> R<tf::stop_provider::Response> {

@@ -130,3 +130,26 @@ fn nested_block(name: &str, nb: &NestedBlock) -> tf::schema::NestedBlock {
 pub fn schema(s: &Schema) -> tf::Schema {
     tf::Schema { version: s.version, block: Some(block(&s.block)) }
 }
+
+fn param(p: &crate::function::Param) -> tf::function::Parameter {
+    tf::function::Parameter {
+        name: p.name.clone(),
+        r#type: typejson::to_bytes(&p.ty),
+        allow_null_value: p.allow_null,
+        allow_unknown_values: p.allow_unknown,
+        description: p.description.clone(),
+        description_kind: tf::StringKind::Plain as i32,
+    }
+}
+
+pub fn function(f: &dyn crate::function::Function) -> tf::Function {
+    tf::Function {
+        parameters: f.params().iter().map(param).collect(),
+        variadic_parameter: f.variadic().as_ref().map(param),
+        r#return: Some(tf::function::Return { r#type: typejson::to_bytes(&f.return_type()) }),
+        summary: f.summary().into(),
+        description: f.description().into(),
+        description_kind: tf::StringKind::Plain as i32,
+        deprecation_message: String::new(),
+    }
+}

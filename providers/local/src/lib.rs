@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 use terrane_sdk::validate::{Matches, OneOfAttributes};
-use terrane_sdk::{Applied, Attr, Ctx, DataSource, DataSourceType, Diagnostics, Path, Provider, Resource, ResourceSchema, ResourceType, SimpleDataSource, SimpleResource, Value};
+use terrane_sdk::{Applied, Attr, Ctx, DataSource, Function, FunctionError, Param, DataSourceType, Diagnostics, Path, Provider, Resource, ResourceSchema, ResourceType, SimpleDataSource, SimpleResource, Value};
 
 pub struct LocalProvider;
 
@@ -34,6 +34,36 @@ impl Provider for LocalProvider {
     }
     fn data_sources(&self) -> Vec<Arc<dyn DataSourceType>> {
         vec![Arc::new(SimpleDataSource { name: "local_file", schema: data_schema, source: DataFile })]
+    }
+    fn functions(&self) -> Vec<Arc<dyn Function>> {
+        vec![Arc::new(DirExists)]
+    }
+}
+
+/// `provider::local::direxists(path)`: whether a directory exists there.
+struct DirExists;
+
+impl Function for DirExists {
+    fn name(&self) -> &str {
+        "direxists"
+    }
+    fn summary(&self) -> &str {
+        "Determines whether a directory exists at a given path."
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::new("path", terrane_sdk::Type::String).describe("Relative or absolute path to check for the existence of a directory")]
+    }
+    fn return_type(&self) -> terrane_sdk::Type {
+        terrane_sdk::Type::Bool
+    }
+    fn call(&self, args: &[Value]) -> Result<Value, FunctionError> {
+        let path = args.first().and_then(Value::as_str).unwrap_or_default();
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => Ok(Value::bool(true)),
+            Ok(_) => Err(FunctionError::argument(0, format!("Invalid file mode detected: {path:?} was found, but is not a directory"))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Value::bool(false)),
+            Err(e) => Err(FunctionError::argument(0, format!("Error checking for directory: {e}"))),
+        }
     }
 }
 

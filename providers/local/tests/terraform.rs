@@ -34,6 +34,14 @@ data "local_file" "readback" {{
 output "readback" {{
   value = data.local_file.readback.content
 }}
+
+output "out_dir_exists" {{
+  value = provider::local::direxists("{d}")
+}}
+
+output "nowhere_exists" {{
+  value = provider::local::direxists("{d}/nowhere")
+}}
 "#,
         d = dir.display()
     )
@@ -66,6 +74,8 @@ fn local_provider_lifecycle_under_terraform() {
     let out = expect(&["output", "-raw", "readback"], 0);
     assert_eq!(out.stdout, "hello", "case data_source_reads_file");
     expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], 0);
+    assert_eq!(expect(&["output", "-raw", "out_dir_exists"], 0).stdout, "true", "case provider_function_true");
+    assert_eq!(expect(&["output", "-raw", "nowhere_exists"], 0).stdout, "false", "case provider_function_false");
 
     let show = expect(&["show", "-json", "-no-color"], 0);
     let state: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
