@@ -10,11 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn example_binary() -> PathBuf {
-    // Integration tests live in target/<profile>/deps; examples beside them.
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("examples").join("empty_provider");
-    assert!(bin.exists(), "example binary {} missing (cargo test builds examples)", bin.display());
-    bin
+    PathBuf::from(env!("CARGO_BIN_EXE_terrane-plugin-fixture"))
 }
 
 const CONFIG: &str = r#"

@@ -2,11 +2,6 @@
 //! value different from its configuration makes Terraform report
 //! "Provider produced invalid plan", naming the attribute.
 
-fn example(name: &str) -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("examples").join(name)
-}
-
 #[test]
 fn terraform_rejects_an_invalid_plan() {
     let Some(tf) = terrane_testkit::terraform() else { return };
@@ -14,7 +9,7 @@ fn terraform_rejects_an_invalid_plan() {
     let d = dir.path();
     let plugins = d.join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::copy(example("misbehaving"), plugins.join("terraform-provider-broken")).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_terrane-sdk-broken-fixture"), plugins.join("terraform-provider-broken")).unwrap();
     let rc = d.join("dev.tfrc");
     std::fs::write(&rc, format!("provider_installation {{\n  dev_overrides {{\n    \"registry.terraform.io/terrane/broken\" = \"{}\"\n  }}\n  direct {{}}\n}}\n", plugins.display())).unwrap();
     std::fs::write(

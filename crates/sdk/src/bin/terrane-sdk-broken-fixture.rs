@@ -1,4 +1,4 @@
-//! A deliberately broken provider for tests: `broken_echo` plans a value
+//! Test fixture (not a product binary): a deliberately broken provider: `broken_echo` plans a value
 //! different from its configuration. Real Terraform must reject the plan
 //! with "Provider produced invalid plan", which proves the values the SDK
 //! puts on the wire are the ones Terraform checks.

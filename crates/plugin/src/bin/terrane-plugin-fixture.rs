@@ -1,4 +1,4 @@
-//! A provider with an empty schema, served over the real plugin transport:
+//! Test fixture (not a product binary): a provider with an empty schema, served over the real plugin transport:
 //! the smallest thing Terraform can launch, handshake with (AutoMTLS) and
 //! ask for a schema. The transport tests point Terraform at it.
 
