@@ -23,14 +23,9 @@ terraform {
 provider "empty" {}
 "#;
 
-fn setup(dir: &Path) -> PathBuf {
-    let plugins = dir.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::copy(example_binary(), plugins.join("terraform-provider-empty")).unwrap();
-    let rc = dir.join("dev.tfrc");
-    std::fs::write(&rc, format!("provider_installation {{\n  dev_overrides {{\n    \"registry.terraform.io/terrane/empty\" = \"{}\"\n  }}\n  direct {{}}\n}}\n", plugins.display())).unwrap();
+fn setup(dir: &Path) -> String {
     std::fs::write(dir.join("main.tf"), CONFIG).unwrap();
-    rc
+    terrane_testkit::dev_overrides(dir, &[("registry.terraform.io/terrane/empty", &example_binary())])
 }
 
 #[test]
@@ -38,7 +33,6 @@ fn terraform_launches_the_plugin_with_automtls() {
     let Some(tf) = terrane_testkit::terraform() else { return };
     let dir = terrane_testkit::temp_dir();
     let rc = setup(dir.path());
-    let rc = rc.display().to_string();
     let out = tf.run(dir.path(), &["validate", "-no-color"], &[("TF_CLI_CONFIG_FILE", &rc), ("TF_LOG", "DEBUG")]);
     assert_eq!(out.code, 0, "case terraform_validate\n{}\n{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("The configuration is valid"), "{}", out.stdout);
@@ -73,7 +67,7 @@ fn unsupported_protocol_offer_is_refused() {
 fn debug_mode_reattach_works_with_terraform() {
     let Some(tf) = terrane_testkit::terraform() else { return };
     let dir = terrane_testkit::temp_dir();
-    let rc = setup(dir.path()).display().to_string();
+    let rc = setup(dir.path());
     let mut child = Command::new(example_binary()).env("TERRANE_PLUGIN_DEBUG", "1").stdout(Stdio::piped()).spawn().unwrap();
     let mut reattach = None;
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {

@@ -7,17 +7,13 @@ fn terraform_rejects_an_invalid_plan() {
     let Some(tf) = terrane_testkit::terraform() else { return };
     let dir = terrane_testkit::temp_dir();
     let d = dir.path();
-    let plugins = d.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_terrane-sdk-broken-fixture"), plugins.join("terraform-provider-broken")).unwrap();
-    let rc = d.join("dev.tfrc");
-    std::fs::write(&rc, format!("provider_installation {{\n  dev_overrides {{\n    \"registry.terraform.io/terrane/broken\" = \"{}\"\n  }}\n  direct {{}}\n}}\n", plugins.display())).unwrap();
+    let rc = terrane_testkit::dev_overrides(d, &[("registry.terraform.io/terrane/broken", std::path::Path::new(env!("CARGO_BIN_EXE_terrane-sdk-broken-fixture")))]);
     std::fs::write(
         d.join("main.tf"),
         "terraform {\n  required_providers {\n    broken = { source = \"terrane/broken\" }\n  }\n}\n\nresource \"broken_echo\" \"e\" {\n  value = \"what I wrote\"\n}\n",
     )
     .unwrap();
-    let out = tf.run(d, &["plan", "-input=false", "-no-color"], &[("TF_CLI_CONFIG_FILE", &rc.display().to_string())]);
+    let out = tf.run(d, &["plan", "-input=false", "-no-color"], &[("TF_CLI_CONFIG_FILE", &rc)]);
     assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("Provider produced invalid plan"), "case invalid_plan_title\n{}", out.stderr);
     let flat = out.stderr.split_whitespace().collect::<Vec<_>>().join(" ");

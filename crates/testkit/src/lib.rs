@@ -95,3 +95,22 @@ pub fn pg_url() -> Option<String> {
 pub fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().expect("temporary directory")
 }
+
+/// Installs provider binaries for Terraform's `dev_overrides`: copies each
+/// `(source address, binary)` into `dir/plugins-N/terraform-provider-TYPE`
+/// and writes a CLI config file pointing there. Returns the config file's
+/// path, for `TF_CLI_CONFIG_FILE`.
+pub fn dev_overrides(dir: &Path, providers: &[(&str, &Path)]) -> String {
+    let mut lines = String::from("provider_installation {\n  dev_overrides {\n");
+    for (i, (address, binary)) in providers.iter().enumerate() {
+        let ty = address.rsplit('/').next().expect("source address has a type");
+        let plugins = dir.join(format!("plugins-{i}"));
+        std::fs::create_dir_all(&plugins).expect("plugin directory");
+        std::fs::copy(binary, plugins.join(format!("terraform-provider-{ty}"))).expect("copy provider binary");
+        lines.push_str(&format!("    \"{address}\" = \"{}\"\n", plugins.display()));
+    }
+    lines.push_str("  }\n  direct {}\n}\n");
+    let rc = dir.join("dev.tfrc");
+    std::fs::write(&rc, lines).expect("CLI config file");
+    rc.display().to_string()
+}

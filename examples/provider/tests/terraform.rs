@@ -6,12 +6,7 @@ fn example_provider_under_terraform() {
     let Some(tf) = terrane_testkit::terraform() else { return };
     let dir = terrane_testkit::temp_dir();
     let d = dir.path();
-    let plugins = d.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_terraform-provider-greeting"), plugins.join("terraform-provider-greeting")).unwrap();
-    let rc = d.join("dev.tfrc");
-    std::fs::write(&rc, format!("provider_installation {{\n  dev_overrides {{\n    \"registry.terraform.io/terrane/greeting\" = \"{}\"\n  }}\n  direct {{}}\n}}\n", plugins.display())).unwrap();
-    let rc = rc.display().to_string();
+    let rc = terrane_testkit::dev_overrides(d, &[("registry.terraform.io/terrane/greeting", std::path::Path::new(env!("CARGO_BIN_EXE_terraform-provider-greeting")))]);
     let write = |name: &str, lang: &str| {
         let cfg = format!("terraform {{\n  required_providers {{\n    greeting = {{ source = \"terrane/greeting\" }}\n  }}\n}}\n\nresource \"greeting_message\" \"hi\" {{\n  name = \"{name}\"\n  language = \"{lang}\"\n}}\n\noutput \"text\" {{\n  value = greeting_message.hi.text\n}}\n");
         std::fs::write(d.join("main.tf"), cfg).unwrap();

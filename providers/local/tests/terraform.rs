@@ -52,12 +52,7 @@ fn local_provider_lifecycle_under_terraform() {
     let Some(tf) = terrane_testkit::terraform() else { return };
     let dir = terrane_testkit::temp_dir();
     let d = dir.path();
-    let plugins = d.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_terraform-provider-local"), plugins.join("terraform-provider-local")).unwrap();
-    let rc = d.join("dev.tfrc");
-    std::fs::write(&rc, format!("provider_installation {{\n  dev_overrides {{\n    \"registry.terraform.io/terrane/local\" = \"{}\"\n  }}\n  direct {{}}\n}}\n", plugins.display())).unwrap();
-    let rc = rc.display().to_string();
+    let rc = terrane_testkit::dev_overrides(d, &[("registry.terraform.io/terrane/local", Path::new(env!("CARGO_BIN_EXE_terraform-provider-local")))]);
     std::fs::write(d.join("main.tf"), config(d, "hello")).unwrap();
     let expect = |args: &[&str], code: i32| {
         let out = tf.run(d, args, &[("TF_CLI_CONFIG_FILE", &rc)]);

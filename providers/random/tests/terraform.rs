@@ -62,13 +62,8 @@ output "password" {
 "#;
 
 fn setup(dir: &Path) -> String {
-    let plugins = dir.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_terraform-provider-random"), plugins.join("terraform-provider-random")).unwrap();
-    let rc = dir.join("dev.tfrc");
-    std::fs::write(&rc, format!("provider_installation {{\n  dev_overrides {{\n    \"registry.terraform.io/terrane/random\" = \"{}\"\n  }}\n  direct {{}}\n}}\n", plugins.display())).unwrap();
     std::fs::write(dir.join("main.tf"), CONFIG).unwrap();
-    rc.display().to_string()
+    terrane_testkit::dev_overrides(dir, &[("registry.terraform.io/terrane/random", Path::new(env!("CARGO_BIN_EXE_terraform-provider-random")))])
 }
 
 #[test]
