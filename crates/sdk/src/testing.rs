@@ -204,6 +204,24 @@ impl<P: Provider> Harness<P> {
         self.apply(type_name, state, &Value::null(ty.clone()), &Value::null(ty)).await.map(|_| ())
     }
 
+    /// Upgrades stored state JSON written under schema `version`, as
+    /// Terraform does for every instance it reads from state.
+    pub async fn upgrade(&self, type_name: &str, version: i64, json: &serde_json::Value) -> Result<Value, Diagnostics> {
+        let (_, ty) = self.resource_type(type_name).await?;
+        let r = self
+            .server
+            .upgrade_resource_state(Request::new(tf::upgrade_resource_state::Request {
+                type_name: type_name.into(),
+                version,
+                raw_state: Some(tf::RawState { json: serde_json::to_vec(json).unwrap_or_default(), flatmap: Default::default() }),
+            }))
+            .await
+            .map_err(status)?
+            .into_inner();
+        fail_on(diags(&r.diagnostics))?;
+        wire::decode(r.upgraded_state.as_ref(), &ty)
+    }
+
     /// Sends StopProvider.
     pub async fn stop(&self) {
         let _ = self.server.stop_provider(Request::new(Default::default())).await;
