@@ -45,6 +45,16 @@ pub fn with_attr(v: &Value, name: &str, value: Value) -> Value {
     Value::object(m)
 }
 
+/// The imported state for resources whose ID is simply their `id_attr`
+/// attribute: every other attribute null, to be filled in by the read that
+/// follows an import.
+pub fn import_passthrough(schema: &ResourceSchema, id_attr: &str, id: &str) -> Value {
+    let block = schema.block_schema();
+    let mut m = block.empty_value().entries().map(|e| (*e).clone()).unwrap_or_default();
+    m.insert(id_attr.to_string(), Value::string(id));
+    Value::object_typed(&block.implied_type(), m)
+}
+
 /// The default an attribute was declared with, if any.
 pub fn default_of(a: &Attr) -> Option<Value> {
     a.default.clone()
@@ -53,4 +63,18 @@ pub fn default_of(a: &Attr) -> Option<Value> {
 /// Attribute `name` of an object as a string, if known and set.
 pub fn str_attr(v: &Value, name: &str) -> Option<String> {
     v.get_attr(name).and_then(|a| a.as_str()).map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_passthrough_sets_only_the_id() {
+        let s = ResourceSchema::new(0).attr("id", Attr::string().computed()).attr("name", Attr::string().optional());
+        let v = import_passthrough(&s, "id", "abc-123");
+        assert_eq!(str_attr(&v, "id").as_deref(), Some("abc-123"));
+        assert!(v.get_attr("name").is_some_and(Value::is_null));
+        assert!(v.ty().conforms_to(&s.block_schema().implied_type()));
+    }
 }

@@ -20,6 +20,8 @@ pub fn plan(schema: &ResourceSchema, prior: &Value, proposed: &Value, config: &V
         let cfg_null = config.get_attr(name).is_none_or(Value::is_null);
         if let (Some(d), true) = (&attr.default, cfg_null) {
             planned.insert(name.clone(), d.clone());
+        } else if let (Some(f), true) = (&attr.default_fn, cfg_null) {
+            planned.insert(name.clone(), f(config));
         }
     }
     let creating = prior.is_null();
@@ -35,7 +37,7 @@ pub fn plan(schema: &ResourceSchema, prior: &Value, proposed: &Value, config: &V
     if changed {
         for (name, attr) in schema.attrs() {
             let cfg_null = config.get_attr(name).is_none_or(Value::is_null);
-            if !attr.proto.computed || !cfg_null || attr.default.is_some() {
+            if !attr.proto.computed || !cfg_null || attr.default.is_some() || attr.default_fn.is_some() {
                 continue;
             }
             let keep = attr.use_state_for_unknown && !creating && prior.get_attr(name).is_some_and(|p| !p.is_null());
@@ -111,6 +113,21 @@ mod tests {
         assert_eq!(got, want, "case {case}");
         let got_replace: Vec<String> = replace.iter().map(ToString::to_string).collect();
         assert_eq!(got_replace, want_replace, "case {case}: requires_replace");
+    }
+
+    #[test]
+    fn function_default_uses_configuration() {
+        let s = ResourceSchema::new(0)
+            .attr("name", Attr::string().required())
+            .attr("label", Attr::string().default_fn(|cfg| match cfg.get_attr("name").and_then(Value::as_str) {
+                Some(n) => Value::string(format!("{n}-label")),
+                None => Value::unknown(Type::String),
+            }));
+        let cfg = Value::object_from([("name", Value::string("web")), ("label", Value::null(Type::String))]);
+        let (got, _) = plan(&s, &Value::null(cfg.ty().clone()), &cfg, &cfg);
+        assert_eq!(got.get_attr("label"), Some(&Value::string("web-label")), "case default_fn_from_config");
+        let set = Value::object_from([("name", Value::string("web")), ("label", Value::string("mine"))]);
+        assert_eq!(plan(&s, &Value::null(cfg.ty().clone()), &set, &set).0.get_attr("label"), Some(&Value::string("mine")), "case configured_wins");
     }
 
     #[test]

@@ -21,7 +21,11 @@ pub struct Attr {
     pub(crate) validators: Vec<Arc<dyn Validator>>,
     pub(crate) replace_if: Option<ReplaceIf>,
     pub(crate) semantic_eq: Option<SemanticEq>,
+    pub(crate) default_fn: Option<DefaultFn>,
 }
+
+/// Computes a default from the whole configuration object.
+pub type DefaultFn = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
 
 /// Decides whether a change from `prior` to `planned` needs replacement.
 pub type ReplaceIf = Arc<dyn Fn(&Value, &Value) -> bool + Send + Sync>;
@@ -40,6 +44,7 @@ impl Attr {
             validators: Vec::new(),
             replace_if: None,
             semantic_eq: None,
+            default_fn: None,
         }
     }
     pub fn string() -> Attr {
@@ -88,6 +93,16 @@ impl Attr {
         a.default = Some(v);
         a
     }
+    /// A default computed from the configuration when the attribute is
+    /// unset (it must not depend on unknown values to be useful: while the
+    /// configuration has unknowns, return an unknown); makes the attribute
+    /// optional and computed.
+    pub fn default_fn(self, f: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Attr {
+        let mut a = self.optional_computed();
+        a.default_fn = Some(Arc::new(f));
+        a
+    }
+
     /// Any change of this attribute replaces the resource.
     pub fn requires_replace(mut self) -> Attr {
         self.requires_replace = true;
