@@ -15,6 +15,7 @@
 mod diag;
 mod function;
 pub mod log;
+pub mod model;
 pub mod plan;
 mod provider;
 mod schema;
@@ -26,7 +27,9 @@ mod wire;
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use function::{Function, FunctionError, Param};
 pub use provider::{Applied, Ctx, DataSource, DataSourceType, PlanState, Provider, ProviderData, Resource, ResourceType, SimpleDataSource, SimpleResource};
+pub use model::{Known, Model};
 pub use schema::{Attr, ResourceSchema};
+pub use terrane_sdk_derive::Model;
 pub use server::ProviderServer;
 pub use terrane_value::{Path, Type, Value};
 

@@ -12,7 +12,7 @@
 use async_trait::async_trait;
 use std::sync::Arc;
 use terrane_sdk::validate::LengthBetween;
-use terrane_sdk::{str_attr, with_attr, Applied, Attr, Ctx, Diagnostics, Provider, Resource, ResourceSchema, ResourceType, SimpleResource, Value};
+use terrane_sdk::{Applied, Attr, Ctx, Diagnostics, Known, Model, Provider, Resource, ResourceSchema, ResourceType, SimpleResource, Value};
 
 struct Greeting;
 
@@ -42,22 +42,32 @@ fn schema() -> ResourceSchema {
 #[derive(Clone)]
 struct Message;
 
-fn greet(v: &Value) -> Value {
-    let hello = match str_attr(v, "language").as_deref() {
-        Some("fr") => "Bonjour",
-        Some("de") => "Hallo",
+/// The resource's attributes as a typed struct (`#[derive(Model)]`).
+#[derive(Model)]
+struct State {
+    name: String,
+    punctuation: String,
+    language: String,
+    text: Known<String>,
+    id: Known<String>,
+}
+
+fn greet(mut s: State) -> Value {
+    let hello = match s.language.as_str() {
+        "fr" => "Bonjour",
+        "de" => "Hallo",
         _ => "Hello",
     };
-    let name = str_attr(v, "name").unwrap_or_default();
-    let text = format!("{hello}, {name}{}", str_attr(v, "punctuation").unwrap_or_default());
-    with_attr(v, "text", Value::string(text))
+    s.text = Known::Value(format!("{hello}, {}{}", s.name, s.punctuation));
+    s.to_value()
 }
 
 #[async_trait]
 impl Resource for Message {
     async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
-        let id = format!("greeting-{}", str_attr(planned, "name").unwrap_or_default().to_lowercase());
-        Ok(Applied::new(greet(&with_attr(planned, "id", Value::string(id)))))
+        let mut s = State::from_value(planned)?;
+        s.id = Known::Value(format!("greeting-{}", s.name.to_lowercase()));
+        Ok(Applied::new(greet(s)))
     }
 
     async fn read(&self, _ctx: &Ctx, state: &Value, _private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
@@ -65,7 +75,7 @@ impl Resource for Message {
     }
 
     async fn update(&self, _ctx: &Ctx, _prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
-        Ok(Applied::new(greet(planned)))
+        Ok(Applied::new(greet(State::from_value(planned)?)))
     }
 
     async fn delete(&self, _ctx: &Ctx, _prior: &Value) -> Result<(), Diagnostics> {
