@@ -62,6 +62,8 @@ fn local_provider_lifecycle_under_terraform() {
     };
     let hello = d.join("out/hello.txt");
 
+    expect(&["init", "-input=false", "-no-color"], 0);
+    expect(&["validate", "-no-color"], 0);
     expect(&["apply", "-auto-approve", "-input=false", "-no-color"], 0);
     assert_eq!(std::fs::read_to_string(&hello).unwrap(), "hello", "case file_written");
     use std::os::unix::fs::PermissionsExt;
@@ -77,8 +79,12 @@ fn local_provider_lifecycle_under_terraform() {
     let secret = state["values"]["root_module"]["resources"].as_array().unwrap().iter().find(|r| r["address"] == "local_sensitive_file.secret").unwrap().clone();
     assert_eq!(secret["sensitive_values"]["content"], serde_json::json!(true), "case sensitive_content_marked");
 
-    // Edited outside: refresh notices and the plan re-creates it.
+    // Edited outside: `terraform refresh` drops it from state and the plan
+    // re-creates it.
     std::fs::write(&hello, "tampered").unwrap();
+    expect(&["refresh", "-input=false", "-no-color"], 0);
+    let listed = expect(&["state", "list"], 0);
+    assert!(!listed.stdout.contains("local_file.hello"), "case refresh_drops_edited_file\n{}", listed.stdout);
     let plan = expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], 2);
     assert!(plan.stdout.contains("local_file.hello will be created"), "case edited_file_drift\n{}", plan.stdout);
     expect(&["apply", "-auto-approve", "-input=false", "-no-color"], 0);

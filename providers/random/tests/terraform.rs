@@ -83,6 +83,7 @@ fn random_provider_lifecycle_under_terraform() {
         out
     };
 
+    expect(&["init", "-input=false", "-no-color"], 0);
     expect(&["validate", "-no-color"], 0);
     let logged = tf.run(dir.path(), &["plan", "-input=false", "-no-color"], &[("TF_CLI_CONFIG_FILE", rc.as_str()), ("TF_LOG", "DEBUG")]);
     assert!(
