@@ -4,13 +4,17 @@
 //! * [`handshake`]: magic cookie, version negotiation, the handshake line.
 //! * [`cert`]: AutoMTLS throwaway certificates and pinned verifiers.
 //! * [`serve`]/[`serve_main`]: the plugin side (used by the SDK).
+//! * [`launch`]: the client side (used by the engine): start a plugin
+//!   binary, check its handshake, connect with pinned mutual TLS.
 //!
 //! Architecture invariant: the only crate besides tfplugin6, the SDK's
 //! server module and the engine's plugin client that sees protobuf types;
 //! it knows nothing about schemas or values.
 
 pub mod cert;
+mod client;
 pub mod handshake;
 mod server;
 
+pub use client::{launch, LaunchError, LaunchOptions, PluginClient};
 pub use server::{serve, serve_main, ServeError, ServeOptions, MAX_MESSAGE_SIZE};

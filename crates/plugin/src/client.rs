@@ -1,0 +1,152 @@
+//! The client side of the go-plugin transport, as Terraform does it:
+//! launch a plugin binary with the cookie, the offered protocol versions
+//! and a fresh client certificate; read and check its handshake line (with
+//! a timeout, reporting an early exit with the plugin's stderr); connect
+//! over the unix socket with mutual TLS pinned to the certificate the
+//! plugin announced; shut it down gracefully (GRPCController.Shutdown, then
+//! a kill after two seconds).
+
+use crate::cert::{provider, Identity, Pinned};
+use crate::handshake::{self, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+use terrane_tfplugin6::plugin::grpc_controller_client::GrpcControllerClient;
+use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tonic::transport::{Channel, Endpoint};
+
+/// Why a plugin could not be started or reached.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("failed to start plugin {path}: {source}")]
+    Spawn { path: String, source: std::io::Error },
+    #[error("plugin {path} exited before completing the handshake ({status}); its error output:\n{stderr}")]
+    Exited { path: String, status: String, stderr: String },
+    #[error("plugin {path} did not complete the handshake within {secs} s")]
+    Timeout { path: String, secs: u64 },
+    #[error("plugin {path}: {reason}")]
+    Handshake { path: String, reason: String },
+    #[error("plugin {path}: cannot connect: {reason}")]
+    Connect { path: String, reason: String },
+}
+
+/// A running plugin and a gRPC channel to it.
+pub struct PluginClient {
+    child: Child,
+    channel: Channel,
+    /// The protocol version the plugin chose.
+    pub protocol: u32,
+    pub path: PathBuf,
+}
+
+/// How to launch.
+pub struct LaunchOptions {
+    pub versions: Vec<u32>,
+    pub timeout: Duration,
+    /// Extra environment for the plugin.
+    pub env: Vec<(String, String)>,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> LaunchOptions {
+        LaunchOptions { versions: vec![6], timeout: Duration::from_secs(60), env: Vec::new() }
+    }
+}
+
+/// Launches the plugin at `path` and connects to it.
+pub async fn launch(path: &Path, opts: LaunchOptions) -> Result<PluginClient, LaunchError> {
+    let name = path.display().to_string();
+    let identity = Identity::generate().map_err(|e| LaunchError::Handshake { path: name.clone(), reason: e.to_string() })?;
+    let offered = opts.versions.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let mut child = Command::new(path)
+        .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
+        .env("PLUGIN_PROTOCOL_VERSIONS", &offered)
+        .env("PLUGIN_CLIENT_CERT", &identity.cert_pem)
+        .envs(opts.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| LaunchError::Spawn { path: name.clone(), source })?;
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let mut lines = BufReader::new(stdout).lines();
+    let line = match tokio::time::timeout(opts.timeout, lines.next_line()).await {
+        Err(_) => {
+            let _ = child.kill().await;
+            return Err(LaunchError::Timeout { path: name, secs: opts.timeout.as_secs() });
+        }
+        Ok(Ok(Some(line))) => line,
+        Ok(_) => {
+            let status = child.wait().await.map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text).await;
+            return Err(LaunchError::Exited { path: name, status, stderr: text.trim().to_string() });
+        }
+    };
+    // Keep draining the plugin's output so it never blocks on a full pipe;
+    // its stderr lines are its logs.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    tokio::spawn(async move {
+        let mut err = BufReader::new(stderr).lines();
+        while let Ok(Some(l)) = err.next_line().await {
+            eprintln!("{l}");
+        }
+    });
+    let hs = handshake::parse(&line, &opts.versions).map_err(|reason| LaunchError::Handshake { path: name.clone(), reason })?;
+    if hs.network != "unix" {
+        return Err(LaunchError::Handshake { path: name, reason: format!("unsupported network {:?}", hs.network) });
+    }
+    let server_cert = hs.server_cert_der.clone().ok_or_else(|| LaunchError::Handshake { path: name.clone(), reason: "the plugin did not offer TLS".into() })?;
+    let channel = connect(&hs.addr, server_cert, &identity).await.map_err(|reason| LaunchError::Connect { path: name.clone(), reason })?;
+    Ok(PluginClient { child, channel, protocol: hs.version, path: path.to_path_buf() })
+}
+
+async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Result<Channel, String> {
+    let mut config = rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .dangerous()
+        .with_custom_certificate_verifier(Pinned::new(rustls::pki_types::CertificateDer::from(server_cert)))
+        .with_client_auth_cert(vec![identity.cert_der.clone()], identity.key())
+        .map_err(|e| e.to_string())?;
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    let addr = addr.to_string();
+    Endpoint::from_static("http://localhost")
+        .connect_with_connector(tower::service_fn(move |_| {
+            let (connector, addr) = (connector.clone(), addr.clone());
+            async move {
+                let stream = tokio::net::UnixStream::connect(&addr).await?;
+                let name = rustls::pki_types::ServerName::try_from("localhost").map_err(std::io::Error::other)?;
+                let tls = connector.connect(name, stream).await?;
+                Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(tls))
+            }
+        }))
+        .await
+        .map_err(|e| format!("{e}: {}", std::error::Error::source(&e).map(ToString::to_string).unwrap_or_default()))
+}
+
+impl PluginClient {
+    /// The tfplugin6 client.
+    pub fn provider(&self) -> ProviderClient<Channel> {
+        ProviderClient::new(self.channel.clone()).max_decoding_message_size(crate::MAX_MESSAGE_SIZE).max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
+    }
+
+    /// Asks the plugin to stop, waits up to two seconds, then kills it.
+    /// Returns whether it exited on its own.
+    pub async fn shutdown(mut self) -> bool {
+        let _ = GrpcControllerClient::new(self.channel.clone()).shutdown(terrane_tfplugin6::plugin::Empty {}).await;
+        match tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await {
+            Ok(_) => true,
+            Err(_) => {
+                let _ = self.child.kill().await;
+                false
+            }
+        }
+    }
+}
