@@ -38,6 +38,7 @@ pub use terrane_value::{Path, Type, Value};
 /// Terraform is done with it.
 pub fn serve<P: Provider>(namespace: &str, provider: P) -> ! {
     let address = format!("registry.terraform.io/{namespace}/{}", provider.type_name());
+    log::enable();
     terrane_plugin::serve_main(ProviderServer::new(provider), terrane_plugin::ServeOptions::new(address))
 }
 

@@ -43,8 +43,24 @@ pub fn line(level: Level, message: &str, fields: &[(&str, String)]) -> String {
     serde_json::Value::Object(m).to_string()
 }
 
-/// Writes a log line to stderr.
+static ENABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns stderr logging on: `serve()` does so, since Terraform reads a
+/// plugin's stderr as its log; in-process use (the engine, tests) stays
+/// quiet unless `TERRANE_PROVIDER_LOG=1`.
+pub fn enable() {
+    ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn enabled() -> bool {
+    ENABLED.load(std::sync::atomic::Ordering::Relaxed) || std::env::var("TERRANE_PROVIDER_LOG").is_ok_and(|v| v == "1")
+}
+
+/// Writes a log line to stderr (when enabled).
 pub fn log(level: Level, message: &str, fields: &[(&str, String)]) {
+    if !enabled() {
+        return;
+    }
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{}", line(level, message, fields));
 }

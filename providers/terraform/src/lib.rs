@@ -1,0 +1,74 @@
+//! `terraform_data`, the one resource of Terraform's built-in `terraform`
+//! provider, so configurations that use it run unchanged: `input` (any
+//! value) is echoed to `output`; a change of `input` updates in place (with
+//! `output` known at plan time when `input` is); any change of
+//! `triggers_replace` replaces the resource; `id` is a random UUID. The
+//! engine serves it in-process under `terraform.io/builtin/terraform`.
+
+use async_trait::async_trait;
+use std::sync::Arc;
+use terrane_sdk::{with_attr, Applied, Attr, Ctx, Diagnostics, PlanState, Provider, Resource, ResourceSchema, ResourceType, SimpleResource, Type, Value};
+
+pub struct TerraformProvider;
+
+impl Provider for TerraformProvider {
+    fn type_name(&self) -> &str {
+        "terraform"
+    }
+    fn version(&self) -> &str {
+        env!("CARGO_PKG_VERSION")
+    }
+    fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
+        vec![Arc::new(SimpleResource { name: "terraform_data", schema, resource: Data })]
+    }
+}
+
+pub fn schema() -> ResourceSchema {
+    ResourceSchema::new(0)
+        .attr("input", Attr::of(Type::Dynamic).optional())
+        .attr("output", Attr::of(Type::Dynamic).computed())
+        .attr("triggers_replace", Attr::of(Type::Dynamic).optional().requires_replace())
+        .attr("id", Attr::string().computed().use_state_for_unknown())
+}
+
+#[derive(Clone)]
+struct Data;
+
+fn input(v: &Value) -> Value {
+    v.get_attr("input").cloned().unwrap_or_else(|| Value::null(Type::Dynamic))
+}
+
+#[async_trait]
+impl Resource for Data {
+    async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+        let v = with_attr(planned, "id", Value::string(uuid::Uuid::new_v4().to_string()));
+        Ok(Applied::new(with_attr(&v, "output", input(planned))))
+    }
+
+    async fn read(&self, _ctx: &Ctx, state: &Value, private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+        Ok(Some(Applied { state: state.clone(), private: private.to_vec() }))
+    }
+
+    async fn update(&self, _ctx: &Ctx, _prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+        Ok(Applied::new(with_attr(planned, "output", input(planned))))
+    }
+
+    async fn delete(&self, _ctx: &Ctx, _prior: &Value) -> Result<(), Diagnostics> {
+        Ok(())
+    }
+
+    /// `output` follows `input` in the plan: known when `input` is.
+    async fn modify_plan(&self, _ctx: &Ctx, plan: &mut PlanState) -> Diagnostics {
+        let changed = plan.prior.is_null() || !input(&plan.prior).eq_ignoring_refinements(&input(&plan.planned));
+        if changed {
+            plan.planned = with_attr(&plan.planned, "output", input(&plan.planned));
+        }
+        Diagnostics::new()
+    }
+
+    async fn import(&self, _ctx: &Ctx, id: &str) -> Result<Value, Diagnostics> {
+        let block = schema().block_schema();
+        let v = with_attr(&block.empty_value(), "id", Value::string(id));
+        Ok(v)
+    }
+}
