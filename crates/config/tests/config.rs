@@ -1,0 +1,161 @@
+//! The configuration front end: what a module holds, the references each
+//! expression makes, and a table of malformed configurations, each giving a
+//! diagnostic at the right file:line:column.
+
+use terrane_config::{parse_str, Subject};
+
+const GOOD: &str = r#"
+terraform {
+  required_version = ">= 1.5"
+  required_providers {
+    random = { source = "terrane/random", version = "~> 0.1" }
+  }
+}
+
+provider "random" {}
+provider "random" {
+  alias = "second"
+}
+
+variable "names" {
+  type      = list(string)
+  default   = ["a", "b"]
+  sensitive = false
+}
+
+locals {
+  prefix = "app-${var.env}"
+  upper  = [for n in var.names : upper(n) if n != local.skip]
+}
+
+resource "random_pet" "p" {
+  for_each  = toset(var.names)
+  prefix    = "${local.prefix}-${each.key}"
+  lifecycle {
+    create_before_destroy = true
+    ignore_changes        = [length]
+  }
+}
+
+resource "terraform_data" "t" {
+  count = 2
+  input = [random_pet.p["a"].id, count.index, data.local_file.f.content, module.m.out, path.module]
+}
+
+data "local_file" "f" {
+  filename = "${path.module}/x.txt"
+}
+
+module "m" {
+  source = "./child"
+  in     = terraform_data.t[0].output
+}
+
+output "pets" {
+  value     = { for k, v in random_pet.p : k => v.id }
+  sensitive = true
+}
+"#;
+
+#[test]
+fn a_module_is_read_with_references() {
+    let (m, diags) = parse_str("main.tf", GOOD);
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(m.required_providers["random"].source.as_deref(), Some("terrane/random"));
+    assert_eq!(m.providers.len(), 2);
+    assert_eq!(m.providers[1].alias.as_deref(), Some("second"));
+    assert_eq!(m.resources.len(), 3);
+    let pet = &m.resources[0];
+    assert!(pet.for_each.is_some() && pet.lifecycle.create_before_destroy.is_some());
+    assert_eq!(pet.range.as_ref().map(|r| r.start.line), Some(25), "case resource_range_line");
+    let refs = |e: &terrane_config::Expr| e.refs.iter().map(|r| r.subject.clone()).collect::<Vec<_>>();
+    assert_eq!(refs(&pet.attributes["prefix"]), vec![Subject::Local("prefix".into()), Subject::EachKey], "case template_refs");
+    assert_eq!(
+        refs(&m.resources[1].attributes["input"]),
+        vec![
+            Subject::Resource { data: false, ty: "random_pet".into(), name: "p".into() },
+            Subject::CountIndex,
+            Subject::Resource { data: true, ty: "local_file".into(), name: "f".into() },
+            Subject::Module("m".into()),
+            Subject::Path("module".into()),
+        ],
+        "case reference_kinds"
+    );
+    assert_eq!(refs(&m.locals["upper"]), vec![Subject::Var("names".into()), Subject::Local("skip".into())], "case for_iterator_not_a_reference");
+    assert_eq!(refs(&m.outputs["pets"].value.clone().unwrap()), vec![Subject::Resource { data: false, ty: "random_pet".into(), name: "p".into() }]);
+    assert!(m.outputs["pets"].sensitive);
+    assert_eq!(m.module_calls["m"].source.as_deref(), Some("./child"));
+    assert!(m.variables["names"].ty.as_ref().is_some_and(|t| t.refs.is_empty()), "case type_constraint_has_no_refs");
+}
+
+#[track_caller]
+fn check(case: &str, src: &str, want: &str) {
+    let (_, diags) = parse_str("bad.tf", src);
+    let got: Vec<String> = diags.iter().map(|d| format!("{}:{}: {}", d.range.as_ref().map(|r| r.start.line).unwrap_or(0), d.range.as_ref().map(|r| r.start.col).unwrap_or(0), d.summary)).collect();
+    assert!(got.iter().any(|g| g == want), "case {case}: want {want:?}, got {got:?}");
+    assert!(diags.iter().all(|d| d.to_string().starts_with("bad.tf:")), "case {case}: diagnostics name the file");
+}
+
+#[test]
+fn malformed_configurations() {
+    check("unclosed_block", "resource \"a\" \"b\" {\n  x = 1\n", "2:9: Invalid syntax");
+    check("bad_token", "resource \"a\" \"b\" {\n  x = = 1\n}\n", "2:7: Invalid syntax");
+    check("missing_labels", "resource \"a\" {\n}\n", "1:1: Missing name for block");
+    check("too_many_labels", "variable \"a\" \"b\" {\n}\n", "1:1: Missing name for block");
+    check("invalid_name", "resource \"aws\" \"1bad\" {\n}\n", "1:16: Invalid name");
+    check("duplicate_resource", "resource \"a\" \"b\" {}\nresource \"a\" \"b\" {}\n", "2:1: Duplicate resource");
+    check("duplicate_variable", "variable \"v\" {}\n\nvariable \"v\" {}\n", "3:1: Duplicate variable declaration");
+    check("duplicate_output", "output \"o\" {\n  value = 1\n}\noutput \"o\" {\n  value = 2\n}\n", "4:1: Duplicate output definition");
+    check("duplicate_local", "locals {\n  a = 1\n}\nlocals {\n  a = 2\n}\n", "5:3: Duplicate local value definition");
+    check("duplicate_provider", "provider \"p\" {}\nprovider \"p\" {}\n", "2:1: Duplicate provider configuration");
+    check("duplicate_module", "module \"m\" {\n  source = \"./a\"\n}\nmodule \"m\" {\n  source = \"./b\"\n}\n", "4:1: Duplicate module call");
+    check("count_and_for_each", "resource \"a\" \"b\" {\n  count    = 1\n  for_each = {}\n}\n", "3:14: Invalid combination of \"count\" and \"for_each\"");
+    check("unknown_block", "resorce \"a\" \"b\" {}\n", "1:1: Unsupported block type");
+    check("top_level_attribute", "x = 1\n", "1:1: Unsupported argument");
+    check("output_without_value", "output \"o\" {\n}\n", "1:1: Missing required argument");
+    check("module_without_source", "module \"m\" {\n}\n", "1:1: Missing required argument");
+    check("bare_var", "output \"o\" {\n  value = var\n}\n", "2:11: Invalid reference");
+    check("bare_local", "output \"o\" {\n  value = local\n}\n", "2:11: Invalid reference");
+    check("resource_without_name", "output \"o\" {\n  value = aws_instance\n}\n", "2:11: Invalid reference");
+    check("data_without_name", "output \"o\" {\n  value = data.local_file\n}\n", "2:11: Invalid reference");
+    check("count_wrong_attr", "output \"o\" {\n  value = count.value\n}\n", "2:11: Invalid reference");
+    check("each_wrong_attr", "output \"o\" {\n  value = each.item\n}\n", "2:11: Invalid reference");
+    check("path_wrong_attr", "output \"o\" {\n  value = path.home\n}\n", "2:11: Invalid reference");
+    check("ref_in_template", "output \"o\" {\n  value = \"x-${var}\"\n}\n", "2:16: Invalid reference");
+    check("ref_in_function_arg", "output \"o\" {\n  value = upper(local)\n}\n", "2:17: Invalid reference");
+    check("lifecycle_unknown_arg", "resource \"a\" \"b\" {\n  lifecycle {\n    keep = true\n  }\n}\n", "3:5: Unsupported argument");
+    check("variable_unknown_arg", "variable \"v\" {\n  colour = \"red\"\n}\n", "2:3: Unsupported argument");
+    check("bad_required_providers", "terraform {\n  required_providers {\n    r = 5\n  }\n}\n", "3:9: Invalid required_providers object");
+    check("unterminated_string", "variable \"v\" {\n  default = \"abc\n}\n", "2:3: Invalid syntax");
+    check("unicode_columns_count_chars", "locals {\n  é = 1\n}\noutput \"ö\" {\n  value = var\n}\n", "5:11: Invalid reference");
+}
+
+#[test]
+fn loading_a_directory_reports_every_file() {
+    let dir = terrane_testkit::temp_dir();
+    std::fs::write(dir.path().join("a.tf"), "variable \"x\" {}\n").unwrap();
+    std::fs::write(dir.path().join("b.tf"), "variable \"x\" {}\nresource \"r\" {\n}\n").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not configuration").unwrap();
+    let (m, diags) = terrane_config::load_module(dir.path());
+    assert_eq!(m.files.len(), 2, "case only_tf_files");
+    assert_eq!(diags.len(), 2, "case all_errors_reported: {diags:?}");
+    assert!(diags[0].to_string().contains("b.tf:1:1: Error: Duplicate variable declaration"), "{}", diags[0]);
+}
+
+#[test]
+fn arbitrary_input_never_panics() {
+    let mut seed: u64 = 0x9e3779b97f4a7c15;
+    let alphabet = b"resource \"{}[]()=.,:?!*$%<>-\n\t0123456789abcxyz#/\\~";
+    for _ in 0..3000 {
+        let len = (seed % 80) as usize;
+        let text: String = (0..len)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                alphabet[(seed >> 33) as usize % alphabet.len()] as char
+            })
+            .collect();
+        let _ = parse_str("fuzz.tf", &text);
+        seed = seed.rotate_left(7) ^ len as u64;
+    }
+}
+
