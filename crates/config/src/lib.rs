@@ -5,15 +5,18 @@
 //! duplicate names, conflicting meta-arguments, malformed references).
 //!
 //! Syntax comes from `hcl-edit` (re-exported as [`hcl`]); expressions are
-//! kept unevaluated for the evaluator. No I/O beyond reading the files of
-//! [`load_module`]; not async; depends on no other terrane crate.
+//! kept unevaluated for the evaluator; variable type constraints are parsed
+//! into terrane-value types. No I/O beyond reading the files of
+//! [`load_module`]; not async; depends only on terrane-value.
 
 mod diag;
 mod refs;
+mod typeexpr;
 
 pub use diag::{Diagnostic, LineIndex, Pos, Severity, SourceRange};
 pub use hcl_edit as hcl;
 pub use refs::{references, Reference, Subject};
+pub use typeexpr::{parse_type, TypeConstraint};
 
 use hcl_edit::expr::Expression;
 use hcl_edit::structure::{Block, BlockLabel, Body};
@@ -61,6 +64,8 @@ pub struct Variable {
     pub name: String,
     pub range: Option<SourceRange>,
     pub ty: Option<Expr>,
+    /// The parsed type constraint (None when absent or invalid).
+    pub constraint: Option<TypeConstraint>,
     pub default: Option<Expr>,
     pub sensitive: bool,
     pub nullable: bool,
@@ -377,10 +382,16 @@ impl Cx<'_> {
     }
 
     fn variable(&mut self, name: &str, range: Option<SourceRange>, body: &Body) -> Variable {
-        let mut v = Variable { name: name.into(), range, ty: None, default: None, sensitive: false, nullable: true, description: None };
+        let mut v = Variable { name: name.into(), range, ty: None, constraint: None, default: None, sensitive: false, nullable: true, description: None };
         for a in body.attributes() {
             match a.key.as_str() {
-                "type" => v.ty = Some(self.expr_no_refs(&a.value)),
+                "type" => {
+                    match parse_type(&a.value, self.index) {
+                        Ok(tc) => v.constraint = Some(tc),
+                        Err(d) => self.diags.push(d),
+                    }
+                    v.ty = Some(self.expr_no_refs(&a.value));
+                }
                 "default" => v.default = Some(self.expr(&a.value)),
                 "sensitive" => v.sensitive = literal_bool(&a.value).unwrap_or(false),
                 "nullable" => v.nullable = literal_bool(&a.value).unwrap_or(true),

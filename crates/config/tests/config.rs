@@ -86,6 +86,7 @@ fn a_module_is_read_with_references() {
     assert!(m.outputs["pets"].sensitive);
     assert_eq!(m.module_calls["m"].source.as_deref(), Some("./child"));
     assert!(m.variables["names"].ty.as_ref().is_some_and(|t| t.refs.is_empty()), "case type_constraint_has_no_refs");
+    assert_eq!(m.variables["names"].constraint.as_ref().map(|c| c.ty.to_string()).as_deref(), Some("list(string)"), "case type_constraint_parsed");
 }
 
 #[track_caller]
@@ -127,6 +128,7 @@ fn malformed_configurations() {
     check("variable_unknown_arg", "variable \"v\" {\n  colour = \"red\"\n}\n", "2:3: Unsupported argument");
     check("bad_required_providers", "terraform {\n  required_providers {\n    r = 5\n  }\n}\n", "3:9: Invalid required_providers object");
     check("unterminated_string", "variable \"v\" {\n  default = \"abc\n}\n", "2:3: Invalid syntax");
+    check("bad_type_constraint", "variable \"v\" {\n  type = lst(string)\n}\n", "2:10: Invalid type specification");
     check("unicode_columns_count_chars", "locals {\n  é = 1\n}\noutput \"ö\" {\n  value = var\n}\n", "5:11: Invalid reference");
 }
 
