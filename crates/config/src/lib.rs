@@ -442,3 +442,55 @@ impl Cx<'_> {
         }
     }
 }
+
+/// A module and the modules it calls, loaded from local sources.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub module: Module,
+    /// Directory of this module.
+    pub dir: std::path::PathBuf,
+    /// Child modules by call name.
+    pub children: BTreeMap<String, Config>,
+}
+
+/// Loads the root module in `dir` and, recursively, every module it calls
+/// with a local `source` (`./` or `../`). Remote sources and calls that
+/// would recurse into a module already being loaded are diagnosed.
+pub fn load_config(dir: &Path) -> (Config, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut stack = Vec::new();
+    let config = load_tree(dir, &mut stack, &mut diags);
+    (config, diags)
+}
+
+fn load_tree(dir: &Path, stack: &mut Vec<std::path::PathBuf>, diags: &mut Vec<Diagnostic>) -> Config {
+    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let (module, d) = load_module(dir);
+    diags.extend(d);
+    stack.push(canonical);
+    let mut children = BTreeMap::new();
+    for (name, call) in &module.module_calls {
+        let Some(source) = &call.source else { continue };
+        if !(source.starts_with("./") || source.starts_with("../")) {
+            diags.push(Diagnostic::error(
+                "Unsupported module source",
+                format!("Module {name:?} has source {source:?}; only local paths (starting with ./ or ../) are supported."),
+                call.range.clone(),
+            ));
+            continue;
+        }
+        let child_dir = dir.join(source);
+        let child_canonical = child_dir.canonicalize().unwrap_or_else(|_| child_dir.clone());
+        if !child_dir.is_dir() {
+            diags.push(Diagnostic::error("Module not found", format!("Module {name:?}: the directory {} does not exist.", child_dir.display()), call.range.clone()));
+            continue;
+        }
+        if stack.contains(&child_canonical) {
+            diags.push(Diagnostic::error("Module recursion", format!("Module {name:?} calls {source:?}, which is already being loaded: modules cannot call themselves."), call.range.clone()));
+            continue;
+        }
+        children.insert(name.clone(), load_tree(&child_dir, stack, diags));
+    }
+    stack.pop();
+    Config { module, dir: dir.to_path_buf(), children }
+}

@@ -161,3 +161,22 @@ fn arbitrary_input_never_panics() {
     }
 }
 
+
+#[test]
+fn module_trees_load_local_sources() {
+    let dir = terrane_testkit::temp_dir();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("modules/net")).unwrap();
+    std::fs::create_dir_all(d.join("modules/loop")).unwrap();
+    std::fs::write(d.join("main.tf"), "module \"net\" {\n  source = \"./modules/net\"\n  cidr   = \"10.0.0.0/16\"\n}\nmodule \"far\" {\n  source = \"hashicorp/consul/aws\"\n}\nmodule \"gone\" {\n  source = \"./missing\"\n}\nmodule \"loop\" {\n  source = \"./modules/loop\"\n}\n").unwrap();
+    std::fs::write(d.join("modules/net/main.tf"), "variable \"cidr\" {\n  type = string\n}\noutput \"id\" {\n  value = var.cidr\n}\n").unwrap();
+    std::fs::write(d.join("modules/loop/main.tf"), "module \"again\" {\n  source = \"../loop\"\n}\n").unwrap();
+    let (config, diags) = terrane_config::load_config(d);
+    assert_eq!(config.children["net"].module.outputs.len(), 1, "case child_loaded");
+    assert!(config.children["net"].module.variables.contains_key("cidr"));
+    let text: Vec<String> = diags.iter().map(ToString::to_string).collect();
+    assert!(text.iter().any(|t| t.contains("main.tf:5:1: Error: Unsupported module source")), "case remote_source: {text:?}");
+    assert!(text.iter().any(|t| t.contains("main.tf:8:1: Error: Module not found")), "case missing_dir: {text:?}");
+    assert!(text.iter().any(|t| t.contains("Module recursion")), "case recursion: {text:?}");
+    assert_eq!(diags.len(), 3, "{text:?}");
+}
