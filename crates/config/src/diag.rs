@@ -64,6 +64,7 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Maps byte offsets of one file to line/column positions.
+#[derive(PartialEq, Eq)]
 pub struct LineIndex {
     file: Arc<str>,
     starts: Vec<usize>,
@@ -98,5 +99,11 @@ impl LineIndex {
 
     pub fn file(&self) -> &Arc<str> {
         &self.file
+    }
+}
+
+impl fmt::Debug for LineIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LineIndex({})", self.file)
     }
 }

@@ -23,6 +23,7 @@ use hcl_edit::structure::{Block, BlockLabel, Body};
 use hcl_edit::Span;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// An unevaluated expression with its range and references.
 #[derive(Clone, Debug)]
@@ -30,6 +31,9 @@ pub struct Expr {
     pub expr: Expression,
     pub range: Option<SourceRange>,
     pub refs: Vec<Reference>,
+    /// The line index of the file the expression is in, so evaluation
+    /// diagnostics can point at sub-expressions.
+    pub index: Arc<LineIndex>,
 }
 
 /// `lifecycle { ... }` of a resource.
@@ -153,7 +157,7 @@ pub fn parse_str(name: &str, text: &str) -> (Module, Vec<Diagnostic>) {
 }
 
 fn parse_into(module: &mut Module, name: &str, text: &str, diags: &mut Vec<Diagnostic>) {
-    let index = LineIndex::new(name, text);
+    let index = Arc::new(LineIndex::new(name, text));
     module.files.push(name.to_string());
     let body = match hcl_edit::parser::parse_body(text) {
         Ok(b) => b,
@@ -173,7 +177,7 @@ fn parse_into(module: &mut Module, name: &str, text: &str, diags: &mut Vec<Diagn
 }
 
 struct Cx<'a> {
-    index: &'a LineIndex,
+    index: &'a Arc<LineIndex>,
     diags: &'a mut Vec<Diagnostic>,
 }
 
@@ -213,7 +217,7 @@ impl Cx<'_> {
     fn expr(&mut self, e: &Expression) -> Expr {
         let (refs, d) = references(e, self.index);
         self.diags.extend(d);
-        Expr { expr: e.clone(), range: self.index.range(e.span()), refs }
+        Expr { expr: e.clone(), range: self.index.range(e.span()), refs, index: self.index.clone() }
     }
 
     fn labels<'b>(&mut self, b: &'b Block, want: usize, what: &str) -> Option<Vec<&'b str>> {
@@ -405,7 +409,7 @@ impl Cx<'_> {
 
     /// Type constraints are keywords, not references.
     fn expr_no_refs(&mut self, e: &Expression) -> Expr {
-        Expr { expr: e.clone(), range: self.index.range(e.span()), refs: Vec::new() }
+        Expr { expr: e.clone(), range: self.index.range(e.span()), refs: Vec::new(), index: self.index.clone() }
     }
 
     fn terraform(&mut self, module: &mut Module, body: &Body) {

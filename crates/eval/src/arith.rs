@@ -1,0 +1,255 @@
+//! Number arithmetic with Terraform's results.
+//!
+//! terrane keeps numbers as exact decimals. Addition, subtraction and
+//! multiplication are exact, as Terraform's are for every number a user
+//! writes. Terraform divides 512-bit binary floats and prints the shortest
+//! decimal that identifies the rounded quotient (`1/3` is
+//! `0.333…335`, 155 digits), so [`div`] rounds the exact quotient to 512
+//! binary bits and picks that same shortest decimal.
+
+use bigdecimal::BigDecimal;
+use num_bigint::{BigInt, Sign};
+use num_traits::{One, Signed, Zero};
+use terrane_value::Number;
+
+/// Mantissa bits of Terraform's numbers.
+const PRECISION: u64 = 512;
+
+/// An arithmetic failure, worded as cty words it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArithError(pub &'static str);
+
+fn nan() -> ArithError {
+    ArithError("can't compute a result that is not a number")
+}
+
+pub fn add(a: &Number, b: &Number) -> Result<Number, ArithError> {
+    use Number::*;
+    Ok(match (a, b) {
+        (Finite(x), Finite(y)) => Finite(x + y),
+        (PosInfinity, NegInfinity) | (NegInfinity, PosInfinity) => return Err(nan()),
+        (PosInfinity, _) | (_, PosInfinity) => PosInfinity,
+        (NegInfinity, _) | (_, NegInfinity) => NegInfinity,
+    })
+}
+
+pub fn neg(a: &Number) -> Number {
+    match a {
+        Number::Finite(x) => Number::Finite(-x),
+        Number::PosInfinity => Number::NegInfinity,
+        Number::NegInfinity => Number::PosInfinity,
+    }
+}
+
+pub fn sub(a: &Number, b: &Number) -> Result<Number, ArithError> {
+    add(a, &neg(b))
+}
+
+fn sign(a: &Number) -> i8 {
+    match a {
+        Number::Finite(x) => match x.sign() {
+            Sign::Minus => -1,
+            Sign::NoSign => 0,
+            Sign::Plus => 1,
+        },
+        Number::PosInfinity => 1,
+        Number::NegInfinity => -1,
+    }
+}
+
+fn infinity(sign: i8) -> Number {
+    if sign < 0 {
+        Number::NegInfinity
+    } else {
+        Number::PosInfinity
+    }
+}
+
+pub fn mul(a: &Number, b: &Number) -> Result<Number, ArithError> {
+    match (a, b) {
+        (Number::Finite(x), Number::Finite(y)) => Ok(Number::Finite(x * y)),
+        _ => {
+            let s = sign(a) * sign(b);
+            if s == 0 {
+                return Err(nan());
+            }
+            Ok(infinity(s))
+        }
+    }
+}
+
+pub fn div(a: &Number, b: &Number) -> Result<Number, ArithError> {
+    match (a, b) {
+        (Number::Finite(x), Number::Finite(y)) => {
+            if y.is_zero() {
+                if x.is_zero() {
+                    return Err(ArithError("can't divide zero by zero"));
+                }
+                return Ok(infinity(sign(a)));
+            }
+            Ok(Number::Finite(quotient(x, y)))
+        }
+        (Number::Finite(_), _) => Ok(Number::zero()),
+        (_, Number::Finite(_)) => Ok(infinity(sign(a) * if sign(b) < 0 { -1 } else { 1 })),
+        _ => Err(ArithError("can't divide infinity by infinity")),
+    }
+}
+
+/// Remainder with the sign of the dividend (`-7 % 3` is `-1`).
+pub fn rem(a: &Number, b: &Number) -> Result<Number, ArithError> {
+    match (a, b) {
+        (Number::Finite(x), Number::Finite(y)) => {
+            if y.is_zero() {
+                return Err(ArithError("can't use modulo by zero"));
+            }
+            let (xm, xs) = x.as_bigint_and_exponent();
+            let (ym, ys) = y.as_bigint_and_exponent();
+            let scale = xs.max(ys);
+            let xi = xm * pow10((scale - xs) as u64);
+            let yi = ym * pow10((scale - ys) as u64);
+            Ok(Number::Finite(BigDecimal::new(xi % yi, scale).normalized()))
+        }
+        (Number::Finite(_), _) => Ok(a.clone()),
+        _ => Err(ArithError("can't use modulo with an infinite dividend")),
+    }
+}
+
+fn pow10(n: u64) -> BigInt {
+    num_traits::pow(BigInt::from(10u8), n as usize)
+}
+
+fn pow5(n: u64) -> BigInt {
+    num_traits::pow(BigInt::from(5u8), n as usize)
+}
+
+/// `x / y` rounded to a 512-bit binary mantissa (nearest, ties to even),
+/// written as the shortest decimal that rounds back to it.
+fn quotient(x: &BigDecimal, y: &BigDecimal) -> BigDecimal {
+    let negative = x.is_negative() != y.is_negative();
+    let (xm, xs) = x.as_bigint_and_exponent();
+    let (ym, ys) = y.as_bigint_and_exponent();
+    // |x/y| = n / d with integers n, d.
+    let (mut n, mut d) = (xm.abs(), ym.abs());
+    let k = xs - ys; // x/y = (xm/ym) * 10^-k
+    if k > 0 {
+        d *= pow10(k as u64);
+    } else {
+        n *= pow10((-k) as u64);
+    }
+    let exact = n.clone() % &d;
+    if exact.is_zero() {
+        let q = BigDecimal::from(n / d);
+        return if negative { -q } else { q };
+    }
+    // Find e with 2^511 <= n*2^e/d < 2^512.
+    let mut e = PRECISION as i64 - (n.bits() as i64 - d.bits() as i64);
+    let (m, r, den) = loop {
+        let (num, den) = if e >= 0 { (&n << e as u64, d.clone()) } else { (n.clone(), &d << (-e) as u64) };
+        let m = &num / &den;
+        let bits = m.bits();
+        if bits > PRECISION {
+            e -= 1;
+        } else if bits < PRECISION {
+            e += 1;
+        } else {
+            let r = num - &m * &den;
+            break (m, r, den);
+        }
+    };
+    let twice = &r << 1u8;
+    let m = if twice > den || (twice == den && m.bit(0)) { m + 1u8 } else { m };
+    let out = shortest(&m, e);
+    if negative {
+        -out
+    } else {
+        out
+    }
+}
+
+/// The shortest decimal inside the rounding interval of `m * 2^-e`
+/// (inclusive when `m` is even), choosing the nearer candidate where both
+/// the rounded-down and rounded-up digits qualify.
+fn shortest(m: &BigInt, e: i64) -> BigDecimal {
+    // Express value, lower and upper bounds as integers at one decimal scale.
+    let two_m = m << 1u8;
+    let (x, lo, hi, scale) = if e >= 0 {
+        let t = (e + 1) as u64;
+        let f = pow5(t);
+        (&two_m * &f, (&two_m - 1u8) * &f, (&two_m + 1u8) * &f, t as i64)
+    } else {
+        let f = BigInt::one() << ((-e - 1) as u64);
+        (&two_m * &f, (&two_m - 1u8) * &f, (&two_m + 1u8) * &f, 0)
+    };
+    let inclusive = !m.bit(0);
+    let digits = x.to_string().len() as u64;
+    for i in 1..=digits {
+        let unit = pow10(digits - i);
+        let down = (&x / &unit) * &unit;
+        let up = &down + &unit;
+        let ok_down = down > lo || (inclusive && down == lo);
+        let ok_up = up < hi || (inclusive && up == hi);
+        let pick = match (ok_down, ok_up) {
+            (true, true) => {
+                let below = &x - &down;
+                let above = &up - &x;
+                if below < above || (below == above && ((&down / &unit) % 2u8).is_zero()) {
+                    down
+                } else {
+                    up
+                }
+            }
+            (true, false) => down,
+            (false, true) => up,
+            (false, false) => continue,
+        };
+        return BigDecimal::new(pick, scale).normalized();
+    }
+    BigDecimal::new(x, scale).normalized()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(s: &str) -> Number {
+        Number::parse(s).unwrap()
+    }
+
+    fn check(name: &str, got: Result<Number, ArithError>, want: Result<&str, &str>) {
+        let got = got.map(|n| n.to_string()).map_err(|e| e.0.to_string());
+        let want = want.map(str::to_string).map_err(str::to_string);
+        assert_eq!(got, want, "case {name}");
+    }
+
+    const THIRD: &str = "0.33333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333335";
+    const TWO_SEVENTHS: &str = "0.2857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857142857";
+
+    #[test]
+    fn division_matches_terraform() {
+        let cases: &[(&str, &str, &str, Result<&str, &str>)] = &[
+            ("one_third", "1", "3", Ok(THIRD)),
+            ("two_sevenths", "2", "7", Ok(TWO_SEVENTHS)),
+            ("exact_quarter", "1", "4", Ok("0.25")),
+            ("exact_integer", "10", "5", Ok("2")),
+            ("negative", "-1", "4", Ok("-0.25")),
+            ("decimal_operands", "0.5", "0.25", Ok("2")),
+            ("by_zero", "5", "0", Ok("Infinity")),
+            ("zero_by_zero", "0", "0", Err("can't divide zero by zero")),
+        ];
+        for (name, a, b, want) in cases {
+            check(name, div(&num(a), &num(b)), *want);
+        }
+    }
+
+    #[test]
+    fn other_operations() {
+        check("add_exact", add(&num("0.1"), &num("0.2")), Ok("0.3"));
+        check("sub", sub(&num("1"), &num("2.5")), Ok("-1.5"));
+        check("mul", mul(&num("1.5"), &num("4")), Ok("6"));
+        check("rem_sign_of_dividend", rem(&num("-7"), &num("3")), Ok("-1"));
+        check("rem_fraction", rem(&num("10"), &num("3.5")), Ok("3"));
+        check("rem_zero", rem(&num("1"), &num("0")), Err("can't use modulo by zero"));
+        check("inf_minus_inf", sub(&Number::PosInfinity, &Number::PosInfinity), Err("can't compute a result that is not a number"));
+        check("inf_times_neg", mul(&Number::PosInfinity, &num("-2")), Ok("-Infinity"));
+    }
+}

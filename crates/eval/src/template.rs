@@ -1,0 +1,186 @@
+//! String templates and heredocs: literals, interpolations, `%{if}` and
+//! `%{for}` directives and `~` whitespace stripping. An unknown
+//! interpolation makes the result an unknown string that keeps the known
+//! text before it as a prefix refinement; a sensitive one marks the result.
+
+use crate::expr::{mark, Evaluator};
+use hcl_edit::template::{Directive, Element, Template};
+use hcl_edit::Span;
+use terrane_value::convert::convert;
+use terrane_value::{Kind, Refinements, Type, Value};
+
+#[derive(Default)]
+struct Acc {
+    buf: String,
+    unknown: bool,
+    sensitive: bool,
+}
+
+impl Acc {
+    fn push(&mut self, s: &str) {
+        if !self.unknown {
+            self.buf.push_str(s);
+        }
+    }
+}
+
+impl Evaluator<'_> {
+    /// A quoted string with interpolations. `"${x}"` alone yields `x` as is
+    /// (any type), as HCL's template unwrapping does.
+    pub(crate) fn string_template(&mut self, t: &Template) -> Value {
+        if let [Element::Interpolation(i)] = t.iter().collect::<Vec<_>>().as_slice() {
+            return self.eval(&i.expr);
+        }
+        self.template(t)
+    }
+
+    /// Renders a template to a string value.
+    pub fn template(&mut self, t: &Template) -> Value {
+        let mut acc = Acc::default();
+        self.render(t, false, false, &mut acc);
+        let out = if acc.unknown {
+            Value::unknown_refined(Type::String, Refinements::not_null().with_prefix(&acc.buf))
+        } else {
+            Value::string(acc.buf)
+        };
+        mark(out, acc.sensitive)
+    }
+
+    fn render(&mut self, t: &Template, trim_first: bool, trim_last: bool, acc: &mut Acc) {
+        let elems: Vec<&Element> = t.iter().collect();
+        for (i, el) in elems.iter().enumerate() {
+            match el {
+                Element::Literal(lit) => {
+                    let mut s: &str = lit.value();
+                    let strip_before = if i == 0 { trim_first } else { strips_after(elems[i - 1]) };
+                    let strip_after = if i + 1 == elems.len() { trim_last } else { strips_before(elems[i + 1]) };
+                    if strip_before {
+                        s = s.trim_start();
+                    }
+                    if strip_after {
+                        s = s.trim_end();
+                    }
+                    acc.push(s);
+                }
+                Element::Interpolation(interp) => {
+                    let v = self.eval(&interp.expr);
+                    self.interpolate(v, interp.expr.span(), acc);
+                }
+                Element::Directive(dir) => match &**dir {
+                Directive::If(d) => {
+                    let c = self.eval(&d.if_expr.cond_expr);
+                    acc.sensitive |= c.has_sensitive();
+                    let c = c.unmark_deep();
+                    if c.is_null() {
+                        self.error(d.if_expr.cond_expr.span(), "Invalid template directive", "The condition value is null. Conditions must either be true or false.");
+                        acc.unknown = true;
+                        continue;
+                    }
+                    let Ok(c) = convert(&c, &Type::Bool) else {
+                        self.error(d.if_expr.cond_expr.span(), "Invalid template directive", "The condition expression must be of type bool.");
+                        acc.unknown = true;
+                        continue;
+                    };
+                    let end_strip = d.endif_expr.strip.strip_start();
+                    match c.as_bool() {
+                        Some(true) => {
+                            let last = d.else_expr.as_ref().map(|e| e.strip.strip_start()).unwrap_or(end_strip);
+                            self.render(&d.if_expr.template, d.if_expr.strip.strip_end(), last, acc);
+                        }
+                        Some(false) => {
+                            if let Some(e) = &d.else_expr {
+                                self.render(&e.template, e.strip.strip_end(), end_strip, acc);
+                            }
+                        }
+                        None => acc.unknown = true,
+                    }
+                }
+                Directive::For(d) => {
+                    let f = &d.for_expr;
+                    let coll = self.eval(&f.collection_expr);
+                    acc.sensitive |= coll.is_sensitive();
+                    if coll.is_null() {
+                        self.error(f.collection_expr.span(), "Invalid template for directive", "Cannot iterate over a null value.");
+                        acc.unknown = true;
+                        continue;
+                    }
+                    if !coll.is_known() {
+                        acc.unknown = true;
+                        continue;
+                    }
+                    let Some(items) = crate::forexpr::iteration_items(&coll) else {
+                        self.error(
+                            f.collection_expr.span(),
+                            "Invalid template for directive",
+                            format!("A value of type {} cannot be used as the collection in a 'for' directive.", coll.ty().friendly_name()),
+                        );
+                        acc.unknown = true;
+                        continue;
+                    };
+                    let depth = self.locals.len();
+                    for (k, v) in items {
+                        if let Some(kv) = &f.key_var {
+                            self.locals.push((kv.as_str().to_string(), k));
+                        }
+                        self.locals.push((f.value_var.as_str().to_string(), v));
+                        self.render(&f.template, f.strip.strip_end(), d.endfor_expr.strip.strip_start(), acc);
+                        self.locals.truncate(depth);
+                    }
+                }
+                },
+            }
+        }
+    }
+
+    fn interpolate(&mut self, v: Value, span: Option<std::ops::Range<usize>>, acc: &mut Acc) {
+        acc.sensitive |= v.has_sensitive();
+        if v.is_null() {
+            self.error(span, "Invalid template interpolation value", "The expression result is null. Cannot include a null value in a string template.");
+            acc.unknown = true;
+            return;
+        }
+        match convert(&v.unmark_deep(), &Type::String) {
+            Ok(s) => match s.kind() {
+                Kind::String(s) => acc.push(s),
+                _ => {
+                    if let Some(p) = s.refinements().and_then(|r| r.string_prefix.as_deref()) {
+                        acc.push(p);
+                    }
+                    acc.unknown = true;
+                }
+            },
+            Err(_) => {
+                self.error(
+                    span,
+                    "Invalid template interpolation value",
+                    "Cannot include the given value in a string template: string required.",
+                );
+                acc.unknown = true;
+            }
+        }
+    }
+}
+
+/// Whether element `e` strips the whitespace of the literal before it.
+fn strips_before(e: &Element) -> bool {
+    match e {
+        Element::Literal(_) => false,
+        Element::Interpolation(i) => i.strip.strip_start(),
+        Element::Directive(d) => match &**d {
+            Directive::If(d) => d.if_expr.strip.strip_start(),
+            Directive::For(d) => d.for_expr.strip.strip_start(),
+        },
+    }
+}
+
+/// Whether element `e` strips the whitespace of the literal after it.
+fn strips_after(e: &Element) -> bool {
+    match e {
+        Element::Literal(_) => false,
+        Element::Interpolation(i) => i.strip.strip_end(),
+        Element::Directive(d) => match &**d {
+            Directive::If(d) => d.endif_expr.strip.strip_end(),
+            Directive::For(d) => d.endfor_expr.strip.strip_end(),
+        },
+    }
+}
