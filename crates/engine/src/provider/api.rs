@@ -1,0 +1,381 @@
+//! The one trait the walks talk to ([`Provider`]) and the terrane-value
+//! types its lifecycle operations take and return. Nothing here knows about
+//! protobuf, processes or sockets: an in-process built-in and a plugin
+//! binary look exactly the same from this side.
+//!
+//! Conventions shared by every operation:
+//! * `Ok(response)` means the provider answered; its `diagnostics` may still
+//!   hold errors (a user-facing failure the walk reports at the resource).
+//! * `Err(ProviderError)` means the machinery failed: the plugin crashed or
+//!   hung up, it answered with bytes that do not decode against its own
+//!   schema, or the caller named a type the schema does not have. The error
+//!   names the provider and the operation.
+//! * Values are objects of the schema's implied type; "absent" is a null of
+//!   that type (never a missing field), as on the wire.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+use terrane_schema::Schema;
+use terrane_value::{Path, Type, Value};
+
+/// The lifecycle operations of one provider instance (one provider
+/// configuration, i.e. one alias). Implementations are cheap to share
+/// (`Arc<dyn Provider>`) and take `&self`, so a parallel walk can have many
+/// calls in flight on one instance at once, as Terraform does.
+#[async_trait::async_trait]
+pub trait Provider: Send + Sync {
+    /// The provider's source address, for messages
+    /// (`registry.terraform.io/hashicorp/random`).
+    fn address(&self) -> &str;
+
+    /// The provider's schemas and capabilities (cached: the host fetches
+    /// them once per provider per run).
+    async fn get_schema(&self) -> Result<Arc<ProviderSchema>, ProviderError>;
+
+    async fn validate_provider_config(&self, config: &Value) -> Result<Diagnostics, ProviderError>;
+    async fn validate_resource_config(&self, type_name: &str, config: &Value) -> Result<Diagnostics, ProviderError>;
+    async fn validate_data_resource_config(&self, type_name: &str, config: &Value) -> Result<Diagnostics, ProviderError>;
+
+    /// Configures the instance; `config` may hold unknowns during plan.
+    async fn configure_provider(&self, terraform_version: &str, config: &Value) -> Result<Diagnostics, ProviderError>;
+
+    /// Upgrades stored state JSON (written under `version`) to the current
+    /// schema.
+    async fn upgrade_resource_state(&self, req: UpgradeRequest<'_>) -> Result<UpgradeResponse, ProviderError>;
+    async fn read_resource(&self, req: ReadRequest<'_>) -> Result<ReadResponse, ProviderError>;
+    async fn plan_resource_change(&self, req: PlanRequest<'_>) -> Result<PlanResponse, ProviderError>;
+    async fn apply_resource_change(&self, req: ApplyRequest<'_>) -> Result<ApplyResponse, ProviderError>;
+    async fn import_resource_state(&self, type_name: &str, id: &str) -> Result<ImportResponse, ProviderError>;
+    async fn read_data_source(&self, req: ReadDataRequest<'_>) -> Result<ReadDataResponse, ProviderError>;
+    /// Calls a provider-defined function; `Ok(Err(_))` is the function's
+    /// own error (an argument it refused).
+    async fn call_function(&self, name: &str, args: &[Value]) -> Result<Result<Value, FunctionError>, ProviderError>;
+
+    /// Asks the provider to cancel its in-flight operations (interrupt).
+    /// Returns the provider's error text, if it reported one.
+    async fn stop(&self) -> Result<Option<String>, ProviderError>;
+
+    /// Ends the instance at the end of a run: a plugin process is shut down
+    /// (gracefully, then killed); in-process instances just drop their
+    /// state. Calls after `close` fail with [`ProviderError::Closed`].
+    async fn close(&self);
+}
+
+/// Diagnostic severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A diagnostic from a provider. `attribute` points into the configuration
+/// object it concerns (the walk attaches it to a source range).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub summary: String,
+    pub detail: String,
+    pub attribute: Option<Path>,
+}
+
+/// A list of diagnostics; errors decide failure.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub fn new() -> Diagnostics {
+        Diagnostics(Vec::new())
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.0.iter()
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.0.push(d);
+    }
+
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.0.extend(other.0);
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            let sev = match d.severity {
+                Severity::Error => "Error",
+                Severity::Warning => "Warning",
+            };
+            write!(f, "{sev}: {}", d.summary)?;
+            if let Some(p) = &d.attribute {
+                write!(f, " (at {p})")?;
+            }
+            if !d.detail.is_empty() {
+                write!(f, ": {}", d.detail)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the provider can do beyond the basics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServerCapabilities {
+    /// PlanResourceChange is called for destroys too; without it the walk
+    /// plans a destroy itself (null planned state, prior private kept).
+    pub plan_destroy: bool,
+    /// A new instance may skip GetProviderSchema (the host then does not
+    /// call it again for every alias).
+    pub get_provider_schema_optional: bool,
+    pub move_resource_state: bool,
+}
+
+/// A function parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionParam {
+    pub name: String,
+    pub ty: Type,
+    pub allow_null: bool,
+    /// When false the caller must not call with unknown arguments; the
+    /// result is then an unknown of the return type.
+    pub allow_unknown: bool,
+    pub description: String,
+}
+
+/// A provider-defined function's signature.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionSignature {
+    pub params: Vec<FunctionParam>,
+    /// Extra arguments, sent as a list.
+    pub variadic: Option<FunctionParam>,
+    pub return_type: Type,
+    pub summary: String,
+    pub description: String,
+    pub deprecation_message: String,
+}
+
+/// Everything GetProviderSchema told us, as terrane-schema values.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProviderSchema {
+    pub provider: Schema,
+    pub provider_meta: Option<Schema>,
+    pub resources: BTreeMap<String, Schema>,
+    pub data_sources: BTreeMap<String, Schema>,
+    pub functions: BTreeMap<String, FunctionSignature>,
+    pub capabilities: ServerCapabilities,
+    /// Diagnostics the provider reported with its schema (errors mean the
+    /// provider is unusable).
+    pub diagnostics: Diagnostics,
+}
+
+impl ProviderSchema {
+    pub fn resource(&self, type_name: &str) -> Option<&Schema> {
+        self.resources.get(type_name)
+    }
+
+    pub fn data_source(&self, type_name: &str) -> Option<&Schema> {
+        self.data_sources.get(type_name)
+    }
+
+    /// The implied type of the provider_meta schema (an empty object when
+    /// the provider has none).
+    pub fn provider_meta_type(&self) -> Type {
+        self.provider_meta.as_ref().map(|s| s.block.implied_type()).unwrap_or_else(|| terrane_schema::Block::new().implied_type())
+    }
+}
+
+/// Why the provider deferred an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeferredReason {
+    Unknown,
+    ResourceConfigUnknown,
+    ProviderConfigUnknown,
+    AbsentPrereq,
+}
+
+/// UpgradeResourceState input: the stored JSON as written to state.
+#[derive(Clone, Debug)]
+pub struct UpgradeRequest<'a> {
+    pub type_name: &'a str,
+    /// The `schema_version` recorded with the state.
+    pub version: i64,
+    /// The stored `attributes` JSON, verbatim.
+    pub raw_state_json: &'a [u8],
+}
+
+#[derive(Clone, Debug)]
+pub struct UpgradeResponse {
+    /// Of the resource's implied type (null when the provider failed).
+    pub upgraded_state: Value,
+    pub diagnostics: Diagnostics,
+}
+
+/// ReadResource input.
+#[derive(Clone, Debug)]
+pub struct ReadRequest<'a> {
+    pub type_name: &'a str,
+    pub prior_state: &'a Value,
+    pub private: &'a [u8],
+    /// The module's provider_meta, or `None`.
+    pub provider_meta: Option<&'a Value>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReadResponse {
+    /// Null when the remote object is gone.
+    pub new_state: Value,
+    pub private: Vec<u8>,
+    pub deferred: Option<DeferredReason>,
+    pub diagnostics: Diagnostics,
+}
+
+/// PlanResourceChange input. For a destroy, `proposed_new_state` and
+/// `config` are nulls.
+#[derive(Clone, Debug)]
+pub struct PlanRequest<'a> {
+    pub type_name: &'a str,
+    pub prior_state: &'a Value,
+    pub proposed_new_state: &'a Value,
+    pub config: &'a Value,
+    pub prior_private: &'a [u8],
+    pub provider_meta: Option<&'a Value>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PlanResponse {
+    pub planned_state: Value,
+    /// Paths whose change forces replacement (unfiltered: the walk keeps
+    /// only those whose value actually changed).
+    pub requires_replace: Vec<Path>,
+    pub planned_private: Vec<u8>,
+    /// Set only by the legacy SDK: contract violations become warnings.
+    pub legacy_type_system: bool,
+    pub deferred: Option<DeferredReason>,
+    pub diagnostics: Diagnostics,
+}
+
+/// ApplyResourceChange input. For a destroy, `planned_state` and `config`
+/// are nulls.
+#[derive(Clone, Debug)]
+pub struct ApplyRequest<'a> {
+    pub type_name: &'a str,
+    pub prior_state: &'a Value,
+    pub planned_state: &'a Value,
+    pub config: &'a Value,
+    pub planned_private: &'a [u8],
+    pub provider_meta: Option<&'a Value>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ApplyResponse {
+    pub new_state: Value,
+    pub private: Vec<u8>,
+    pub legacy_type_system: bool,
+    pub diagnostics: Diagnostics,
+}
+
+/// One object ImportResourceState returned.
+#[derive(Clone, Debug)]
+pub struct ImportedResource {
+    pub type_name: String,
+    pub state: Value,
+    pub private: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ImportResponse {
+    pub imported: Vec<ImportedResource>,
+    pub deferred: Option<DeferredReason>,
+    pub diagnostics: Diagnostics,
+}
+
+/// ReadDataSource input.
+#[derive(Clone, Debug)]
+pub struct ReadDataRequest<'a> {
+    pub type_name: &'a str,
+    pub config: &'a Value,
+    pub provider_meta: Option<&'a Value>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReadDataResponse {
+    pub state: Value,
+    pub deferred: Option<DeferredReason>,
+    pub diagnostics: Diagnostics,
+}
+
+/// A provider-defined function refused its arguments.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{text}")]
+pub struct FunctionError {
+    pub text: String,
+    /// The index of the argument at fault, if one is.
+    pub argument: Option<i64>,
+}
+
+/// Which schema a type name was looked up in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchemaKind {
+    Resource,
+    DataSource,
+    Function,
+}
+
+impl fmt::Display for SchemaKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SchemaKind::Resource => "resource type",
+            SchemaKind::DataSource => "data source",
+            SchemaKind::Function => "function",
+        })
+    }
+}
+
+/// A machine failure talking to a provider: never a user mistake, always
+/// naming the provider and the protocol operation.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    #[error("The plugin for {provider} crashed during {operation}: {detail}. The plugin's error output above may contain more details.")]
+    Crashed { provider: String, operation: &'static str, detail: String },
+    #[error("The plugin for {provider} failed {operation}: {status}")]
+    Rpc { provider: String, operation: &'static str, status: String },
+    #[error("The provider {provider} returned an invalid response to {operation}: {detail}. This is a bug in the provider.")]
+    InvalidResponse { provider: String, operation: &'static str, detail: String },
+    #[error("Cannot send a value to {provider} for {operation}: {detail}")]
+    Encode { provider: String, operation: &'static str, detail: String },
+    #[error("The provider {provider} has no {kind} named {name:?}")]
+    UnknownType { provider: String, kind: SchemaKind, name: String },
+    #[error("The provider {provider} was already shut down when {operation} was called")]
+    Closed { provider: String, operation: &'static str },
+    #[error("Failed to start the plugin for {provider}: {source}")]
+    Launch { provider: String, source: terrane_plugin::LaunchError },
+    #[error("The provider {provider} was not installed for this run (it is not in required_providers, or discovery did not run)")]
+    NotRegistered { provider: String },
+}
+
+impl ProviderError {
+    /// The protocol operation that failed, where there is one.
+    pub fn operation(&self) -> Option<&'static str> {
+        match self {
+            ProviderError::Crashed { operation, .. }
+            | ProviderError::Rpc { operation, .. }
+            | ProviderError::InvalidResponse { operation, .. }
+            | ProviderError::Encode { operation, .. }
+            | ProviderError::Closed { operation, .. } => Some(operation),
+            ProviderError::UnknownType { .. } | ProviderError::Launch { .. } | ProviderError::NotRegistered { .. } => None,
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The two transports for tfplugin6 messages: a protocol server called
+//! directly in this process ([`InProcess`], no socket, no serialization of
+//! the envelope — only the DynamicValues are msgpack, exactly as on the
+//! wire) and a plugin process reached through terrane-plugin's `launch`
+//! and tonic's generated client ([`Plugin`]). Both implement [`Rpc`], so
+//! the value layer above them is written once.
+//!
+//! A failed call is a [`CallError`]: `Crashed` when the plugin process went
+//! away (the connection broke; every later call fails the same way without
+//! touching the network), `Failed` for any other gRPC status.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use terrane_plugin::PluginClient;
+use terrane_tfplugin6::tfplugin6 as tf;
+use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
+use terrane_tfplugin6::tfplugin6::provider_server::Provider as ProtocolServer;
+use tokio::sync::Mutex;
+use tonic::transport::Channel;
+use tonic::{Code, Status};
+
+/// Why a call did not produce a response.
+#[derive(Debug)]
+pub enum CallError {
+    Crashed(String),
+    Failed(Status),
+    Closed,
+}
+
+macro_rules! transports {
+    ($($method:ident : $msg:ident),* $(,)?) => {
+        /// One tfplugin6 call per method, whatever carries it.
+        #[async_trait::async_trait]
+        pub trait Rpc: Send + Sync + 'static {
+            $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError>;)*
+            /// Ends the transport (plugin: Shutdown, then kill).
+            async fn close(&self);
+        }
+
+        #[async_trait::async_trait]
+        impl<S: ProtocolServer> Rpc for InProcess<S> {
+            $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
+                if self.closed.load(Ordering::Acquire) {
+                    return Err(CallError::Closed);
+                }
+                ProtocolServer::$method(&self.server, tonic::Request::new(r)).await.map(tonic::Response::into_inner).map_err(CallError::Failed)
+            })*
+            async fn close(&self) {
+                self.closed.store(true, Ordering::Release);
+            }
+        }
+
+        #[async_trait::async_trait]
+        impl Rpc for Plugin {
+            $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
+                self.check()?;
+                let result = self.client.clone().$method(r).await;
+                result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))
+            })*
+            async fn close(&self) {
+                self.closed.store(true, Ordering::Release);
+                if let Some(p) = self.process.lock().await.take() {
+                    p.shutdown().await;
+                }
+            }
+        }
+    };
+}
+
+transports! {
+    get_provider_schema: get_provider_schema,
+    validate_provider_config: validate_provider_config,
+    validate_resource_config: validate_resource_config,
+    validate_data_resource_config: validate_data_resource_config,
+    configure_provider: configure_provider,
+    upgrade_resource_state: upgrade_resource_state,
+    read_resource: read_resource,
+    plan_resource_change: plan_resource_change,
+    apply_resource_change: apply_resource_change,
+    import_resource_state: import_resource_state,
+    read_data_source: read_data_source,
+    call_function: call_function,
+    stop_provider: stop_provider,
+}
+
+/// A protocol server (the SDK's `ProviderServer`) in this process.
+pub struct InProcess<S> {
+    server: S,
+    closed: AtomicBool,
+}
+
+impl<S: ProtocolServer> InProcess<S> {
+    pub fn new(server: S) -> InProcess<S> {
+        InProcess { server, closed: AtomicBool::new(false) }
+    }
+}
+
+/// A launched plugin process.
+pub struct Plugin {
+    client: ProviderClient<Channel>,
+    process: Mutex<Option<PluginClient>>,
+    crashed: AtomicBool,
+    closed: AtomicBool,
+}
+
+impl Plugin {
+    pub fn new(process: PluginClient) -> Plugin {
+        Plugin { client: process.provider(), process: Mutex::new(Some(process)), crashed: AtomicBool::new(false), closed: AtomicBool::new(false) }
+    }
+
+    fn check(&self) -> Result<(), CallError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(CallError::Closed);
+        }
+        if self.crashed.load(Ordering::Acquire) {
+            return Err(CallError::Crashed("the plugin had already exited after an earlier failure".into()));
+        }
+        Ok(())
+    }
+
+    /// A broken connection means the process is gone (it exited, crashed
+    /// or was killed); a status the plugin itself sent is an RPC failure.
+    fn classify(&self, s: Status) -> CallError {
+        if self.closed.load(Ordering::Acquire) {
+            return CallError::Closed;
+        }
+        if is_transport_failure(&s) {
+            self.crashed.store(true, Ordering::Release);
+            return CallError::Crashed(transport_detail(&s));
+        }
+        CallError::Failed(s)
+    }
+}
+
+/// Statuses tonic makes up when the connection breaks, as opposed to
+/// statuses a live server sends.
+fn is_transport_failure(s: &Status) -> bool {
+    match s.code() {
+        Code::Unavailable => true,
+        Code::Unknown | Code::Internal | Code::Cancelled => {
+            let m = s.message().to_ascii_lowercase();
+            ["transport", "connection", "broken pipe", "h2 protocol", "stream closed", "reset", "eof", "error reading a body"].iter().any(|w| m.contains(w))
+        }
+        _ => false,
+    }
+}
+
+fn transport_detail(s: &Status) -> String {
+    let mut text = format!("the connection to the plugin was lost ({}", s.message());
+    let mut src = std::error::Error::source(s);
+    while let Some(e) = src {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        src = e.source();
+    }
+    text.push(')');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transport_failures_versus_plugin_statuses() {
+        let check = |s: Status, want: bool, case: &str| assert_eq!(is_transport_failure(&s), want, "case {case}");
+        check(Status::unavailable("error trying to connect"), true, "unavailable");
+        check(Status::unknown("transport error"), true, "unknown_transport");
+        check(Status::internal("h2 protocol error: stream no longer needed"), true, "internal_h2");
+        check(Status::unimplemented("not implemented"), false, "unimplemented");
+        check(Status::unknown("provider panicked: index out of range"), false, "unknown_from_plugin");
+        check(Status::invalid_argument("bad"), false, "invalid_argument");
+    }
+}

@@ -1,0 +1,185 @@
+//! The per-run provider host: which source serves each provider, one schema
+//! fetch per provider (shared by all its configurations), one lazily
+//! started instance per provider configuration (alias), and shutdown of
+//! everything at the end of the run.
+//!
+//! ```text
+//! let host = ProviderHost::new(HostOptions::default());
+//! host.register(addr.clone(), discovery.resolve(&addr, &constraints, &lock)?);
+//! let schema = host.schema(&addr).await?;              // cached
+//! let p = host.instance(&ProviderConfigKey::root(addr)).await?;
+//! p.configure_provider(VERSION, &config).await?;      // the walk configures
+//! ... p.plan_resource_change(...) ...
+//! host.shutdown().await;
+//! ```
+//!
+//! Getting a schema needs a running instance; for a plugin that costs a
+//! process, so the instance that answered is kept (unconfigured) and
+//! handed to the first configuration that asks, instead of being thrown
+//! away as Terraform does.
+
+use crate::provider::addr::{ProviderAddr, ProviderConfigKey};
+use crate::provider::api::{Provider, ProviderError, ProviderSchema};
+use crate::provider::discovery::ProviderSource;
+use crate::provider::grpc::rpc::Plugin;
+use crate::provider::grpc::{ClientCapabilities, ProtocolProvider, SchemaCell};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::OnceCell;
+
+/// Host settings; `Default` is what `terrane` uses.
+#[derive(Clone, Debug)]
+pub struct HostOptions {
+    /// Sent to every provider (default: no deferrals, write-only allowed).
+    pub client_capabilities: ClientCapabilities,
+    /// How long a plugin may take to print its handshake (default 60 s, as
+    /// go-plugin).
+    pub launch_timeout: Duration,
+    /// Extra environment for plugin processes (default none).
+    pub plugin_env: Vec<(String, String)>,
+}
+
+impl Default for HostOptions {
+    fn default() -> HostOptions {
+        HostOptions { client_capabilities: ClientCapabilities::default(), launch_timeout: Duration::from_secs(60), plugin_env: Vec::new() }
+    }
+}
+
+type Instance = Arc<dyn Provider>;
+
+struct Entry {
+    source: ProviderSource,
+    schema: SchemaCell,
+    /// An unconfigured instance left over from fetching the schema.
+    spare: Mutex<Option<Instance>>,
+}
+
+/// The providers of one run.
+pub struct ProviderHost {
+    opts: HostOptions,
+    providers: Mutex<HashMap<ProviderAddr, Arc<Entry>>>,
+    instances: Mutex<HashMap<ProviderConfigKey, Arc<OnceCell<Instance>>>>,
+    /// Every instance ever started, for stop and shutdown.
+    started: Mutex<Vec<Instance>>,
+}
+
+impl ProviderHost {
+    pub fn new(opts: HostOptions) -> ProviderHost {
+        ProviderHost { opts, providers: Mutex::default(), instances: Mutex::default(), started: Mutex::default() }
+    }
+
+    /// Records where `addr` comes from (the result of discovery).
+    /// Registering again replaces the source for instances not yet started.
+    pub fn register(&self, addr: ProviderAddr, source: ProviderSource) {
+        let entry = Arc::new(Entry { source, schema: Arc::new(OnceCell::new()), spare: Mutex::new(None) });
+        lock(&self.providers).insert(addr, entry);
+    }
+
+    /// The source registered for `addr`.
+    pub fn source(&self, addr: &ProviderAddr) -> Option<ProviderSource> {
+        lock(&self.providers).get(addr).map(|e| e.source.clone())
+    }
+
+    fn entry(&self, addr: &ProviderAddr) -> Result<Arc<Entry>, ProviderError> {
+        lock(&self.providers).get(addr).cloned().ok_or_else(|| ProviderError::NotRegistered { provider: addr.to_string() })
+    }
+
+    async fn start(&self, addr: &ProviderAddr, entry: &Entry) -> Result<Instance, ProviderError> {
+        let name = addr.to_string();
+        let caps = self.opts.client_capabilities;
+        let instance: Instance = match &entry.source {
+            ProviderSource::Builtin(b) => b.instance(&name, entry.schema.clone(), caps),
+            ProviderSource::Plugin(p) => {
+                let opts = terrane_plugin::LaunchOptions { versions: vec![6], timeout: self.opts.launch_timeout, env: self.opts.plugin_env.clone() };
+                let client = terrane_plugin::launch(&p.binary, opts).await.map_err(|source| ProviderError::Launch { provider: name.clone(), source })?;
+                Arc::new(ProtocolProvider::new(name, Plugin::new(client), entry.schema.clone(), caps))
+            }
+        };
+        lock(&self.started).push(instance.clone());
+        Ok(instance)
+    }
+
+    /// The provider's schema, fetched once per run for all its
+    /// configurations.
+    pub async fn schema(&self, addr: &ProviderAddr) -> Result<Arc<ProviderSchema>, ProviderError> {
+        let entry = self.entry(addr)?;
+        if let Some(s) = entry.schema.get() {
+            return Ok(s.clone());
+        }
+        let spare = lock(&entry.spare).take();
+        let instance = match spare {
+            Some(i) => i,
+            None => self.start(addr, &entry).await?,
+        };
+        let schema = instance.get_schema().await;
+        // Keep one unconfigured instance for the first configuration.
+        let mut slot = lock(&entry.spare);
+        if slot.is_none() {
+            *slot = Some(instance);
+        } else {
+            drop(slot);
+            instance.close().await;
+        }
+        schema
+    }
+
+    /// The instance for one provider configuration, started on first use.
+    /// It is not configured: the walk calls `configure_provider` (with its
+    /// evaluated provider block) before anything else.
+    pub async fn instance(&self, key: &ProviderConfigKey) -> Result<Instance, ProviderError> {
+        let entry = self.entry(&key.addr)?;
+        let cell = lock(&self.instances).entry(key.clone()).or_default().clone();
+        cell.get_or_try_init(|| async {
+            let spare = lock(&entry.spare).take();
+            match spare {
+                Some(i) => Ok(i),
+                None => self.start(&key.addr, &entry).await,
+            }
+        })
+        .await
+        .cloned()
+    }
+
+    /// The configurations that have an instance.
+    pub fn started_configs(&self) -> Vec<ProviderConfigKey> {
+        let mut keys: Vec<ProviderConfigKey> = lock(&self.instances).iter().filter(|(_, c)| c.initialized()).map(|(k, _)| k.clone()).collect();
+        keys.sort();
+        keys
+    }
+
+    /// Interrupt: StopProvider to every running instance (concurrently);
+    /// returns the errors, each naming its provider.
+    pub async fn stop_all(&self) -> Vec<ProviderError> {
+        let all = lock(&self.started).clone();
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in all {
+            tasks.spawn(async move { i.stop().await.err() });
+        }
+        let mut errs = Vec::new();
+        while let Some(r) = tasks.join_next().await {
+            errs.extend(r.ok().flatten());
+        }
+        errs
+    }
+
+    /// Ends every instance (plugins: graceful shutdown, then kill), in
+    /// parallel. The host can be used again afterwards; new calls start new
+    /// instances.
+    pub async fn shutdown(&self) {
+        let all: Vec<Instance> = std::mem::take(&mut *lock(&self.started));
+        lock(&self.instances).clear();
+        for e in lock(&self.providers).values() {
+            lock(&e.spare).take();
+        }
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in all {
+            tasks.spawn(async move { i.close().await });
+        }
+        while tasks.join_next().await.is_some() {}
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

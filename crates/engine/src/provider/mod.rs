@@ -1,0 +1,26 @@
+//! The provider host: every provider, built-in or plugin, behind one
+//! lifecycle trait.
+//!
+//! * [`api`]: the [`Provider`] trait and its terrane-value request and
+//!   response types, diagnostics and the typed [`ProviderError`].
+//! * [`grpc`]: the only protobuf-speaking part of the engine: the value
+//!   layer over tfplugin6 messages and its two transports (an in-process
+//!   SDK server, a plugin process).
+//! * [`builtin`]: random, local, time and terraform_data in-process.
+//! * [`addr`]: source addresses and provider configuration keys.
+//! * [`discovery`]: CLI config, plugin directory, lock file, versions.
+//! * [`host`]: the per-run host (schema cache, one instance per alias).
+
+pub mod addr;
+pub mod api;
+pub mod builtin;
+pub mod discovery;
+pub mod grpc;
+pub mod host;
+
+pub use addr::{ProviderAddr, ProviderConfigKey};
+pub use api::*;
+pub use builtin::Builtin;
+pub use discovery::{Discovery, DiscoveryError, ProviderSource};
+pub use grpc::ClientCapabilities;
+pub use host::{HostOptions, ProviderHost};
