@@ -7,6 +7,26 @@
 //! `try` and `can` are not here: they are special forms of the evaluator
 //! (their arguments are evaluated lazily).
 
+mod collection;
+mod crypto;
+mod encoding;
+mod filesystem;
+mod format;
+mod numfmt;
+mod ip;
+mod maps;
+mod numeric;
+mod pattern;
+mod sequence;
+mod sets;
+mod spec;
+mod string;
+mod time;
+mod types;
+mod yaml;
+#[cfg(test)]
+mod test_support;
+
 use std::path::Path;
 use terrane_value::Value;
 
@@ -41,15 +61,49 @@ pub struct FuncError {
 }
 
 /// Calls built-in function `name` with evaluated arguments.
-pub fn call(name: &str, _args: Vec<Value>, _ctx: &FuncCtx) -> Result<Value, FuncError> {
-    Err(FuncError {
-        arg: None,
-        summary: "Call to unknown function".into(),
-        detail: format!("There is no function named \"{name}\"."),
-    })
+pub fn call(name: &str, args: Vec<Value>, ctx: &FuncCtx) -> Result<Value, FuncError> {
+    match lookup(name) {
+        Some(f) => spec::invoke(name, &f, args, ctx),
+        None => Err(FuncError {
+            arg: None,
+            summary: "Call to unknown function".into(),
+            detail: format!("There is no function named \"{name}\"."),
+        }),
+    }
 }
 
 /// Whether a built-in function of that name exists.
-pub fn exists(_name: &str) -> bool {
-    false
+pub fn exists(name: &str) -> bool {
+    names().any(|n| n == name)
+}
+
+/// The names of all built-in functions (not `try` and `can`, which are the
+/// evaluator's special forms).
+pub fn names() -> impl Iterator<Item = &'static str> {
+    MODULES.iter().flat_map(|(names, _)| names.iter().copied())
+}
+
+type Lookup = fn(&str) -> Option<spec::Func>;
+
+/// Each family of functions: its names and its lookup.
+const MODULES: &[(&[&str], Lookup)] = &[
+    (string::NAMES, string::lookup),
+    (format::NAMES, format::lookup),
+    (pattern::NAMES, pattern::lookup),
+    (collection::NAMES, collection::lookup),
+    (sequence::NAMES, sequence::lookup),
+    (sets::NAMES, sets::lookup),
+    (maps::NAMES, maps::lookup),
+    (encoding::NAMES, encoding::lookup),
+    (yaml::NAMES, yaml::lookup),
+    (numeric::NAMES, numeric::lookup),
+    (crypto::NAMES, crypto::lookup),
+    (filesystem::NAMES, filesystem::lookup),
+    (types::NAMES, types::lookup),
+    (time::NAMES, time::lookup),
+    (ip::NAMES, ip::lookup),
+];
+
+fn lookup(name: &str) -> Option<spec::Func> {
+    MODULES.iter().find(|(names, _)| names.contains(&name)).and_then(|(_, l)| l(name))
 }
