@@ -7,6 +7,7 @@
 
 use crate::diag::{Diagnostic, LineIndex, SourceRange};
 use hcl_edit::expr::{Expression, ForExpr, TraversalOperator};
+use hcl_edit::template::ForTemplateExpr;
 use hcl_edit::visit::{visit_expr, Visit};
 use hcl_edit::Span;
 
@@ -114,6 +115,17 @@ impl Visit for Finder<'_> {
         if let Some(c) = &node.cond {
             self.visit_expr(&c.expr);
         }
+        self.bound.truncate(before);
+    }
+
+    fn visit_for_template_expr(&mut self, node: &ForTemplateExpr) {
+        self.visit_expr(&node.collection_expr);
+        let before = self.bound.len();
+        if let Some(k) = &node.key_var {
+            self.bound.push(k.as_str().to_string());
+        }
+        self.bound.push(node.value_var.as_str().to_string());
+        self.visit_template(&node.template);
         self.bound.truncate(before);
     }
 }

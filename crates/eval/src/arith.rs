@@ -26,7 +26,7 @@ fn nan() -> ArithError {
 pub fn add(a: &Number, b: &Number) -> Result<Number, ArithError> {
     use Number::*;
     Ok(match (a, b) {
-        (Finite(x), Finite(y)) => Finite(x + y),
+        (Finite(x), Finite(y)) => Finite(binary_op(x, y, Op::Add)),
         (PosInfinity, NegInfinity) | (NegInfinity, PosInfinity) => return Err(nan()),
         (PosInfinity, _) | (_, PosInfinity) => PosInfinity,
         (NegInfinity, _) | (_, NegInfinity) => NegInfinity,
@@ -67,7 +67,7 @@ fn infinity(sign: i8) -> Number {
 
 pub fn mul(a: &Number, b: &Number) -> Result<Number, ArithError> {
     match (a, b) {
-        (Number::Finite(x), Number::Finite(y)) => Ok(Number::Finite(x * y)),
+        (Number::Finite(x), Number::Finite(y)) => Ok(Number::Finite(binary_op(x, y, Op::Mul))),
         _ => {
             let s = sign(a) * sign(b);
             if s == 0 {
@@ -87,7 +87,7 @@ pub fn div(a: &Number, b: &Number) -> Result<Number, ArithError> {
                 }
                 return Ok(infinity(sign(a)));
             }
-            Ok(Number::Finite(quotient(x, y)))
+            Ok(Number::Finite(binary_op(x, y, Op::Div)))
         }
         (Number::Finite(_), _) => Ok(Number::zero()),
         (_, Number::Finite(_)) => Ok(infinity(sign(a) * if sign(b) < 0 { -1 } else { 1 })),
@@ -122,29 +122,108 @@ fn pow5(n: u64) -> BigInt {
     num_traits::pow(BigInt::from(5u8), n as usize)
 }
 
-/// `x / y` rounded to a 512-bit binary mantissa (nearest, ties to even),
-/// written as the shortest decimal that rounds back to it.
-fn quotient(x: &BigDecimal, y: &BigDecimal) -> BigDecimal {
-    let negative = x.is_negative() != y.is_negative();
-    let (xm, xs) = x.as_bigint_and_exponent();
-    let (ym, ys) = y.as_bigint_and_exponent();
-    // |x/y| = n / d with integers n, d.
-    let (mut n, mut d) = (xm.abs(), ym.abs());
-    let k = xs - ys; // x/y = (xm/ym) * 10^-k
-    if k > 0 {
-        d *= pow10(k as u64);
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Add,
+    Mul,
+    Div,
+}
+
+/// A finite binary float as Terraform holds it: `mant * 2^-exp` with a
+/// mantissa of exactly 512 bits (or zero).
+struct Binary {
+    negative: bool,
+    mant: BigInt,
+    exp: i64,
+}
+
+/// `x op y` as Terraform computes it: both operands rounded to 512-bit
+/// binary floats, the exact result rounded to 512 bits again, written as
+/// the shortest decimal that identifies it. Integer results that fit are
+/// exact either way and take a fast path.
+fn binary_op(x: &BigDecimal, y: &BigDecimal, op: Op) -> BigDecimal {
+    if op != Op::Div && x.is_integer() && y.is_integer() {
+        let exact = if op == Op::Add { x + y } else { x * y };
+        let (digits, _) = exact.as_bigint_and_exponent();
+        if digits.bits() <= PRECISION {
+            return exact.normalized();
+        }
+    }
+    let (a, b) = (to_binary(x), to_binary(y));
+    let (negative, num, den) = match op {
+        Op::Mul | Op::Div => {
+            let negative = a.negative != b.negative;
+            if op == Op::Mul {
+                (negative, &a.mant * &b.mant, a.exp + b.exp)
+            } else {
+                if b.mant.is_zero() {
+                    return BigDecimal::zero();
+                }
+                // (ma 2^-ea) / (mb 2^-eb) = (ma 2^eb) / (mb 2^ea)
+                let out = round(&a.mant << (PRECISION + 2), &b.mant);
+                let exp = out.exp + (PRECISION as i64 + 2) + a.exp - b.exp;
+                return finish(negative, &out.mant, exp);
+            }
+        }
+        Op::Add => {
+            let e = a.exp.max(b.exp);
+            let sa = signed(&a) << (e - a.exp) as u64;
+            let sb = signed(&b) << (e - b.exp) as u64;
+            let sum = sa + sb;
+            (sum.is_negative(), sum.abs(), e)
+        }
+    };
+    if num.is_zero() {
+        return BigDecimal::zero();
+    }
+    // num * 2^-den rounded to 512 bits.
+    let out = round(num, &BigInt::one());
+    finish(negative, &out.mant, out.exp + den)
+}
+
+fn signed(b: &Binary) -> BigInt {
+    if b.negative {
+        -b.mant.clone()
     } else {
-        n *= pow10((-k) as u64);
+        b.mant.clone()
     }
-    let exact = n.clone() % &d;
-    if exact.is_zero() {
-        let q = BigDecimal::from(n / d);
-        return if negative { -q } else { q };
+}
+
+fn finish(negative: bool, mant: &BigInt, exp: i64) -> BigDecimal {
+    if mant.is_zero() {
+        return BigDecimal::zero();
     }
-    // Find e with 2^511 <= n*2^e/d < 2^512.
+    let out = shortest(mant, exp);
+    if negative {
+        -out
+    } else {
+        out
+    }
+}
+
+/// The 512-bit binary float nearest to a decimal (ties to even).
+fn to_binary(x: &BigDecimal) -> Binary {
+    let (digits, scale) = x.as_bigint_and_exponent();
+    let negative = digits.is_negative();
+    let mut n = digits.abs();
+    if n.is_zero() {
+        return Binary { negative: false, mant: BigInt::zero(), exp: 0 };
+    }
+    let mut d = BigInt::one();
+    if scale > 0 {
+        d = pow10(scale as u64);
+    } else {
+        n *= pow10((-scale) as u64);
+    }
+    let r = round(n, &d);
+    Binary { negative, mant: r.mant, exp: r.exp }
+}
+
+/// `n / d` (both positive) rounded to a 512-bit mantissa: `mant * 2^-exp`.
+fn round(n: BigInt, d: &BigInt) -> Binary {
     let mut e = PRECISION as i64 - (n.bits() as i64 - d.bits() as i64);
     let (m, r, den) = loop {
-        let (num, den) = if e >= 0 { (&n << e as u64, d.clone()) } else { (n.clone(), &d << (-e) as u64) };
+        let (num, den) = if e >= 0 { (&n << e as u64, d.clone()) } else { (n.clone(), d << (-e) as u64) };
         let m = &num / &den;
         let bits = m.bits();
         if bits > PRECISION {
@@ -157,13 +236,12 @@ fn quotient(x: &BigDecimal, y: &BigDecimal) -> BigDecimal {
         }
     };
     let twice = &r << 1u8;
-    let m = if twice > den || (twice == den && m.bit(0)) { m + 1u8 } else { m };
-    let out = shortest(&m, e);
-    if negative {
-        -out
-    } else {
-        out
+    let mut m = if twice > den || (twice == den && m.bit(0)) { m + 1u8 } else { m };
+    if m.bits() > PRECISION {
+        m >>= 1u8;
+        e -= 1;
     }
+    Binary { negative: false, mant: m, exp: e }
 }
 
 /// The shortest decimal inside the rounding interval of `m * 2^-e`
@@ -233,6 +311,7 @@ mod tests {
             ("exact_integer", "10", "5", Ok("2")),
             ("negative", "-1", "4", Ok("-0.25")),
             ("decimal_operands", "0.5", "0.25", Ok("2")),
+            ("inexact_operands", "1.1", "1.1", Ok("1")),
             ("by_zero", "5", "0", Ok("Infinity")),
             ("zero_by_zero", "0", "0", Err("can't divide zero by zero")),
         ];
@@ -246,6 +325,8 @@ mod tests {
         check("add_exact", add(&num("0.1"), &num("0.2")), Ok("0.3"));
         check("sub", sub(&num("1"), &num("2.5")), Ok("-1.5"));
         check("mul", mul(&num("1.5"), &num("4")), Ok("6"));
+        check("mul_inexact_operands", mul(&num("1.1"), &num("1.1")), Ok("1.2100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001"));
+        check("add_big_integers", add(&num("123456789012345678901234567890"), &num("1")), Ok("123456789012345678901234567891"));
         check("rem_sign_of_dividend", rem(&num("-7"), &num("3")), Ok("-1"));
         check("rem_fraction", rem(&num("10"), &num("3.5")), Ok("3"));
         check("rem_zero", rem(&num("1"), &num("0")), Err("can't use modulo by zero"));

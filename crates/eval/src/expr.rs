@@ -133,7 +133,9 @@ impl<'a> Evaluator<'a> {
                 ObjectKey::Expression(ke) => {
                     let kv = self.eval(ke);
                     sensitive |= kv.has_sensitive();
-                    match self.object_key(&kv, ke.span()) {
+                    // Terraform points a null key at the value expression.
+                    let at = if kv.is_null() { v.expr().span() } else { ke.span() };
+                    match self.object_key(&kv, at) {
                         Ok(Some(s)) => Some(s),
                         Ok(None) => {
                             unknown_key = true;
@@ -249,6 +251,21 @@ impl<'a> Evaluator<'a> {
 
     fn binary(&mut self, l: &Expression, op: BinaryOperator, r: &Expression, span: Option<Range<usize>>) -> Value {
         let lv = self.eval(l);
+        // `false && x` and `true || x` decide without the right operand:
+        // its errors are dropped (so `x != null && x.a` works).
+        let decisive = match op {
+            BinaryOperator::And => Some(false),
+            BinaryOperator::Or => Some(true),
+            _ => None,
+        };
+        if let Some(d) = decisive {
+            if convert(&lv.unmark_deep(), &Type::Bool).ok().and_then(|b| b.as_bool()) == Some(d) {
+                let outer = std::mem::take(&mut self.diags);
+                let _ = self.eval(r);
+                self.diags = outer;
+                return mark(Value::bool(d), lv.has_sensitive());
+            }
+        }
         let rv = self.eval(r);
         crate::ops::binary(self, op, lv, rv, l.span(), r.span(), span)
     }
@@ -309,7 +326,9 @@ impl<'a> Evaluator<'a> {
         match result {
             Ok(v) => v,
             Err(err) => {
-                let at = err.arg.and_then(|i| spans.get(i).cloned().flatten()).or(span);
+                // A missing argument is reported at the closing parenthesis.
+                let close = span.clone().filter(|_| err.arg.is_none() && err.summary == "Not enough function arguments").map(|r| r.end.saturating_sub(1)..r.end);
+                let at = close.or_else(|| err.arg.and_then(|i| spans.get(i).cloned().flatten())).or(span);
                 self.error(at, &err.summary, err.detail)
             }
         }

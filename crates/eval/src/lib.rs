@@ -18,6 +18,7 @@ mod arith;
 mod expr;
 mod forexpr;
 pub mod func;
+pub mod module;
 mod ops;
 mod scope;
 mod template;

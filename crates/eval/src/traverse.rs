@@ -121,7 +121,7 @@ impl Evaluator<'_> {
 
     pub(crate) fn get_attr(&mut self, v: Value, name: &str, span: Option<Range<usize>>) -> Value {
         let sens = v.is_sensitive();
-        if v.is_null() {
+        if v.is_null() && matches!(v.ty(), Type::Object(_) | Type::Map(_) | Type::Dynamic) {
             return self.error(span, "Attempt to get attribute from null value", "This value is null, so it does not have any attributes.");
         }
         let out = match (v.ty(), v.kind()) {
@@ -162,6 +162,9 @@ impl Evaluator<'_> {
     pub(crate) fn index(&mut self, v: Value, k: Value, span: Option<Range<usize>>) -> Value {
         let sens = v.is_sensitive() || k.has_sensitive();
         let k = k.unmark_deep();
+        if v.ty().is_primitive() {
+            return self.error(span, "Invalid index", format!("This value does not have any indices: {} values cannot be indexed.", v.ty().friendly_name()));
+        }
         if v.is_null() {
             return self.error(span, "Attempt to index null value", "This value is null, so it does not have any indices.");
         }
@@ -200,17 +203,7 @@ impl Evaluator<'_> {
                         }
                         match n.to_u64().and_then(|i| es.get(i as usize)) {
                             Some(x) => x.clone(),
-                            None => {
-                                let detail = if es.is_empty() {
-                                    "The given key does not identify an element in this collection value: the collection has no elements.".to_string()
-                                } else {
-                                    format!(
-                                        "The given key does not identify an element in this collection value: the given index is greater than or equal to the length of the collection ({}).",
-                                        es.len()
-                                    )
-                                };
-                                return self.error(span, "Invalid index", detail);
-                            }
+                            None => return self.missing_key(span),
                         }
                     }
                     _ => Value::unknown(Type::Dynamic),
