@@ -27,7 +27,7 @@ fn first_line(t: &str) -> String {
     t.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or(t).trim().to_string()
 }
 
-/// The type one match produces: string without groups, list of strings
+/// The type one match produces: string without groups, a tuple of strings
 /// with unnamed groups, object of strings with named groups.
 fn match_type(re: &Regex) -> Res<Type> {
     let groups = re.captures_len() - 1;
@@ -35,7 +35,7 @@ fn match_type(re: &Regex) -> Res<Type> {
     if groups == 0 {
         Ok(Type::String)
     } else if named.is_empty() {
-        Ok(Type::list(Type::String))
+        Ok(Type::tuple(vec![Type::String; groups]))
     } else if named.len() == groups {
         Ok(Type::object(named.into_iter().map(|n| (n, Type::String))))
     } else {
@@ -61,7 +61,7 @@ fn one_match(re: &Regex, ty: &Type, caps: &regex::Captures) -> Value {
     let group = |i: usize| caps.get(i).map(|m| Value::string(m.as_str())).unwrap_or_else(|| Value::null(Type::String));
     match ty {
         Type::String => group(0),
-        Type::List(_) => Value::list(Type::String, (1..caps.len()).map(group).collect()),
+        Type::Tuple(_) => Value::tuple((1..caps.len()).map(group).collect()),
         _ => {
             let attrs: BTreeMap<String, Value> = re
                 .capture_names()
