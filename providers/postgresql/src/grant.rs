@@ -236,6 +236,12 @@ async fn fetch(pool: &Pool, t: &Target) -> Result<Option<Acl>, Diagnostics> {
             None => return Ok(None),
         }
     };
+    if let Some(sc) = &t.schema {
+        let exists = conn.query_opt("SELECT 1 FROM pg_namespace WHERE nspname = $1", &[sc]).await.map_err(|e| read_diag(&e, "grant"))?;
+        if exists.is_none() {
+            return Ok(None); // the schema is gone, and every grant in it
+        }
+    }
     let lateral = |acl: &str, kind: &str, owner: &str| format!("LEFT JOIN LATERAL (SELECT x.privilege_type::text AS p, x.is_grantable AS g FROM aclexplode(coalesce({acl}, acldefault('{kind}', {owner}))) x WHERE x.grantee = $1) a ON true");
     let objects: Vec<String> = t.objects.iter().cloned().collect();
     let schema = t.schema.clone().unwrap_or_default();
