@@ -26,6 +26,9 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
         "floor" => num1(|a, _, _| Ok(Value::number(round(n(&a[0]), RoundingMode::Floor)))),
         "signum" => num1(|a, _, _| {
             let x = n(&a[0]);
+            if x.is_finite() && x.to_i64().is_none() {
+                return call_err("value must be a whole number, between -9223372036854775808 and 9223372036854775807");
+            }
             let sign = match x.cmp(&Number::zero()) {
                 std::cmp::Ordering::Less => -1,
                 std::cmp::Ordering::Equal => 0,

@@ -115,11 +115,23 @@ fn formatdate(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
                 i += 2;
                 continue;
             }
-            let Some(end) = spec[i + 1..].iter().position(|&x| x == '\'') else {
-                return arg_err(0, "unterminated literal '");
-            };
-            out.extend(&spec[i + 1..i + 1 + end]);
-            i += end + 2;
+            // A quoted literal; a doubled quote inside it is one quote.
+            let mut j = i + 1;
+            loop {
+                match spec.get(j) {
+                    None => return arg_err(0, "unterminated literal '"),
+                    Some('\'') if spec.get(j + 1) == Some(&'\'') => {
+                        out.push('\'');
+                        j += 2;
+                    }
+                    Some('\'') => break,
+                    Some(&c) => {
+                        out.push(c);
+                        j += 1;
+                    }
+                }
+            }
+            i = j + 1;
             continue;
         }
         if !c.is_ascii_alphabetic() {
