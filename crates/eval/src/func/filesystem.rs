@@ -2,7 +2,7 @@
 //! paths resolve against [`FuncCtx::base_dir`]; path-string functions
 //! (`dirname`, `basename`) follow Go's `path/filepath` on Unix.
 
-use super::spec::{arg_err, call_err, p_any, p_str, s, Func, Param, Res};
+use super::spec::{arg_err, call_err, p_str, s, Func, Param, Res};
 use super::FuncCtx;
 use std::path::{Component, Path, PathBuf};
 use terrane_value::{Type, Value};
@@ -25,10 +25,6 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
         "basename" => Func::new(vec![p_str("path")], Type::String, |a, _, _| Ok(Value::string(basename(s(&a[0]))))),
         "pathexpand" => Func::new(vec![p_str("path")], Type::String, |a, _, _| Ok(Value::string(expand_home(s(&a[0]))))),
         _ => return None,
-    })
-    .map(|f| {
-        let _ = p_any;
-        f
     })
 }
 

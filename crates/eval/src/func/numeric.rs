@@ -2,7 +2,7 @@
 //! exact (`abs`, `ceil`, `floor`, `min`, `max`, integer `pow`); binary
 //! floats where Terraform uses Go's `math` (`log`, fractional `pow`).
 
-use super::spec::{arg_err, call_err, n, p_any, p_num, s, Func, Res};
+use super::spec::{arg_err, call_err, n, p_any, p_num, Func, Res};
 use super::FuncCtx;
 use bigdecimal::{BigDecimal, RoundingMode};
 use num_bigint::BigInt;
@@ -134,7 +134,6 @@ fn parseint(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     if neg {
         acc = -acc;
     }
-    let _ = s;
     Ok(Value::number(Number::from(BigDecimal::from(acc))))
 }
 
