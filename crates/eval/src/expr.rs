@@ -62,6 +62,29 @@ impl<'a> Evaluator<'a> {
         self.diags
     }
 
+    /// Takes the diagnostics found so far, leaving none.
+    pub fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        std::mem::take(&mut self.diags)
+    }
+
+    /// Runs `f` with `name` bound to `value` (a `dynamic` block iterator,
+    /// a template variable), innermost.
+    pub fn with_local<R>(&mut self, name: &str, value: Value, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.locals.push((name.to_string(), value));
+        let r = f(self);
+        self.locals.pop();
+        r
+    }
+
+    /// Evaluates `e`, which lives in the file of `index` (a body evaluated
+    /// with one evaluator may span files only through this).
+    pub fn eval_in(&mut self, index: &'a LineIndex, e: &Expression) -> Value {
+        let saved = std::mem::replace(&mut self.index, index);
+        let v = self.eval(e);
+        self.index = saved;
+        v
+    }
+
     pub(crate) fn range(&self, span: Option<Range<usize>>) -> Option<SourceRange> {
         self.index.range(span)
     }

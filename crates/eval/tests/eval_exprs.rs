@@ -110,7 +110,7 @@ fn literals_and_collections() {
         ("object_expr_key", r#"{(var.name) = 1}"#, "{web=1}"),
         ("object_number_key", r#"{(1) = "x"}"#, r#"{1="x"}"#),
         ("object_unknown_key", r#"{(var.unknown_str) = 1}"#, "unknown(any)"),
-        ("object_null_key", r#"{(var.null_str) = 1}"#, "error: Null value as key @1:2"),
+        ("object_null_key", r#"{(var.null_str) = 1}"#, "error: Null value as key @1:19"),
         ("object_sensitive_key", r#"{(var.secret) = 1}"#, "sensitive({hunter2=1})"),
         ("nested", r#"{a = [1, {b = null}]}"#, "{a=[1, {b=null(any)}]}"),
         ("paren", "(1)", "1"),
