@@ -159,15 +159,20 @@ pub async fn fetch(pool: &Pool, oid: Option<u32>, name: &str) -> Result<Option<D
     }))
 }
 
-/// Which attribute a failed database statement is about.
-fn blame(e: &tokio_postgres::Error, st: &Stmt) -> Option<Path> {
+/// Which attribute a failed database statement is about; `v` is the
+/// planned object (a locale error names the value, which tells which of
+/// the two locale attributes it was).
+fn blame(e: &tokio_postgres::Error, st: &Stmt, v: &Value) -> Option<Path> {
+    let msg = e.as_db_error().map(|d| d.message().to_string()).unwrap_or_default();
+    let names = |attr: &str| s(v, attr).is_some_and(|x| msg.contains(&format!("\"{x}\"")));
     let attr = match code_of(e) {
         Some("42704") if st.shown.contains(" OWNER ") => "owner",
         Some("42P04") => "name",
         Some("3D000") if st.shown.contains(" TEMPLATE ") => "template",
-        Some("22023") if st.shown.contains(" ENCODING ") && e.to_string().contains("encoding") => "encoding",
-        Some("42809") | Some("22023") if e.to_string().contains("collation") || e.to_string().contains("LC_COLLATE") => "lc_collate",
-        Some("42809") | Some("22023") if e.to_string().contains("LC_CTYPE") || e.to_string().contains("locale") => "lc_ctype",
+        _ if msg.contains("encoding") && names("encoding") => "encoding",
+        _ if msg.contains("encoding") && s(v, "encoding").is_some() && !msg.contains("locale") => "encoding",
+        _ if names("lc_collate") => "lc_collate",
+        _ if names("lc_ctype") => "lc_ctype",
         _ => return None,
     };
     Some(Path::root().attr(attr))
@@ -190,7 +195,7 @@ impl Resource for Database {
         let conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
         if let Err(e) = conn.batch_execute(&st.sql).await {
             terrane_sdk::log::debug("statement failed", &[("sql", st.shown.clone())]);
-            return Err(crate::pool::stmt_diag(&e, "Cannot create database", Some(&st), blame(&e, &st)));
+            return Err(crate::pool::stmt_diag(&e, "Cannot create database", Some(&st), blame(&e, &st, &planned)));
         }
         drop(conn);
         self.read_state(&planned, None).await?.ok_or_else(|| Diagnostics::error("Database vanished", "The database was created but could not be read back."))
@@ -206,7 +211,7 @@ impl Resource for Database {
             pool.evict(&old);
         }
         let mut conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
-        run_in_tx(&mut conn, &update_stmts(prior, planned), "Cannot update database", blame).await?;
+        run_in_tx(&mut conn, &update_stmts(prior, planned), "Cannot update database", |e, st| blame(e, st, planned)).await?;
         drop(conn);
         self.read_state(planned, None).await?.ok_or_else(|| Diagnostics::error("Database vanished", "The database was updated but could not be read back."))
     }
