@@ -145,15 +145,7 @@ fn is_transport_failure(s: &Status) -> bool {
 }
 
 fn transport_detail(s: &Status) -> String {
-    let mut text = format!("the connection to the plugin was lost ({}", s.message());
-    let mut src = std::error::Error::source(s);
-    while let Some(e) = src {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        src = e.source();
-    }
-    text.push(')');
-    text
+    format!("the plugin exited or closed its connection before answering ({})", s.message())
 }
 
 #[cfg(test)]

@@ -1,0 +1,344 @@
+//! The dependency graph of a configuration: one node per variable, local,
+//! output, resource, module call and provider configuration of every
+//! module in the tree (configuration level: a node expands into instances
+//! when the walk reaches it), edges from the references each expression
+//! makes and from `depends_on`. Cycles are reported with every member and
+//! its source position.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use terrane_config::{Config, Diagnostic, Expr, Reference, SourceRange, Subject};
+use terrane_state::Mode;
+
+/// What a node stands for, inside one module (configuration path).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NodeKind {
+    Var(String),
+    Local(String),
+    Output(String),
+    Resource { mode: Mode, ty: String, name: String },
+    /// Expansion of a module call (count/for_each) made in this module.
+    Call(String),
+    /// A provider configuration: local name and alias.
+    Provider { name: String, alias: Option<String> },
+}
+
+/// A configuration-level node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Node {
+    /// Module call names from the root.
+    pub module: Vec<String>,
+    pub kind: NodeKind,
+}
+
+impl fmt::Display for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for m in &self.module {
+            write!(f, "module.{m}.")?;
+        }
+        match &self.kind {
+            NodeKind::Var(n) => write!(f, "var.{n}"),
+            NodeKind::Local(n) => write!(f, "local.{n}"),
+            NodeKind::Output(n) => write!(f, "output.{n}"),
+            NodeKind::Resource { mode: Mode::Data, ty, name } => write!(f, "data.{ty}.{name}"),
+            NodeKind::Resource { ty, name, .. } => write!(f, "{ty}.{name}"),
+            NodeKind::Call(n) => write!(f, "module.{n} (expand)"),
+            NodeKind::Provider { name, alias: Some(a) } => write!(f, "provider[\"{name}\"].{a}"),
+            NodeKind::Provider { name, alias: None } => write!(f, "provider[\"{name}\"]"),
+        }
+    }
+}
+
+pub type NodeId = usize;
+
+/// Nodes and their dependencies.
+#[derive(Debug, Default)]
+pub struct Graph {
+    pub nodes: Vec<Node>,
+    /// `deps[n]`: the nodes `n` depends on.
+    pub deps: Vec<BTreeSet<NodeId>>,
+    pub ranges: Vec<Option<SourceRange>>,
+    index: HashMap<Node, NodeId>,
+}
+
+impl Graph {
+    pub fn id(&self, n: &Node) -> Option<NodeId> {
+        self.index.get(n).copied()
+    }
+
+    fn add(&mut self, n: Node, range: Option<SourceRange>) -> NodeId {
+        if let Some(i) = self.index.get(&n) {
+            return *i;
+        }
+        let id = self.nodes.len();
+        self.index.insert(n.clone(), id);
+        self.nodes.push(n);
+        self.deps.push(BTreeSet::new());
+        self.ranges.push(range);
+        id
+    }
+
+    /// Dependents of every node (the reverse edges).
+    pub fn dependents(&self) -> Vec<Vec<NodeId>> {
+        let mut out = vec![Vec::new(); self.nodes.len()];
+        for (n, ds) in self.deps.iter().enumerate() {
+            for d in ds {
+                out[*d].push(n);
+            }
+        }
+        out
+    }
+
+    /// Resources a node depends on through non-resource nodes (what state
+    /// records as an object's dependencies).
+    pub fn resource_dependencies(&self, id: NodeId) -> BTreeSet<NodeId> {
+        let mut out = BTreeSet::new();
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<NodeId> = self.deps[id].iter().copied().collect();
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            match &self.nodes[n].kind {
+                NodeKind::Resource { .. } => {
+                    out.insert(n);
+                }
+                NodeKind::Provider { .. } => {}
+                _ => stack.extend(self.deps[n].iter().copied()),
+            }
+        }
+        out
+    }
+
+    /// A topological order, or the cycles found (each a list of members).
+    pub fn order(&self) -> Result<Vec<NodeId>, Vec<Vec<NodeId>>> {
+        let n = self.nodes.len();
+        let mut state = vec![0u8; n];
+        let mut order = Vec::with_capacity(n);
+        let mut cycles = Vec::new();
+        for start in 0..n {
+            if state[start] != 0 {
+                continue;
+            }
+            // Iterative DFS: (node, next dependency index).
+            let mut stack: Vec<(NodeId, Vec<NodeId>, usize)> = vec![(start, self.deps[start].iter().copied().collect(), 0)];
+            state[start] = 1;
+            while let Some((node, deps, i)) = stack.last_mut() {
+                if *i < deps.len() {
+                    let d = deps[*i];
+                    *i += 1;
+                    match state[d] {
+                        0 => {
+                            state[d] = 1;
+                            let dd = self.deps[d].iter().copied().collect();
+                            stack.push((d, dd, 0));
+                        }
+                        1 => {
+                            let pos = stack.iter().position(|(x, _, _)| *x == d).unwrap_or(0);
+                            cycles.push(stack[pos..].iter().map(|(x, _, _)| *x).collect());
+                        }
+                        _ => {}
+                    }
+                } else {
+                    state[*node] = 2;
+                    order.push(*node);
+                    stack.pop();
+                }
+            }
+        }
+        if cycles.is_empty() {
+            Ok(order)
+        } else {
+            Err(cycles)
+        }
+    }
+
+    /// The cycle report: `Cycle: a, b, c` with each member's position.
+    pub fn cycle_diagnostic(&self, cycle: &[NodeId]) -> Diagnostic {
+        let names: Vec<String> = cycle.iter().map(|n| self.nodes[*n].to_string()).collect();
+        let mut detail = String::from("The configuration refers to itself in a cycle; break it by removing one of these references:");
+        for n in cycle {
+            let at = self.ranges[*n].as_ref().map(|r| format!(" ({r})")).unwrap_or_default();
+            detail.push_str(&format!("\n  {}{at}", self.nodes[*n]));
+        }
+        Diagnostic::error(format!("Cycle: {}", names.join(", ")), detail, self.ranges[cycle[0]].clone())
+    }
+}
+
+/// The local provider name a resource type belongs to by default
+/// (`random_pet` -> `random`; `terraform_data` -> `terraform`).
+pub fn default_provider_name(resource_type: &str) -> &str {
+    resource_type.split('_').next().unwrap_or(resource_type)
+}
+
+/// The provider configuration a resource uses: its `provider` argument
+/// (`random.second`) or the default for its type.
+pub fn resource_provider(r: &terrane_config::Resource) -> (String, Option<String>) {
+    if let Some(p) = &r.provider {
+        let text = p.expr.to_string();
+        let text = text.trim();
+        let mut parts = text.splitn(2, '.');
+        let name = parts.next().unwrap_or_default().trim().to_string();
+        let alias = parts.next().map(|a| a.trim().to_string());
+        return (name, alias);
+    }
+    (default_provider_name(&r.ty).to_string(), None)
+}
+
+struct Builder<'c> {
+    g: Graph,
+    pending: Vec<(NodeId, Vec<String>, Vec<Reference>)>,
+    _config: &'c Config,
+}
+
+/// Builds the graph of a configuration tree.
+pub fn build(config: &Config) -> Graph {
+    let mut b = Builder { g: Graph::default(), pending: Vec::new(), _config: config };
+    b.module(config, &[]);
+    // Resolve references now that every node exists.
+    let pending = std::mem::take(&mut b.pending);
+    for (id, module, refs) in pending {
+        for r in refs {
+            b.link(id, &module, config, &r.subject);
+        }
+    }
+    b.g
+}
+
+fn refs_of<'a>(exprs: impl IntoIterator<Item = &'a Expr>) -> Vec<Reference> {
+    exprs.into_iter().flat_map(|e| e.refs.iter().cloned()).collect()
+}
+
+/// References inside nested blocks (kept as syntax by the configuration).
+fn block_refs(blocks: &[hcl_edit::structure::Block], index: &terrane_config::LineIndex) -> Vec<Reference> {
+    let mut out = Vec::new();
+    for b in blocks {
+        for a in b.body.attributes() {
+            out.extend(terrane_config::references(&a.value, index).0);
+        }
+        let inner: Vec<hcl_edit::structure::Block> = b.body.blocks().cloned().collect();
+        out.extend(block_refs(&inner, index));
+    }
+    out
+}
+
+impl Builder<'_> {
+    fn module(&mut self, c: &Config, path: &[String]) {
+        let m = &c.module;
+        let node = |kind: NodeKind| Node { module: path.to_vec(), kind };
+        for (name, v) in &m.variables {
+            let id = self.g.add(node(NodeKind::Var(name.clone())), v.range.clone());
+            self.pending.push((id, path.to_vec(), refs_of(v.default.iter())));
+        }
+        for (name, e) in &m.locals {
+            let id = self.g.add(node(NodeKind::Local(name.clone())), e.range.clone());
+            self.pending.push((id, path.to_vec(), e.refs.clone()));
+        }
+        for (name, o) in &m.outputs {
+            let id = self.g.add(node(NodeKind::Output(name.clone())), o.range.clone());
+            self.pending.push((id, path.to_vec(), refs_of(o.value.iter().chain(o.depends_on.iter()))));
+        }
+        for p in &m.providers {
+            let id = self.g.add(node(NodeKind::Provider { name: p.name.clone(), alias: p.alias.clone() }), p.range.clone());
+            self.pending.push((id, path.to_vec(), refs_of(p.attributes.values())));
+        }
+        for r in &m.resources {
+            let mode = if r.data { Mode::Data } else { Mode::Managed };
+            let id = self.g.add(node(NodeKind::Resource { mode, ty: r.ty.clone(), name: r.name.clone() }), r.range.clone());
+            let mut refs = refs_of(
+                r.attributes
+                    .values()
+                    .chain(r.count.iter())
+                    .chain(r.for_each.iter())
+                    .chain(r.depends_on.iter())
+                    .chain(r.lifecycle.replace_triggered_by.iter()),
+            );
+            if let Some(index) = r.attributes.values().next().map(|e| e.index.clone()).or_else(|| r.count.as_ref().map(|e| e.index.clone())).or_else(|| r.for_each.as_ref().map(|e| e.index.clone())) {
+                refs.extend(block_refs(&r.blocks, &index));
+            } else if !r.blocks.is_empty() {
+                let index = terrane_config::LineIndex::new("", "");
+                refs.extend(block_refs(&r.blocks, &index));
+            }
+            self.pending.push((id, path.to_vec(), refs));
+            // The provider configuration (root providers are inherited).
+            let (pname, alias) = resource_provider(r);
+            let pid = self.g.add(Node { module: Vec::new(), kind: NodeKind::Provider { name: pname, alias } }, None);
+            self.g.deps[id].insert(pid);
+        }
+        for (name, call) in &m.module_calls {
+            let id = self.g.add(node(NodeKind::Call(name.clone())), call.range.clone());
+            self.pending.push((id, path.to_vec(), refs_of(call.count.iter().chain(call.for_each.iter()))));
+            let Some(child) = c.children.get(name) else { continue };
+            let mut child_path = path.to_vec();
+            child_path.push(name.clone());
+            self.module(child, &child_path);
+            // Inputs are evaluated in this module and set the child's vars.
+            for (input, e) in &call.inputs {
+                if let Some(vid) = self.g.id(&Node { module: child_path.clone(), kind: NodeKind::Var(input.clone()) }) {
+                    self.pending.push((vid, path.to_vec(), e.refs.clone()));
+                }
+            }
+            // Everything in the child waits for the call's expansion.
+            let child_nodes: Vec<NodeId> = (0..self.g.nodes.len()).filter(|n| self.g.nodes[*n].module.starts_with(&child_path)).collect();
+            for n in child_nodes {
+                if n != id {
+                    self.g.deps[n].insert(id);
+                }
+            }
+        }
+    }
+
+    fn link(&mut self, from: NodeId, module: &[String], config: &Config, subject: &Subject) {
+        let node = |kind: NodeKind| Node { module: module.to_vec(), kind };
+        let targets: Vec<NodeId> = match subject {
+            Subject::Var(n) => self.g.id(&node(NodeKind::Var(n.clone()))).into_iter().collect(),
+            Subject::Local(n) => self.g.id(&node(NodeKind::Local(n.clone()))).into_iter().collect(),
+            Subject::Resource { data, ty, name } => {
+                let mode = if *data { Mode::Data } else { Mode::Managed };
+                self.g.id(&node(NodeKind::Resource { mode, ty: ty.clone(), name: name.clone() })).into_iter().collect()
+            }
+            Subject::Module(call) => {
+                let mut child = module.to_vec();
+                child.push(call.clone());
+                let mut ids: Vec<NodeId> = self.g.id(&node(NodeKind::Call(call.clone()))).into_iter().collect();
+                let mut c = Some(config);
+                for m in &child {
+                    c = c.and_then(|c| c.children.get(m));
+                }
+                if let Some(c) = c {
+                    for o in c.module.outputs.keys() {
+                        ids.extend(self.g.id(&Node { module: child.clone(), kind: NodeKind::Output(o.clone()) }));
+                    }
+                }
+                ids
+            }
+            _ => Vec::new(),
+        };
+        for t in targets {
+            if t != from || matches!(self.g.nodes[from].kind, NodeKind::Local(_) | NodeKind::Var(_) | NodeKind::Output(_)) {
+                self.g.deps[from].insert(t);
+            }
+        }
+    }
+}
+
+/// Nodes of the graph in a deterministic order of names, for `graph`.
+pub fn to_dot(g: &Graph) -> String {
+    let mut out = String::from("digraph {\n  compound = \"true\"\n  newrank = \"true\"\n  subgraph \"root\" {\n");
+    let mut names: BTreeMap<String, NodeId> = BTreeMap::new();
+    for (i, n) in g.nodes.iter().enumerate() {
+        names.insert(n.to_string(), i);
+    }
+    for name in names.keys() {
+        out.push_str(&format!("    \"[root] {}\" [label = \"{}\", shape = \"box\"]\n", name.replace('"', "\\\""), name.replace('"', "\\\"")));
+    }
+    for (name, id) in &names {
+        let mut deps: Vec<String> = g.deps[*id].iter().map(|d| g.nodes[*d].to_string()).collect();
+        deps.sort();
+        for d in deps {
+            out.push_str(&format!("    \"[root] {}\" -> \"[root] {}\"\n", name.replace('"', "\\\""), d.replace('"', "\\\"")));
+        }
+    }
+    out.push_str("  }\n}\n");
+    out
+}

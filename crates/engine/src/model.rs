@@ -1,0 +1,304 @@
+//! What a plan is: one [`Change`] per resource instance object (with the
+//! action, before and after values, sensitive paths and what forced a
+//! replacement), output changes, the refreshed prior state and the
+//! diagnostics found. Also the helpers that move sensitive marks between
+//! values and path lists (state records paths; values carry marks).
+
+use crate::provider::ProviderConfigKey;
+use std::collections::BTreeMap;
+use terrane_config::Diagnostic;
+use terrane_state::{InstanceAddr, Snapshot};
+use terrane_value::{Kind, Path, Step, Type, Value};
+
+/// What happens to one object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Action {
+    NoOp,
+    Create,
+    Read,
+    Update,
+    DeleteThenCreate,
+    CreateThenDelete,
+    Delete,
+    Forget,
+}
+
+impl Action {
+    /// The action list Terraform's JSON plan uses.
+    pub fn json_actions(self) -> &'static [&'static str] {
+        match self {
+            Action::NoOp => &["no-op"],
+            Action::Create => &["create"],
+            Action::Read => &["read"],
+            Action::Update => &["update"],
+            Action::DeleteThenCreate => &["delete", "create"],
+            Action::CreateThenDelete => &["create", "delete"],
+            Action::Delete => &["delete"],
+            Action::Forget => &["forget"],
+        }
+    }
+
+    pub fn is_replace(self) -> bool {
+        matches!(self, Action::DeleteThenCreate | Action::CreateThenDelete)
+    }
+}
+
+/// Why an action was chosen, where Terraform says so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    Tainted,
+    CannotUpdate,
+    ReplaceByRequest,
+    ReplaceByTriggers,
+    NoResourceConfig,
+    WrongRepetition,
+    CountIndex,
+    EachKey,
+    ReadBecauseConfigUnknown,
+    ReadBecauseDependencyPending,
+}
+
+impl Reason {
+    pub fn json(&self) -> &'static str {
+        match self {
+            Reason::Tainted => "replace_because_tainted",
+            Reason::CannotUpdate => "replace_because_cannot_update",
+            Reason::ReplaceByRequest => "replace_by_request",
+            Reason::ReplaceByTriggers => "replace_by_triggers",
+            Reason::NoResourceConfig => "delete_because_no_resource_config",
+            Reason::WrongRepetition => "delete_because_wrong_repetition",
+            Reason::CountIndex => "delete_because_count_index",
+            Reason::EachKey => "delete_because_each_key",
+            Reason::ReadBecauseConfigUnknown => "read_because_config_unknown",
+            Reason::ReadBecauseDependencyPending => "read_because_dependency_pending",
+        }
+    }
+}
+
+/// One planned change of one object.
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub addr: InstanceAddr,
+    pub deposed: Option<String>,
+    pub provider: ProviderConfigKey,
+    pub action: Action,
+    /// Prior (refreshed) value, null for creates. Carries sensitive marks.
+    pub before: Value,
+    /// Planned value, null for deletes; may hold unknowns. Carries marks.
+    pub after: Value,
+    /// The schema's implied type.
+    pub ty: Type,
+    pub schema_version: i64,
+    /// Paths whose change forced the replacement (changed ones only).
+    pub requires_replace: Vec<Path>,
+    pub planned_private: Vec<u8>,
+    pub prior_private: Vec<u8>,
+    pub reason: Option<Reason>,
+    /// `Some(id)` when this change imports an existing object.
+    pub importing: Option<String>,
+    /// Resource addresses (configuration level) this object depends on.
+    pub dependencies: Vec<String>,
+    pub create_before_destroy: bool,
+}
+
+/// An output's change.
+#[derive(Clone, Debug)]
+pub struct OutputChange {
+    pub before: Option<Value>,
+    pub after: Value,
+    pub sensitive: bool,
+}
+
+/// What kind of plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PlanMode {
+    #[default]
+    Normal,
+    Destroy,
+    RefreshOnly,
+}
+
+/// A whole plan.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub mode: PlanMode,
+    /// Every object's change, sorted by address (no-ops included).
+    pub changes: Vec<Change>,
+    pub outputs: BTreeMap<String, OutputChange>,
+    /// Changes made outside terrane that refresh found (before = previous
+    /// run state, after = refreshed state).
+    pub drift: Vec<Change>,
+    /// The state as refresh left it (what apply starts from).
+    pub prior_state: Option<Snapshot>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Root module input values used.
+    pub variables: BTreeMap<String, Value>,
+    pub lineage: String,
+    pub serial: u64,
+    /// Set when a saved plan is applied: the configuration must not have
+    /// changed in ways that invalidate it.
+    pub applyable: bool,
+}
+
+impl Plan {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == terrane_config::Severity::Error)
+    }
+
+    /// Whether anything would change (resources or outputs).
+    pub fn has_changes(&self) -> bool {
+        self.changes.iter().any(|c| c.action != Action::NoOp)
+            || self.outputs.values().any(|o| o.before.as_ref().is_none_or(|b| !b.eq_ignoring_refinements(&o.after) || !o.after.is_wholly_known()))
+    }
+
+    /// Counts of (add, change, destroy) as Terraform's summary line shows.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let mut add = 0;
+        let mut change = 0;
+        let mut destroy = 0;
+        for c in &self.changes {
+            match c.action {
+                Action::Create => add += 1,
+                Action::Update => change += 1,
+                Action::Delete => destroy += 1,
+                Action::DeleteThenCreate | Action::CreateThenDelete => {
+                    add += 1;
+                    destroy += 1;
+                }
+                _ => {}
+            }
+            if c.importing.is_some() && c.action == Action::NoOp {
+                // counted by the import summary
+            }
+        }
+        (add, change, destroy)
+    }
+}
+
+/// Paths of every sensitive-marked node in `v`.
+pub fn sensitive_paths(v: &Value) -> Vec<Path> {
+    let mut out = Vec::new();
+    collect(v, &mut Path::root(), &mut out);
+    out
+}
+
+fn collect(v: &Value, path: &mut Path, out: &mut Vec<Path>) {
+    if v.is_sensitive() {
+        out.push(path.clone());
+        return;
+    }
+    match v.kind() {
+        Kind::Seq(es) => {
+            for (i, e) in es.iter().enumerate() {
+                path.push(Step::Index(i as i64));
+                collect(e, path, out);
+                path.pop();
+            }
+        }
+        Kind::Map(m) => {
+            let object = v.ty().object_type().is_some();
+            for (k, e) in m.iter() {
+                path.push(if object { Step::Attr(k.clone()) } else { Step::Key(k.clone()) });
+                collect(e, path, out);
+                path.pop();
+            }
+        }
+        Kind::Set(es) => {
+            if es.iter().any(Value::has_sensitive) {
+                out.push(path.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `v` with the nodes at `paths` marked sensitive (paths that do not exist
+/// are ignored).
+pub fn mark_paths(v: &Value, paths: &[Path]) -> Value {
+    if paths.is_empty() {
+        return v.clone();
+    }
+    if paths.iter().any(Path::is_root) {
+        return v.clone().mark_sensitive();
+    }
+    let mut children: BTreeMap<String, Vec<Path>> = BTreeMap::new();
+    let mut index_children: BTreeMap<i64, Vec<Path>> = BTreeMap::new();
+    for p in paths {
+        let (first, rest) = p.0.split_first().expect("non-root path");
+        let rest = Path(rest.to_vec());
+        match first {
+            Step::Attr(a) | Step::Key(a) => children.entry(a.clone()).or_default().push(rest),
+            Step::Index(i) => index_children.entry(*i).or_default().push(rest),
+        }
+    }
+    match v.kind() {
+        Kind::Map(m) => {
+            let mut out = (**m).clone();
+            for (k, ps) in children {
+                if let Some(x) = out.get(&k) {
+                    let marked = mark_paths(x, &ps);
+                    out.insert(k, marked);
+                }
+            }
+            let rebuilt = match v.ty() {
+                Type::Map(e) => Value::map((**e).clone(), out),
+                _ => Value::object_typed(v.ty(), out),
+            };
+            rebuilt.with_sensitive(v.is_sensitive())
+        }
+        Kind::Seq(es) => {
+            let out: Vec<Value> = es.iter().enumerate().map(|(i, e)| match index_children.get(&(i as i64)) {
+                Some(ps) => mark_paths(e, ps),
+                None => e.clone(),
+            }).collect();
+            let rebuilt = match v.ty() {
+                Type::List(e) => Value::list((**e).clone(), out),
+                _ => Value::tuple(out),
+            };
+            rebuilt.with_sensitive(v.is_sensitive())
+        }
+        _ => v.clone(),
+    }
+}
+
+/// Paths of the attributes a schema declares sensitive that hold a value
+/// in `v` (top-level and nested-block attributes).
+pub fn schema_sensitive_paths(schema: &terrane_schema::Block, v: &Value) -> Vec<Path> {
+    let mut out = Vec::new();
+    walk_schema(schema, v, &mut Path::root(), &mut out);
+    out
+}
+
+fn walk_schema(schema: &terrane_schema::Block, v: &Value, path: &mut Path, out: &mut Vec<Path>) {
+    if v.is_null() || !v.is_known() {
+        return;
+    }
+    for (name, a) in &schema.attributes {
+        if a.sensitive {
+            out.push(path.attr(name.clone()));
+        }
+    }
+    for (name, nb) in &schema.block_types {
+        let Some(child) = v.get_attr(name) else { continue };
+        path.push(Step::Attr(name.clone()));
+        match child.kind() {
+            Kind::Seq(es) => {
+                for (i, e) in es.iter().enumerate() {
+                    path.push(Step::Index(i as i64));
+                    walk_schema(&nb.block, e, path, out);
+                    path.pop();
+                }
+            }
+            Kind::Map(m) if child.ty().object_type().is_none() || nb.nesting == terrane_schema::BlockNesting::Map => {
+                for (k, e) in m.iter() {
+                    path.push(Step::Key(k.clone()));
+                    walk_schema(&nb.block, e, path, out);
+                    path.pop();
+                }
+            }
+            Kind::Map(_) => walk_schema(&nb.block, child, path, out),
+            _ => {}
+        }
+        path.pop();
+    }
+}
