@@ -237,7 +237,7 @@ impl Resource for Database {
         if let Some(name) = plan.planned.get_attr("name").filter(|v| v.is_known()).cloned() {
             plan.planned = with(&plan.planned, [("id", name)]);
         }
-        if plan.prior.is_null() && plan.planned.get_attr("template").is_some_and(|t| t.is_null() || !t.is_known()) {
+        if plan.prior.is_null() && plan.config.get_attr("template").is_none_or(Value::is_null) {
             plan.planned = with(&plan.planned, [("template", Value::string("template0"))]);
         }
         Diagnostics::new()

@@ -159,7 +159,7 @@ impl Resource for Schema {
     }
 
     async fn modify_plan(&self, _ctx: &Ctx, plan: &mut PlanState) -> Diagnostics {
-        if plan.prior.is_null() && plan.planned.get_attr("database").is_some_and(|d| !d.is_known() || d.is_null()) {
+        if plan.prior.is_null() && plan.config.get_attr("database").is_none_or(Value::is_null) {
             if let Ok(pool) = pool_of(&self.data) {
                 plan.planned = with(&plan.planned, [("database", Value::string(pool.default_database()))]);
             }
