@@ -44,6 +44,10 @@ impl Diagnostic {
     pub fn error(summary: impl Into<String>, detail: impl Into<String>, range: Option<SourceRange>) -> Diagnostic {
         Diagnostic { severity: Severity::Error, summary: summary.into(), detail: detail.into(), range }
     }
+
+    pub fn warning(summary: impl Into<String>, detail: impl Into<String>, range: Option<SourceRange>) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, summary: summary.into(), detail: detail.into(), range }
+    }
 }
 
 impl fmt::Display for Diagnostic {
@@ -64,22 +68,44 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Maps byte offsets of one file to line/column positions.
+///
+/// An index may also be *shifted* ([`LineIndex::shifted`]): offsets then
+/// belong to a piece of text that was cut out of the file (a string of a
+/// `.tf.json` file parsed as an expression) and are mapped back into the
+/// file, so ranges still point at the file the user wrote.
 #[derive(PartialEq, Eq)]
 pub struct LineIndex {
     file: Arc<str>,
-    starts: Vec<usize>,
+    starts: Arc<[usize]>,
     text: Arc<str>,
+    /// Offset of byte 0 of the piece within the file.
+    base: usize,
+    /// `(piece offset, bytes inserted before it)`, sorted: where the piece
+    /// was made longer than the file's text (escape rewrites).
+    inserted: Arc<[(usize, usize)]>,
 }
 
 impl LineIndex {
     pub fn new(file: &str, text: &str) -> LineIndex {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { file: file.into(), starts, text: text.into() }
+        LineIndex { file: file.into(), starts: starts.into(), text: text.into(), base: 0, inserted: Arc::from(Vec::new()) }
+    }
+
+    /// An index for a piece of this file starting at byte `base`, where
+    /// `inserted` lists `(piece offset, total bytes inserted before it)`.
+    pub fn shifted(&self, base: usize, inserted: Vec<(usize, usize)>) -> LineIndex {
+        LineIndex { file: self.file.clone(), starts: self.starts.clone(), text: self.text.clone(), base, inserted: inserted.into() }
+    }
+
+    fn to_file(&self, byte: usize) -> usize {
+        let i = self.inserted.partition_point(|(at, _)| *at <= byte);
+        let extra = if i == 0 { 0 } else { self.inserted[i - 1].1 };
+        (self.base + byte).saturating_sub(extra)
     }
 
     pub fn pos(&self, byte: usize) -> Pos {
-        let byte = byte.min(self.text.len());
+        let byte = self.to_file(byte).min(self.text.len());
         let line = self.starts.partition_point(|s| *s <= byte);
         let start = self.starts[line - 1];
         let col = self.text.get(start..byte).map(|s| s.chars().count()).unwrap_or(byte - start) + 1;
@@ -92,13 +118,38 @@ impl LineIndex {
 
     /// The range of a 1-based line/column (for parser errors).
     pub fn at(&self, line: usize, col: usize) -> SourceRange {
+        if self.base != 0 || !self.inserted.is_empty() {
+            // Line and column of the piece: find its byte offset first.
+            let piece = self.text.get(self.base..).unwrap_or("");
+            let mut off = 0;
+            for (i, l) in piece.split_inclusive('\n').enumerate() {
+                if i + 1 == line {
+                    off += l.char_indices().nth(col.saturating_sub(1)).map(|(b, _)| b).unwrap_or(l.len());
+                    break;
+                }
+                off += l.len();
+            }
+            let p = self.pos(off);
+            return SourceRange { file: self.file.clone(), start: p, end: p };
+        }
         let start = self.starts.get(line.saturating_sub(1)).copied().unwrap_or(0);
         let p = Pos { line, col, byte: start + col.saturating_sub(1) };
         SourceRange { file: self.file.clone(), start: p, end: p }
     }
 
+    /// The range of a byte offset (parser errors carry one).
+    pub fn at_offset(&self, byte: usize) -> SourceRange {
+        let p = self.pos(byte);
+        SourceRange { file: self.file.clone(), start: p, end: p }
+    }
+
     pub fn file(&self) -> &Arc<str> {
         &self.file
+    }
+
+    /// The whole text of the file.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
     }
 }
 

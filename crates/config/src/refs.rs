@@ -29,6 +29,10 @@ pub enum Subject {
 pub struct Reference {
     pub subject: Subject,
     pub range: Option<SourceRange>,
+    /// The attribute accessed on the subject, past any index or splat
+    /// (`module.m[0].out` gives `out`), with the range of its `.name`
+    /// step: what the static check matches against module outputs.
+    pub attr: Option<(String, Option<SourceRange>)>,
 }
 
 struct Finder<'a> {
@@ -77,7 +81,20 @@ impl Finder<'_> {
             (ty, None) => return self.invalid(span, format!("A reference to a resource type must be followed by at least one attribute access, specifying the resource name: {ty}.NAME")),
         };
         let range = self.index.range(span);
-        self.refs.push(Reference { subject, range });
+        let skip = match &subject {
+            Subject::Resource { data: true, .. } => 2,
+            Subject::Resource { .. } | Subject::Var(_) | Subject::Local(_) | Subject::Module(_) => 1,
+            _ => 0,
+        };
+        let attr = if skip == 0 {
+            None
+        } else {
+            ops.iter().skip(skip).find(|o| !matches!(o.value(), TraversalOperator::Index(_) | TraversalOperator::LegacyIndex(_) | TraversalOperator::AttrSplat(_) | TraversalOperator::FullSplat(_))).and_then(|o| match o.value() {
+                TraversalOperator::GetAttr(id) => Some((id.as_str().to_string(), self.index.range(o.span()))),
+                _ => None,
+            })
+        };
+        self.refs.push(Reference { subject, range, attr });
     }
 }
 
@@ -132,7 +149,13 @@ impl Visit for Finder<'_> {
 
 /// The references `expr` makes, and diagnostics for malformed ones.
 pub fn references(expr: &Expression, index: &LineIndex) -> (Vec<Reference>, Vec<Diagnostic>) {
-    let mut f = Finder { index, bound: Vec::new(), refs: Vec::new(), diags: Vec::new() };
+    references_bound(expr, index, &[])
+}
+
+/// Like [`references`], with `bound` names (a `dynamic` block's iterator)
+/// treated like `for` variables: not references.
+pub fn references_bound(expr: &Expression, index: &LineIndex, bound: &[String]) -> (Vec<Reference>, Vec<Diagnostic>) {
+    let mut f = Finder { index, bound: bound.to_vec(), refs: Vec::new(), diags: Vec::new() };
     f.visit_expr(expr);
     (f.refs, f.diags)
 }

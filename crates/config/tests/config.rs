@@ -101,8 +101,8 @@ fn check(case: &str, src: &str, want: &str) {
 fn malformed_configurations() {
     check("unclosed_block", "resource \"a\" \"b\" {\n  x = 1\n", "2:9: Invalid syntax");
     check("bad_token", "resource \"a\" \"b\" {\n  x = = 1\n}\n", "2:7: Invalid syntax");
-    check("missing_labels", "resource \"a\" {\n}\n", "1:1: Missing name for block");
-    check("too_many_labels", "variable \"a\" \"b\" {\n}\n", "1:1: Missing name for block");
+    check("missing_labels", "resource \"a\" {\n}\n", "1:1: Missing name for resource");
+    check("too_many_labels", "variable \"a\" \"b\" {\n}\n", "1:14: Extraneous label for variable");
     check("invalid_name", "resource \"aws\" \"1bad\" {\n}\n", "1:16: Invalid name");
     check("duplicate_resource", "resource \"a\" \"b\" {}\nresource \"a\" \"b\" {}\n", "2:1: Duplicate resource");
     check("duplicate_variable", "variable \"v\" {}\n\nvariable \"v\" {}\n", "3:1: Duplicate variable declaration");
@@ -110,11 +110,11 @@ fn malformed_configurations() {
     check("duplicate_local", "locals {\n  a = 1\n}\nlocals {\n  a = 2\n}\n", "5:3: Duplicate local value definition");
     check("duplicate_provider", "provider \"p\" {}\nprovider \"p\" {}\n", "2:1: Duplicate provider configuration");
     check("duplicate_module", "module \"m\" {\n  source = \"./a\"\n}\nmodule \"m\" {\n  source = \"./b\"\n}\n", "4:1: Duplicate module call");
-    check("count_and_for_each", "resource \"a\" \"b\" {\n  count    = 1\n  for_each = {}\n}\n", "3:14: Invalid combination of \"count\" and \"for_each\"");
+    check("count_and_for_each", "resource \"a\" \"b\" {\n  count    = 1\n  for_each = {}\n}\n", "3:3: Invalid combination of \"count\" and \"for_each\"");
     check("unknown_block", "resorce \"a\" \"b\" {}\n", "1:1: Unsupported block type");
     check("top_level_attribute", "x = 1\n", "1:1: Unsupported argument");
-    check("output_without_value", "output \"o\" {\n}\n", "1:1: Missing required argument");
-    check("module_without_source", "module \"m\" {\n}\n", "1:1: Missing required argument");
+    check("output_without_value", "output \"o\" {\n}\n", "1:12: Missing required argument");
+    check("module_without_source", "module \"m\" {\n}\n", "1:12: Missing required argument");
     check("bare_var", "output \"o\" {\n  value = var\n}\n", "2:11: Invalid reference");
     check("bare_local", "output \"o\" {\n  value = local\n}\n", "2:11: Invalid reference");
     check("resource_without_name", "output \"o\" {\n  value = aws_instance\n}\n", "2:11: Invalid reference");

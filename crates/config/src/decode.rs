@@ -1,0 +1,677 @@
+//! Bodies (of either syntax) into the module model: the top-level block
+//! types and what Terraform checks about them before evaluation.
+//! Resource bodies, nested and dynamic blocks are in `decode_resource`.
+
+use crate::diag::{Diagnostic, LineIndex, SourceRange};
+use crate::model::*;
+use crate::refs::{references_bound, Subject};
+use crate::source::{GAttr, GBlock, GBody, Span_};
+use crate::typeexpr::parse_type;
+use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
+use hcl_edit::Span;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub(crate) struct Cx<'a> {
+    pub index: &'a Arc<LineIndex>,
+    pub diags: &'a mut Vec<Diagnostic>,
+    /// Names bound by enclosing `dynamic` blocks.
+    pub bound: Vec<String>,
+    pub json: bool,
+}
+
+fn valid_name(n: &str) -> bool {
+    let mut c = n.chars();
+    matches!(c.next(), Some(f) if f.is_alphabetic() || f == '_') && c.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+}
+
+/// A literal string expression's value.
+pub(crate) fn literal_string(e: &Expression) -> Option<String> {
+    match e {
+        Expression::String(s) => Some(s.as_str().to_string()),
+        Expression::StringTemplate(t) if t.iter().all(|el| matches!(el, hcl_edit::template::Element::Literal(_))) => Some(
+            t.iter()
+                .filter_map(|el| match el {
+                    hcl_edit::template::Element::Literal(l) => Some(l.as_str()),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+pub(crate) fn literal_bool(e: &Expression) -> Option<bool> {
+    match e {
+        Expression::Bool(b) => Some(*b.value()),
+        _ => None,
+    }
+}
+
+/// A static reference: a name followed by attribute access and indexing
+/// with literal keys only (what `depends_on`, `moved` and `import` take).
+pub(crate) fn is_static_traversal(e: &Expression) -> bool {
+    match e {
+        Expression::Variable(_) => true,
+        Expression::Traversal(t) => {
+            matches!(t.expr, Expression::Variable(_))
+                && t.operators.iter().all(|o| match o.value() {
+                    TraversalOperator::GetAttr(_) | TraversalOperator::LegacyIndex(_) => true,
+                    TraversalOperator::Index(i) => matches!(i, Expression::Number(_) | Expression::String(_)),
+                    _ => false,
+                })
+        }
+        _ => false,
+    }
+}
+
+pub(crate) const STATIC_REF: &str = "A single static variable reference is required: only attribute access and indexing with constant keys. No calculations, function calls, template expressions, etc are allowed here.";
+
+impl Cx<'_> {
+    pub fn error(&mut self, summary: &str, detail: String, span: Span_) {
+        let range = self.index.range(span);
+        self.diags.push(Diagnostic::error(summary, detail, range));
+    }
+
+    pub fn range(&self, span: Span_) -> Option<SourceRange> {
+        self.index.range(span)
+    }
+
+    pub fn expr(&mut self, a: GAttr) -> Expr {
+        let (refs, d) = references_bound(&a.value, &a.index, &self.bound);
+        self.diags.extend(d);
+        Expr { range: a.index.range(a.value.span()), expr: a.value, refs, index: a.index }
+    }
+
+    /// Type constraints and attribute paths are keywords, not references.
+    pub fn expr_no_refs(&mut self, a: GAttr) -> Expr {
+        Expr { range: a.index.range(a.value.span()), expr: a.value, refs: Vec::new(), index: a.index }
+    }
+
+    pub fn unsupported_arg(&mut self, a: &GAttr) {
+        let msg = format!("An argument named {:?} is not expected here.", a.name);
+        self.error("Unsupported argument", msg, a.name_span.clone());
+    }
+
+    pub fn unsupported_block(&mut self, b: &GBlock) {
+        let msg = format!("Blocks of type {:?} are not expected here.", b.ty);
+        self.error("Unsupported block type", msg, b.ty_span.clone());
+    }
+
+    pub fn missing_arg(&mut self, name: &str, span: Span_) {
+        self.error("Missing required argument", format!("The argument {name:?} is required, but no definition was found."), span);
+    }
+
+    fn labels(&mut self, b: &GBlock, want: usize) -> Option<Vec<String>> {
+        if b.labels.len() != want {
+            let names = match want {
+                2 => "type, name",
+                _ => "name",
+            };
+            let plural = if want == 1 { "label" } else { "labels" };
+            if b.labels.len() > want {
+                let span = b.labels.get(want).and_then(|l| l.1.clone()).or(b.span.clone());
+                let detail = if want == 0 { format!("No labels are expected for {} blocks.", b.ty) } else { format!("Only {want} {plural} ({names}) are expected for {} blocks.", b.ty) };
+                self.error(&format!("Extraneous label for {}", b.ty), detail, span);
+            } else {
+                let detail = format!("All {} blocks must have {want} {plural} ({names}).", b.ty);
+                self.error(&format!("Missing name for {}", b.ty), detail, b.span.clone());
+            }
+            return None;
+        }
+        for (l, span) in &b.labels {
+            if !valid_name(l) {
+                self.error("Invalid name", format!("{l:?} is not a valid name: names must start with a letter or underscore and contain only letters, digits, underscores and dashes."), span.clone());
+                return None;
+            }
+        }
+        Some(b.labels.iter().map(|(l, _)| l.clone()).collect())
+    }
+
+    /// A literal string attribute (`source`, `version`, `description`).
+    fn string_attr(&mut self, a: &GAttr) -> Option<String> {
+        let s = literal_string(&a.value);
+        if s.is_none() {
+            let r = a.index.range(a.value.span());
+            self.diags.push(Diagnostic::error("Invalid value", format!("The {:?} argument must be a literal string: variables and expressions are not allowed here.", a.name), r));
+        }
+        s
+    }
+
+    fn bool_attr(&mut self, a: &GAttr) -> Option<bool> {
+        let b = literal_bool(&a.value);
+        if b.is_none() {
+            let r = a.index.range(a.value.span());
+            self.diags.push(Diagnostic::error("Invalid value", format!("The {:?} argument must be true or false.", a.name), r));
+        }
+        b
+    }
+
+    pub fn file(&mut self, module: &mut Module, body: GBody) {
+        if let Some(a) = body.attrs.first() {
+            self.unsupported_arg(a);
+        }
+        for b in body.blocks {
+            self.block(module, b);
+        }
+    }
+
+    fn block(&mut self, module: &mut Module, mut b: GBlock) {
+        let kind = b.ty.clone();
+        let range = self.range(b.span.clone());
+        match kind.as_str() {
+            "resource" | "data" => {
+                let Some(l) = self.labels(&b, 2) else { return };
+                let data = kind == "data";
+                if let Some(prev) = module.resource(data, &l[0], &l[1]) {
+                    let at = prev.range.as_ref().map(|r| format!(" (first declared at {r})")).unwrap_or_default();
+                    self.error("Duplicate resource", format!("A {kind} {:?} named {:?} was already declared{at}.", l[0], l[1]), b.span.clone());
+                    return;
+                }
+                let r = self.resource(data, &l[0], &l[1], range, b);
+                module.push_resource(r);
+            }
+            "variable" => {
+                let Some(l) = self.labels(&b, 1) else { return };
+                if module.variables.contains_key(&l[0]) {
+                    return self.error("Duplicate variable declaration", format!("A variable named {:?} was already declared.", l[0]), b.span.clone());
+                }
+                let v = self.variable(&l[0], range, b);
+                module.variables.insert(l[0].clone(), v);
+            }
+            "output" => {
+                let Some(l) = self.labels(&b, 1) else { return };
+                if module.outputs.contains_key(&l[0]) {
+                    return self.error("Duplicate output definition", format!("An output named {:?} was already defined.", l[0]), b.span.clone());
+                }
+                let o = self.output(&l[0], range, b);
+                module.outputs.insert(l[0].clone(), o);
+            }
+            "locals" => {
+                self.labels(&b, 0);
+                for blk in &b.body.blocks {
+                    self.unsupported_block(blk);
+                }
+                for a in b.body.attrs {
+                    if module.locals.contains_key(&a.name) {
+                        self.error("Duplicate local value definition", format!("A local value named {:?} was already defined.", a.name), a.span.clone());
+                        continue;
+                    }
+                    let name = a.name.clone();
+                    let e = self.expr(a);
+                    module.locals.insert(name, e);
+                }
+            }
+            "provider" => {
+                let Some(l) = self.labels(&b, 1) else { return };
+                let mut attributes = BTreeMap::new();
+                let mut alias = None;
+                for a in b.body.attrs {
+                    if a.name == "alias" {
+                        alias = self.string_attr(&a);
+                    } else {
+                        let name = a.name.clone();
+                        attributes.insert(name, self.expr(a));
+                    }
+                }
+                if module.providers.iter().any(|p| p.name == l[0] && p.alias == alias) {
+                    let which = alias.as_ref().map(|a| format!("{}.{a}", l[0])).unwrap_or_else(|| l[0].clone());
+                    return self.error("Duplicate provider configuration", format!("A provider configuration for {which:?} was already given."), b.span.clone());
+                }
+                module.providers.push(ProviderConfig { name: l[0].clone(), alias, range, attributes });
+            }
+            "module" => {
+                let Some(l) = self.labels(&b, 1) else { return };
+                let call = self.module_call(&l[0], range, b);
+                if module.module_calls.contains_key(&l[0]) {
+                    let span = call.range.clone();
+                    self.diags.push(Diagnostic::error("Duplicate module call", format!("A module call named {:?} was already defined.", l[0]), span));
+                    return;
+                }
+                module.module_calls.insert(l[0].clone(), call);
+            }
+            "terraform" => {
+                self.labels(&b, 0);
+                self.terraform(module, b.body)
+            }
+            "moved" => {
+                module.other_blocks.push((kind, range.clone()));
+                if self.labels(&b, 0).is_none() {
+                    return;
+                }
+                let from = self.address(&mut b, "from");
+                let to = self.address(&mut b, "to");
+                self.rest_unsupported(&b.body);
+                module.moved.push(Moved { from_addr: from.as_ref().map(addr_text), to_addr: to.as_ref().map(addr_text), from, to, range });
+            }
+            "import" => {
+                module.other_blocks.push((kind, range.clone()));
+                if self.labels(&b, 0).is_none() {
+                    return;
+                }
+                let to = self.address(&mut b, "to");
+                let id = b.body.take("id").map(|a| self.expr(a));
+                let for_each = b.body.take("for_each").map(|a| self.expr(a));
+                let provider = b.body.take("provider").and_then(|a| self.provider_ref(&a));
+                if b.body.take("identity").is_none() && id.is_none() {
+                    self.error("Invalid import block", "At least one of 'id' or 'identity' must be specified.".into(), b.span.clone());
+                }
+                self.rest_unsupported(&b.body);
+                module.imports.push(Import { to_addr: to.as_ref().map(addr_text), to, id, provider, for_each, range });
+            }
+            "removed" => {
+                module.other_blocks.push((kind, range.clone()));
+                if self.labels(&b, 0).is_none() {
+                    return;
+                }
+                let from = self.address(&mut b, "from");
+                let mut destroy = true;
+                for blk in std::mem::take(&mut b.body.blocks) {
+                    match blk.ty.as_str() {
+                        "lifecycle" => {
+                            for a in &blk.body.attrs {
+                                match a.name.as_str() {
+                                    "destroy" => destroy = self.bool_attr(a).unwrap_or(true),
+                                    _ => self.unsupported_arg(a),
+                                }
+                            }
+                            for nb in &blk.body.blocks {
+                                self.unsupported_block(nb);
+                            }
+                        }
+                        "provisioner" | "connection" => {}
+                        _ => self.unsupported_block(&blk),
+                    }
+                }
+                self.rest_unsupported(&b.body);
+                module.removed.push(Removed { from_addr: from.as_ref().map(addr_text), from, destroy, range });
+            }
+            "check" => {
+                module.other_blocks.push((kind, range.clone()));
+                let Some(l) = self.labels(&b, 1) else { return };
+                let c = self.check(&l[0], range, b);
+                module.checks.push(c);
+            }
+            other => self.error("Unsupported block type", format!("Blocks of type {other:?} are not expected here."), b.ty_span.clone()),
+        }
+    }
+
+    fn rest_unsupported(&mut self, body: &GBody) {
+        for a in &body.attrs {
+            self.unsupported_arg(a);
+        }
+        for b in &body.blocks {
+            self.unsupported_block(b);
+        }
+    }
+
+    /// A required static address (`moved.from`, `import.to`, ...).
+    fn address(&mut self, b: &mut GBlock, name: &str) -> Option<Expr> {
+        let Some(a) = b.body.take(name) else {
+            self.missing_arg(name, b.body_span.clone());
+            return None;
+        };
+        if !is_static_traversal(&a.value) {
+            let r = a.index.range(a.value.span());
+            self.diags.push(Diagnostic::error("Invalid expression", STATIC_REF, r));
+            return None;
+        }
+        Some(self.expr(a))
+    }
+
+    /// `condition` + `error_message` blocks; `what` names the block kind in
+    /// Terraform's "Invalid ... expression".
+    pub fn check_rule(&mut self, mut b: GBlock, what: &str) -> CheckRule {
+        self.labels(&b, 0);
+        let range = self.range(b.span.clone());
+        let condition = b.body.take("condition").map(|a| self.expr(a));
+        let error_message = b.body.take("error_message").map(|a| self.expr(a));
+        if condition.is_none() {
+            self.missing_arg("condition", b.body_span.clone());
+        }
+        if error_message.is_none() {
+            self.missing_arg("error_message", b.body_span.clone());
+        }
+        if let Some(c) = &condition {
+            if c.refs.is_empty() {
+                self.diags.push(Diagnostic::error(
+                    format!("Invalid {what} expression"),
+                    "The condition expression must refer to at least one object from elsewhere in the configuration, or else its result would not be checking anything.",
+                    c.range.clone(),
+                ));
+            }
+        }
+        self.rest_unsupported(&b.body);
+        CheckRule { condition, error_message, range }
+    }
+
+    fn variable(&mut self, name: &str, range: Option<SourceRange>, body: GBlock) -> Variable {
+        let mut v = Variable {
+            name: name.into(),
+            range,
+            ty: None,
+            constraint: None,
+            default: None,
+            sensitive: false,
+            nullable: true,
+            description: None,
+            ephemeral: false,
+            validations: Vec::new(),
+        };
+        for a in body.body.attrs {
+            match a.name.as_str() {
+                "type" => {
+                    match parse_type(&a.value, &a.index) {
+                        Ok(tc) => v.constraint = Some(tc),
+                        Err(d) => self.diags.push(d),
+                    }
+                    v.ty = Some(self.expr_no_refs(a));
+                }
+                "default" => v.default = Some(self.expr(a)),
+                "sensitive" => v.sensitive = self.bool_attr(&a).unwrap_or(false),
+                "nullable" => v.nullable = self.bool_attr(&a).unwrap_or(true),
+                "ephemeral" => v.ephemeral = self.bool_attr(&a).unwrap_or(false),
+                "description" => v.description = self.string_attr(&a),
+                _ => self.unsupported_arg(&a),
+            }
+        }
+        for b in body.body.blocks {
+            if b.ty != "validation" {
+                self.unsupported_block(&b);
+                continue;
+            }
+            let rule = self.check_rule(b, "validation");
+            if let Some(c) = &rule.condition {
+                if !c.refs.is_empty() && !c.refs.iter().any(|r| r.subject == Subject::Var(name.to_string())) {
+                    self.diags.push(Diagnostic::error(
+                        "Invalid variable validation condition",
+                        format!("The condition for variable {name:?} must refer to var.{name} in order to test incoming values."),
+                        c.range.clone(),
+                    ));
+                }
+            }
+            v.validations.push(rule);
+        }
+        v
+    }
+
+    fn output(&mut self, name: &str, range: Option<SourceRange>, mut b: GBlock) -> Output {
+        let value = b.body.take("value").map(|a| self.expr(a));
+        if value.is_none() {
+            self.missing_arg("value", b.body_span.clone());
+        }
+        let mut o = Output { name: name.into(), range, value, sensitive: false, depends_on: None, description: None, ephemeral: false, preconditions: Vec::new() };
+        for a in std::mem::take(&mut b.body.attrs) {
+            match a.name.as_str() {
+                "sensitive" => o.sensitive = self.bool_attr(&a).unwrap_or(false),
+                "ephemeral" => o.ephemeral = self.bool_attr(&a).unwrap_or(false),
+                "description" => o.description = self.string_attr(&a),
+                "depends_on" => o.depends_on = Some(self.depends_on(a)),
+                _ => self.unsupported_arg(&a),
+            }
+        }
+        for blk in b.body.blocks {
+            if blk.ty == "precondition" {
+                o.preconditions.push(self.check_rule(blk, "precondition"));
+            } else {
+                self.unsupported_block(&blk);
+            }
+        }
+        o
+    }
+
+    /// `depends_on = [ref, ...]`: every entry a static reference.
+    pub fn depends_on(&mut self, a: GAttr) -> Expr {
+        match &a.value {
+            Expression::Array(items) => {
+                for item in items.iter() {
+                    if let Expression::String(_) = item {
+                        if !self.json {
+                            self.diags.push(Diagnostic::warning(
+                                "Quoted references are deprecated",
+                                "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
+                                a.index.range(item.span()),
+                            ));
+                            continue;
+                        }
+                    }
+                    if !is_static_traversal(item) {
+                        self.diags.push(Diagnostic::error("Invalid expression", STATIC_REF, a.index.range(item.span())));
+                    }
+                }
+            }
+            other => self.diags.push(Diagnostic::error("Invalid expression", "A static list expression is required.", a.index.range(other.span()))),
+        }
+        self.expr(a)
+    }
+
+    /// `provider = name` or `provider = name.alias`.
+    pub fn provider_ref(&mut self, a: &GAttr) -> Option<ProviderRef> {
+        let range = a.index.range(a.value.span());
+        let parsed = match &a.value {
+            Expression::Variable(v) => Some((v.as_str().to_string(), None)),
+            Expression::Traversal(t) => match (&t.expr, t.operators.as_slice()) {
+                (Expression::Variable(v), [op]) => match op.value() {
+                    TraversalOperator::GetAttr(alias) => Some((v.as_str().to_string(), Some(alias.as_str().to_string()))),
+                    _ => None,
+                },
+                _ => None,
+            },
+            Expression::String(s) if !self.json => {
+                self.diags.push(Diagnostic::warning(
+                    "Quoted references are deprecated",
+                    "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
+                    range.clone(),
+                ));
+                let mut parts = s.as_str().splitn(2, '.');
+                let name = parts.next().unwrap_or_default().to_string();
+                let alias = parts.next().map(str::to_string);
+                (valid_name(&name) && alias.as_deref().is_none_or(valid_name)).then_some((name, alias))
+            }
+            _ => None,
+        };
+        if parsed.is_none() {
+            self.diags.push(Diagnostic::error(
+                "Invalid provider configuration reference",
+                "The provider argument requires a provider type name, optionally followed by a period and then a configuration alias.",
+                range.clone(),
+            ));
+        }
+        parsed.map(|(name, alias)| ProviderRef { name, alias, range })
+    }
+
+    fn module_call(&mut self, name: &str, range: Option<SourceRange>, b: GBlock) -> ModuleCall {
+        let mut call = ModuleCall {
+            name: name.into(),
+            range,
+            source: None,
+            count: None,
+            for_each: None,
+            inputs: BTreeMap::new(),
+            version: None,
+            depends_on: None,
+            providers: BTreeMap::new(),
+        };
+        let mut count_span = None;
+        for a in b.body.attrs {
+            match a.name.as_str() {
+                "source" => call.source = self.string_attr(&a),
+                "version" => call.version = self.string_attr(&a),
+                "count" => {
+                    count_span = Some(a.span.clone());
+                    call.count = Some(self.expr(a));
+                }
+                "for_each" => {
+                    if count_span.is_some() {
+                        self.count_and_for_each(a.span.clone());
+                    }
+                    call.for_each = Some(self.expr(a));
+                }
+                "depends_on" => call.depends_on = Some(self.depends_on(a)),
+                "providers" => self.providers_map(&a, &mut call.providers),
+                "lifecycle" => self.error("Reserved argument name in module block", "The name \"lifecycle\" is reserved for use in a future version of Terraform.".into(), a.name_span.clone()),
+                k => {
+                    let k = k.to_string();
+                    let e = self.expr(a);
+                    call.inputs.insert(k, e);
+                }
+            }
+        }
+        for blk in &b.body.blocks {
+            self.unsupported_block(blk);
+        }
+        if call.source.is_none() {
+            self.missing_arg("source", b.body_span.clone());
+        }
+        call
+    }
+
+    pub fn count_and_for_each(&mut self, span: Span_) {
+        self.error(
+            "Invalid combination of \"count\" and \"for_each\"",
+            "The \"count\" and \"for_each\" meta-arguments are mutually-exclusive, only one should be used to be explicit about the number of resources to be created.".into(),
+            span,
+        );
+    }
+
+    fn providers_map(&mut self, a: &GAttr, out: &mut BTreeMap<String, ProviderRef>) {
+        let Expression::Object(o) = &a.value else {
+            self.diags.push(Diagnostic::error("Invalid providers argument", "The \"providers\" argument must be a map from provider names in the child module to provider configurations of this module.", a.index.range(a.value.span())));
+            return;
+        };
+        for (k, v) in o.iter() {
+            let key = match k {
+                ObjectKey::Ident(i) => Some(i.as_str().to_string()),
+                ObjectKey::Expression(e) => {
+                    let g = GAttr { name: "providers".into(), span: None, name_span: None, value: e.clone(), index: a.index.clone() };
+                    self.provider_ref(&g).map(|r| r.alias.map(|al| format!("{}.{al}", r.name)).unwrap_or(r.name))
+                }
+            };
+            let g = GAttr { name: "providers".into(), span: None, name_span: None, value: v.expr().clone(), index: a.index.clone() };
+            if let (Some(key), Some(r)) = (key, self.provider_ref(&g)) {
+                out.insert(key, r);
+            }
+        }
+    }
+
+    fn check(&mut self, name: &str, range: Option<SourceRange>, b: GBlock) -> Check {
+        let mut c = Check { name: name.into(), range, data: Vec::new(), asserts: Vec::new() };
+        for blk in b.body.blocks {
+            match blk.ty.as_str() {
+                "data" => {
+                    let Some(l) = self.labels(&blk, 2) else { continue };
+                    let r = self.range(blk.span.clone());
+                    let res = self.resource(true, &l[0], &l[1], r, blk);
+                    c.data.push(res);
+                }
+                "assert" => c.asserts.push(self.check_rule(blk, "assert")),
+                _ => self.unsupported_block(&blk),
+            }
+        }
+        for a in &b.body.attrs {
+            self.unsupported_arg(a);
+        }
+        if c.asserts.is_empty() {
+            self.error("Zero assert blocks", "Check blocks must have at least one assert block.".into(), b.span.clone());
+        }
+        c
+    }
+
+    fn terraform(&mut self, module: &mut Module, body: GBody) {
+        for a in &body.attrs {
+            match a.name.as_str() {
+                "required_version" => module.required_version = self.string_attr(a),
+                "experiments" | "language" => {}
+                _ => self.unsupported_arg(a),
+            }
+        }
+        for b in body.blocks {
+            match b.ty.as_str() {
+                "required_providers" => self.required_providers(module, b.body),
+                "backend" | "cloud" => {
+                    let what = if b.ty == "cloud" { "cloud block".to_string() } else { format!("backend {:?}", b.labels.first().map(|l| l.0.as_str()).unwrap_or("")) };
+                    self.diags.push(Diagnostic::warning(
+                        "Backend configuration ignored",
+                        format!("terrane keeps state in its own store, configured with a terraform {{ state \"sqlite\" {{ ... }} }} block; the {what} is accepted for compatibility and ignored."),
+                        self.range(b.span.clone()),
+                    ));
+                }
+                "state" => self.state(module, b),
+                "provider_meta" => {}
+                _ => self.unsupported_block(&b),
+            }
+        }
+    }
+
+    fn state(&mut self, module: &mut Module, b: GBlock) {
+        let Some(l) = self.labels(&b, 1) else { return };
+        let backend = match l[0].as_str() {
+            "sqlite" => StateBackend::Sqlite,
+            "postgres" => StateBackend::Postgres,
+            other => {
+                let span = b.labels[0].1.clone();
+                return self.error("Unsupported state backend", format!("There is no state backend named {other:?}: the backends are \"sqlite\" and \"postgres\"."), span);
+            }
+        };
+        if let Some(prev) = &module.state {
+            let at = prev.range.as_ref().map(|r| format!(" at {r}")).unwrap_or_default();
+            return self.error("Duplicate state configuration", format!("State settings were already given{at}: a module may have only one state block."), b.span.clone());
+        }
+        let mut s = StateSettings { backend, path: None, url: None, schema: None, encryption_key_env: None, range: self.range(b.span.clone()) };
+        for a in &b.body.attrs {
+            let slot = match (a.name.as_str(), &s.backend) {
+                ("path", StateBackend::Sqlite) => &mut s.path,
+                ("url", StateBackend::Postgres) => &mut s.url,
+                ("schema", StateBackend::Postgres) => &mut s.schema,
+                ("encryption_key_env", _) => &mut s.encryption_key_env,
+                _ => {
+                    self.unsupported_arg(a);
+                    continue;
+                }
+            };
+            *slot = literal_string(&a.value);
+            if slot.is_none() {
+                self.diags.push(Diagnostic::error("Invalid state setting", format!("The {:?} setting must be a literal string: state settings are read before anything is evaluated.", a.name), a.index.range(a.value.span())));
+            }
+        }
+        for nb in &b.body.blocks {
+            self.unsupported_block(nb);
+        }
+        module.state = Some(s);
+    }
+
+    fn required_providers(&mut self, module: &mut Module, body: GBody) {
+        for a in &body.attrs {
+            let mut rp = RequiredProvider::default();
+            match &a.value {
+                Expression::Object(o) => {
+                    for (k, v) in o.iter() {
+                        let key = match k {
+                            ObjectKey::Ident(i) => i.as_str().to_string(),
+                            ObjectKey::Expression(e) => literal_string(e).unwrap_or_default(),
+                        };
+                        match key.as_str() {
+                            "source" => rp.source = literal_string(v.expr()),
+                            "version" => rp.version = literal_string(v.expr()),
+                            _ => {}
+                        }
+                    }
+                }
+                Expression::String(s) => rp.version = Some(s.as_str().to_string()),
+                _ => {
+                    let r = a.index.range(a.value.span());
+                    self.diags.push(Diagnostic::error("Invalid required_providers object", "required_providers entries must be objects with source and version.", r));
+                }
+            }
+            module.required_providers.insert(a.name.clone(), rp);
+        }
+        for b in &body.blocks {
+            self.unsupported_block(b);
+        }
+    }
+}
+
+/// The text of a static address expression.
+fn addr_text(e: &Expr) -> String {
+    e.expr.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+}

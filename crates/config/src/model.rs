@@ -1,0 +1,280 @@
+//! The module model: what a module's files declare, with a source range on
+//! everything and every expression unevaluated (with its references).
+//! Built by `decode` from `.tf` and `.tf.json` files alike.
+
+use crate::diag::{LineIndex, SourceRange};
+use crate::refs::Reference;
+use crate::typeexpr::TypeConstraint;
+use hcl_edit::expr::Expression;
+use hcl_edit::structure::Block;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// An unevaluated expression with its range and references.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub expr: Expression,
+    pub range: Option<SourceRange>,
+    pub refs: Vec<Reference>,
+    /// The line index of the file the expression is in, so evaluation
+    /// diagnostics can point at sub-expressions (for `.tf.json` files an
+    /// index shifted to the JSON string the expression was parsed from).
+    pub index: Arc<LineIndex>,
+}
+
+/// A `condition` + `error_message` pair: variable `validation`, output and
+/// lifecycle `precondition`/`postcondition`, check `assert`.
+#[derive(Clone, Debug)]
+pub struct CheckRule {
+    pub condition: Option<Expr>,
+    pub error_message: Option<Expr>,
+    pub range: Option<SourceRange>,
+}
+
+/// `lifecycle { ... }` of a resource.
+#[derive(Clone, Debug, Default)]
+pub struct Lifecycle {
+    pub create_before_destroy: Option<Expr>,
+    pub prevent_destroy: Option<Expr>,
+    pub ignore_changes: Option<Expr>,
+    pub replace_triggered_by: Option<Expr>,
+    /// The entries of `replace_triggered_by`, one expression each (their
+    /// references are what triggers replacement).
+    pub replace_triggered_by_entries: Vec<Expr>,
+    pub preconditions: Vec<CheckRule>,
+    pub postconditions: Vec<CheckRule>,
+}
+
+/// A nested block of a resource body as written: static, or `dynamic`
+/// (then `dynamic` holds `for_each`/`iterator`/`labels` and the attributes
+/// and blocks are those of `content`, with the iterator name bound, so its
+/// `.key`/`.value` are not references). The engine expands dynamic blocks
+/// per element of `for_each` with the iterator in scope.
+#[derive(Clone, Debug)]
+pub struct NestedBlock {
+    pub type_name: String,
+    pub labels: Vec<String>,
+    pub range: Option<SourceRange>,
+    pub attributes: BTreeMap<String, Expr>,
+    pub blocks: Vec<NestedBlock>,
+    pub dynamic: Option<DynamicSpec>,
+}
+
+/// `dynamic "type_name" { for_each = ..., iterator = ..., labels = [...] }`.
+#[derive(Clone, Debug)]
+pub struct DynamicSpec {
+    pub for_each: Expr,
+    /// The iterator's name: `iterator = name`, default the block type.
+    pub iterator: String,
+    /// Label expressions of the generated blocks (iterator bound).
+    pub labels: Vec<Expr>,
+    pub range: Option<SourceRange>,
+}
+
+/// A provider configuration reference: `aws` or `aws.west`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderRef {
+    pub name: String,
+    pub alias: Option<String>,
+    pub range: Option<SourceRange>,
+}
+
+/// A `resource` or `data` block.
+#[derive(Clone, Debug)]
+pub struct Resource {
+    pub data: bool,
+    pub ty: String,
+    pub name: String,
+    pub range: Option<SourceRange>,
+    pub count: Option<Expr>,
+    pub for_each: Option<Expr>,
+    pub provider: Option<Expr>,
+    /// `provider` as a typed reference (None when absent or invalid).
+    pub provider_ref: Option<ProviderRef>,
+    pub depends_on: Option<Expr>,
+    pub lifecycle: Lifecycle,
+    /// The other arguments, unevaluated.
+    pub attributes: BTreeMap<String, Expr>,
+    /// Nested blocks, kept as written (`.tf` files only; see `body`).
+    pub blocks: Vec<Block>,
+    /// Nested blocks as a structure, `dynamic` blocks included
+    /// (`provisioner` and `connection` blocks too). In `.tf.json` files,
+    /// without a provider schema, an object-valued argument that is not a
+    /// known block type stays an attribute (`from_json` says so).
+    pub body: Vec<NestedBlock>,
+    /// Declared in a `.tf.json` file.
+    pub from_json: bool,
+}
+
+impl Resource {
+    /// `aws_instance.web` or `data.local_file.f`.
+    pub fn address(&self) -> String {
+        if self.data {
+            format!("data.{}.{}", self.ty, self.name)
+        } else {
+            format!("{}.{}", self.ty, self.name)
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Variable {
+    pub name: String,
+    pub range: Option<SourceRange>,
+    pub ty: Option<Expr>,
+    /// The parsed type constraint (None when absent or invalid).
+    pub constraint: Option<TypeConstraint>,
+    pub default: Option<Expr>,
+    pub sensitive: bool,
+    pub nullable: bool,
+    pub description: Option<String>,
+    pub ephemeral: bool,
+    pub validations: Vec<CheckRule>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub name: String,
+    pub range: Option<SourceRange>,
+    pub value: Option<Expr>,
+    pub sensitive: bool,
+    pub depends_on: Option<Expr>,
+    pub description: Option<String>,
+    pub ephemeral: bool,
+    pub preconditions: Vec<CheckRule>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ModuleCall {
+    pub name: String,
+    pub range: Option<SourceRange>,
+    pub source: Option<String>,
+    pub count: Option<Expr>,
+    pub for_each: Option<Expr>,
+    pub inputs: BTreeMap<String, Expr>,
+    pub version: Option<String>,
+    pub depends_on: Option<Expr>,
+    /// `providers = { child_name = parent_ref }`, keyed by the provider
+    /// reference as the child sees it (`aws` or `aws.west`).
+    pub providers: BTreeMap<String, ProviderRef>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProviderConfig {
+    pub name: String,
+    pub alias: Option<String>,
+    pub range: Option<SourceRange>,
+    pub attributes: BTreeMap<String, Expr>,
+}
+
+/// `terraform { required_providers { ... } }` entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequiredProvider {
+    pub source: Option<String>,
+    pub version: Option<String>,
+}
+
+/// `moved { from = ..., to = ... }`.
+#[derive(Clone, Debug)]
+pub struct Moved {
+    pub from: Option<Expr>,
+    pub to: Option<Expr>,
+    /// The addresses as written (`module.a.aws_instance.b[0]`).
+    pub from_addr: Option<String>,
+    pub to_addr: Option<String>,
+    pub range: Option<SourceRange>,
+}
+
+/// `import { to = ..., id = ..., provider = ..., for_each = ... }`.
+#[derive(Clone, Debug)]
+pub struct Import {
+    pub to: Option<Expr>,
+    pub to_addr: Option<String>,
+    pub id: Option<Expr>,
+    pub provider: Option<ProviderRef>,
+    pub for_each: Option<Expr>,
+    pub range: Option<SourceRange>,
+}
+
+/// `removed { from = ..., lifecycle { destroy = ... } }`.
+#[derive(Clone, Debug)]
+pub struct Removed {
+    pub from: Option<Expr>,
+    pub from_addr: Option<String>,
+    /// `lifecycle { destroy }`; Terraform's default is true.
+    pub destroy: bool,
+    pub range: Option<SourceRange>,
+}
+
+/// `check "name" { data ... {} assert { ... } }`.
+#[derive(Clone, Debug)]
+pub struct Check {
+    pub name: String,
+    pub range: Option<SourceRange>,
+    /// Scoped data sources (also visible to the check's assertions only).
+    pub data: Vec<Resource>,
+    pub asserts: Vec<CheckRule>,
+}
+
+/// Where terrane keeps state: `terraform { state "sqlite" { ... } }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateBackend {
+    Sqlite,
+    Postgres,
+}
+
+/// `terraform { state "sqlite" { path = "..." } }` or
+/// `state "postgres" { url = "...", schema = "..." }`, both with an
+/// optional `encryption_key_env` naming the environment variable that
+/// holds the state encryption key. Values are literal strings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateSettings {
+    pub backend: StateBackend,
+    pub path: Option<String>,
+    pub url: Option<String>,
+    pub schema: Option<String>,
+    pub encryption_key_env: Option<String>,
+    pub range: Option<SourceRange>,
+}
+
+/// A module: everything its files declare.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub files: Vec<String>,
+    pub required_version: Option<String>,
+    pub required_providers: BTreeMap<String, RequiredProvider>,
+    pub providers: Vec<ProviderConfig>,
+    pub variables: BTreeMap<String, Variable>,
+    pub locals: BTreeMap<String, Expr>,
+    pub outputs: BTreeMap<String, Output>,
+    pub resources: Vec<Resource>,
+    pub module_calls: BTreeMap<String, ModuleCall>,
+    /// `moved`, `import`, `removed` and `check` blocks: kind and range
+    /// (the typed models are in `moved`, `imports`, `removed`, `checks`).
+    pub other_blocks: Vec<(String, Option<SourceRange>)>,
+    pub moved: Vec<Moved>,
+    pub imports: Vec<Import>,
+    pub removed: Vec<Removed>,
+    pub checks: Vec<Check>,
+    /// `terraform { state "..." { } }`.
+    pub state: Option<StateSettings>,
+    /// Position in `resources` by (data, type, name), kept by the loader.
+    pub(crate) resource_index: HashMap<(bool, String, String), usize>,
+}
+
+impl Module {
+    /// The resource (`data` false) or data source declared with this
+    /// type and name; constant time for modules built by the loader.
+    pub fn resource(&self, data: bool, ty: &str, name: &str) -> Option<&Resource> {
+        if self.resource_index.len() == self.resources.len() {
+            let i = *self.resource_index.get(&(data, ty.to_string(), name.to_string()))?;
+            return self.resources.get(i);
+        }
+        self.resources.iter().find(|r| r.data == data && r.ty == ty && r.name == name)
+    }
+
+    pub(crate) fn push_resource(&mut self, r: Resource) {
+        self.resource_index.insert((r.data, r.ty.clone(), r.name.clone()), self.resources.len());
+        self.resources.push(r);
+    }
+}

@@ -1,0 +1,112 @@
+//! One shape for a body of either syntax: attributes and blocks with byte
+//! spans into their file. Native files (`.tf`) convert directly; JSON files
+//! (`.tf.json`) convert guided by which names are blocks (see `json`). The
+//! decoder then reads both the same way, so both give the same model and
+//! the same diagnostics.
+
+use crate::diag::{Diagnostic, LineIndex};
+use hcl_edit::expr::Expression;
+use hcl_edit::structure::{BlockLabel, Body, Structure};
+use hcl_edit::Span;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+pub(crate) type Span_ = Option<Range<usize>>;
+
+pub(crate) struct GAttr {
+    pub name: String,
+    /// The whole attribute (`name = value`).
+    pub span: Span_,
+    pub name_span: Span_,
+    pub value: Expression,
+    /// The index `value`'s spans are relative to (shifted for JSON).
+    pub index: Arc<LineIndex>,
+}
+
+pub(crate) struct GBlock {
+    pub ty: String,
+    pub ty_span: Span_,
+    pub labels: Vec<(String, Span_)>,
+    pub body: GBody,
+    pub span: Span_,
+    /// From the opening brace to the end (where Terraform reports missing
+    /// arguments and blocks).
+    pub body_span: Span_,
+    /// The native block as written, for blocks nested in a top-level block
+    /// (what `Resource::blocks` keeps).
+    pub raw: Option<hcl_edit::structure::Block>,
+}
+
+#[derive(Default)]
+pub(crate) struct GBody {
+    pub attrs: Vec<GAttr>,
+    pub blocks: Vec<GBlock>,
+}
+
+impl GBody {
+    pub fn take(&mut self, name: &str) -> Option<GAttr> {
+        let i = self.attrs.iter().position(|a| a.name == name)?;
+        Some(self.attrs.remove(i))
+    }
+}
+
+/// Converts a native body, reporting arguments set twice with Terraform's
+/// "Attribute redefined" (only the first definition is kept).
+pub(crate) fn from_hcl(body: &Body, index: &Arc<LineIndex>, depth: usize, diags: &mut Vec<Diagnostic>) -> GBody {
+    let mut out = GBody::default();
+    let mut seen: HashMap<&str, Span_> = HashMap::new();
+    for s in body.iter() {
+        match s {
+            Structure::Attribute(a) => {
+                let name = a.key.as_str();
+                if let Some(first) = seen.get(name) {
+                    let at = index.range(first.clone()).map(|r| format!("{}:{},{}-{}", r.file, r.start.line, r.start.col, r.end.col)).unwrap_or_default();
+                    diags.push(Diagnostic::error(
+                        "Attribute redefined",
+                        format!("The argument {name:?} was already set at {at}. Each argument may be set only once."),
+                        index.range(a.key.span()),
+                    ));
+                    continue;
+                }
+                seen.insert(name, a.key.span());
+                out.attrs.push(GAttr {
+                    name: name.to_string(),
+                    span: a.span(),
+                    name_span: a.key.span(),
+                    value: a.value.clone(),
+                    index: index.clone(),
+                });
+            }
+            Structure::Block(b) => {
+                let labels = b
+                    .labels
+                    .iter()
+                    .map(|l| {
+                        let s = match l {
+                            BlockLabel::Ident(i) => i.as_str().to_string(),
+                            BlockLabel::String(s) => s.as_str().to_string(),
+                        };
+                        (s, l.span())
+                    })
+                    .collect();
+                let span = b.span();
+                let head_end = b.labels.last().and_then(|l| l.span()).or(b.ident.span()).map(|r| r.end);
+                let body_span = match (head_end, &span) {
+                    (Some(h), Some(s)) => index.text().get(h..s.end).and_then(|t| t.find('{')).map(|o| h + o..s.end),
+                    _ => None,
+                };
+                out.blocks.push(GBlock {
+                    body_span: body_span.or(span.clone()),
+                    ty: b.ident.as_str().to_string(),
+                    ty_span: b.ident.span(),
+                    labels,
+                    body: from_hcl(&b.body, index, depth + 1, diags),
+                    span,
+                    raw: (depth == 1).then(|| b.clone()),
+                });
+            }
+        }
+    }
+    out
+}
