@@ -81,7 +81,10 @@ impl Server {
         let like = format!("%{sfx}");
         for r in c.query("SELECT datname::text FROM pg_database WHERE datname LIKE $1", &[&like]).unwrap_or_default() {
             let name: String = r.get(0);
-            let _ = c.batch_execute(&format!("ALTER DATABASE \"{name}\" IS_TEMPLATE false; DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
+            // Separate calls: DROP DATABASE cannot run in the implicit
+            // transaction of a multi-statement query.
+            let _ = c.batch_execute(&format!("ALTER DATABASE \"{name}\" IS_TEMPLATE false"));
+            let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
         }
         for r in c.query("SELECT rolname::text FROM pg_roles WHERE rolname LIKE $1", &[&like]).unwrap_or_default() {
             let name: String = r.get(0);
