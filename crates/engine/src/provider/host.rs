@@ -114,12 +114,17 @@ impl ProviderHost {
         };
         let schema = instance.get_schema().await;
         // Keep one unconfigured instance for the first configuration.
-        let mut slot = lock(&entry.spare);
-        if slot.is_none() {
-            *slot = Some(instance);
-        } else {
-            drop(slot);
-            instance.close().await;
+        let extra = {
+            let mut slot = lock(&entry.spare);
+            if slot.is_none() {
+                *slot = Some(instance);
+                None
+            } else {
+                Some(instance)
+            }
+        };
+        if let Some(i) = extra {
+            i.close().await;
         }
         schema
     }

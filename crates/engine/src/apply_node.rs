@@ -1,0 +1,437 @@
+//! Applying one resource node: for every instance with a planned change,
+//! evaluate the now-known configuration, plan again and check the final
+//! plan against the approved one, apply, check the result against the
+//! final plan and make it durable before dependents start. Replacements
+//! follow their order (delete first, or create first with the old object
+//! deposed); a failed create keeps what the provider returned as tainted.
+//! Deletes of objects that left the configuration run before the graph
+//! walk, in reverse dependency order ([`apply_deletes`]).
+
+use crate::checks;
+use crate::graph::NodeId;
+use crate::model::{mark_paths, sensitive_paths, Action, Change};
+use crate::plan_node::{resource_ctx, ResourceCtx};
+use crate::provider::{ApplyRequest, PlanRequest, Provider, ReadDataRequest};
+use crate::values::{Expansion, InstanceVars};
+use crate::walk::{expansion, instance_vars, is_error, lock, register_resource, Walk};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use terrane_config::{Diagnostic, SourceRange};
+use terrane_schema::objchange::proposed_new;
+use terrane_schema::Block;
+use terrane_state::{Change as StateChange, InstanceAddr, Mode, ModulePath, ObjectState, Status};
+use terrane_value::Value;
+
+/// Makes a change durable (and mirrors it in the walk's state).
+pub fn persist(w: &Walk, change: StateChange) -> Result<(), Diagnostic> {
+    if let Some(p) = &w.persist {
+        lock(p).persist(std::slice::from_ref(&change)).map_err(|e| Diagnostic::error("Failed to persist state", e.to_string(), None))?;
+    }
+    lock(&w.state).apply(&change);
+    Ok(())
+}
+
+pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
+    let rc = match resource_ctx(&w, id).await {
+        Ok(rc) => Arc::new(rc),
+        Err(d) => {
+            w.diags(d);
+            return false;
+        }
+    };
+    let mut ok = true;
+    let mut tasks = tokio::task::JoinSet::new();
+    for module in w.values.instances_of(&rc.module_cfg) {
+        let exp = match expansion(&w, &module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
+            Ok(e) => e,
+            Err(d) => {
+                w.diags(d);
+                ok = false;
+                continue;
+            }
+        };
+        register_resource(&w, &module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.schema.block.implied_type());
+        if exp == Expansion::Unknown {
+            continue;
+        }
+        for key in exp.keys() {
+            let (w, rc, module, exp) = (w.clone(), rc.clone(), module.clone(), exp.clone());
+            tasks.spawn(async move {
+                let addr = rc.addr(&module, key.clone());
+                let inst = instance_vars(&exp, &key);
+                let planned = w.planned.get(&(addr.clone(), None)).cloned();
+                let current = lock(&w.state).object(&addr, None).cloned();
+                let Some(change) = planned else {
+                    // No planned change (e.g. excluded by -target): keep what state has.
+                    if let Some(o) = current {
+                        if let Ok(v) = crate::plan_node::prior_value(&rc, &addr, &o).await {
+                            w.values.set_instance(&module, rc.mode, &rc.res.ty, &rc.res.name, addr.key.clone(), v);
+                        }
+                    }
+                    return true;
+                };
+                if change.action == Action::NoOp {
+                    w.values.set_instance(&module, rc.mode, &rc.res.ty, &rc.res.name, addr.key.clone(), change.before.clone());
+                    return true;
+                }
+                if w.interrupted() {
+                    return false;
+                }
+                let _permit = w.limit.acquire().await;
+                if w.interrupted() {
+                    return false;
+                }
+                let ok = if rc.mode == Mode::Data { read_data(&w, &rc, &module, &addr, inst).await } else { apply_instance(&w, &rc, &module, &addr, inst, &change, current).await };
+                ok
+            });
+        }
+    }
+    while let Some(r) = tasks.join_next().await {
+        ok &= r.unwrap_or(false);
+    }
+    ok
+}
+
+async fn read_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &InstanceAddr, inst: InstanceVars) -> bool {
+    let (config, d) = rc.config(w, module, inst);
+    let failed = d.iter().any(is_error);
+    w.diags(d);
+    if failed {
+        return false;
+    }
+    let plain = config.unmark_deep();
+    let resp = match rc.provider.read_data_source(ReadDataRequest { type_name: &rc.res.ty, config: &plain, provider_meta: None }).await {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", e.to_string(), rc.res.range.clone()));
+            return false;
+        }
+    };
+    let bad = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), &rc.res.range));
+    if bad {
+        return false;
+    }
+    if let Some(d) = checks::check_data(&rc.schema.block, &rc.provider_label(), addr, &resp.state, &rc.res.range) {
+        w.diag(d);
+        return false;
+    }
+    let value = mark_paths(&resp.state, &sensitive_paths(&config));
+    let object = rc.object(&value, Vec::new(), Status::Ready, false);
+    if let Err(d) = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
+        w.diag(d);
+        return false;
+    }
+    w.values.set_instance(module, Mode::Data, &rc.res.ty, &rc.res.name, addr.key.clone(), value);
+    true
+}
+
+/// Destroys one object (current or deposed) through its provider.
+pub async fn destroy(w: &Walk, provider: &Arc<dyn Provider>, schema: &Block, provider_label: &str, type_name: &str, addr: &InstanceAddr, deposed: Option<&str>, prior: &Value, private: &[u8], range: &Option<SourceRange>) -> bool {
+    let ty = schema.implied_type();
+    let null = Value::null(ty.clone());
+    let plain = prior.unmark_deep();
+    let resp = match provider
+        .apply_resource_change(ApplyRequest { type_name, prior_state: &plain, planned_state: &null, config: &null, planned_private: private, provider_meta: None })
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", format!("{e} (while destroying {addr})"), range.clone()));
+            return false;
+        }
+    };
+    let bad = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), range));
+    if bad {
+        return false;
+    }
+    let errs = checks::check_apply(schema, provider_label, addr, &null, &resp.new_state, true, range);
+    if !errs.is_empty() {
+        w.diags(errs);
+        return false;
+    }
+    if let Err(d) = persist(w, StateChange::RemoveObject { addr: addr.clone(), deposed: deposed.map(str::to_string) }) {
+        w.diag(d);
+        return false;
+    }
+    lock(&w.applied).2 += 1;
+    true
+}
+
+async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &InstanceAddr, inst: InstanceVars, change: &Change, current: Option<ObjectState>) -> bool {
+    let ty = rc.schema.block.implied_type();
+    let label = rc.provider_label();
+    let range = &rc.res.range;
+    let (config, d) = rc.config(w, module, inst);
+    let failed = d.iter().any(is_error);
+    w.diags(d);
+    if failed {
+        return false;
+    }
+    let plain_config = config.unmark_deep();
+    if !plain_config.is_wholly_known() {
+        w.diag(Diagnostic::error(
+            "Configuration contains unknown value",
+            format!("The configuration of {addr} still has unknown values during apply; this is a bug in terrane's handling of dependencies."),
+            range.clone(),
+        ));
+        return false;
+    }
+    let cfg = rc.res.lifecycle.ignore_changes.as_ref().map(|_| change.before.unmark_deep());
+    let plain_config = match cfg {
+        Some(prior) if !prior.is_null() && change.action == Action::Update => crate::plan_node::apply_ignore(rc, &prior, &plain_config),
+        _ => plain_config,
+    };
+    let mut prior = match &current {
+        Some(o) => match crate::plan_node::prior_value(rc, addr, o).await {
+            Ok(v) => v.unmark_deep(),
+            Err(d) => {
+                w.diags(d);
+                return false;
+            }
+        },
+        None => Value::null(ty.clone()),
+    };
+    let mut private = current.as_ref().and_then(|o| o.private.clone()).unwrap_or_default();
+    let cbd = change.action == Action::CreateThenDelete;
+    let mut deposed_key = None;
+    match change.action {
+        Action::DeleteThenCreate if !prior.is_null() => {
+            if !destroy(w, &rc.provider, &rc.schema.block, &label, &rc.res.ty, addr, None, &prior, &private, range).await {
+                return false;
+            }
+            prior = Value::null(ty.clone());
+            private = Vec::new();
+        }
+        Action::CreateThenDelete if !prior.is_null() => {
+            let key = terrane_state::model::new_deposed_key();
+            if let Err(d) = persist(w, StateChange::Depose { addr: addr.clone(), key: key.clone() }) {
+                w.diag(d);
+                return false;
+            }
+            deposed_key = Some((key, prior.clone(), private.clone()));
+            prior = Value::null(ty.clone());
+            private = Vec::new();
+        }
+        _ => {}
+    }
+    // Final plan with the known configuration.
+    let proposed = proposed_new(&rc.schema.block, &prior, &plain_config);
+    let resp = match rc
+        .provider
+        .plan_resource_change(PlanRequest { type_name: &rc.res.ty, prior_state: &prior, proposed_new_state: &proposed, config: &plain_config, prior_private: &private, provider_meta: None })
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+            return restore_deposed(w, addr, deposed_key);
+        }
+    };
+    let bad = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), range));
+    if bad {
+        return restore_deposed(w, addr, deposed_key);
+    }
+    let mut errs = checks::check_plan(&rc.schema.block, &label, addr, &prior, &plain_config, &resp.planned_state, resp.legacy_type_system, range);
+    if !resp.legacy_type_system {
+        errs.extend(checks::check_final_plan(&rc.schema.block, &label, addr, &change.after.unmark_deep(), &resp.planned_state, range));
+    }
+    if errs.iter().any(is_error) {
+        w.diags(errs);
+        return restore_deposed(w, addr, deposed_key);
+    }
+    w.diags(errs);
+    let planned = resp.planned_state;
+    let resp = match rc
+        .provider
+        .apply_resource_change(ApplyRequest { type_name: &rc.res.ty, prior_state: &prior, planned_state: &planned, config: &plain_config, planned_private: &resp.planned_private, provider_meta: None })
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+            return restore_deposed(w, addr, deposed_key);
+        }
+    };
+    let apply_failed = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), range));
+    let new_state = resp.new_state;
+    if apply_failed {
+        // Keep what the provider says exists; a failed create is tainted.
+        if !new_state.is_null() && new_state.is_wholly_known() && new_state.ty().conforms_to(&ty) {
+            let status = if prior.is_null() { Status::Tainted } else { Status::Ready };
+            let object = rc.object(&mark_paths(&new_state, &sensitive_paths(&config)), resp.private, status, cbd);
+            if let Err(d) = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
+                w.diag(d);
+            }
+        } else if deposed_key.is_some() {
+            return restore_deposed(w, addr, deposed_key);
+        }
+        return false;
+    }
+    let errs = checks::check_apply(&rc.schema.block, &label, addr, &planned, &new_state, false, range);
+    if !errs.is_empty() {
+        w.diags(errs);
+        // The object exists but is not what was planned: keep it, tainted
+        // where it is new, with unknowns cleared as Terraform does.
+        if !new_state.is_null() && new_state.ty().conforms_to(&ty) && new_state.is_wholly_known() {
+            let status = if prior.is_null() { Status::Tainted } else { Status::Ready };
+            let object = rc.object(&new_state, resp.private, status, cbd);
+            let _ = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object });
+        }
+        return false;
+    }
+    let value = mark_paths(&new_state, &sensitive_paths(&config));
+    let object = rc.object(&value, resp.private, Status::Ready, cbd);
+    if let Err(d) = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
+        w.diag(d);
+        return false;
+    }
+    {
+        let mut a = lock(&w.applied);
+        match change.action {
+            Action::Create => a.0 += 1,
+            Action::Update => a.1 += 1,
+            Action::DeleteThenCreate => {
+                a.0 += 1;
+                a.2 += 1;
+            }
+            Action::CreateThenDelete => a.0 += 1,
+            _ => {}
+        }
+    }
+    w.values.set_instance(module, Mode::Managed, &rc.res.ty, &rc.res.name, addr.key.clone(), value);
+    // create_before_destroy: the old object goes once the new one exists.
+    if let Some((key, old, old_private)) = deposed_key {
+        if !destroy(w, &rc.provider, &rc.schema.block, &label, &rc.res.ty, addr, Some(&key), &old, &old_private, range).await {
+            return false;
+        }
+    }
+    true
+}
+
+/// A create_before_destroy replacement that failed before anything new
+/// existed: the deposed object becomes current again.
+fn restore_deposed(w: &Walk, addr: &InstanceAddr, deposed: Option<(String, Value, Vec<u8>)>) -> bool {
+    if let Some((key, _, _)) = deposed {
+        let object = lock(&w.state).object(addr, Some(&key)).cloned();
+        if let Some(o) = object {
+            let provider = lock(&w.state).resources.get(&addr.resource).map(|r| r.provider.clone()).unwrap_or_default();
+            let _ = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider, object: o });
+            let _ = persist(w, StateChange::RemoveObject { addr: addr.clone(), deposed: Some(key) });
+        }
+    }
+    false
+}
+
+/// Runs the plan's plain deletes (objects no longer in the configuration,
+/// deposed objects, a destroy plan) before the graph walk: dependents
+/// before their dependencies, as many at once as parallelism allows.
+pub async fn apply_deletes(w: &Arc<Walk>, deletes: Vec<Change>) -> bool {
+    if deletes.is_empty() {
+        return true;
+    }
+    // Order: an object goes before the objects it depends on.
+    let names: BTreeMap<String, Vec<usize>> = deletes.iter().enumerate().fold(BTreeMap::new(), |mut m, (i, c)| {
+        m.entry(config_addr(&c.addr)).or_insert_with(Vec::new).push(i);
+        m
+    });
+    let mut blockers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); deletes.len()];
+    for (i, c) in deletes.iter().enumerate() {
+        // c depends on d => c is deleted before d => d waits for c.
+        for dep in &c.dependencies {
+            for j in names.get(dep).into_iter().flatten() {
+                if *j != i {
+                    blockers[*j].insert(i);
+                }
+            }
+        }
+    }
+    let mut done = vec![false; deletes.len()];
+    let mut failed = vec![false; deletes.len()];
+    let mut ok = true;
+    loop {
+        let ready: Vec<usize> = (0..deletes.len()).filter(|i| !done[*i] && blockers[*i].iter().all(|b| done[*b])).collect();
+        if ready.is_empty() {
+            break;
+        }
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in ready {
+            done[i] = true;
+            if blockers[i].iter().any(|b| failed[*b]) || w.interrupted() {
+                failed[i] = true;
+                ok = false;
+                continue;
+            }
+            let (w, c) = (w.clone(), deletes[i].clone());
+            tasks.spawn(async move {
+                let _permit = w.limit.acquire().await;
+                (i, delete_one(&w, &c).await)
+            });
+        }
+        while let Some(r) = tasks.join_next().await {
+            if let Ok((i, good)) = r {
+                if !good {
+                    failed[i] = true;
+                    ok = false;
+                }
+            }
+        }
+    }
+    ok
+}
+
+/// `module.m.aws_x.name` of an instance address (no instance keys).
+pub fn config_addr(a: &InstanceAddr) -> String {
+    let mut s = String::new();
+    for (m, _) in &a.resource.module.0 {
+        s.push_str(&format!("module.{m}."));
+    }
+    if a.resource.mode == Mode::Data {
+        s.push_str("data.");
+    }
+    s.push_str(&format!("{}.{}", a.resource.ty, a.resource.name));
+    s
+}
+
+async fn delete_one(w: &Walk, c: &Change) -> bool {
+    let name = crate::graph::default_provider_name(&c.addr.resource.ty).to_string();
+    let alias = c.provider.alias.clone();
+    let provider = match crate::walk::provider_instance(w, &name, alias.as_deref()).await {
+        Some(p) => p,
+        None => match w.core.host.instance(&c.provider).await {
+            Ok(p) => {
+                if let Err(e) = p.configure_provider(crate::TERRAFORM_VERSION, &empty_provider_config(w, &c.provider).await).await {
+                    w.diag(Diagnostic::error("Failed to configure provider", e.to_string(), None));
+                    return false;
+                }
+                p
+            }
+            Err(e) => {
+                w.diag(Diagnostic::error("Failed to start provider", e.to_string(), None));
+                return false;
+            }
+        },
+    };
+    let schema = match w.core.host.schema(&c.provider.addr).await {
+        Ok(s) => s,
+        Err(e) => {
+            w.diag(Diagnostic::error("Failed to load plugin schemas", e.to_string(), None));
+            return false;
+        }
+    };
+    let Some(rs) = schema.resource(&c.addr.resource.ty) else {
+        w.diag(Diagnostic::error("Invalid resource type", format!("The provider {} no longer supports resource type {:?}, so {} cannot be destroyed.", c.provider.addr, c.addr.resource.ty, c.addr), None));
+        return false;
+    };
+    destroy(w, &provider, &rs.block, &c.provider.addr.to_string(), &c.addr.resource.ty, &c.addr, c.deposed.as_deref(), &c.before, &c.prior_private, &None).await
+}
+
+async fn empty_provider_config(w: &Walk, key: &crate::provider::ProviderConfigKey) -> Value {
+    match w.core.host.schema(&key.addr).await {
+        Ok(s) => s.provider.block.empty_value(),
+        Err(_) => Value::null(terrane_value::Type::Dynamic),
+    }
+}

@@ -1,0 +1,556 @@
+//! Planning one resource node: expand it, then for every instance upgrade
+//! and refresh its prior state, evaluate its configuration with the
+//! upstream planned values, validate, compute the proposed new state, ask
+//! the provider to plan, check the plan against the contract and choose
+//! the action. Data sources are read now when their configuration is known
+//! and nothing they depend on changes, and planned as reads otherwise.
+
+use crate::checks;
+use crate::decode::{decode_body, BodyRef};
+use crate::graph::{resource_provider, NodeId, NodeKind};
+use crate::model::{mark_paths, schema_sensitive_paths, sensitive_paths, Action, Change, Reason};
+use crate::provider::{PlanRequest, Provider, ProviderSchema, ReadDataRequest, ReadRequest, UpgradeRequest};
+use crate::values::{Expansion, InstanceVars};
+use crate::walk::{expansion, instance_vars, is_error, lock, provider_instance, provider_key, register_resource, schema_of, Phase, Walk};
+use std::sync::Arc;
+use terrane_config::{Diagnostic, LineIndex, Resource, Subject};
+use terrane_eval::Evaluator;
+use terrane_schema::objchange::{planned_data_resource_object, proposed_new};
+use terrane_schema::Schema;
+use terrane_state::{Change as StateChange, InstanceAddr, InstanceKey, Mode, ModulePath, ObjectState, ResourceAddr, Status};
+use terrane_value::{Path, Value};
+
+/// What every instance of one resource node shares.
+pub struct ResourceCtx {
+    pub node: NodeId,
+    pub module_cfg: Vec<String>,
+    pub res: Resource,
+    pub mode: Mode,
+    pub schema: Schema,
+    pub provider: Arc<dyn Provider>,
+    pub provider_name: String,
+    pub provider_key: crate::provider::ProviderConfigKey,
+    pub index: Arc<LineIndex>,
+    pub dependencies: Vec<String>,
+}
+
+/// Finds a resource node's configuration, schema and provider.
+pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<Diagnostic>> {
+    let node = w.core.graph.nodes[id].clone();
+    let NodeKind::Resource { mode, ty, name } = &node.kind else { return Err(Vec::new()) };
+    let cfg = w.module_config(&node.module).ok_or_else(Vec::new)?;
+    let res = cfg.module.resources.iter().find(|r| r.ty == *ty && r.name == *name && r.data == (*mode == Mode::Data)).cloned().ok_or_else(Vec::new)?;
+    let (pname, alias) = resource_provider(&res);
+    let all: Arc<ProviderSchema> = schema_of(w, &pname).await.map_err(|d| vec![d])?;
+    let schema = if *mode == Mode::Data { all.data_source(ty) } else { all.resource(ty) };
+    let Some(schema) = schema.cloned() else {
+        let what = if *mode == Mode::Data { "data source" } else { "resource type" };
+        let key = provider_key(&w.core, &pname, None);
+        return Err(vec![Diagnostic::error(
+            if *mode == Mode::Data { "Invalid data source" } else { "Invalid resource type" },
+            format!("The provider {} does not support {what} {ty:?}.", key.addr.for_display()),
+            res.range.clone(),
+        )]);
+    };
+    let Some(provider) = provider_instance(w, &pname, alias.as_deref()).await else {
+        return Err(Vec::new());
+    };
+    let index = resource_index(&res);
+    let dependencies = w.core.graph.resource_dependencies(id).into_iter().map(|d| w.core.graph.nodes[d].to_string()).collect();
+    Ok(ResourceCtx {
+        node: id,
+        module_cfg: node.module.clone(),
+        mode: *mode,
+        schema,
+        provider,
+        provider_key: provider_key(&w.core, &pname, alias.as_deref()),
+        provider_name: pname,
+        res,
+        index,
+        dependencies,
+    })
+}
+
+/// The line index of the file a resource is in.
+fn resource_index(r: &Resource) -> Arc<LineIndex> {
+    if let Some(e) = r.attributes.values().next().or(r.count.as_ref()).or(r.for_each.as_ref()).or(r.depends_on.as_ref()).or(r.provider.as_ref()) {
+        return e.index.clone();
+    }
+    let file = r.range.as_ref().map(|r| r.file.to_string()).unwrap_or_default();
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    Arc::new(LineIndex::new(&file, &text))
+}
+
+impl ResourceCtx {
+    pub fn addr(&self, module: &ModulePath, key: InstanceKey) -> InstanceAddr {
+        ResourceAddr { module: module.clone(), mode: self.mode, ty: self.res.ty.clone(), name: self.res.name.clone() }.instance(key)
+    }
+
+    /// Evaluates the resource's body for one instance.
+    pub fn config(&self, w: &Walk, module: &ModulePath, inst: InstanceVars) -> (Value, Vec<Diagnostic>) {
+        let scope = w.scope(module, inst);
+        let ctx = w.func_ctx();
+        let mut ev = Evaluator::new(&scope, &ctx, &self.index);
+        let body = BodyRef {
+            attributes: self.res.attributes.iter().map(|(k, e)| (k.as_str(), &e.expr)).collect(),
+            blocks: self.res.blocks.iter().collect(),
+            span: self.res.range.as_ref().map(|r| r.start.byte..r.end.byte),
+        };
+        let mut diags = Vec::new();
+        let v = decode_body(&mut ev, &self.index, &body, &self.schema.block, &mut diags);
+        diags.extend(ev.into_diagnostics());
+        (v, diags)
+    }
+
+    pub fn provider_label(&self) -> String {
+        self.provider_key.addr.to_string()
+    }
+
+    /// The state record of a value.
+    pub fn object(&self, v: &Value, private: Vec<u8>, status: Status, cbd: bool) -> ObjectState {
+        let plain = v.unmark_deep();
+        let attributes = terrane_value::json::encode(&plain, &self.schema.block.implied_type()).unwrap_or(serde_json::Value::Null);
+        let mut sens = sensitive_paths(v);
+        for p in schema_sensitive_paths(&self.schema.block, &plain) {
+            if !sens.contains(&p) {
+                sens.push(p);
+            }
+        }
+        ObjectState {
+            attributes,
+            schema_version: self.schema.version.max(0) as u64,
+            status,
+            private: if private.is_empty() { None } else { Some(private) },
+            sensitive_paths: sens,
+            dependencies: self.dependencies.clone(),
+            create_before_destroy: cbd,
+            identity_schema_version: None,
+        }
+    }
+
+    pub fn cbd(&self, w: &Walk) -> bool {
+        let Some(e) = &self.res.lifecycle.create_before_destroy else { return false };
+        let (v, _) = w.eval(&ModulePath::default(), InstanceVars::default(), e);
+        v.as_bool().unwrap_or(false)
+    }
+}
+
+/// Decodes (upgrading if needed) a stored object with the current schema.
+pub async fn prior_value(rc: &ResourceCtx, addr: &InstanceAddr, o: &ObjectState) -> Result<Value, Vec<Diagnostic>> {
+    let ty = rc.schema.block.implied_type();
+    if o.schema_version as i64 == rc.schema.version {
+        if let Ok(v) = terrane_value::json::decode(&o.attributes, &ty) {
+            return Ok(mark_paths(&v, &o.sensitive_paths));
+        }
+    }
+    let raw = serde_json::to_vec(&o.attributes).unwrap_or_default();
+    let resp = rc
+        .provider
+        .upgrade_resource_state(UpgradeRequest { type_name: &rc.res.ty, version: o.schema_version as i64, raw_state_json: &raw })
+        .await
+        .map_err(|e| vec![Diagnostic::error("Provider failed", e.to_string(), rc.res.range.clone())])?;
+    if resp.diagnostics.has_errors() {
+        return Err(checks::provider_diags(&resp.diagnostics, &addr.to_string(), &rc.res.range));
+    }
+    if let Some(d) = checks::check_upgrade(&rc.schema.block, &rc.provider_label(), addr, &resp.upgraded_state, &rc.res.range) {
+        return Err(vec![d]);
+    }
+    Ok(mark_paths(&resp.upgraded_state, &o.sensitive_paths))
+}
+
+/// Plan (or validate) every instance of a resource node.
+pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
+    let rc = match resource_ctx(&w, id).await {
+        Ok(rc) => Arc::new(rc),
+        Err(d) => {
+            let failed = !d.is_empty();
+            w.diags(d);
+            let _ = failed;
+            return false;
+        }
+    };
+    let mut ok = true;
+    let mut tasks = tokio::task::JoinSet::new();
+    for module in w.values.instances_of(&rc.module_cfg) {
+        let exp = match expansion(&w, &module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
+            Ok(e) => e,
+            Err(d) => {
+                w.diags(d);
+                ok = false;
+                continue;
+            }
+        };
+        register_resource(&w, &module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.schema.block.implied_type());
+        if exp == Expansion::Unknown {
+            // Validate: check the body once with unknown instance names.
+            let inst = InstanceVars { count_index: rc.res.count.as_ref().map(|_| 0), each: rc.res.for_each.as_ref().map(|_| (String::new(), Value::unknown(terrane_value::Type::Dynamic))), self_value: None };
+            let (_, d) = rc.config(&w, &module, inst);
+            ok &= !d.iter().any(is_error);
+            w.diags(d);
+            continue;
+        }
+        for key in exp.keys() {
+            let (w, rc, module, exp) = (w.clone(), rc.clone(), module.clone(), exp.clone());
+            tasks.spawn(async move {
+                let addr = rc.addr(&module, key.clone());
+                lock(&w.expanded).insert(addr.clone());
+                let _permit = w.limit.acquire().await;
+                let inst = instance_vars(&exp, &key);
+                if rc.mode == Mode::Data {
+                    plan_data(&w, &rc, &module, addr, inst).await
+                } else {
+                    plan_managed(&w, &rc, &module, addr, inst).await
+                }
+            });
+        }
+    }
+    while let Some(r) = tasks.join_next().await {
+        ok &= r.unwrap_or(false);
+    }
+    ok
+}
+
+async fn plan_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: InstanceAddr, inst: InstanceVars) -> bool {
+    let (config, d) = rc.config(w, module, inst);
+    let failed = d.iter().any(is_error);
+    w.diags(d);
+    if failed {
+        return false;
+    }
+    let plain = config.unmark_deep();
+    match rc.provider.validate_data_resource_config(&rc.res.ty, &plain).await {
+        Ok(d) => {
+            let bad = d.has_errors();
+            w.diags(checks::provider_diags(&d, &addr.to_string(), &rc.res.range));
+            if bad {
+                return false;
+            }
+        }
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", e.to_string(), rc.res.range.clone()));
+            return false;
+        }
+    }
+    let ty = rc.schema.block.implied_type();
+    if w.phase == Phase::Validate {
+        w.values.set_instance(module, Mode::Data, &rc.res.ty, &rc.res.name, addr.key.clone(), Value::unknown(ty));
+        return true;
+    }
+    let pending_dep = {
+        let pending = lock(&w.pending);
+        w.core.graph.resource_dependencies(rc.node).iter().any(|d| pending.contains(d))
+    };
+    if plain.is_wholly_known() && !pending_dep {
+        let resp = match rc.provider.read_data_source(ReadDataRequest { type_name: &rc.res.ty, config: &plain, provider_meta: None }).await {
+            Ok(r) => r,
+            Err(e) => {
+                w.diag(Diagnostic::error("Provider failed", e.to_string(), rc.res.range.clone()));
+                return false;
+            }
+        };
+        let bad = resp.diagnostics.has_errors();
+        w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), &rc.res.range));
+        if bad {
+            return false;
+        }
+        if let Some(d) = checks::check_data(&rc.schema.block, &rc.provider_label(), &addr, &resp.state, &rc.res.range) {
+            w.diag(d);
+            return false;
+        }
+        let value = mark_paths(&resp.state, &sensitive_paths(&config));
+        let object = rc.object(&value, Vec::new(), Status::Ready, false);
+        lock(&w.state).apply(&StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object });
+        w.values.set_instance(module, Mode::Data, &rc.res.ty, &rc.res.name, addr.key.clone(), value);
+        return true;
+    }
+    let planned = planned_data_resource_object(&rc.schema.block, &plain);
+    let reason = if pending_dep { Reason::ReadBecauseDependencyPending } else { Reason::ReadBecauseConfigUnknown };
+    let after = mark_paths(&planned, &sensitive_paths(&config));
+    w.values.set_instance(module, Mode::Data, &rc.res.ty, &rc.res.name, addr.key.clone(), after.clone());
+    lock(&w.pending).insert(rc.node);
+    lock(&w.changes).push(Change {
+        addr,
+        deposed: None,
+        provider: rc.provider_key.clone(),
+        action: Action::Read,
+        before: Value::null(ty.clone()),
+        after,
+        ty,
+        schema_version: rc.schema.version,
+        requires_replace: Vec::new(),
+        planned_private: Vec::new(),
+        prior_private: Vec::new(),
+        reason: Some(reason),
+        importing: None,
+        dependencies: rc.dependencies.clone(),
+        create_before_destroy: false,
+    });
+    true
+}
+
+/// Applies `ignore_changes`: the listed attributes (or all) take their
+/// prior value in the configuration given to planning.
+pub fn apply_ignore(rc: &ResourceCtx, prior: &Value, config: &Value) -> Value {
+    let Some(e) = &rc.res.lifecycle.ignore_changes else { return config.clone() };
+    if prior.is_null() {
+        return config.clone();
+    }
+    let text = e.expr.to_string();
+    if text.trim() == "all" {
+        // Every attribute keeps its prior value.
+        let mut out = config.entries().cloned().unwrap_or_default();
+        for (k, v) in out.iter_mut() {
+            if let Some(p) = prior.get_attr(k) {
+                if rc.schema.block.attributes.get(k).is_some_and(|a| !a.computed || a.optional) {
+                    *v = p.clone();
+                }
+            }
+        }
+        return Value::object_typed(config.ty(), out);
+    }
+    let mut out = config.clone();
+    if let hcl_edit::expr::Expression::Array(items) = &e.expr {
+        for item in items.iter() {
+            let name = match item {
+                hcl_edit::expr::Expression::Variable(v) => v.as_str().to_string(),
+                hcl_edit::expr::Expression::Traversal(t) => match &t.expr {
+                    hcl_edit::expr::Expression::Variable(v) => v.as_str().to_string(),
+                    _ => continue,
+                },
+                hcl_edit::expr::Expression::String(s) => s.value().to_string(),
+                _ => continue,
+            };
+            if let (Some(entries), Some(pv)) = (out.entries(), prior.get_attr(&name)) {
+                let mut m = entries.clone();
+                if m.contains_key(&name) {
+                    m.insert(name, pv.clone());
+                    out = Value::object_typed(config.ty(), m);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the user asked to replace this instance (`-replace`).
+fn replace_requested(w: &Walk, addr: &InstanceAddr) -> bool {
+    let text = addr.to_string();
+    w.opts.replace.iter().any(|r| r == &text)
+}
+
+/// Whether a `replace_triggered_by` reference changes in this plan.
+fn replace_triggered(w: &Walk, rc: &ResourceCtx) -> bool {
+    let Some(e) = &rc.res.lifecycle.replace_triggered_by else { return false };
+    let pending = lock(&w.pending);
+    e.refs.iter().any(|r| match &r.subject {
+        Subject::Resource { data, ty, name } => {
+            let node = crate::graph::Node {
+                module: rc.module_cfg.clone(),
+                kind: NodeKind::Resource { mode: if *data { Mode::Data } else { Mode::Managed }, ty: ty.clone(), name: name.clone() },
+            };
+            w.core.graph.id(&node).is_some_and(|id| pending.contains(&id))
+        }
+        _ => false,
+    })
+}
+
+async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: InstanceAddr, inst: InstanceVars) -> bool {
+    let ty = rc.schema.block.implied_type();
+    let label = addr.to_string();
+    let range = &rc.res.range;
+    // Prior state: upgraded, then refreshed.
+    let stored = lock(&w.state).object(&addr, None).cloned();
+    let (mut prior, mut private, tainted) = match &stored {
+        Some(o) => match prior_value(rc, &addr, o).await {
+            Ok(v) => (v, o.private.clone().unwrap_or_default(), o.status == Status::Tainted),
+            Err(d) => {
+                w.diags(d);
+                return false;
+            }
+        },
+        None => (Value::null(ty.clone()), Vec::new(), false),
+    };
+    if w.phase == Phase::Plan && w.opts.refresh && !prior.is_null() {
+        let resp = match rc.provider.read_resource(ReadRequest { type_name: &rc.res.ty, prior_state: &prior.unmark_deep(), private: &private, provider_meta: None }).await {
+            Ok(r) => r,
+            Err(e) => {
+                w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+                return false;
+            }
+        };
+        let bad = resp.diagnostics.has_errors();
+        w.diags(checks::provider_diags(&resp.diagnostics, &label, range));
+        if bad {
+            return false;
+        }
+        if let Some(d) = checks::check_refresh(&rc.schema.block, &rc.provider_label(), &addr, &resp.new_state, range) {
+            w.diag(d);
+            return false;
+        }
+        let refreshed = mark_paths(&resp.new_state, &sensitive_paths(&prior));
+        if !refreshed.eq_ignoring_refinements(&prior) {
+            lock(&w.drift).push(change(rc, &addr, if refreshed.is_null() { Action::Delete } else { Action::Update }, prior.clone(), refreshed.clone(), &ty));
+            let mut st = lock(&w.state);
+            if refreshed.is_null() {
+                st.apply(&StateChange::RemoveObject { addr: addr.clone(), deposed: None });
+            } else {
+                let status = if tainted { Status::Tainted } else { Status::Ready };
+                let cbd = stored.as_ref().is_some_and(|o| o.create_before_destroy);
+                st.apply(&StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object: rc.object(&refreshed, resp.private.clone(), status, cbd) });
+            }
+        }
+        prior = refreshed;
+        private = resp.private;
+    }
+    if w.opts.mode == crate::model::PlanMode::RefreshOnly {
+        w.values.set_instance(module, Mode::Managed, &rc.res.ty, &rc.res.name, addr.key.clone(), prior.clone());
+        return true;
+    }
+    // Configuration.
+    let (config, d) = rc.config(w, module, inst);
+    let failed = d.iter().any(is_error);
+    w.diags(d);
+    if failed {
+        return false;
+    }
+    let plain_config = config.unmark_deep();
+    match rc.provider.validate_resource_config(&rc.res.ty, &plain_config).await {
+        Ok(d) => {
+            let bad = d.has_errors();
+            w.diags(checks::provider_diags(&d, &label, range));
+            if bad {
+                return false;
+            }
+        }
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+            return false;
+        }
+    }
+    if w.phase == Phase::Validate {
+        w.values.set_instance(module, Mode::Managed, &rc.res.ty, &rc.res.name, addr.key.clone(), Value::unknown(ty));
+        return true;
+    }
+    let cfg_for_plan = apply_ignore(rc, &prior.unmark_deep(), &plain_config);
+    let plain_prior = prior.unmark_deep();
+    let plan_once = |prior: Value, private: Vec<u8>| {
+        let cfg = cfg_for_plan.clone();
+        async move {
+            let proposed = proposed_new(&rc.schema.block, &prior, &cfg);
+            let resp = rc
+                .provider
+                .plan_resource_change(PlanRequest { type_name: &rc.res.ty, prior_state: &prior, proposed_new_state: &proposed, config: &cfg, prior_private: &private, provider_meta: None })
+                .await;
+            (prior, cfg, resp)
+        }
+    };
+    let (p0, cfg0, resp) = plan_once(plain_prior.clone(), private.clone()).await;
+    let resp = match resp {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+            return false;
+        }
+    };
+    let bad = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags(&resp.diagnostics, &label, range));
+    if bad {
+        return false;
+    }
+    let errs = checks::check_plan(&rc.schema.block, &rc.provider_label(), &addr, &p0, &cfg0, &resp.planned_state, resp.legacy_type_system, range);
+    let fatal = errs.iter().any(is_error);
+    w.diags(errs);
+    if fatal {
+        return false;
+    }
+    let mut planned = resp.planned_state;
+    let mut planned_private = resp.planned_private;
+    let requires: Vec<Path> = resp
+        .requires_replace
+        .into_iter()
+        .filter(|p| {
+            let a = p.apply(&plain_prior).ok();
+            let b = p.apply(&planned).ok();
+            match (a, b) {
+                (Some(a), Some(b)) => !a.eq_ignoring_refinements(b) || !b.is_wholly_known(),
+                (None, None) => false,
+                _ => true,
+            }
+        })
+        .collect();
+    let cbd = rc.cbd(w);
+    let (action, reason) = if prior.is_null() {
+        (Action::Create, None)
+    } else if tainted {
+        (if cbd { Action::CreateThenDelete } else { Action::DeleteThenCreate }, Some(Reason::Tainted))
+    } else if replace_requested(w, &addr) {
+        (if cbd { Action::CreateThenDelete } else { Action::DeleteThenCreate }, Some(Reason::ReplaceByRequest))
+    } else if replace_triggered(w, rc) {
+        (if cbd { Action::CreateThenDelete } else { Action::DeleteThenCreate }, Some(Reason::ReplaceByTriggers))
+    } else if !requires.is_empty() {
+        (if cbd { Action::CreateThenDelete } else { Action::DeleteThenCreate }, Some(Reason::CannotUpdate))
+    } else if planned.eq_ignoring_refinements(&plain_prior) {
+        (Action::NoOp, None)
+    } else {
+        (Action::Update, None)
+    };
+    if action.is_replace() {
+        // Plan again as a create so computed attributes become unknown.
+        let null = Value::null(ty.clone());
+        let (p1, cfg1, resp) = plan_once(null, Vec::new()).await;
+        let resp = match resp {
+            Ok(r) => r,
+            Err(e) => {
+                w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+                return false;
+            }
+        };
+        let bad = resp.diagnostics.has_errors();
+        w.diags(checks::provider_diags(&resp.diagnostics, &label, range));
+        if bad {
+            return false;
+        }
+        let errs = checks::check_plan(&rc.schema.block, &rc.provider_label(), &addr, &p1, &cfg1, &resp.planned_state, resp.legacy_type_system, range);
+        let fatal = errs.iter().any(is_error);
+        w.diags(errs);
+        if fatal {
+            return false;
+        }
+        planned = resp.planned_state;
+        planned_private = resp.planned_private;
+    }
+    let marks = sensitive_paths(&config);
+    let after = mark_paths(&planned, &marks);
+    w.values.set_instance(module, Mode::Managed, &rc.res.ty, &rc.res.name, addr.key.clone(), after.clone());
+    if action != Action::NoOp {
+        lock(&w.pending).insert(rc.node);
+    }
+    let mut c = change(rc, &addr, action, prior, after, &ty);
+    c.requires_replace = requires;
+    c.planned_private = planned_private;
+    c.prior_private = private;
+    c.reason = reason;
+    c.create_before_destroy = cbd;
+    lock(&w.changes).push(c);
+    true
+}
+
+pub fn change(rc: &ResourceCtx, addr: &InstanceAddr, action: Action, before: Value, after: Value, ty: &terrane_value::Type) -> Change {
+    Change {
+        addr: addr.clone(),
+        deposed: None,
+        provider: rc.provider_key.clone(),
+        action,
+        before,
+        after,
+        ty: ty.clone(),
+        schema_version: rc.schema.version,
+        requires_replace: Vec::new(),
+        planned_private: Vec::new(),
+        prior_private: Vec::new(),
+        reason: None,
+        importing: None,
+        dependencies: rc.dependencies.clone(),
+        create_before_destroy: false,
+    }
+}

@@ -1,0 +1,472 @@
+//! The engine's entry points: load a configuration (module tree, graph,
+//! providers found and registered), validate it, plan against a state
+//! snapshot, and apply a plan with every change made durable through a
+//! locked state [`Run`].
+
+use crate::apply_node::{apply_deletes, config_addr};
+use crate::graph::{self, NodeKind};
+use crate::model::{Action, Change, OutputChange, Plan, PlanMode, Reason};
+use crate::provider::discovery::cliconfig::CliConfig;
+use crate::provider::discovery::lockfile::LockFile;
+use crate::provider::discovery::version::Constraints;
+use crate::provider::{Discovery, HostOptions, ProviderAddr, ProviderHost};
+use crate::walk::{lock, node, provider_key, EngineCore, Options, Phase, Walk};
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use terrane_config::{Diagnostic, Severity};
+use terrane_state::{Change as StateChange, InstanceAddr, InstanceKey, Mode, OutputState, Run, Snapshot};
+use terrane_value::{typejson, Type, Value};
+
+/// A loaded configuration, ready to validate, plan and apply.
+pub struct Engine {
+    pub core: Arc<EngineCore>,
+}
+
+/// What an apply did.
+#[derive(Debug, Default)]
+pub struct ApplyResult {
+    pub added: usize,
+    pub changed: usize,
+    pub destroyed: usize,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Root outputs after apply (value, sensitive).
+    pub outputs: BTreeMap<String, (Value, bool)>,
+    /// The state as apply left it.
+    pub state: Option<Snapshot>,
+}
+
+impl ApplyResult {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+    }
+}
+
+fn errors(ds: &[Diagnostic]) -> bool {
+    ds.iter().any(|d| d.severity == Severity::Error)
+}
+
+impl Engine {
+    /// Loads the configuration in `dir` and finds its providers. Returns
+    /// every problem found (configuration, cycles, providers).
+    pub fn load(dir: &Path) -> Result<Engine, Vec<Diagnostic>> {
+        let (config, mut diags) = terrane_config::load_config(dir);
+        if errors(&diags) {
+            return Err(diags);
+        }
+        let graph = graph::build(&config);
+        if let Err(cycles) = graph.order() {
+            diags.extend(cycles.iter().map(|c| graph.cycle_diagnostic(c)));
+            return Err(diags);
+        }
+        // Providers: root required_providers, then anything used.
+        let mut provider_addrs = BTreeMap::new();
+        let mut constraints: BTreeMap<ProviderAddr, Constraints> = BTreeMap::new();
+        collect_providers(&config, &mut provider_addrs, &mut constraints, &mut diags);
+        let host = Arc::new(ProviderHost::new(HostOptions::default()));
+        let cli = match CliConfig::load_from_env() {
+            Ok(c) => c,
+            Err(e) => {
+                diags.push(Diagnostic::error("Invalid CLI configuration", e.to_string(), None));
+                CliConfig::default()
+            }
+        };
+        let lockfile = LockFile::load(dir).unwrap_or_default();
+        let discovery = Discovery::new(dir, cli);
+        let mut names: Vec<String> = graph
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.kind {
+                NodeKind::Provider { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        let core_addrs = provider_addrs.clone();
+        for name in names {
+            let addr = core_addrs.get(&name).cloned().unwrap_or_else(|| default_addr(&name));
+            let c = constraints.get(&addr).cloned().unwrap_or_else(Constraints::any);
+            match discovery.resolve(&addr, &c, &lockfile) {
+                Ok(src) => host.register(addr, src),
+                Err(e) => diags.push(Diagnostic::error("Failed to query available provider packages", e.to_string(), None)),
+            }
+        }
+        if errors(&diags) {
+            return Err(diags);
+        }
+        let cwd = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()).display().to_string();
+        let core = EngineCore {
+            dir: dir.to_path_buf(),
+            config,
+            graph,
+            host,
+            provider_addrs,
+            interrupted: Arc::new(AtomicBool::new(false)),
+            paths: [".".into(), ".".into(), cwd],
+        };
+        Ok(Engine { core: Arc::new(core) })
+    }
+
+    /// The flag an interrupt sets: no new operation starts once it is set.
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        self.core.interrupted.clone()
+    }
+
+    /// Checks the configuration with the providers' schemas and validation,
+    /// unknown values allowed.
+    pub async fn validate(&self) -> Vec<Diagnostic> {
+        let w = Arc::new(Walk::new(self.core.clone(), Phase::Validate, Options::default(), Snapshot::empty()));
+        w.run(node).await;
+        let d = lock(&w.diags).clone();
+        d
+    }
+
+    /// Plans against `state`.
+    pub async fn plan(&self, state: &Snapshot, opts: Options) -> Plan {
+        let mode = opts.mode;
+        let mut plan = Plan { mode, lineage: state.lineage.clone(), serial: state.serial, variables: opts.vars.clone(), ..Default::default() };
+        let w = Arc::new(Walk::new(self.core.clone(), Phase::Plan, opts.clone(), state.clone()));
+        if mode == PlanMode::Destroy {
+            let mut changes = Vec::new();
+            for (raddr, r) in &state.resources {
+                if raddr.mode != Mode::Managed {
+                    continue;
+                }
+                for (key, inst) in &r.instances {
+                    let addr = raddr.instance(key.clone());
+                    if let Some(o) = &inst.current {
+                        changes.push(delete_change(&self.core, &addr, None, o, &r.provider, None));
+                    }
+                    for (k, o) in &inst.deposed {
+                        changes.push(delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None));
+                    }
+                }
+            }
+            plan.changes = changes;
+            for (name, o) in &state.outputs {
+                plan.outputs.insert(name.clone(), OutputChange { before: Some(output_value(o)), after: Value::null(Type::Dynamic), sensitive: o.sensitive });
+            }
+            // Only errors about state matter for a destroy.
+            plan.diagnostics = lock(&w.diags).iter().filter(|d| d.summary.contains("provider") || d.summary.contains("Provider")).cloned().collect();
+            plan.prior_state = Some(lock(&w.state).clone());
+            sort(&mut plan.changes);
+            return plan;
+        }
+        w.run(node).await;
+        let mut changes = std::mem::take(&mut *lock(&w.changes));
+        let expanded = lock(&w.expanded).clone();
+        let walked_ok = !errors(&lock(&w.diags));
+        // Orphans and deposed objects.
+        let current = lock(&w.state).clone();
+        if walked_ok && mode == PlanMode::Normal {
+            for (raddr, r) in &current.resources {
+                for (key, inst) in &r.instances {
+                    let addr = raddr.instance(key.clone());
+                    let in_config = expanded.contains(&addr);
+                    if raddr.mode == Mode::Data {
+                        continue;
+                    }
+                    if let Some(o) = &inst.current {
+                        if !in_config {
+                            let reason = orphan_reason(&self.core, &addr);
+                            changes.push(delete_change(&self.core, &addr, None, o, &r.provider, Some(reason)));
+                        }
+                    }
+                    for (k, o) in &inst.deposed {
+                        changes.push(delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None));
+                    }
+                }
+            }
+        }
+        // Targets and excludes.
+        if !w.opts.targets.is_empty() || !w.opts.excludes.is_empty() {
+            changes.retain(|c| targeted(&self.core, &w.opts, &c.addr));
+        }
+        sort(&mut changes);
+        plan.changes = changes;
+        plan.drift = std::mem::take(&mut *lock(&w.drift));
+        // Outputs.
+        let outs = lock(&w.outputs).clone();
+        if mode == PlanMode::Normal {
+            for (name, (v, sensitive)) in &outs {
+                let before = current.outputs.get(name).map(output_value);
+                plan.outputs.insert(name.clone(), OutputChange { before, after: v.clone(), sensitive: *sensitive });
+            }
+            for (name, o) in &current.outputs {
+                if !outs.contains_key(name) {
+                    plan.outputs.insert(name.clone(), OutputChange { before: Some(output_value(o)), after: Value::null(Type::Dynamic), sensitive: o.sensitive });
+                }
+            }
+        }
+        plan.diagnostics = lock(&w.diags).clone();
+        plan.prior_state = Some(current);
+        plan.applyable = !plan.has_errors();
+        plan
+    }
+
+    /// Applies `plan`; `state` is the locked run's current snapshot.
+    pub async fn apply(&self, plan: &Plan, state: &Snapshot, run: Box<dyn Run>, opts: Options) -> (ApplyResult, Box<dyn Run>) {
+        let run = Arc::new(Mutex::new(run));
+        let mut w = Walk::new(self.core.clone(), Phase::Apply, opts, state.clone());
+        w.planned = plan.changes.iter().map(|c| ((c.addr.clone(), c.deposed.clone()), c.clone())).collect();
+        w.persist = Some(run.clone());
+        let w = Arc::new(w);
+        let mut result = ApplyResult::default();
+        // What refresh found becomes durable first.
+        if let Some(refreshed) = &plan.prior_state {
+            let diff = state_diff(state, refreshed);
+            for c in diff {
+                if let Err(d) = crate::apply_node::persist(&w, c) {
+                    result.diagnostics.push(d);
+                    return finish(result, &w, run);
+                }
+            }
+        }
+        if plan.mode != PlanMode::RefreshOnly {
+            // Providers for the deletes come from the walk's provider nodes
+            // (configured); in destroy mode only they run.
+            let deletes: Vec<Change> = plan.changes.iter().filter(|c| c.action == Action::Delete).cloned().collect();
+            if plan.mode == PlanMode::Destroy {
+                configure_providers(&w).await;
+                apply_deletes(&w, deletes).await;
+                let names: Vec<String> = lock(&w.state).outputs.keys().cloned().collect();
+                for name in names {
+                    let _ = crate::apply_node::persist(&w, StateChange::RemoveOutput { name });
+                }
+            } else {
+                configure_providers(&w).await;
+                if apply_deletes(&w, deletes).await {
+                    w.run(node).await;
+                }
+                let outs = lock(&w.outputs).clone();
+                for (name, (v, sensitive)) in &outs {
+                    let plain = v.unmark_deep();
+                    if plain.is_null() || !plain.is_wholly_known() {
+                        let _ = crate::apply_node::persist(&w, StateChange::RemoveOutput { name: name.clone() });
+                        continue;
+                    }
+                    let ty = plain.ty().clone();
+                    if let Ok(value) = terrane_value::json::encode(&plain, &ty) {
+                        let output = OutputState { value, ty: typejson::to_json(&ty), sensitive: *sensitive || v.has_sensitive() };
+                        let _ = crate::apply_node::persist(&w, StateChange::SetOutput { name: name.clone(), output });
+                    }
+                }
+                let stale: Vec<String> = lock(&w.state).outputs.keys().filter(|k| !outs.contains_key(*k)).cloned().collect();
+                for name in stale {
+                    let _ = crate::apply_node::persist(&w, StateChange::RemoveOutput { name });
+                }
+                result.outputs = outs;
+            }
+        }
+        finish(result, &w, run)
+    }
+
+    /// Ends every provider instance of the run.
+    pub async fn shutdown(&self) {
+        self.core.host.shutdown().await;
+    }
+}
+
+fn finish(mut result: ApplyResult, w: &Arc<Walk>, run: Arc<Mutex<Box<dyn Run>>>) -> (ApplyResult, Box<dyn Run>) {
+    let (a, c, d) = *lock(&w.applied);
+    result.added = a;
+    result.changed = c;
+    result.destroyed = d;
+    result.diagnostics.extend(lock(&w.diags).iter().cloned());
+    result.state = Some(lock(&w.state).clone());
+    // The walk holds the only other reference; it is done.
+    let run = match Arc::try_unwrap(run) {
+        Ok(m) => m.into_inner().unwrap_or_else(|p| p.into_inner()),
+        Err(arc) => {
+            // Should not happen; fall back to a placeholder that reports it.
+            let _ = arc;
+            panic!("state run still shared after apply");
+        }
+    };
+    (result, run)
+}
+
+/// Provider nodes alone (for destroy and the pre-walk deletes): evaluate
+/// and configure every provider configuration of the root module.
+async fn configure_providers(w: &Arc<Walk>) {
+    let ids: Vec<usize> = w.core.graph.nodes.iter().enumerate().filter(|(_, n)| matches!(n.kind, NodeKind::Provider { .. })).map(|(i, _)| i).collect();
+    for id in ids {
+        // Providers may refer to variables; evaluate those first.
+        for dep in w.core.graph.deps[id].clone() {
+            if matches!(w.core.graph.nodes[dep].kind, NodeKind::Var(_) | NodeKind::Local(_)) {
+                node(w.clone(), dep).await;
+            }
+        }
+        node(w.clone(), id).await;
+    }
+}
+
+fn default_addr(name: &str) -> ProviderAddr {
+    if name == "terraform" {
+        return ProviderAddr::builtin_terraform();
+    }
+    ProviderAddr::new("registry.terraform.io", "hashicorp", name)
+}
+
+fn collect_providers(c: &terrane_config::Config, addrs: &mut BTreeMap<String, ProviderAddr>, constraints: &mut BTreeMap<ProviderAddr, Constraints>, diags: &mut Vec<Diagnostic>) {
+    for (name, rp) in &c.module.required_providers {
+        let addr = match &rp.source {
+            Some(s) => match ProviderAddr::parse(s) {
+                Ok(a) => a,
+                Err(e) => {
+                    diags.push(Diagnostic::error("Invalid provider source address", e.to_string(), None));
+                    continue;
+                }
+            },
+            None => default_addr(name),
+        };
+        if let Some(v) = &rp.version {
+            match Constraints::parse(v) {
+                Ok(cn) => {
+                    let merged = constraints.remove(&addr).map(|x| x.and(&cn)).unwrap_or(cn);
+                    constraints.insert(addr.clone(), merged);
+                }
+                Err(e) => diags.push(Diagnostic::error("Invalid version constraint", e.to_string(), None)),
+            }
+        }
+        addrs.entry(name.clone()).or_insert(addr);
+    }
+    for child in c.children.values() {
+        collect_providers(child, addrs, constraints, diags);
+    }
+}
+
+fn output_value(o: &OutputState) -> Value {
+    let ty = typejson::from_json(&o.ty).unwrap_or(Type::Dynamic);
+    let v = terrane_value::json::decode(&o.value, &ty).unwrap_or_else(|_| Value::null(Type::Dynamic));
+    if o.sensitive {
+        v.mark_sensitive()
+    } else {
+        v
+    }
+}
+
+/// A delete of a stored object, decoded with the provider's schema when it
+/// can be (else a dynamic placeholder).
+fn delete_change(core: &EngineCore, addr: &InstanceAddr, deposed: Option<String>, o: &terrane_state::ObjectState, provider: &str, reason: Option<Reason>) -> Change {
+    let name = graph::default_provider_name(&addr.resource.ty).to_string();
+    let alias = provider.rsplit_once("].").map(|(_, a)| a.to_string());
+    let key = provider_key(core, &name, alias.as_deref());
+    let key = if provider.contains(&key.addr.to_string()) { key } else { parse_provider_key(provider).unwrap_or(key) };
+    let before = decode_loose(&o.attributes);
+    let before = crate::model::mark_paths(&before, &o.sensitive_paths);
+    Change {
+        addr: addr.clone(),
+        deposed,
+        provider: key,
+        action: Action::Delete,
+        ty: before.ty().clone(),
+        before: before.clone(),
+        after: Value::null(before.ty().clone()),
+        schema_version: o.schema_version as i64,
+        requires_replace: Vec::new(),
+        planned_private: Vec::new(),
+        prior_private: o.private.clone().unwrap_or_default(),
+        reason,
+        importing: None,
+        dependencies: o.dependencies.clone(),
+        create_before_destroy: o.create_before_destroy,
+    }
+}
+
+/// `provider["registry.terraform.io/hashicorp/random"].alias` back into a key.
+fn parse_provider_key(s: &str) -> Option<crate::provider::ProviderConfigKey> {
+    let start = s.find("provider[\"")? + "provider[\"".len();
+    let end = s[start..].find("\"]")? + start;
+    let addr = ProviderAddr::parse(&s[start..end]).ok()?;
+    let k = crate::provider::ProviderConfigKey::root(addr);
+    Some(match s[end + 2..].strip_prefix('.') {
+        Some(a) => k.with_alias(a),
+        None => k,
+    })
+}
+
+/// A value from state JSON without a schema: objects, tuples, primitives.
+pub fn decode_loose(j: &serde_json::Value) -> Value {
+    match j {
+        serde_json::Value::Null => Value::null(Type::Dynamic),
+        serde_json::Value::Bool(b) => Value::bool(*b),
+        serde_json::Value::Number(n) => terrane_value::Number::parse(&n.to_string()).map(Value::number).unwrap_or_else(|_| Value::null(Type::Number)),
+        serde_json::Value::String(s) => Value::string(s.as_str()),
+        serde_json::Value::Array(a) => Value::tuple(a.iter().map(decode_loose).collect()),
+        serde_json::Value::Object(m) => Value::object(m.iter().map(|(k, v)| (k.clone(), decode_loose(v))).collect()),
+    }
+}
+
+fn orphan_reason(core: &EngineCore, addr: &InstanceAddr) -> Reason {
+    let mut c = Some(&core.config);
+    for (m, _) in &addr.resource.module.0 {
+        c = c.and_then(|c| c.children.get(m));
+    }
+    let Some(c) = c else { return Reason::NoResourceConfig };
+    let Some(r) = c.module.resources.iter().find(|r| r.ty == addr.resource.ty && r.name == addr.resource.name && !r.data) else {
+        return Reason::NoResourceConfig;
+    };
+    match (&addr.key, r.count.is_some(), r.for_each.is_some()) {
+        (InstanceKey::Int(_), true, _) => Reason::CountIndex,
+        (InstanceKey::Str(_), _, true) => Reason::EachKey,
+        _ => Reason::WrongRepetition,
+    }
+}
+
+fn sort(changes: &mut [Change]) {
+    changes.sort_by(|a, b| (&a.addr, &a.deposed).cmp(&(&b.addr, &b.deposed)));
+}
+
+/// Whether `-target`/`-exclude` keep this instance.
+fn targeted(core: &EngineCore, opts: &Options, addr: &InstanceAddr) -> bool {
+    let text = addr.to_string();
+    let res = config_addr(addr);
+    let matches = |t: &String| text == *t || res == *t || text.starts_with(&format!("{t}[")) || text.starts_with(&format!("{t}."));
+    if opts.excludes.iter().any(matches) {
+        return false;
+    }
+    if opts.targets.is_empty() {
+        return true;
+    }
+    if opts.targets.iter().any(matches) {
+        return true;
+    }
+    // Dependencies of a target are included.
+    let g = &core.graph;
+    let mut wanted: HashSet<String> = HashSet::new();
+    for (i, n) in g.nodes.iter().enumerate() {
+        if opts.targets.iter().any(|t| n.to_string() == *t || t.starts_with(&format!("{n}["))) {
+            for d in g.resource_dependencies(i) {
+                wanted.insert(g.nodes[d].to_string());
+            }
+        }
+    }
+    wanted.contains(&res)
+}
+
+/// The changes that turn `from` into `to`, object by object.
+fn state_diff(from: &Snapshot, to: &Snapshot) -> Vec<StateChange> {
+    let mut out = Vec::new();
+    for (raddr, r) in &to.resources {
+        for (key, inst) in &r.instances {
+            let addr = raddr.instance(key.clone());
+            if let Some(o) = &inst.current {
+                if from.object(&addr, None) != Some(o) {
+                    out.push(StateChange::SetObject { addr: addr.clone(), deposed: None, provider: r.provider.clone(), object: o.clone() });
+                }
+            }
+        }
+    }
+    for (raddr, r) in &from.resources {
+        for (key, inst) in &r.instances {
+            let addr = raddr.instance(key.clone());
+            if inst.current.is_some() && to.object(&addr, None).is_none() {
+                out.push(StateChange::RemoveObject { addr, deposed: None });
+            }
+        }
+    }
+    out
+}
