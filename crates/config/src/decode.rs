@@ -115,7 +115,7 @@ impl Cx<'_> {
                 self.error(&format!("Extraneous label for {}", b.ty), detail, span);
             } else {
                 let detail = format!("All {} blocks must have {want} {plural} ({names}).", b.ty);
-                self.error(&format!("Missing name for {}", b.ty), detail, b.span.clone());
+                self.error(&format!("Missing name for {}", b.ty), detail, b.body_span.clone());
             }
             return None;
         }
@@ -249,9 +249,9 @@ impl Cx<'_> {
                 if self.labels(&b, 0).is_none() {
                     return;
                 }
-                let to = self.address(&mut b, "to");
-                let id = b.body.take("id").map(|a| self.expr(a));
                 let for_each = b.body.take("for_each").map(|a| self.expr(a));
+                let to = if for_each.is_some() { self.address_indexed(&mut b, "to") } else { self.address(&mut b, "to") };
+                let id = b.body.take("id").map(|a| self.expr(a));
                 let provider = b.body.take("provider").and_then(|a| self.provider_ref(&a));
                 if b.body.take("identity").is_none() && id.is_none() {
                     self.error("Invalid import block", "At least one of 'id' or 'identity' must be specified.".into(), b.span.clone());
@@ -303,6 +303,28 @@ impl Cx<'_> {
         for b in &body.blocks {
             self.unsupported_block(b);
         }
+    }
+
+    /// `import { for_each, to = a.b[each.key] }`: index keys may be
+    /// expressions.
+    fn address_indexed(&mut self, b: &mut GBlock, name: &str) -> Option<Expr> {
+        let Some(a) = b.body.take(name) else {
+            self.missing_arg(name, b.body_span.clone());
+            return None;
+        };
+        let ok = match &a.value {
+            Expression::Variable(_) => true,
+            Expression::Traversal(t) => {
+                matches!(t.expr, Expression::Variable(_)) && t.operators.iter().all(|o| matches!(o.value(), TraversalOperator::GetAttr(_) | TraversalOperator::Index(_) | TraversalOperator::LegacyIndex(_)))
+            }
+            _ => false,
+        };
+        if !ok {
+            let r = a.index.range(a.value.span());
+            self.diags.push(Diagnostic::error("Invalid expression", STATIC_REF, r));
+            return None;
+        }
+        Some(self.expr(a))
     }
 
     /// A required static address (`moved.from`, `import.to`, ...).

@@ -47,7 +47,8 @@ impl Cx<'_> {
                 }
                 "provider" => {
                     r.provider_ref = self.provider_ref(&a);
-                    r.provider = Some(self.expr(a));
+                    // A provider configuration, not a value reference.
+                    r.provider = Some(self.expr_no_refs(a));
                 }
                 "depends_on" => r.depends_on = Some(self.depends_on(a)),
                 k => {

@@ -455,6 +455,10 @@ impl Converter<'_> {
                 piece.push(c);
             }
         }
+        if expr_mode {
+            // Padding after the last string is not part of an expression.
+            piece.truncate(piece.trim_end().len());
+        }
         let index = Arc::new(self.index.shifted(v.span.start, inserted));
         match hcl_edit::parser::parse_expr(&piece) {
             Ok(e) => Some((e, index)),
@@ -468,17 +472,19 @@ impl Converter<'_> {
 }
 
 /// Copies `raw` (the text of `v`, at file offset `base`) with the quotes of
-/// every string blanked out, so `"aws_instance.a"` reads as a reference.
+/// every string's quotes removed (padded to the same length), so
+/// `"aws_instance.a"` reads as a reference.
 fn blank_quotes(v: &JValue, raw: &str, base: usize, out: &mut String) -> Result<(), usize> {
     let mut strings = Vec::new();
     collect_strings(v, &mut strings)?;
     let mut last = 0;
     for span in strings {
         let (s, e) = (span.start - base, span.end - base);
+        // The content moves onto the opening quote, so the expression's
+        // range starts where the string does (where Terraform reports).
         out.push_str(&raw[last..s]);
-        out.push(' ');
         out.push_str(&raw[s + 1..e - 1]);
-        out.push(' ');
+        out.push_str("  ");
         last = e;
     }
     out.push_str(&raw[last..]);

@@ -81,17 +81,93 @@ pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut 
             }
         }
     } else {
-        match hcl_edit::parser::parse_body(text) {
-            Ok(b) => source::from_hcl(&b, &index, 0, diags),
-            Err(e) => {
-                let loc = e.location();
-                diags.push(Diagnostic::error("Invalid syntax", e.message().to_string(), Some(index.at(loc.line(), loc.column()))));
-                return;
-            }
+        match parse_native(text, &index, diags) {
+            Some(b) => source::from_hcl(&b, &index, 0, diags),
+            None => return,
         }
     };
     let mut cx = decode::Cx { index: &index, diags, bound: Vec::new(), json };
     cx.file(module, body);
+}
+
+/// Parses a native file. The parser rejects an argument set twice; that
+/// is reported as Terraform reports it and the repeated argument is
+/// blanked out so the rest of the file is still read. An unclosed block is
+/// reported at its opening brace.
+fn parse_native(text: &str, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> Option<hcl_edit::structure::Body> {
+    let mut text = std::borrow::Cow::Borrowed(text);
+    for _ in 0..64 {
+        let e = match hcl_edit::parser::parse_body(&text) {
+            Ok(b) => return Some(b),
+            Err(e) => e,
+        };
+        let off = e.location().offset().min(text.len());
+        if e.message().contains("redefined attribute") {
+            let rest = &text[off..];
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-').collect();
+            if !name.is_empty() {
+                diags.push(Diagnostic::error(
+                    "Attribute redefined",
+                    format!("The argument {name:?} was already set. Each argument may be set only once."),
+                    Some(index.at_offset(off)),
+                ));
+                let end = rest.find('\n').map(|i| off + i).unwrap_or(text.len());
+                let mut owned = text.into_owned();
+                let blank = " ".repeat(end - off);
+                owned.replace_range(off..end, &blank);
+                text = std::borrow::Cow::Owned(owned);
+                continue;
+            }
+        }
+        if text[off..].trim().is_empty() {
+            if let Some(open) = unclosed_brace(&text) {
+                diags.push(Diagnostic::error(
+                    "Unclosed configuration block",
+                    "There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+                    Some(index.at_offset(open)),
+                ));
+                return None;
+            }
+        }
+        let loc = e.location();
+        diags.push(Diagnostic::error("Invalid syntax", e.message().to_string(), Some(index.at(loc.line(), loc.column()))));
+        return None;
+    }
+    None
+}
+
+/// The outermost `{` left open at the end of `text` (strings, comments
+/// and interpolations accounted for roughly; heredocs not).
+fn unclosed_brace(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut stack = Vec::new();
+    let mut i = 0;
+    let mut in_string = false;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                b'\n' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match c {
+                b'"' => in_string = true,
+                b'#' => i = text[i..].find('\n').map(|n| i + n).unwrap_or(b.len()),
+                b'/' if b.get(i + 1) == Some(&b'/') => i = text[i..].find('\n').map(|n| i + n).unwrap_or(b.len()),
+                b'/' if b.get(i + 1) == Some(&b'*') => i = text[i + 2..].find("*/").map(|n| i + n + 3).unwrap_or(b.len()),
+                b'{' => stack.push(i),
+                b'}' => {
+                    stack.pop();
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    stack.first().copied()
 }
 
 /// A module and the modules it calls, loaded from local sources.

@@ -99,9 +99,9 @@ fn check(case: &str, src: &str, want: &str) {
 
 #[test]
 fn malformed_configurations() {
-    check("unclosed_block", "resource \"a\" \"b\" {\n  x = 1\n", "2:9: Invalid syntax");
+    check("unclosed_block", "resource \"a\" \"b\" {\n  x = 1\n", "1:18: Unclosed configuration block");
     check("bad_token", "resource \"a\" \"b\" {\n  x = = 1\n}\n", "2:7: Invalid syntax");
-    check("missing_labels", "resource \"a\" {\n}\n", "1:1: Missing name for resource");
+    check("missing_labels", "resource \"a\" {\n}\n", "1:14: Missing name for resource");
     check("too_many_labels", "variable \"a\" \"b\" {\n}\n", "1:14: Extraneous label for variable");
     check("invalid_name", "resource \"aws\" \"1bad\" {\n}\n", "1:16: Invalid name");
     check("duplicate_resource", "resource \"a\" \"b\" {}\nresource \"a\" \"b\" {}\n", "2:1: Duplicate resource");
@@ -179,4 +179,181 @@ fn module_trees_load_local_sources() {
     assert!(text.iter().any(|t| t.contains("main.tf:8:1: Error: Module not found")), "case missing_dir: {text:?}");
     assert!(text.iter().any(|t| t.contains("Module recursion")), "case recursion: {text:?}");
     assert_eq!(diags.len(), 3, "{text:?}");
+}
+
+const FULL: &str = r#"
+terraform {
+  state "postgres" {
+    url                = "postgres://localhost/terrane"
+    schema             = "infra"
+    encryption_key_env = "TERRANE_STATE_KEY"
+  }
+}
+
+variable "name" {
+  type      = string
+  ephemeral = true
+  validation {
+    condition     = length(var.name) > 2
+    error_message = "Too short."
+  }
+}
+
+resource "terraform_data" "a" {
+  count    = 2
+  provider = terraform.west
+  input    = var.name
+  setting {
+    x = local.x
+  }
+  dynamic "rule" {
+    for_each = var.rules
+    iterator = r
+    labels   = [r.key]
+    content {
+      port = r.value.port
+      dynamic "cidr" {
+        for_each = r.value.cidrs
+        content {
+          block = cidr.value
+        }
+      }
+    }
+  }
+  lifecycle {
+    replace_triggered_by = [terraform_data.b.id]
+    precondition {
+      condition     = var.name != ""
+      error_message = "empty"
+    }
+    postcondition {
+      condition     = self.output != null
+      error_message = "no output"
+    }
+  }
+}
+
+module "m" {
+  source     = "./child"
+  version    = "1.0"
+  providers  = { aws = aws.west }
+  depends_on = [terraform_data.a]
+}
+
+moved {
+  from = terraform_data.old
+  to   = terraform_data.a
+}
+
+import {
+  for_each = toset(["x"])
+  to       = terraform_data.b[each.key]
+  id       = each.value
+  provider = terraform.west
+}
+
+removed {
+  from = terraform_data.gone
+  lifecycle {
+    destroy = false
+  }
+}
+
+check "health" {
+  data "http" "h" {
+    url = "https://example.com"
+  }
+  assert {
+    condition     = data.http.h.status_code == 200
+    error_message = "down"
+  }
+}
+
+output "o" {
+  value = 1
+  precondition {
+    condition     = var.name != ""
+    error_message = "empty"
+  }
+}
+"#;
+
+#[test]
+fn every_block_type_has_a_typed_model() {
+    let (m, diags) = parse_str("full.tf", FULL);
+    assert!(diags.is_empty(), "{diags:?}");
+    let st = m.state.as_ref().expect("state settings");
+    assert_eq!(st.backend, terrane_config::StateBackend::Postgres, "case state_backend");
+    assert_eq!(st.encryption_key_env.as_deref(), Some("TERRANE_STATE_KEY"));
+    let v = &m.variables["name"];
+    assert!(v.ephemeral && v.validations.len() == 1, "case validation");
+    let r = m.resource(false, "terraform_data", "a").expect("indexed lookup");
+    assert_eq!(r.provider_ref.as_ref().map(|p| (p.name.as_str(), p.alias.as_deref())), Some(("terraform", Some("west"))), "case provider_ref");
+    assert_eq!(r.lifecycle.preconditions.len() + r.lifecycle.postconditions.len(), 2, "case conditions");
+    assert_eq!(r.lifecycle.replace_triggered_by_entries.len(), 1);
+    assert_eq!(r.body.len(), 2, "case nested_body");
+    assert_eq!(r.blocks.len(), 2, "case raw_blocks_kept");
+    let dynblock = &r.body[1];
+    let spec = dynblock.dynamic.as_ref().expect("dynamic");
+    assert_eq!((dynblock.type_name.as_str(), spec.iterator.as_str()), ("rule", "r"), "case dynamic_iterator");
+    assert!(spec.labels[0].refs.is_empty(), "case iterator_bound_in_labels");
+    assert!(dynblock.attributes["port"].refs.is_empty(), "case iterator_not_a_reference");
+    assert!(dynblock.blocks[0].attributes["block"].refs.is_empty(), "case nested_default_iterator");
+    assert_eq!(spec.for_each.refs.len(), 1, "case for_each_refs");
+    let call = &m.module_calls["m"];
+    assert_eq!(call.version.as_deref(), Some("1.0"));
+    assert_eq!(call.providers["aws"].alias.as_deref(), Some("west"), "case module_providers");
+    assert!(call.depends_on.is_some() && !call.inputs.contains_key("providers"));
+    assert_eq!(m.moved[0].from_addr.as_deref(), Some("terraform_data.old"), "case moved");
+    assert_eq!(m.imports[0].to_addr.as_deref(), Some("terraform_data.b[each.key]"), "case import");
+    assert!(!m.removed[0].destroy, "case removed");
+    assert_eq!((m.checks[0].data.len(), m.checks[0].asserts.len()), (1, 1), "case check");
+    assert_eq!(m.outputs["o"].preconditions.len(), 1);
+    assert_eq!(m.other_blocks.len(), 4, "case other_blocks_kept");
+}
+
+/// The same module in both syntaxes gives the same model.
+#[test]
+fn json_syntax_gives_the_same_model() {
+    let native = "variable \"n\" {\n  type = list(string)\n}\nlocals {\n  p = \"app-${var.env}\"\n}\nresource \"terraform_data\" \"t\" {\n  count      = 2\n  provider   = terraform.west\n  depends_on = [terraform_data.u]\n  input      = { name = \"x-${count.index}\", n = [1, true, null] }\n  lifecycle {\n    ignore_changes = [input]\n  }\n}\n";
+    let json = r#"{
+  "//": "a comment",
+  "variable": { "n": { "type": "list(string)" } },
+  "locals": { "p": "app-${var.env}" },
+  "resource": {
+    "terraform_data": {
+      "t": [{
+        "count": 2,
+        "provider": "terraform.west",
+        "depends_on": ["terraform_data.u"],
+        "input": { "name": "x-${count.index}", "n": [1, true, null] },
+        "lifecycle": { "ignore_changes": ["input"] }
+      }]
+    }
+  }
+}"#;
+    let (a, da) = parse_str("main.tf", native);
+    let (b, db) = parse_str("main.tf.json", json);
+    assert!(da.is_empty() && db.is_empty(), "{da:?} {db:?}");
+    let subjects = |e: &terrane_config::Expr| e.refs.iter().map(|r| r.subject.clone()).collect::<Vec<_>>();
+    assert_eq!(subjects(&a.locals["p"]), subjects(&b.locals["p"]), "case template_refs");
+    let (ra, rb) = (&a.resources[0], &b.resources[0]);
+    assert_eq!(subjects(&ra.attributes["input"]), subjects(&rb.attributes["input"]), "case object_refs");
+    assert_eq!(ra.provider_ref.as_ref().map(|p| &p.alias), rb.provider_ref.as_ref().map(|p| &p.alias), "case provider_expression_mode");
+    assert_eq!(subjects(ra.depends_on.as_ref().unwrap()), subjects(rb.depends_on.as_ref().unwrap()), "case depends_on_expression_mode");
+    assert_eq!(a.variables["n"].constraint.as_ref().map(|c| c.ty.to_string()), b.variables["n"].constraint.as_ref().map(|c| c.ty.to_string()), "case type_expression_mode");
+    assert!(rb.from_json && rb.lifecycle.ignore_changes.is_some());
+    // Ranges point into the JSON file: `count.index` inside the template.
+    let r = &rb.attributes["input"].refs[0];
+    let at = r.range.as_ref().map(|r| (r.start.line, r.start.col));
+    assert_eq!(at, Some((11, 33)), "case json_ranges");
+}
+
+#[test]
+fn json_escapes_keep_ranges() {
+    let json = "{\n  \"locals\": {\n    \"a\": \"\\/x\\/${var.nope}\"\n  }\n}\n";
+    let (m, diags) = parse_str("e.tf.json", json);
+    assert!(diags.is_empty(), "{diags:?}");
+    let r = m.locals["a"].refs[0].range.as_ref().unwrap();
+    assert_eq!((r.start.line, r.start.col), (3, 18), "case escape_shift");
 }
