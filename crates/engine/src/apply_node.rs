@@ -28,6 +28,7 @@ pub fn persist(w: &Walk, change: StateChange) -> Result<(), Diagnostic> {
         lock(p).persist(std::slice::from_ref(&change)).map_err(|e| Diagnostic::error("Failed to persist state", e.to_string(), None))?;
     }
     lock(&w.state).apply(&change);
+    w.core.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(())
 }
 

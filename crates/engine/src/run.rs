@@ -105,6 +105,7 @@ impl Engine {
             provider_addrs,
             interrupted: Arc::new(AtomicBool::new(false)),
             paths: [".".into(), ".".into(), cwd],
+            progress: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
         };
         Ok(Engine { core: Arc::new(core) })
     }
@@ -220,7 +221,7 @@ impl Engine {
             for c in diff {
                 if let Err(d) = crate::apply_node::persist(&w, c) {
                     result.diagnostics.push(d);
-                    return finish(result, &w, run);
+                    return finish(result, w, run);
                 }
             }
         }
@@ -260,7 +261,7 @@ impl Engine {
                 result.outputs = outs;
             }
         }
-        finish(result, &w, run)
+        finish(result, w, run)
     }
 
     /// Ends every provider instance of the run.
@@ -269,14 +270,15 @@ impl Engine {
     }
 }
 
-fn finish(mut result: ApplyResult, w: &Arc<Walk>, run: Arc<Mutex<Box<dyn Run>>>) -> (ApplyResult, Box<dyn Run>) {
+fn finish(mut result: ApplyResult, w: Arc<Walk>, run: Arc<Mutex<Box<dyn Run>>>) -> (ApplyResult, Box<dyn Run>) {
     let (a, c, d) = *lock(&w.applied);
     result.added = a;
     result.changed = c;
     result.destroyed = d;
     result.diagnostics.extend(lock(&w.diags).iter().cloned());
     result.state = Some(lock(&w.state).clone());
-    // The walk holds the only other reference; it is done.
+    // Every task of the walk has finished: this is the last reference.
+    drop(w);
     let run = match Arc::try_unwrap(run) {
         Ok(m) => m.into_inner().unwrap_or_else(|p| p.into_inner()),
         Err(arc) => {
@@ -469,4 +471,95 @@ fn state_diff(from: &Snapshot, to: &Snapshot) -> Vec<StateChange> {
         }
     }
     out
+}
+
+impl Engine {
+    /// `import ADDR ID`: asks the provider for the object, reads it, and
+    /// records it at `addr` (which must have configuration and no object).
+    pub async fn import(&self, state: &Snapshot, run: Box<dyn Run>, addr: &InstanceAddr, id: &str, opts: Options) -> (Vec<Diagnostic>, Box<dyn Run>) {
+        let run = Arc::new(Mutex::new(run));
+        let mut w = Walk::new(self.core.clone(), Phase::Plan, opts, state.clone());
+        w.persist = Some(run.clone());
+        let w = Arc::new(w);
+        let diags = self.import_inner(&w, addr, id).await;
+        let mut all = lock(&w.diags).clone();
+        all.extend(diags);
+        drop(w);
+        let run = match Arc::try_unwrap(run) {
+            Ok(m) => m.into_inner().unwrap_or_else(|p| p.into_inner()),
+            Err(_) => panic!("state run still shared after import"),
+        };
+        (all, run)
+    }
+
+    async fn import_inner(&self, w: &Arc<Walk>, addr: &InstanceAddr, id: &str) -> Vec<Diagnostic> {
+        let state = lock(&w.state).clone();
+        let module: Vec<String> = addr.resource.module.0.iter().map(|(n, _)| n.clone()).collect();
+        let node = graph::Node { module, kind: NodeKind::Resource { mode: addr.resource.mode, ty: addr.resource.ty.clone(), name: addr.resource.name.clone() } };
+        let Some(nid) = self.core.graph.id(&node) else {
+            return vec![Diagnostic::error(
+                "Configuration for import target does not exist",
+                format!("The configuration for the given import target {addr} does not exist. All target instances must have an associated configuration to be imported."),
+                None,
+            )];
+        };
+        if state.object(addr, None).is_some() {
+            return vec![Diagnostic::error(
+                "Resource already managed by terrane",
+                format!("terrane is already managing a remote object for {addr}. To import to this address you must first remove the existing object from the state."),
+                None,
+            )];
+        }
+        configure_providers(w).await;
+        let rc = match crate::plan_node::resource_ctx(w, nid).await {
+            Ok(rc) => rc,
+            Err(d) => return d,
+        };
+        let range = rc.res.range.clone();
+        let resp = match rc.provider.import_resource_state(&rc.res.ty, id).await {
+            Ok(r) => r,
+            Err(e) => return vec![Diagnostic::error("Provider failed", e.to_string(), range)],
+        };
+        let mut diags = crate::checks::provider_diags(&resp.diagnostics, &addr.to_string(), &range);
+        if resp.diagnostics.has_errors() {
+            return diags;
+        }
+        let imported = match resp.imported.as_slice() {
+            [] => return vec![Diagnostic::error("Import returned no resources", format!("While attempting to import with ID {id}, the provider returned no instance states."), range)],
+            [one] => one.clone(),
+            _ => return vec![Diagnostic::error("Multiple import states not supported", format!("While attempting to import with ID {id}, the provider returned multiple resource instance states. This is not currently supported."), range)],
+        };
+        if imported.state.is_null() {
+            return vec![Diagnostic::error("Import returned null resource", format!("While attempting to import with ID {id}, the provider returned an instance with no state."), range)];
+        }
+        let read = match rc
+            .provider
+            .read_resource(crate::provider::ReadRequest { type_name: &rc.res.ty, prior_state: &imported.state, private: &imported.private, provider_meta: None })
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => return vec![Diagnostic::error("Provider failed", e.to_string(), range)],
+        };
+        diags.extend(crate::checks::provider_diags(&read.diagnostics, &addr.to_string(), &range));
+        if read.diagnostics.has_errors() {
+            return diags;
+        }
+        if read.new_state.is_null() {
+            diags.push(Diagnostic::error(
+                "Cannot import non-existent remote object",
+                format!("While attempting to import an existing object to {addr:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use \"terrane apply\" to create a new remote object for this resource."),
+                range,
+            ));
+            return diags;
+        }
+        if let Some(d) = crate::checks::check_refresh(&rc.schema.block, &rc.provider_label(), addr, &read.new_state, &range) {
+            diags.push(d);
+            return diags;
+        }
+        let object = rc.object(&read.new_state, read.private, terrane_state::Status::Ready, false);
+        if let Err(d) = crate::apply_node::persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
+            diags.push(d);
+        }
+        diags
+    }
 }

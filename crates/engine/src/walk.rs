@@ -62,6 +62,8 @@ pub struct EngineCore {
     pub interrupted: Arc<AtomicBool>,
     /// `path.module` etc. for the root module.
     pub paths: [String; 3],
+    /// Objects changed so far by the running apply (for progress displays).
+    pub progress: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// One walk's shared state.

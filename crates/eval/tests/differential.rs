@@ -20,7 +20,33 @@ fn corpus_dir() -> std::path::PathBuf {
 fn corpus(name: &str) -> Vec<String> {
     let path = corpus_dir().join(name);
     let Ok(text) = std::fs::read_to_string(&path) else { return Vec::new() };
-    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string).collect()
+    // A line ending in a heredoc opener (`<<EOT`, `<<-EOT`) continues to
+    // the line holding only its tag.
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let tag = l.rfind("<<").map(|i| l[i + 2..].trim_start_matches('-').to_string()).filter(|t| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        match tag {
+            Some(tag) => {
+                let mut expr = String::from(line);
+                for more in lines.by_ref() {
+                    expr.push('\n');
+                    expr.push_str(more);
+                    if more.trim() == tag {
+                        break;
+                    }
+                }
+                expr.push('\n');
+                out.push(expr);
+            }
+            None => out.push(l.to_string()),
+        }
+    }
+    out
 }
 
 /// A directory holding the prelude, the fixture files and `name` with one
@@ -33,7 +59,13 @@ fn workdir(name: &str, exprs: &[String]) -> tempfile::TempDir {
         let f = f.unwrap();
         std::fs::copy(f.path(), dir.path().join("files").join(f.file_name())).unwrap();
     }
-    let body: String = exprs.iter().enumerate().map(|(i, e)| format!("output \"e{i}\" {{ value = {e} }}\n")).collect();
+    // One line per output (the error corpus relies on line = index + 1);
+    // heredocs need the block's closing brace on its own line.
+    let body: String = exprs
+        .iter()
+        .enumerate()
+        .map(|(i, e)| if e.contains('\n') { format!("output \"e{i}\" {{\n  value = {e}}}\n") } else { format!("output \"e{i}\" {{ value = {e} }}\n") })
+        .collect();
     std::fs::write(dir.path().join(name), body).unwrap();
     dir
 }

@@ -1,0 +1,599 @@
+//! The commands. Exit codes follow Terraform's: 0 success, 1 error, and
+//! with `-detailed-exitcode` 2 for a plan with changes.
+
+use crate::args::Args;
+use crate::render::{self, Style};
+use crate::{json, planfile, statecmd, vars};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use terrane_config::{Diagnostic, Severity};
+use terrane_engine::{Engine, Options, Plan, PlanMode};
+use terrane_state::{InstanceAddr, LockInfo, Run, Snapshot, StateStore};
+
+pub struct Ui {
+    pub style: Style,
+    pub json: bool,
+}
+
+impl Ui {
+    pub fn diags(&self, ds: &[Diagnostic]) {
+        let mut err = std::io::stderr().lock();
+        for d in ds {
+            let _ = write!(err, "{}", render::diagnostic(&self.style, d));
+        }
+    }
+
+    pub fn error(&self, summary: &str, detail: impl Into<String>) -> u8 {
+        self.diags(&[Diagnostic::error(summary, detail, None)]);
+        1
+    }
+}
+
+fn has_errors(ds: &[Diagnostic]) -> bool {
+    ds.iter().any(|d| d.severity == Severity::Error)
+}
+
+fn workspace() -> String {
+    std::env::var("TF_WORKSPACE").ok().filter(|w| !w.is_empty()).unwrap_or_else(|| "default".into())
+}
+
+pub fn open_store(dir: &Path) -> Result<Box<dyn StateStore>, String> {
+    terrane_state::open_store(dir, None, None).map_err(|e| e.to_string())
+}
+
+/// Takes the workspace lock, reporting the holder when someone has it.
+pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u8> {
+    store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| {
+        ui.error(
+            "Error acquiring the state lock",
+            format!("{e}\n\nterrane acquires a state lock to protect the state from being written by multiple users at the same time. Please resolve the issue above and try again. For most commands, you can disable locking with the \"-lock=false\" flag, but this is not recommended."),
+        )
+    })
+}
+
+pub async fn dispatch(a: Args) -> u8 {
+    let ui = Ui { style: Style { color: !a.has("no-color") && std::io::stdout().is_terminal() }, json: a.has("json") };
+    let cmd: Vec<&str> = a.command.iter().map(String::as_str).collect();
+    let dir = PathBuf::from(".");
+    match cmd.as_slice() {
+        [] | ["help"] => {
+            print!("{}", USAGE);
+            0
+        }
+        ["version"] | ["-version"] => {
+            if ui.json {
+                println!("{}", serde_json::json!({"terraform_version": terrane_engine::TERRAFORM_VERSION, "terrane_version": env!("CARGO_PKG_VERSION"), "platform": platform(), "provider_selections": {}}));
+            } else {
+                println!("terrane v{}\non {}\n(compatible with Terraform v{})", env!("CARGO_PKG_VERSION"), platform(), terrane_engine::TERRAFORM_VERSION);
+            }
+            0
+        }
+        ["init"] => init(&ui, &dir).await,
+        ["validate"] => validate(&ui, &dir).await,
+        ["plan"] => plan_cmd(&ui, &dir, &a).await,
+        ["apply"] => apply_cmd(&ui, &dir, &a, None).await,
+        ["destroy"] => apply_cmd(&ui, &dir, &a, Some(PlanMode::Destroy)).await,
+        ["refresh"] => apply_cmd(&ui, &dir, &a, Some(PlanMode::RefreshOnly)).await,
+        ["import"] => import(&ui, &dir, &a).await,
+        ["show"] => show(&ui, &dir, &a).await,
+        ["output"] => output(&ui, &dir, &a),
+        ["graph"] => graph(&ui, &dir, &a),
+        ["fmt"] => crate::statecmd::fmt(&ui, &dir, &a),
+        ["force-unlock"] => force_unlock(&ui, &dir, &a),
+        ["state", sub] => statecmd::run(&ui, &dir, sub, &a),
+        other => ui.error("Unknown command", format!("{:?} is not a terrane command. Run \"terrane help\" for the list.", other.join(" "))),
+    }
+}
+
+const USAGE: &str = "Usage: terrane [global options] <subcommand> [args]
+
+Main commands:
+  init          Prepare the working directory (providers, lock file)
+  validate      Check whether the configuration is valid
+  plan          Show changes required by the current configuration
+  apply         Create or update infrastructure
+  destroy       Destroy previously-created infrastructure
+
+All other commands:
+  fmt           Reformat your configuration in the standard style
+  force-unlock  Release a stuck lock on the current workspace
+  graph         Generate a Graphviz graph of the steps in an operation
+  import        Associate existing infrastructure with a terrane resource
+  output        Show output values from your root module
+  refresh       Update the state to match remote systems
+  show          Show the current state or a saved plan
+  state         Advanced state management (list, show, rm, mv, pull, push)
+  version       Show the current terrane version
+
+Global options:
+  -chdir=DIR    Switch to a different working directory before executing the
+                given subcommand.
+";
+
+fn platform() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        a => a,
+    };
+    format!("{}_{arch}", std::env::consts::OS)
+}
+
+fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
+    Engine::load(dir).map_err(|d| {
+        ui.diags(&d);
+        1
+    })
+}
+
+async fn init(ui: &Ui, dir: &Path) -> u8 {
+    let engine = match load(ui, dir) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    println!("Initializing the backend...\nInitializing provider plugins...");
+    let mut lock = terrane_engine::provider::discovery::lockfile::LockFile::load(dir).unwrap_or_default();
+    let mut changed = false;
+    for (name, addr) in engine.core.provider_addrs.iter() {
+        if let Some(src) = engine.core.host.source(addr) {
+            match &src {
+                terrane_engine::provider::ProviderSource::Plugin(p) => {
+                    println!("- Using {} from {}", addr.for_display(), p.binary.display());
+                    if let Some((v, h1)) = src.lock_entry() {
+                        lock.record(addr, v, None, h1);
+                        changed = true;
+                    }
+                }
+                terrane_engine::provider::ProviderSource::Builtin(_) => println!("- Using built-in {} ({name})", addr.for_display()),
+            }
+        }
+        // Fetch the schema once so a broken provider shows up now.
+        if let Err(e) = engine.core.host.schema(addr).await {
+            engine.shutdown().await;
+            return ui.error("Failed to load provider schema", e.to_string());
+        }
+    }
+    engine.shutdown().await;
+    if changed {
+        if let Err(e) = lock.save(dir) {
+            return ui.error("Failed to write the dependency lock file", e.to_string());
+        }
+    }
+    if let Err(e) = std::fs::create_dir_all(dir.join(".terrane")) {
+        return ui.error("Failed to create .terrane", e.to_string());
+    }
+    println!("\n{}", ui.style.bold("terrane has been successfully initialized!"));
+    0
+}
+
+async fn validate(ui: &Ui, dir: &Path) -> u8 {
+    let diags = match Engine::load(dir) {
+        Ok(engine) => {
+            let d = engine.validate().await;
+            engine.shutdown().await;
+            d
+        }
+        Err(d) => d,
+    };
+    let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
+    if ui.json {
+        let list: Vec<serde_json::Value> = diags
+            .iter()
+            .map(|d| {
+                let mut j = serde_json::json!({"severity": if d.severity == Severity::Error { "error" } else { "warning" }, "summary": d.summary, "detail": d.detail});
+                if let Some(r) = &d.range {
+                    j["range"] = serde_json::json!({"filename": r.file.to_string(), "start": {"line": r.start.line, "column": r.start.col, "byte": r.start.byte}, "end": {"line": r.end.line, "column": r.end.col, "byte": r.end.byte}});
+                }
+                j
+            })
+            .collect();
+        println!("{}", serde_json::json!({"format_version": "1.0", "valid": errors == 0, "error_count": errors, "warning_count": diags.len() - errors, "diagnostics": list}));
+    } else if errors == 0 {
+        ui.diags(&diags);
+        println!("{}", ui.style.bold("Success! The configuration is valid."));
+    } else {
+        ui.diags(&diags);
+    }
+    u8::from(errors > 0)
+}
+
+fn options(ui: &Ui, engine: &Engine, a: &Args, mode: PlanMode) -> Result<Options, u8> {
+    let vars = vars::collect(&engine.core.config.module, Path::new("."), a).map_err(|d| {
+        ui.diags(&d);
+        1
+    })?;
+    let parallelism = match a.value("parallelism") {
+        Some(p) => p.parse().map_err(|_| ui.error("Invalid -parallelism", format!("{p:?} is not a number.")))?,
+        None => 10,
+    };
+    let mode = if a.has("destroy") { PlanMode::Destroy } else if a.has("refresh-only") { PlanMode::RefreshOnly } else { mode };
+    Ok(Options { parallelism, refresh: !a.is_false("refresh"), mode, targets: a.values("target"), excludes: a.values("exclude"), replace: a.values("replace"), vars, workspace: workspace() })
+}
+
+/// Ctrl-C: the first stops new work (in-flight operations finish and are
+/// saved), the second asks providers to cancel theirs.
+fn on_interrupt(engine: &Engine) {
+    let flag = engine.interrupt_flag();
+    let host = engine.core.host.clone();
+    tokio::spawn(async move {
+        let mut count = 0;
+        while tokio::signal::ctrl_c().await.is_ok() {
+            count += 1;
+            flag.store(true, Ordering::SeqCst);
+            if count == 1 {
+                eprintln!("\nInterrupt received.\nPlease wait for terrane to exit or data loss may occur.\nGracefully shutting down...");
+            } else {
+                eprintln!("\nTwo interrupts received. Asking providers to stop their operations...");
+                host.stop_all().await;
+            }
+        }
+    });
+}
+
+async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    let engine = match load(ui, dir) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let opts = match options(ui, &engine, a, PlanMode::Normal) {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
+    let store = match open_store(dir) {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to open state", e),
+    };
+    let snapshot = if a.is_false("lock") {
+        match store.snapshot(&workspace()) {
+            Ok(s) => s,
+            Err(e) => return ui.error("Failed to read state", e.to_string()),
+        }
+    } else {
+        let mut run = match lock(ui, store.as_ref(), "OperationTypePlan") {
+            Ok(r) => r,
+            Err(c) => return c,
+        };
+        let s = run.snapshot();
+        let _ = run.finish();
+        match s {
+            Ok(s) => s,
+            Err(e) => return ui.error("Failed to read state", e.to_string()),
+        }
+    };
+    on_interrupt(&engine);
+    let plan = engine.plan(&snapshot, opts).await;
+    engine.shutdown().await;
+    ui.diags(&plan.diagnostics);
+    if plan.has_errors() {
+        return 1;
+    }
+    print!("{}", render::plan(&ui.style, &plan));
+    if let Some(out) = a.value("out") {
+        if let Err(e) = std::fs::write(out, planfile::write(&plan)) {
+            return ui.error("Failed to write plan file", e.to_string());
+        }
+        println!("\nSaved the plan to: {out}\n\nTo perform exactly these actions, run the following command to apply:\n    terrane apply {out:?}");
+    }
+    if a.has("detailed-exitcode") && plan.has_changes() {
+        return 2;
+    }
+    0
+}
+
+fn confirm(ui: &Ui, a: &Args, what: &str) -> bool {
+    if a.has("auto-approve") {
+        return true;
+    }
+    if a.is_false("input") {
+        ui.error("No value for required variable", "The approval prompt is not available with -input=false; use -auto-approve to apply without confirmation.");
+        return false;
+    }
+    println!("\n{}\n  terrane will perform the actions described above.\n  Only 'yes' will be accepted to approve.\n", ui.style.bold(what));
+    print!("  {} ", ui.style.bold("Enter a value:"));
+    let _ = std::io::stdout().flush();
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    if line.trim() == "yes" {
+        println!();
+        true
+    } else {
+        eprintln!("\nError: Apply cancelled.");
+        false
+    }
+}
+
+/// A ticker on stderr while a long apply runs.
+fn progress(engine: &Engine, total: usize) -> tokio::task::JoinHandle<()> {
+    let counter = engine.core.progress.clone();
+    counter.store(0, Ordering::Relaxed);
+    let tty = std::io::stderr().is_terminal();
+    tokio::spawn(async move {
+        let start = std::time::Instant::now();
+        loop {
+            tokio::time::sleep(std::time::Duration::from_secs(if tty { 1 } else { 10 })).await;
+            let n = counter.load(Ordering::Relaxed).min(total);
+            if tty {
+                eprint!("\r  applying: {n}/{total} changes saved ({}s elapsed)", start.elapsed().as_secs());
+            } else {
+                eprintln!("Still applying... {n}/{total} changes saved ({}s elapsed)", start.elapsed().as_secs());
+            }
+        }
+    })
+}
+
+async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 {
+    let engine = match load(ui, dir) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let saved: Option<Plan> = match (a.positional.first(), mode) {
+        (Some(f), None) => match std::fs::read(f).map_err(|e| e.to_string()).and_then(|b| planfile::read(&b)) {
+            Ok(p) => Some(p),
+            Err(e) => return ui.error("Failed to load the saved plan", format!("{f}: {e}")),
+        },
+        _ => None,
+    };
+    let mut opts = match options(ui, &engine, a, mode.unwrap_or(PlanMode::Normal)) {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
+    if let Some(p) = &saved {
+        opts.vars = p.variables.clone();
+        opts.mode = p.mode;
+    }
+    let store = match open_store(dir) {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to open state", e),
+    };
+    let op = if opts.mode == PlanMode::Destroy { "OperationTypeDestroy" } else { "OperationTypeApply" };
+    let mut run = match lock(ui, store.as_ref(), op) {
+        Ok(r) => r,
+        Err(c) => return c,
+    };
+    let snapshot: Snapshot = match run.snapshot() {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = run.finish();
+            return ui.error("Failed to read state", e.to_string());
+        }
+    };
+    on_interrupt(&engine);
+    let plan = match saved {
+        Some(p) => {
+            if let Err(e) = terrane_state::check_plan_freshness(&snapshot, &p.lineage, p.serial) {
+                let _ = run.finish();
+                return ui.error("Saved plan is stale", e.to_string());
+            }
+            p
+        }
+        None => {
+            let p = engine.plan(&snapshot, opts.clone()).await;
+            ui.diags(&p.diagnostics);
+            if p.has_errors() {
+                engine.shutdown().await;
+                let _ = run.finish();
+                return 1;
+            }
+            print!("{}", render::plan(&ui.style, &p));
+            if !p.has_changes() && !(opts.mode == PlanMode::RefreshOnly && !p.drift.is_empty()) {
+                engine.shutdown().await;
+                let _ = run.finish();
+                println!("\n{}", ui.style.bold(&format!("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.")));
+                print_outputs_after(&snapshot);
+                return 0;
+            }
+            let question = match opts.mode {
+                PlanMode::Destroy => "Do you really want to destroy all resources?",
+                _ => "Do you want to perform these actions?",
+            };
+            if !confirm(ui, a, question) {
+                engine.shutdown().await;
+                let _ = run.finish();
+                return 1;
+            }
+            p
+        }
+    };
+    let total = plan.changes.iter().filter(|c| c.action != terrane_engine::Action::NoOp).count();
+    let ticker = progress(&engine, total);
+    let (result, run) = engine.apply(&plan, &snapshot, run, opts.clone()).await;
+    ticker.abort();
+    engine.shutdown().await;
+    if let Err(e) = run.finish() {
+        ui.diags(&[Diagnostic::error("Failed to release the state lock", e.to_string(), None)]);
+    }
+    ui.diags(&result.diagnostics);
+    let interrupted = engine.interrupt_flag().load(Ordering::SeqCst);
+    if interrupted {
+        eprintln!("\nterrane was interrupted: operations in flight finished and were saved; run apply again to finish the rest.");
+    }
+    if result.has_errors() || interrupted {
+        return 1;
+    }
+    let verb = if opts.mode == PlanMode::Destroy { "Destroy" } else { "Apply" };
+    if opts.mode == PlanMode::Destroy {
+        println!("\n{}", ui.style.bold(&format!("{verb} complete! Resources: {} destroyed.", result.destroyed)));
+    } else {
+        println!("\n{}", ui.style.bold(&format!("{verb} complete! Resources: {} added, {} changed, {} destroyed.", result.added, result.changed, result.destroyed)));
+    }
+    if !result.outputs.is_empty() {
+        println!("\n{}\n", ui.style.bold("Outputs:"));
+        print!("{}", render::outputs(&result.outputs));
+    }
+    0
+}
+
+fn print_outputs_after(s: &Snapshot) {
+    if s.outputs.is_empty() {
+        return;
+    }
+    println!("\nOutputs:\n");
+    for (name, o) in &s.outputs {
+        let v = if o.sensitive { "(sensitive value)".to_string() } else { render::value(&terrane_engine::run::decode_loose(&o.value), 0, false) };
+        println!("{name} = {v}");
+    }
+}
+
+async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    let [addr, id] = a.positional.as_slice() else {
+        return ui.error("Invalid arguments", "The import command expects two arguments: ADDR ID.");
+    };
+    let addr = match InstanceAddr::parse(addr) {
+        Ok(x) => x,
+        Err(e) => return ui.error("Invalid address", format!("{e:?}")),
+    };
+    let engine = match load(ui, dir) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let opts = match options(ui, &engine, a, PlanMode::Normal) {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
+    let store = match open_store(dir) {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to open state", e),
+    };
+    let mut run = match lock(ui, store.as_ref(), "OperationTypeImport") {
+        Ok(r) => r,
+        Err(c) => return c,
+    };
+    let snapshot = match run.snapshot() {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to read state", e.to_string()),
+    };
+    println!("{}: Importing from ID {id:?}...", addr);
+    let (diags, run) = engine.import(&snapshot, run, &addr, id, opts).await;
+    engine.shutdown().await;
+    let _ = run.finish();
+    ui.diags(&diags);
+    if has_errors(&diags) {
+        return 1;
+    }
+    println!("{addr}: Import prepared!\n{addr}: Refreshing state...\n\n{}\n\nThe resources that were imported are shown above. These resources are now in\nyour terrane state and will henceforth be managed by terrane.", ui.style.bold(&ui.style.bold("Import successful!")));
+    0
+}
+
+async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    if let Some(f) = a.positional.first() {
+        let plan = match std::fs::read(f).map_err(|e| e.to_string()).and_then(|b| planfile::read(&b)) {
+            Ok(p) => p,
+            Err(e) => return ui.error("Failed to read the plan file", format!("{f}: {e}")),
+        };
+        let (config, _) = terrane_config::load_config(dir);
+        if ui.json {
+            println!("{}", json::plan(&plan, &config));
+        } else {
+            print!("{}", render::plan(&ui.style, &plan));
+        }
+        return 0;
+    }
+    let store = match open_store(dir) {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to open state", e),
+    };
+    let s = match store.snapshot(&workspace()) {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to read state", e.to_string()),
+    };
+    if ui.json {
+        println!("{}", json::state(&s));
+    } else {
+        statecmd::show_all(&s);
+    }
+    0
+}
+
+fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    let store = match open_store(dir) {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to open state", e),
+    };
+    let s = match store.snapshot(&workspace()) {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to read state", e.to_string()),
+    };
+    if let Some(name) = a.positional.first() {
+        let Some(o) = s.outputs.get(name) else {
+            return ui.error("Output not found", format!("The output variable requested could not be found in the state file. If you recently added this to your configuration, be sure to run `terrane apply`, since the state won't be updated with new output variables until that command is run."));
+        };
+        if a.has("raw") {
+            match &o.value {
+                serde_json::Value::String(v) => print!("{v}"),
+                serde_json::Value::Number(n) => print!("{n}"),
+                serde_json::Value::Bool(b) => print!("{b}"),
+                _ => return ui.error("Unsupported value for raw output", format!("The -raw option only supports strings, numbers, and boolean values, but output value {name:?} is not one of those.")),
+            }
+        } else if ui.json {
+            println!("{}", o.value);
+        } else if o.sensitive {
+            println!("(sensitive value)");
+        } else {
+            println!("{}", render::value(&terrane_engine::run::decode_loose(&o.value), 0, false));
+        }
+        return 0;
+    }
+    if ui.json {
+        let m: serde_json::Map<String, serde_json::Value> = s.outputs.iter().map(|(k, o)| (k.clone(), serde_json::json!({"sensitive": o.sensitive, "type": o.ty, "value": o.value}))).collect();
+        println!("{}", serde_json::Value::Object(m));
+    } else {
+        print_outputs_plain(&s);
+    }
+    0
+}
+
+fn print_outputs_plain(s: &Snapshot) {
+    for (name, o) in &s.outputs {
+        let v = if o.sensitive { "<sensitive>".to_string() } else { render::value(&terrane_engine::run::decode_loose(&o.value), 0, false) };
+        println!("{name} = {v}");
+    }
+}
+
+fn graph(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    let (config, diags) = terrane_config::load_config(dir);
+    if has_errors(&diags) {
+        ui.diags(&diags);
+        return 1;
+    }
+    let g = terrane_engine::graph::build(&config);
+    let dot = terrane_engine::graph::to_dot(&g);
+    if a.value("format") == Some("svg") || a.has("svg") {
+        let child = std::process::Command::new("dot").arg("-Tsvg").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn();
+        match child {
+            Ok(mut c) => {
+                if let Some(mut stdin) = c.stdin.take() {
+                    let _ = stdin.write_all(dot.as_bytes());
+                }
+                match c.wait_with_output() {
+                    Ok(o) => {
+                        let _ = std::io::stdout().write_all(&o.stdout);
+                        return u8::from(!o.status.success());
+                    }
+                    Err(e) => return ui.error("Graphviz failed", e.to_string()),
+                }
+            }
+            Err(_) => return ui.error("Graphviz is not installed", "SVG output needs Graphviz's `dot` on PATH (apt-get install graphviz); without -format=svg the graph is written as DOT."),
+        }
+    }
+    print!("{dot}");
+    0
+}
+
+fn force_unlock(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    let Some(id) = a.positional.first() else {
+        return ui.error("Missing lock ID", "Usage: terrane force-unlock LOCK_ID");
+    };
+    let store = match open_store(dir) {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to open state", e),
+    };
+    match store.force_unlock(&workspace(), id) {
+        Ok(()) => {
+            println!("{}", ui.style.bold("terrane state has been successfully unlocked!"));
+            0
+        }
+        Err(e) => ui.error("Failed to unlock state", e.to_string()),
+    }
+}
+

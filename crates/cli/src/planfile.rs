@@ -1,0 +1,187 @@
+//! Saved plans (`plan -out=FILE`, `apply FILE`, `show FILE`): a JSON
+//! document holding every change with its values as msgpack (unknowns
+//! survive), sensitive paths, private data, the refreshed prior state as a
+//! Terraform v4 state document, and the lineage and serial the plan was
+//! made against, so a stale plan is refused.
+
+use base64::Engine as _;
+use serde_json::{json, Value as Json};
+use std::collections::BTreeMap;
+use terrane_engine::model::{mark_paths, sensitive_paths, Reason};
+use terrane_engine::provider::{ProviderAddr, ProviderConfigKey};
+use terrane_engine::{Action, Change, OutputChange, Plan, PlanMode};
+use terrane_state::InstanceAddr;
+use terrane_value::{typejson, Path, Type, Value};
+
+const FORMAT: &str = "terrane-plan/1";
+
+fn b64(b: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(b)
+}
+
+fn unb64(s: &str) -> Result<Vec<u8>, String> {
+    base64::engine::general_purpose::STANDARD.decode(s).map_err(|e| e.to_string())
+}
+
+fn value_json(v: &Value) -> Json {
+    let ty = v.ty().clone();
+    let plain = v.unmark_deep();
+    let bytes = terrane_value::msgpack::encode(&plain, &ty).unwrap_or_default();
+    json!({
+        "type": typejson::to_json(&ty),
+        "msgpack": b64(&bytes),
+        "sensitive": sensitive_paths(v).iter().map(terrane_state::tfstate::path_to_json).collect::<Vec<_>>(),
+    })
+}
+
+fn value_from(j: &Json) -> Result<Value, String> {
+    let ty = typejson::from_json(&j["type"]).map_err(|e| e.to_string())?;
+    let bytes = unb64(j["msgpack"].as_str().unwrap_or_default())?;
+    let v = terrane_value::msgpack::decode(&bytes, &ty).map_err(|e| e.to_string())?;
+    let paths: Vec<Path> = j["sensitive"].as_array().into_iter().flatten().filter_map(|p| terrane_state::tfstate::path_from_json(p).ok()).collect();
+    Ok(mark_paths(&v, &paths))
+}
+
+fn action_name(a: Action) -> &'static str {
+    match a {
+        Action::NoOp => "no-op",
+        Action::Create => "create",
+        Action::Read => "read",
+        Action::Update => "update",
+        Action::DeleteThenCreate => "delete-then-create",
+        Action::CreateThenDelete => "create-then-delete",
+        Action::Delete => "delete",
+        Action::Forget => "forget",
+    }
+}
+
+fn action_from(s: &str) -> Option<Action> {
+    Some(match s {
+        "no-op" => Action::NoOp,
+        "create" => Action::Create,
+        "read" => Action::Read,
+        "update" => Action::Update,
+        "delete-then-create" => Action::DeleteThenCreate,
+        "create-then-delete" => Action::CreateThenDelete,
+        "delete" => Action::Delete,
+        "forget" => Action::Forget,
+        _ => return None,
+    })
+}
+
+fn reason_from(s: &str) -> Option<Reason> {
+    [
+        Reason::Tainted,
+        Reason::CannotUpdate,
+        Reason::ReplaceByRequest,
+        Reason::ReplaceByTriggers,
+        Reason::NoResourceConfig,
+        Reason::WrongRepetition,
+        Reason::CountIndex,
+        Reason::EachKey,
+        Reason::ReadBecauseConfigUnknown,
+        Reason::ReadBecauseDependencyPending,
+    ]
+    .into_iter()
+    .find(|r| r.json() == s)
+}
+
+/// Writes a plan.
+pub fn write(p: &Plan) -> Vec<u8> {
+    let changes: Vec<Json> = p
+        .changes
+        .iter()
+        .map(|c| {
+            json!({
+                "address": c.addr.to_string(),
+                "deposed": c.deposed,
+                "provider": {"addr": c.provider.addr.to_string(), "alias": c.provider.alias, "module": c.provider.module},
+                "action": action_name(c.action),
+                "before": value_json(&c.before),
+                "after": value_json(&c.after),
+                "schema_version": c.schema_version,
+                "requires_replace": c.requires_replace.iter().map(terrane_state::tfstate::path_to_json).collect::<Vec<_>>(),
+                "planned_private": b64(&c.planned_private),
+                "prior_private": b64(&c.prior_private),
+                "reason": c.reason.as_ref().map(Reason::json),
+                "importing": c.importing,
+                "dependencies": c.dependencies,
+                "create_before_destroy": c.create_before_destroy,
+            })
+        })
+        .collect();
+    let outputs: BTreeMap<String, Json> = p
+        .outputs
+        .iter()
+        .map(|(k, o)| (k.clone(), json!({"before": o.before.as_ref().map(value_json), "after": value_json(&o.after), "sensitive": o.sensitive})))
+        .collect();
+    let doc = json!({
+        "format": FORMAT,
+        "mode": match p.mode { PlanMode::Normal => "normal", PlanMode::Destroy => "destroy", PlanMode::RefreshOnly => "refresh-only" },
+        "lineage": p.lineage,
+        "serial": p.serial,
+        "variables": p.variables.iter().map(|(k, v)| (k.clone(), value_json(v))).collect::<BTreeMap<_, _>>(),
+        "changes": changes,
+        "outputs": outputs,
+        "prior_state": p.prior_state.as_ref().map(terrane_state::tfstate::export),
+    });
+    serde_json::to_vec_pretty(&doc).unwrap_or_default()
+}
+
+/// Reads a plan written by [`write`].
+pub fn read(bytes: &[u8]) -> Result<Plan, String> {
+    let doc: Json = serde_json::from_slice(bytes).map_err(|e| format!("not a terrane plan file: {e}"))?;
+    if doc["format"] != FORMAT {
+        return Err(format!("not a terrane plan file (format {:?})", doc["format"]));
+    }
+    let mut p = Plan {
+        mode: match doc["mode"].as_str() {
+            Some("destroy") => PlanMode::Destroy,
+            Some("refresh-only") => PlanMode::RefreshOnly,
+            _ => PlanMode::Normal,
+        },
+        lineage: doc["lineage"].as_str().unwrap_or_default().to_string(),
+        serial: doc["serial"].as_u64().unwrap_or(0),
+        applyable: true,
+        ..Default::default()
+    };
+    for (k, v) in doc["variables"].as_object().into_iter().flatten() {
+        p.variables.insert(k.clone(), value_from(v)?);
+    }
+    for c in doc["changes"].as_array().into_iter().flatten() {
+        let addr = InstanceAddr::parse(c["address"].as_str().unwrap_or_default()).map_err(|e| format!("{e:?}"))?;
+        let paddr = ProviderAddr::parse(c["provider"]["addr"].as_str().unwrap_or_default()).map_err(|e| e.to_string())?;
+        let mut key = ProviderConfigKey::root(paddr);
+        key.module = c["provider"]["module"].as_str().unwrap_or_default().to_string();
+        key.alias = c["provider"]["alias"].as_str().map(str::to_string);
+        let before = value_from(&c["before"])?;
+        let after = value_from(&c["after"])?;
+        let ty = if after.is_null() { before.ty().clone() } else { after.ty().clone() };
+        p.changes.push(Change {
+            addr,
+            deposed: c["deposed"].as_str().map(str::to_string),
+            provider: key,
+            action: action_from(c["action"].as_str().unwrap_or_default()).ok_or("unknown action in plan file")?,
+            before,
+            after,
+            ty,
+            schema_version: c["schema_version"].as_i64().unwrap_or(0),
+            requires_replace: c["requires_replace"].as_array().into_iter().flatten().filter_map(|p| terrane_state::tfstate::path_from_json(p).ok()).collect(),
+            planned_private: unb64(c["planned_private"].as_str().unwrap_or_default())?,
+            prior_private: unb64(c["prior_private"].as_str().unwrap_or_default())?,
+            reason: c["reason"].as_str().and_then(reason_from),
+            importing: c["importing"].as_str().map(str::to_string),
+            dependencies: c["dependencies"].as_array().into_iter().flatten().filter_map(|d| d.as_str().map(str::to_string)).collect(),
+            create_before_destroy: c["create_before_destroy"].as_bool().unwrap_or(false),
+        });
+    }
+    for (k, o) in doc["outputs"].as_object().into_iter().flatten() {
+        let before = if o["before"].is_null() { None } else { Some(value_from(&o["before"])?) };
+        let after = value_from(&o["after"]).unwrap_or_else(|_| Value::null(Type::Dynamic));
+        p.outputs.insert(k.clone(), OutputChange { before, after, sensitive: o["sensitive"].as_bool().unwrap_or(false) });
+    }
+    if let Some(s) = doc["prior_state"].as_str() {
+        p.prior_state = Some(terrane_state::tfstate::import(s.as_bytes()).map_err(|e| e.to_string())?);
+    }
+    Ok(p)
+}

@@ -1,0 +1,293 @@
+//! Human output in Terraform's shape: the plan (`+`, `~`, `-/+`, `+/-`,
+//! `-`, `<=`, `(known after apply)`, `(sensitive value)`, `# forces
+//! replacement`), the summary lines and diagnostics. Sensitive values are
+//! never printed.
+
+use std::fmt::Write;
+use terrane_config::{Diagnostic, Severity};
+use terrane_engine::{Action, Change, Plan, PlanMode};
+use terrane_value::{Kind, Path, Type, Value};
+
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    pub fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn green(&self, s: &str) -> String {
+        self.paint("32", s)
+    }
+    fn red(&self, s: &str) -> String {
+        self.paint("31", s)
+    }
+    fn yellow(&self, s: &str) -> String {
+        self.paint("33", s)
+    }
+    fn cyan(&self, s: &str) -> String {
+        self.paint("36", s)
+    }
+}
+
+fn symbol(style: &Style, a: Action) -> String {
+    match a {
+        Action::Create => style.green("+"),
+        Action::Update => style.yellow("~"),
+        Action::Delete => style.red("-"),
+        Action::DeleteThenCreate => format!("{}/{}", style.red("-"), style.green("+")),
+        Action::CreateThenDelete => format!("{}/{}", style.green("+"), style.red("-")),
+        Action::Read => style.cyan("<="),
+        Action::NoOp | Action::Forget => " ".into(),
+    }
+}
+
+fn headline(c: &Change) -> String {
+    let addr = match &c.deposed {
+        Some(k) => format!("{} (deposed object {k})", c.addr),
+        None => c.addr.to_string(),
+    };
+    match c.action {
+        Action::Create => format!("# {addr} will be created"),
+        Action::Update => format!("# {addr} will be updated in-place"),
+        Action::Delete => match &c.reason {
+            Some(terrane_engine::model::Reason::NoResourceConfig) => format!("# {addr} will be destroyed\n  # (because {} is not in configuration)", terrane_engine::apply_node::config_addr(&c.addr)),
+            Some(terrane_engine::model::Reason::CountIndex) => format!("# {addr} will be destroyed\n  # (because index {} is out of range for count)", c.addr.key.to_string().trim_matches(['[', ']'])),
+            Some(terrane_engine::model::Reason::EachKey) => format!("# {addr} will be destroyed\n  # (because key {} is not in for_each map)", c.addr.key.to_string().trim_matches(['[', ']'])),
+            _ => format!("# {addr} will be destroyed"),
+        },
+        Action::DeleteThenCreate | Action::CreateThenDelete => match &c.reason {
+            Some(terrane_engine::model::Reason::Tainted) => format!("# {addr} is tainted, so must be replaced"),
+            Some(terrane_engine::model::Reason::ReplaceByRequest) => format!("# {addr} will be replaced, as requested"),
+            Some(terrane_engine::model::Reason::ReplaceByTriggers) => format!("# {addr} will be replaced due to changes in replace_triggered_by"),
+            _ => format!("# {addr} must be replaced"),
+        },
+        Action::Read => format!("# {addr} will be read during apply\n  # (config refers to values not yet known)"),
+        Action::NoOp | Action::Forget => format!("# {addr}"),
+    }
+}
+
+/// The whole plan, as `terraform plan` prints it.
+pub fn plan(style: &Style, p: &Plan) -> String {
+    let mut out = String::new();
+    if !p.drift.is_empty() && p.mode == PlanMode::RefreshOnly {
+        out.push_str(&style.bold("\nNote: Objects have changed outside of terrane\n\n"));
+        out.push_str("terrane detected the following changes made outside of terrane since the last \"terrane apply\":\n\n");
+        for c in &p.drift {
+            out.push_str(&resource(style, c, true));
+        }
+    }
+    let visible: Vec<&Change> = p.changes.iter().filter(|c| c.action != Action::NoOp).collect();
+    let outputs_changed = p.outputs.iter().any(|(_, o)| output_changed(o));
+    if visible.is_empty() {
+        if p.mode == PlanMode::RefreshOnly && !p.drift.is_empty() {
+            out.push_str("\nThis is a refresh-only plan, so terrane will not take any actions to undo these. If you were expecting these changes then you can apply this plan to record the updated values in the terrane state without changing any remote objects.\n");
+            return out;
+        }
+        if !outputs_changed {
+            out.push_str(&format!("\n{}\n\n", style.bold(&style.green("No changes. Your infrastructure matches the configuration."))));
+            out.push_str("terrane has compared your real infrastructure against your configuration and found no differences, so no changes are needed.\n");
+            return out;
+        }
+    }
+    if !visible.is_empty() {
+        let mut kinds: Vec<Action> = visible.iter().map(|c| c.action).collect();
+        kinds.sort();
+        kinds.dedup();
+        out.push_str("\nterrane used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:\n");
+        for k in &kinds {
+            let label = match k {
+                Action::Create => "create",
+                Action::Update => "update in-place",
+                Action::Delete => "destroy",
+                Action::DeleteThenCreate => "destroy and then create replacement",
+                Action::CreateThenDelete => "create replacement and then destroy",
+                Action::Read => "read (data resources)",
+                _ => continue,
+            };
+            out.push_str(&format!("  {} {label}\n", symbol(style, *k)));
+        }
+        out.push_str("\nterrane will perform the following actions:\n\n");
+        for c in &visible {
+            out.push_str(&resource(style, c, false));
+        }
+        let (add, change, destroy) = p.counts();
+        out.push_str(&format!("{} {add} to add, {change} to change, {destroy} to destroy.\n", style.bold("Plan:")));
+    }
+    if outputs_changed {
+        out.push_str("\nChanges to Outputs:\n");
+        for (name, o) in &p.outputs {
+            if !output_changed(o) {
+                continue;
+            }
+            let (sym, text) = match (&o.before, o.after.is_null() && o.after.ty().is_dynamic()) {
+                (None, _) => (style.green("+"), value(&o.after, 6, o.sensitive)),
+                (Some(_), true) => (style.red("-"), format!("{} -> null", value(o.before.as_ref().unwrap(), 6, o.sensitive))),
+                (Some(b), false) => (style.yellow("~"), format!("{} -> {}", value(b, 6, o.sensitive), value(&o.after, 6, o.sensitive))),
+            };
+            out.push_str(&format!("  {sym} {name} = {text}\n"));
+        }
+    }
+    out
+}
+
+fn output_changed(o: &terrane_engine::OutputChange) -> bool {
+    match &o.before {
+        None => true,
+        Some(b) => !b.unmark_deep().eq_ignoring_refinements(&o.after.unmark_deep()) || !o.after.is_wholly_known(),
+    }
+}
+
+/// One resource block of the plan.
+pub fn resource(style: &Style, c: &Change, drift: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "  {}", style.bold(&headline(c)));
+    let (mode, ty, name) = (&c.addr.resource.mode, &c.addr.resource.ty, &c.addr.resource.name);
+    let kw = if *mode == terrane_state::Mode::Data { "data" } else { "resource" };
+    let sym = if drift { style.yellow("~") } else { symbol(style, c.action) };
+    let _ = writeln!(out, "  {sym} {kw} \"{ty}\" \"{name}\" {{");
+    let body = object_diff(style, &c.before, &c.after, c, 6, &Path::root());
+    out.push_str(&body);
+    let _ = writeln!(out, "    }}\n");
+    out
+}
+
+fn forces(c: &Change, p: &Path) -> bool {
+    c.requires_replace.iter().any(|r| r == p)
+}
+
+fn object_diff(style: &Style, before: &Value, after: &Value, c: &Change, indent: usize, path: &Path) -> String {
+    let mut out = String::new();
+    let pad = " ".repeat(indent);
+    let empty = std::collections::BTreeMap::new();
+    let b = if before.is_known() { before.entries().unwrap_or(&empty) } else { &empty };
+    let a = if after.is_known() { after.entries().unwrap_or(&empty) } else { &empty };
+    let mut names: Vec<&String> = b.keys().chain(a.keys()).collect();
+    names.sort();
+    names.dedup();
+    let width = names
+        .iter()
+        .filter(|n| {
+            let bv = b.get(**n);
+            let av = a.get(**n);
+            !(bv.is_none_or(Value::is_null) && av.is_none_or(Value::is_null))
+        })
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(0);
+    let mut unchanged = 0;
+    for n in names {
+        let bv = b.get(n).cloned().unwrap_or_else(|| Value::null(Type::Dynamic));
+        let av = if after.is_known() { a.get(n).cloned().unwrap_or_else(|| Value::null(Type::Dynamic)) } else { Value::unknown(Type::Dynamic) };
+        if bv.is_null() && av.is_null() {
+            continue;
+        }
+        let p = path.attr(n.clone());
+        let same = bv.unmark_deep().eq_ignoring_refinements(&av.unmark_deep()) && av.is_wholly_known() && bv.is_sensitive() == av.is_sensitive();
+        if same && c.action != Action::Create && c.action != Action::Delete && c.action != Action::Read {
+            unchanged += 1;
+            continue;
+        }
+        let (sym, text) = if c.action == Action::Delete || av.is_null() && !bv.is_null() {
+            (style.red("-"), format!("{} -> null", value(&bv, indent, false)))
+        } else if bv.is_null() {
+            (style.green("+"), value(&av, indent, false))
+        } else {
+            (style.yellow("~"), format!("{} -> {}", value(&bv, indent, false), value(&av, indent, false)))
+        };
+        let note = if forces(c, &p) { style.red(" # forces replacement") } else { String::new() };
+        let _ = writeln!(out, "{pad}{sym} {n:<width$} = {text}{note}");
+    }
+    if unchanged > 0 {
+        let _ = writeln!(out, "{pad}  # ({unchanged} unchanged attribute{} hidden)", if unchanged == 1 { "" } else { "s" });
+    }
+    out
+}
+
+/// A value as the plan shows it.
+pub fn value(v: &Value, indent: usize, force_sensitive: bool) -> String {
+    if force_sensitive || v.is_sensitive() {
+        return "(sensitive value)".into();
+    }
+    match v.kind() {
+        Kind::Null => "null".into(),
+        Kind::Unknown(_) => "(known after apply)".into(),
+        Kind::String(s) if s.contains('\n') => {
+            let pad = " ".repeat(indent + 4);
+            let mut out = String::from("<<-EOT\n");
+            for line in s.lines() {
+                let _ = writeln!(out, "{pad}{line}");
+            }
+            out.push_str(&format!("{}EOT", " ".repeat(indent + 2)));
+            out
+        }
+        Kind::String(s) => terrane_value::render::quote(s),
+        Kind::Number(n) => n.to_string(),
+        Kind::Bool(b) => b.to_string(),
+        Kind::Seq(es) | Kind::Set(es) => {
+            if es.is_empty() {
+                return "[]".into();
+            }
+            let pad = " ".repeat(indent + 4);
+            let mut out = String::from("[\n");
+            for e in es.iter() {
+                let _ = writeln!(out, "{pad}{},", value(e, indent + 4, false));
+            }
+            out.push_str(&format!("{}]", " ".repeat(indent + 2)));
+            out
+        }
+        Kind::Map(m) => {
+            if m.is_empty() {
+                return "{}".into();
+            }
+            let pad = " ".repeat(indent + 4);
+            let width = m.keys().map(|k| k.len() + 2).max().unwrap_or(0);
+            let mut out = String::from("{\n");
+            for (k, e) in m.iter() {
+                let key = if v.ty().object_type().is_some() && k.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') { k.clone() } else { terrane_value::render::quote(k) };
+                let _ = writeln!(out, "{pad}{key:<width$} = {}", value(e, indent + 4, false));
+            }
+            out.push_str(&format!("{}}}", " ".repeat(indent + 2)));
+            out
+        }
+    }
+}
+
+/// A diagnostic with its source snippet, as Terraform prints them.
+pub fn diagnostic(style: &Style, d: &Diagnostic) -> String {
+    let mut out = String::new();
+    let (sev, paint): (&str, fn(&Style, &str) -> String) = match d.severity {
+        Severity::Error => ("Error", |s, t| s.red(t)),
+        Severity::Warning => ("Warning", |s, t| s.yellow(t)),
+    };
+    let _ = writeln!(out, "\n{}: {}\n", paint(style, &style.bold(sev)), style.bold(&d.summary));
+    if let Some(r) = &d.range {
+        let _ = writeln!(out, "  on {} line {}:", r.file, r.start.line);
+        if let Ok(text) = std::fs::read_to_string(&*r.file) {
+            if let Some(line) = text.lines().nth(r.start.line.saturating_sub(1)) {
+                let _ = writeln!(out, "  {:>3}: {}", r.start.line, line);
+            }
+        }
+        out.push('\n');
+    }
+    if !d.detail.is_empty() {
+        let _ = writeln!(out, "{}", d.detail);
+    }
+    out
+}
+
+/// `Outputs:` after apply and for `output`.
+pub fn outputs(outs: &std::collections::BTreeMap<String, (Value, bool)>) -> String {
+    let mut s = String::new();
+    for (name, (v, sensitive)) in outs {
+        let _ = writeln!(s, "{name} = {}", value(v, 0, *sensitive));
+    }
+    s
+}
