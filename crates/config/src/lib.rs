@@ -1,6 +1,7 @@
-//! terrane-config: Terraform-style configuration (`*.tf`) read into a
-//! module model that keeps every source range, with the references each
-//! expression makes. Loading never fails outright: it returns the model
+//! terrane-config: Terraform-style configuration (`*.tf` and `*.tf.json`)
+//! read into a module model ([`Module`]) that keeps every source range,
+//! with the references each expression makes, and a static reference
+//! check ([`validate_references`]). Loading never fails outright: it returns the model
 //! plus every diagnostic it found (syntax errors with file:line:column,
 //! duplicate names, conflicting meta-arguments, malformed references).
 //!
@@ -82,7 +83,7 @@ pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut 
         }
     } else {
         match parse_native(text, &index, diags) {
-            Some(b) => source::from_hcl(&b, &index, 0, diags),
+            Some(b) => source::from_hcl(b, &index, 0, diags),
             None => return,
         }
     };
@@ -101,7 +102,10 @@ fn parse_native(text: &str, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> O
             Ok(b) => return Some(b),
             Err(e) => e,
         };
-        let off = e.location().offset().min(text.len());
+        let mut off = e.location().offset().min(text.len());
+        while !text.is_char_boundary(off) {
+            off -= 1;
+        }
         if e.message().contains("redefined attribute") {
             let rest = &text[off..];
             let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-').collect();

@@ -53,14 +53,14 @@ impl GBody {
 
 /// Converts a native body, reporting arguments set twice with Terraform's
 /// "Attribute redefined" (only the first definition is kept).
-pub(crate) fn from_hcl(body: &Body, index: &Arc<LineIndex>, depth: usize, diags: &mut Vec<Diagnostic>) -> GBody {
+pub(crate) fn from_hcl(body: Body, index: &Arc<LineIndex>, depth: usize, diags: &mut Vec<Diagnostic>) -> GBody {
     let mut out = GBody::default();
-    let mut seen: HashMap<&str, Span_> = HashMap::new();
-    for s in body.iter() {
+    let mut seen: HashMap<String, Span_> = HashMap::new();
+    for s in body {
         match s {
             Structure::Attribute(a) => {
-                let name = a.key.as_str();
-                if let Some(first) = seen.get(name) {
+                let name = a.key.as_str().to_string();
+                if let Some(first) = seen.get(&name) {
                     let at = index.range(first.clone()).map(|r| format!("{}:{},{}-{}", r.file, r.start.line, r.start.col, r.end.col)).unwrap_or_default();
                     diags.push(Diagnostic::error(
                         "Attribute redefined",
@@ -69,12 +69,13 @@ pub(crate) fn from_hcl(body: &Body, index: &Arc<LineIndex>, depth: usize, diags:
                     ));
                     continue;
                 }
-                seen.insert(name, a.key.span());
+                seen.insert(name.clone(), a.key.span());
+                let (span, name_span) = (a.span(), a.key.span());
                 out.attrs.push(GAttr {
-                    name: name.to_string(),
-                    span: a.span(),
-                    name_span: a.key.span(),
-                    value: a.value.clone(),
+                    name,
+                    span,
+                    name_span,
+                    value: a.value,
                     index: index.clone(),
                 });
             }
@@ -96,14 +97,15 @@ pub(crate) fn from_hcl(body: &Body, index: &Arc<LineIndex>, depth: usize, diags:
                     (Some(h), Some(s)) => index.text().get(h..s.end).and_then(|t| t.find('{')).map(|o| h + o..s.end),
                     _ => None,
                 };
+                let raw = (depth == 1).then(|| b.clone());
                 out.blocks.push(GBlock {
                     body_span: body_span.or(span.clone()),
                     ty: b.ident.as_str().to_string(),
                     ty_span: b.ident.span(),
                     labels,
-                    body: from_hcl(&b.body, index, depth + 1, diags),
+                    body: from_hcl(b.body, index, depth + 1, diags),
                     span,
-                    raw: (depth == 1).then(|| b.clone()),
+                    raw,
                 });
             }
         }

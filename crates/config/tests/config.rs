@@ -144,6 +144,22 @@ fn loading_a_directory_reports_every_file() {
     assert!(diags[0].to_string().contains("b.tf:1:1: Error: Duplicate variable declaration"), "{}", diags[0]);
 }
 
+/// Inputs the fuzzer found crashing, kept as cases.
+#[test]
+fn fuzz_findings_do_not_panic() {
+    let cases: &[(&str, &[u8])] = &[
+        // A parser error offset inside a multi-byte character.
+        ("error_offset_inside_char", b"ou= { for k, v\xc4\x96"),
+    ];
+    for (case, bytes) in cases {
+        let text = String::from_utf8_lossy(bytes);
+        for name in ["f.tf", "f.tf.json"] {
+            let (_, diags) = parse_str(name, &text);
+            assert!(!diags.is_empty(), "case {case}");
+        }
+    }
+}
+
 #[test]
 fn arbitrary_input_never_panics() {
     let mut seed: u64 = 0x9e3779b97f4a7c15;
