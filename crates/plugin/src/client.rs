@@ -91,10 +91,13 @@ pub async fn launch(path: &Path, opts: LaunchOptions) -> Result<PluginClient, La
     // Keep draining the plugin's output so it never blocks on a full pipe;
     // its stderr lines are its logs.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let threshold = log_threshold();
     tokio::spawn(async move {
         let mut err = BufReader::new(stderr).lines();
         while let Ok(Some(l)) = err.next_line().await {
-            eprintln!("{l}");
+            if shown(&l, threshold) {
+                eprintln!("{l}");
+            }
         }
     });
     let hs = handshake::parse(&line, &opts.versions).map_err(|reason| LaunchError::Handshake { path: name.clone(), reason })?;
@@ -147,6 +150,58 @@ impl PluginClient {
                 let _ = self.child.kill().await;
                 false
             }
+        }
+    }
+}
+
+/// The log level the user asked for with `TF_LOG` or `TERRANE_LOG`
+/// (trace = 0 .. error = 4); `None` shows no structured plugin logs.
+fn log_threshold() -> Option<u8> {
+    let v = std::env::var("TERRANE_LOG").or_else(|_| std::env::var("TF_LOG")).ok()?;
+    level_rank(&v.to_ascii_lowercase()).or(Some(0))
+}
+
+fn level_rank(level: &str) -> Option<u8> {
+    match level {
+        "trace" => Some(0),
+        "debug" => Some(1),
+        "info" => Some(2),
+        "warn" => Some(3),
+        "error" => Some(4),
+        _ => None,
+    }
+}
+
+/// Whether a plugin stderr line is shown: structured (hclog JSON) lines
+/// only at or above the requested level, as Terraform does; anything else
+/// (a panic, a crash message) always.
+fn shown(line: &str, threshold: Option<u8>) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix("{\"@level\":\"") else { return true };
+    let level = rest.split('"').next().unwrap_or_default();
+    match (level_rank(level), threshold) {
+        (Some(l), Some(t)) => l >= t,
+        (Some(_), None) => false,
+        (None, _) => true,
+    }
+}
+
+#[cfg(test)]
+mod log_tests {
+    use super::shown;
+
+    #[test]
+    fn plugin_log_lines() {
+        let debug = r#"{"@level":"debug","@message":"planning"}"#;
+        let error = r#"{"@level":"error","@message":"boom"}"#;
+        let cases = [
+            ("debug hidden by default", debug, None, false),
+            ("debug shown at trace", debug, Some(0), true),
+            ("debug hidden at warn", debug, Some(3), false),
+            ("error shown at warn", error, Some(3), true),
+            ("panic always shown", "thread 'main' panicked at src/main.rs", None, true),
+        ];
+        for (name, line, threshold, want) in cases {
+            assert_eq!(shown(line, threshold), want, "case {name}");
         }
     }
 }
