@@ -7,6 +7,11 @@
 //! webpki refuses a CA certificate used as an end entity, so both
 //! directions use verifiers that pin the peer's DER and still check the
 //! TLS handshake signature with the peer's key.
+//!
+//! Some plugin frameworks (PyPI's `tf`) serve a 1024-bit RSA certificate,
+//! which Go accepts and webpki refuses. For such a peer the client speaks
+//! TLS 1.2 and checks the PKCS#1 handshake signature with aws-lc-rs's
+//! legacy RSA verifier ([`small_rsa_key`], [`Pinned`]'s legacy mode).
 
 use rcgen::{BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose, SanType};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -73,21 +78,94 @@ pub fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::aws_lc_rs::default_provider())
 }
 
+/// The DER element at the start of `d`: (tag, content, rest).
+fn der(d: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&tag, d) = d.split_first()?;
+    let (&l, mut d) = d.split_first()?;
+    let len = if l < 0x80 {
+        l as usize
+    } else {
+        let n = (l & 0x7f) as usize;
+        if n == 0 || n > 4 || d.len() < n {
+            return None;
+        }
+        let len = d[..n].iter().fold(0usize, |a, b| (a << 8) | *b as usize);
+        d = &d[n..];
+        len
+    };
+    (d.len() >= len).then(|| (tag, &d[..len], &d[len..]))
+}
+
+/// Whether the certificate's key is RSA with a modulus under 2048 bits.
+pub fn small_rsa_key(cert: &[u8]) -> bool {
+    const RSA_ENCRYPTION: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+    let bits = || -> Option<usize> {
+        let (_, cert, _) = der(cert)?;
+        let (_, mut tbs, _) = der(cert)?;
+        if tbs.first() == Some(&0xa0) {
+            tbs = der(tbs)?.2;
+        }
+        for _ in 0..5 {
+            tbs = der(tbs)?.2; // serial, signature, issuer, validity, subject
+        }
+        let (_, spki, _) = der(tbs)?;
+        let (_, alg, key) = der(spki)?;
+        if der(alg)?.1 != RSA_ENCRYPTION {
+            return None;
+        }
+        let (_, key, _) = der(key)?;
+        let (_, rsa, _) = der(key.get(1..)?)?;
+        let (_, n, _) = der(rsa)?;
+        let n: &[u8] = &n[n.iter().take_while(|b| **b == 0).count()..];
+        Some(n.len() * 8 - n.first()?.leading_zeros() as usize)
+    };
+    bits().is_some_and(|b| b < 2048)
+}
+
+/// aws-lc-rs's PKCS#1 verifier for RSA keys of 1024 bits and more.
+#[derive(Debug)]
+struct LegacyRsa(&'static aws_lc_rs::signature::RsaParameters, rustls::pki_types::AlgorithmIdentifier);
+
+impl rustls::pki_types::SignatureVerificationAlgorithm for LegacyRsa {
+    fn verify_signature(&self, public_key: &[u8], message: &[u8], signature: &[u8]) -> Result<(), rustls::pki_types::InvalidSignature> {
+        aws_lc_rs::signature::UnparsedPublicKey::new(self.0, public_key).verify(message, signature).map_err(|_| rustls::pki_types::InvalidSignature)
+    }
+    fn public_key_alg_id(&self) -> rustls::pki_types::AlgorithmIdentifier {
+        rustls::pki_types::alg_id::RSA_ENCRYPTION
+    }
+    fn signature_alg_id(&self) -> rustls::pki_types::AlgorithmIdentifier {
+        self.1
+    }
+}
+
+static LEGACY_SHA256: LegacyRsa = LegacyRsa(&aws_lc_rs::signature::RSA_PKCS1_1024_8192_SHA256_FOR_LEGACY_USE_ONLY, rustls::pki_types::alg_id::RSA_PKCS1_SHA256);
+static LEGACY_SHA512: LegacyRsa = LegacyRsa(&aws_lc_rs::signature::RSA_PKCS1_1024_8192_SHA512_FOR_LEGACY_USE_ONLY, rustls::pki_types::alg_id::RSA_PKCS1_SHA512);
+
+/// TLS 1.2 PKCS#1 signatures by small RSA keys.
+static LEGACY: rustls::crypto::WebPkiSupportedAlgorithms = rustls::crypto::WebPkiSupportedAlgorithms {
+    all: &[&LEGACY_SHA256, &LEGACY_SHA512],
+    mapping: &[(SignatureScheme::RSA_PKCS1_SHA256, &[&LEGACY_SHA256]), (SignatureScheme::RSA_PKCS1_SHA512, &[&LEGACY_SHA512])],
+};
+
 /// Accepts exactly one certificate (by DER) from the peer.
 #[derive(Debug)]
 pub struct Pinned {
     want: CertificateDer<'static>,
     provider: Arc<CryptoProvider>,
+    /// The peer's key is a small RSA key: TLS 1.2 with [`LEGACY`].
+    legacy: bool,
 }
 
 impl Pinned {
     pub fn new(want: CertificateDer<'static>) -> Arc<Pinned> {
-        Arc::new(Pinned { want, provider: provider() })
+        let legacy = small_rsa_key(want.as_ref());
+        Arc::new(Pinned { want, provider: provider(), legacy })
     }
 
     // Both directions check the handshake signature with the peer's key.
     fn tls12(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+        let algs = if self.legacy { &LEGACY } else { &self.provider.signature_verification_algorithms };
+        verify_tls12_signature(message, cert, dss, algs)
     }
 
     fn tls13(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
@@ -95,6 +173,9 @@ impl Pinned {
     }
 
     fn schemes(&self) -> Vec<SignatureScheme> {
+        if self.legacy {
+            return LEGACY.supported_schemes();
+        }
         self.provider.signature_verification_algorithms.supported_schemes()
     }
 

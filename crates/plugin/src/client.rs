@@ -110,8 +110,11 @@ pub async fn launch(path: &Path, opts: LaunchOptions) -> Result<PluginClient, La
 }
 
 async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Result<Channel, String> {
+    // A small RSA key (PyPI's `tf` makes 1024-bit ones) can only be
+    // checked in TLS 1.2 with a PKCS#1 signature: see `cert`.
+    let versions: &[&rustls::SupportedProtocolVersion] = if crate::cert::small_rsa_key(&server_cert) { &[&rustls::version::TLS12] } else { rustls::DEFAULT_VERSIONS };
     let mut config = rustls::ClientConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
+        .with_protocol_versions(versions)
         .map_err(|e| e.to_string())?
         .dangerous()
         .with_custom_certificate_verifier(Pinned::new(rustls::pki_types::CertificateDer::from(server_cert)))
