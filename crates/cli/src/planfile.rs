@@ -124,6 +124,7 @@ pub fn write(p: &Plan) -> Vec<u8> {
         "changes": changes,
         "outputs": outputs,
         "prior_state": p.prior_state.as_ref().map(terrane_state::tfstate::export),
+        "moved": p.moved.iter().map(|(a, b)| json!([a.to_string(), b.to_string()])).collect::<Vec<_>>(),
     });
     serde_json::to_vec_pretty(&doc).unwrap_or_default()
 }
@@ -179,6 +180,12 @@ pub fn read(bytes: &[u8]) -> Result<Plan, String> {
         let before = if o["before"].is_null() { None } else { Some(value_from(&o["before"])?) };
         let after = value_from(&o["after"]).unwrap_or_else(|_| Value::null(Type::Dynamic));
         p.outputs.insert(k.clone(), OutputChange { before, after, sensitive: o["sensitive"].as_bool().unwrap_or(false) });
+    }
+    for m in doc["moved"].as_array().into_iter().flatten() {
+        if let (Some(a), Some(b)) = (m[0].as_str(), m[1].as_str()) {
+            let (a, b) = (InstanceAddr::parse(a).map_err(|e| format!("{e:?}"))?, InstanceAddr::parse(b).map_err(|e| format!("{e:?}"))?);
+            p.moved.push((a, b));
+        }
     }
     if let Some(s) = doc["prior_state"].as_str() {
         p.prior_state = Some(terrane_state::tfstate::import(s.as_bytes()).map_err(|e| e.to_string())?);

@@ -45,7 +45,8 @@ fn symbol(style: &Style, a: Action) -> String {
         Action::DeleteThenCreate => format!("{}/{}", style.red("-"), style.green("+")),
         Action::CreateThenDelete => format!("{}/{}", style.green("+"), style.red("-")),
         Action::Read => style.cyan("<="),
-        Action::NoOp | Action::Forget => " ".into(),
+        Action::Forget => ".".into(),
+        Action::NoOp => " ".into(),
     }
 }
 
@@ -70,7 +71,9 @@ fn headline(c: &Change) -> String {
             _ => format!("# {addr} must be replaced"),
         },
         Action::Read => format!("# {addr} will be read during apply\n  # (config refers to values not yet known)"),
-        Action::NoOp | Action::Forget => format!("# {addr}"),
+        Action::Forget => format!("# {addr} will no longer be managed by terrane\n  # (the object stays; a removed block says destroy = false)"),
+        Action::NoOp if c.importing.is_some() => format!("# {addr} will be imported"),
+        Action::NoOp => format!("# {addr}"),
     }
 }
 
@@ -84,9 +87,17 @@ pub fn plan(style: &Style, p: &Plan) -> String {
             out.push_str(&resource(style, c, true));
         }
     }
-    let visible: Vec<&Change> = p.changes.iter().filter(|c| c.action != Action::NoOp).collect();
+    for (from, to) in &p.moved {
+        if p.changes.iter().all(|c| c.addr != *to || c.action == Action::NoOp) {
+            out.push_str(&format!("\n  {}\n", style.bold(&format!("# {from} has moved to {to}"))));
+        }
+    }
+    let visible: Vec<&Change> = p.changes.iter().filter(|c| c.action != Action::NoOp || c.importing.is_some()).collect();
     let outputs_changed = p.outputs.iter().any(|(_, o)| output_changed(o));
-    if visible.is_empty() {
+    if visible.is_empty() && !p.moved.is_empty() {
+        out.push_str(&format!("\n{} 0 to add, 0 to change, 0 to destroy.\n", style.bold("Plan:")));
+    }
+    if visible.is_empty() && p.moved.is_empty() {
         if p.mode == PlanMode::RefreshOnly && !p.drift.is_empty() {
             out.push_str("\nThis is a refresh-only plan, so terrane will not take any actions to undo these. If you were expecting these changes then you can apply this plan to record the updated values in the terrane state without changing any remote objects.\n");
             return out;
@@ -119,7 +130,11 @@ pub fn plan(style: &Style, p: &Plan) -> String {
             out.push_str(&resource(style, c, false));
         }
         let (add, change, destroy) = p.counts();
-        out.push_str(&format!("{} {add} to add, {change} to change, {destroy} to destroy.\n", style.bold("Plan:")));
+        let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
+        let forgets = p.changes.iter().filter(|c| c.action == Action::Forget).count();
+        let import_part = if imports > 0 { format!("{imports} to import, ") } else { String::new() };
+        let forget_part = if forgets > 0 { format!(", {forgets} to forget") } else { String::new() };
+        out.push_str(&format!("{} {import_part}{add} to add, {change} to change, {destroy} to destroy{forget_part}.\n", style.bold("Plan:")));
     }
     if outputs_changed {
         out.push_str("\nChanges to Outputs:\n");

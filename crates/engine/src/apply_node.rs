@@ -71,6 +71,18 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                     }
                     return true;
                 };
+                // An import (by an `import` block) records the object first.
+                let current = match (&current, &change.importing) {
+                    (None, Some(_)) if !change.before.is_null() => {
+                        let object = rc.object(&change.before, change.prior_private.clone(), Status::Ready, false);
+                        if let Err(d) = persist(&w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object: object.clone() }) {
+                            w.diag(d);
+                            return false;
+                        }
+                        Some(object)
+                    }
+                    _ => current,
+                };
                 if change.action == Action::NoOp {
                     w.values.set_instance(&module, rc.mode, &rc.res.ty, &rc.res.name, addr.key.clone(), change.before.clone());
                     return true;

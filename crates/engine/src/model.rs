@@ -138,6 +138,8 @@ pub struct Plan {
     /// Set when a saved plan is applied: the configuration must not have
     /// changed in ways that invalidate it.
     pub applyable: bool,
+    /// Objects `moved` blocks move (from, to); apply records the moves.
+    pub moved: Vec<(InstanceAddr, InstanceAddr)>,
 }
 
 impl Plan {
@@ -147,7 +149,8 @@ impl Plan {
 
     /// Whether anything would change (resources or outputs).
     pub fn has_changes(&self) -> bool {
-        self.changes.iter().any(|c| c.action != Action::NoOp)
+        self.changes.iter().any(|c| c.action != Action::NoOp || c.importing.is_some())
+            || !self.moved.is_empty()
             || self.outputs.values().any(|o| o.before.as_ref().is_none_or(|b| !b.eq_ignoring_refinements(&o.after) || !o.after.is_wholly_known()))
     }
 

@@ -358,8 +358,22 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
     let ty = rc.schema.block.implied_type();
     let label = addr.to_string();
     let range = &rc.res.range;
-    // Prior state: upgraded, then refreshed.
+    // Prior state: upgraded, then refreshed; or imported by an `import` block.
     let stored = lock(&w.state).object(&addr, None).cloned();
+    let mut importing = None;
+    if stored.is_none() && w.phase == Phase::Plan {
+        if let Some(id) = import_block_id(w, rc, module, &addr) {
+            match import_now(w, rc, &addr, &id).await {
+                Some((v, p)) => {
+                    let object = rc.object(&v, p, Status::Ready, false);
+                    lock(&w.state).apply(&StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object });
+                    importing = Some(id);
+                }
+                None => return false,
+            }
+        }
+    }
+    let stored = if importing.is_some() { lock(&w.state).object(&addr, None).cloned() } else { stored };
     let (mut prior, mut private, tainted) = match &stored {
         Some(o) => match prior_value(rc, &addr, o).await {
             Ok(v) => (v, o.private.clone().unwrap_or_default(), o.status == Status::Tainted),
@@ -525,7 +539,16 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
     if action != Action::NoOp {
         lock(&w.pending).insert(rc.node);
     }
+    if action.is_replace() && prevent_destroy(w, rc) {
+        w.diag(Diagnostic::error(
+            "Instance cannot be destroyed",
+            format!("Resource {addr} has lifecycle.prevent_destroy set, but the plan calls for this resource to be destroyed. To avoid this error and continue with the plan, either disable lifecycle.prevent_destroy or reduce the scope of the plan using the -target option."),
+            range.clone(),
+        ));
+        return false;
+    }
     let mut c = change(rc, &addr, action, prior, after, &ty);
+    c.importing = importing;
     c.requires_replace = requires;
     c.planned_private = planned_private;
     c.prior_private = private;
@@ -553,4 +576,98 @@ pub fn change(rc: &ResourceCtx, addr: &InstanceAddr, action: Action, before: Val
         dependencies: rc.dependencies.clone(),
         create_before_destroy: false,
     }
+}
+
+/// Whether `lifecycle { prevent_destroy = true }`.
+pub fn prevent_destroy(w: &Walk, rc: &ResourceCtx) -> bool {
+    let Some(e) = &rc.res.lifecycle.prevent_destroy else { return false };
+    let (v, _) = w.eval(&ModulePath::default(), InstanceVars::default(), e);
+    v.as_bool().unwrap_or(false)
+}
+
+/// The ID of an `import` block targeting this instance, if any.
+fn import_block_id(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &InstanceAddr) -> Option<String> {
+    if !module.0.is_empty() {
+        return None;
+    }
+    let text = addr.to_string();
+    for imp in &w.core.config.module.imports {
+        let Some(to) = &imp.to_addr else { continue };
+        if imp.for_each.is_some() {
+            continue;
+        }
+        if *to != text {
+            continue;
+        }
+        let id_expr = imp.id.as_ref()?;
+        let (v, d) = w.eval(module, InstanceVars::default(), id_expr);
+        if !d.is_empty() {
+            w.diags(d);
+            return None;
+        }
+        match v.unmark_deep().as_str() {
+            Some(s) => return Some(s.to_string()),
+            None => {
+                w.diag(Diagnostic::error("Invalid import id argument", "The import ID must be a known string.", imp.range.clone()));
+                return None;
+            }
+        }
+    }
+    let _ = rc;
+    None
+}
+
+/// ImportResourceState then ReadResource, with their contract checks.
+async fn import_now(w: &Walk, rc: &ResourceCtx, addr: &InstanceAddr, id: &str) -> Option<(Value, Vec<u8>)> {
+    let range = &rc.res.range;
+    let resp = match rc.provider.import_resource_state(&rc.res.ty, id).await {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+            return None;
+        }
+    };
+    w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), range));
+    if resp.diagnostics.has_errors() {
+        return None;
+    }
+    let imported = match resp.imported.as_slice() {
+        [one] if !one.state.is_null() => one.clone(),
+        [] => {
+            w.diag(Diagnostic::error("Import returned no resources", format!("While attempting to import with ID {id}, the provider returned no instance states."), range.clone()));
+            return None;
+        }
+        [_] => {
+            w.diag(Diagnostic::error("Import returned null resource", format!("While attempting to import with ID {id}, the provider returned an instance with no state."), range.clone()));
+            return None;
+        }
+        _ => {
+            w.diag(Diagnostic::error("Multiple import states not supported", format!("While attempting to import with ID {id}, the provider returned multiple resource instance states. This is not currently supported."), range.clone()));
+            return None;
+        }
+    };
+    let read = match rc.provider.read_resource(ReadRequest { type_name: &rc.res.ty, prior_state: &imported.state, private: &imported.private, provider_meta: None }).await {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+            return None;
+        }
+    };
+    w.diags(checks::provider_diags(&read.diagnostics, &addr.to_string(), range));
+    if read.diagnostics.has_errors() {
+        return None;
+    }
+    if read.new_state.is_null() {
+        w.diag(Diagnostic::error(
+            "Cannot import non-existent remote object",
+            format!("While attempting to import an existing object to {:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct.", addr.to_string()),
+            range.clone(),
+        ));
+        return None;
+    }
+    if let Some(d) = checks::check_refresh(&rc.schema.block, &rc.provider_label(), addr, &read.new_state, range) {
+        w.diag(d);
+        return None;
+    }
+    Some((read.new_state, read.private))
 }

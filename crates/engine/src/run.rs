@@ -128,6 +128,10 @@ impl Engine {
     pub async fn plan(&self, state: &Snapshot, opts: Options) -> Plan {
         let mode = opts.mode;
         let mut plan = Plan { mode, lineage: state.lineage.clone(), serial: state.serial, variables: opts.vars.clone(), ..Default::default() };
+        let (state, moved, moved_diags) = apply_moved(&self.core.config, state);
+        let state = &state;
+        plan.diagnostics.extend(moved_diags);
+        plan.moved = moved;
         let w = Arc::new(Walk::new(self.core.clone(), Phase::Plan, opts.clone(), state.clone()));
         if mode == PlanMode::Destroy {
             let mut changes = Vec::new();
@@ -172,7 +176,13 @@ impl Engine {
                     if let Some(o) = &inst.current {
                         if !in_config {
                             let reason = orphan_reason(&self.core, &addr);
-                            changes.push(delete_change(&self.core, &addr, None, o, &r.provider, Some(reason)));
+                            let mut c = delete_change(&self.core, &addr, None, o, &r.provider, Some(reason));
+                            if let Some(rm) = removed_block(&self.core.config, &addr) {
+                                if !rm.destroy {
+                                    c.action = Action::Forget;
+                                }
+                            }
+                            changes.push(c);
                         }
                     }
                     for (k, o) in &inst.deposed {
@@ -201,7 +211,7 @@ impl Engine {
                 }
             }
         }
-        plan.diagnostics = lock(&w.diags).clone();
+        plan.diagnostics.extend(lock(&w.diags).iter().cloned());
         plan.prior_state = Some(current);
         plan.applyable = !plan.has_errors();
         plan
@@ -228,6 +238,11 @@ impl Engine {
         if plan.mode != PlanMode::RefreshOnly {
             // Providers for the deletes come from the walk's provider nodes
             // (configured); in destroy mode only they run.
+            for c in plan.changes.iter().filter(|c| c.action == Action::Forget) {
+                if let Err(d) = crate::apply_node::persist(&w, StateChange::RemoveObject { addr: c.addr.clone(), deposed: c.deposed.clone() }) {
+                    result.diagnostics.push(d);
+                }
+            }
             let deletes: Vec<Change> = plan.changes.iter().filter(|c| c.action == Action::Delete).cloned().collect();
             if plan.mode == PlanMode::Destroy {
                 configure_providers(&w).await;
@@ -562,4 +577,64 @@ impl Engine {
         }
         diags
     }
+}
+
+/// The `removed` block naming this instance's resource (root module).
+fn removed_block<'c>(config: &'c terrane_config::Config, addr: &InstanceAddr) -> Option<&'c terrane_config::Removed> {
+    let res = config_addr(addr);
+    let text = addr.to_string();
+    config.module.removed.iter().find(|r| r.from_addr.as_deref().is_some_and(|f| f == res || f == text))
+}
+
+/// Applies the root module's `moved` blocks to a state: objects at `from`
+/// (a resource, an instance or a module call) move to `to` when nothing is
+/// there yet. Returns the moved state and diagnostics for moves that
+/// collide.
+pub fn apply_moved(config: &terrane_config::Config, state: &Snapshot) -> (Snapshot, Vec<(InstanceAddr, InstanceAddr)>, Vec<Diagnostic>) {
+    let mut s = state.clone();
+    let mut diags = Vec::new();
+    let mut done = Vec::new();
+    for mv in &config.module.moved {
+        let (Some(from), Some(to)) = (&mv.from_addr, &mv.to_addr) else { continue };
+        let mut moves: Vec<(InstanceAddr, InstanceAddr)> = Vec::new();
+        for (raddr, r) in &s.resources {
+            for key in r.instances.keys() {
+                let a = raddr.instance(key.clone());
+                let text = a.to_string();
+                let target = if text == *from {
+                    Some(to.clone())
+                } else if config_addr(&a) == *from && !from.ends_with(']') {
+                    Some(format!("{to}{}", a.key))
+                } else if let Some(rest) = text.strip_prefix(&format!("{from}.")) {
+                    Some(format!("{to}.{rest}"))
+                } else {
+                    None
+                };
+                if let Some(t) = target.and_then(|t| InstanceAddr::parse(&t).ok()) {
+                    moves.push((a, t));
+                }
+            }
+        }
+        for (a, t) in moves {
+            if s.object(&t, None).is_some() {
+                diags.push(Diagnostic::error(
+                    "Ambiguous move statements",
+                    format!("A move from {a} to {t} cannot happen because an object already exists at {t}."),
+                    mv.range.clone(),
+                ));
+                continue;
+            }
+            let provider = s.resources.get(&a.resource).map(|r| r.provider.clone()).unwrap_or_default();
+            let Some(inst) = s.resources.get(&a.resource).and_then(|r| r.instances.get(&a.key)).cloned() else { continue };
+            if let Some(o) = inst.current {
+                s.apply(&StateChange::SetObject { addr: t.clone(), deposed: None, provider: provider.clone(), object: o });
+            }
+            for (k, o) in inst.deposed {
+                s.apply(&StateChange::SetObject { addr: t.clone(), deposed: Some(k), provider: provider.clone(), object: o });
+            }
+            s.apply(&StateChange::RemoveObject { addr: a.clone(), deposed: None });
+            done.push((a, t));
+        }
+    }
+    (s, done, diags)
 }
