@@ -300,7 +300,15 @@ impl<'a> Evaluator<'a> {
             return self.try_can(name, &arg_exprs, span);
         }
         let mut args: Vec<Value> = arg_exprs.iter().map(|a| self.eval(a)).collect();
-        let mut spans: Vec<Option<Range<usize>>> = arg_exprs.iter().map(|a| a.span()).collect();
+        // A quoted string argument is reported at its content, as HCL's
+        // template ranges exclude the quotes.
+        let mut spans: Vec<Option<Range<usize>>> = arg_exprs
+            .iter()
+            .map(|a| match a {
+                Expression::String(_) | Expression::StringTemplate(_) => a.span().map(|r| if r.end > r.start + 1 { r.start + 1..r.end - 1 } else { r }),
+                _ => a.span(),
+            })
+            .collect();
         if f.args.expand_final() {
             let last = args.pop().unwrap_or_else(|| Value::null(Type::Dynamic));
             let last_span = spans.pop().flatten();
