@@ -176,6 +176,10 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
     let ty = rc.schema.block.implied_type();
     let label = rc.provider_label();
     let range = &rc.res.range;
+    if !crate::conditions::enforce(w, module, &inst, &rc.res.lifecycle.preconditions, "Resource precondition failed", &addr.to_string()) {
+        return false;
+    }
+    let inst_post = inst.clone();
     let (config, d) = rc.config(w, module, inst);
     let failed = d.iter().any(is_error);
     w.diags(d);
@@ -315,7 +319,11 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
             _ => {}
         }
     }
-    w.values.set_instance(module, Mode::Managed, &rc.res.ty, &rc.res.name, addr.key.clone(), value);
+    w.values.set_instance(module, Mode::Managed, &rc.res.ty, &rc.res.name, addr.key.clone(), value.clone());
+    let post = InstanceVars { self_value: Some(value), ..inst_post };
+    if !crate::conditions::enforce(w, module, &post, &rc.res.lifecycle.postconditions, "Resource postcondition failed", &addr.to_string()) {
+        return false;
+    }
     // create_before_destroy: the old object goes once the new one exists.
     if let Some((key, old, old_private)) = deposed_key {
         if !destroy(w, &rc.provider, &rc.schema.block, &label, &rc.res.ty, addr, Some(&key), &old, &old_private, range).await {

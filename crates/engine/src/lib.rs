@@ -19,6 +19,7 @@
 
 pub mod apply_node;
 pub mod checks;
+pub mod conditions;
 pub mod decode;
 pub mod graph;
 pub mod model;

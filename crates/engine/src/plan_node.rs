@@ -420,7 +420,11 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
         w.values.set_instance(module, Mode::Managed, &rc.res.ty, &rc.res.name, addr.key.clone(), prior.clone());
         return true;
     }
-    // Configuration.
+    // Preconditions, then the configuration.
+    if !crate::conditions::enforce(w, module, &inst, &rc.res.lifecycle.preconditions, "Resource precondition failed", &label) {
+        return false;
+    }
+    let inst_for_post = inst.clone();
     let (config, d) = rc.config(w, module, inst);
     let failed = d.iter().any(is_error);
     w.diags(d);
@@ -535,6 +539,10 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
     }
     let marks = sensitive_paths(&config);
     let after = mark_paths(&planned, &marks);
+    let post = InstanceVars { self_value: Some(after.clone()), ..inst_for_post };
+    if !crate::conditions::enforce(w, module, &post, &rc.res.lifecycle.postconditions, "Resource postcondition failed", &label) {
+        return false;
+    }
     w.values.set_instance(module, Mode::Managed, &rc.res.ty, &rc.res.name, addr.key.clone(), after.clone());
     if action != Action::NoOp {
         lock(&w.pending).insert(rc.node);

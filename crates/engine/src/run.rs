@@ -160,6 +160,7 @@ impl Engine {
             return plan;
         }
         w.run(node).await;
+        crate::conditions::run_checks(&w);
         let mut changes = std::mem::take(&mut *lock(&w.changes));
         let expanded = lock(&w.expanded).clone();
         let walked_ok = !errors(&lock(&w.diags));
@@ -255,6 +256,7 @@ impl Engine {
                 configure_providers(&w).await;
                 if apply_deletes(&w, deletes).await {
                     w.run(node).await;
+                    crate::conditions::run_checks(&w);
                 }
                 let outs = lock(&w.outputs).clone();
                 for (name, (v, sensitive)) in &outs {

@@ -243,7 +243,9 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
         w.diags(diags);
         let v = scope.vars.remove(name).unwrap_or_else(|| Value::unknown(Type::Dynamic));
         w.values.update(&ModulePath::default(), |m| m.vars.insert(name.to_string(), v));
-        return ok;
+        let rules = &cfg.module.variables[name].validations;
+        let valid = crate::conditions::enforce(w, &ModulePath::default(), &InstanceVars::default(), rules, "Invalid value for variable", &format!("var.{name}"));
+        return ok && valid;
     }
     // A child module's variable: the call's input, evaluated in the parent.
     let parent = &module[..module.len() - 1];
@@ -288,6 +290,8 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
             w.diags(diags);
             let v = scope.vars.remove(name).unwrap_or_else(|| Value::unknown(Type::Dynamic));
             w.values.update(&child, |m| m.vars.insert(name.to_string(), v));
+            let rules = &cfg.module.variables[name].validations;
+            ok &= crate::conditions::enforce(w, &child, &InstanceVars::default(), rules, "Invalid value for variable", &format!("var.{name}"));
         }
     }
     ok
@@ -334,6 +338,10 @@ fn output_node(w: &Walk, module: &[String], name: &str) -> bool {
     let Some(e) = &o.value else { return false };
     let mut ok = true;
     for inst in w.values.instances_of(module) {
+        if w.phase != Phase::Validate && !crate::conditions::enforce(w, &inst, &InstanceVars::default(), &o.preconditions, "Module output value precondition failed", &format!("output.{name}")) {
+            ok = false;
+            continue;
+        }
         let (v, d) = w.eval(&inst, InstanceVars::default(), e);
         ok &= !d.iter().any(is_error);
         w.diags(d);
