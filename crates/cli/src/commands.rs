@@ -282,7 +282,8 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
 }
 
 fn confirm(ui: &Ui, a: &Args, what: &str) -> bool {
-    if a.has("auto-approve") {
+    // `refresh` changes no remote object: it never asks, as Terraform's.
+    if a.has("auto-approve") || a.command.first().is_some_and(|c| c == "refresh") {
         return true;
     }
     if a.is_false("input") {

@@ -179,22 +179,35 @@ fn forces(c: &Change, p: &Path) -> bool {
 }
 
 fn object_diff(style: &Style, before: &Value, after: &Value, c: &Change, indent: usize, path: &Path) -> String {
+    let whole = match c.action {
+        Action::Create | Action::Read => Some(style.green("+")),
+        Action::Delete => Some(style.red("-")),
+        _ => None,
+    };
+    attrs_diff(style, before, after, c, indent, path, whole.as_deref())
+}
+
+fn is_structure(v: &Value) -> bool {
+    v.is_known() && !v.is_null() && !v.is_sensitive() && matches!(v.kind(), Kind::Map(_))
+}
+
+/// The attribute lines of an object diff. `whole` is the symbol every
+/// line takes when the object is created or destroyed as a whole.
+fn attrs_diff(style: &Style, before: &Value, after: &Value, c: &Change, indent: usize, path: &Path, whole: Option<&str>) -> String {
     let mut out = String::new();
     let pad = " ".repeat(indent);
     let empty = std::collections::BTreeMap::new();
-    let b = if before.is_known() { before.entries().unwrap_or(&empty) } else { &empty };
-    let a = if after.is_known() { after.entries().unwrap_or(&empty) } else { &empty };
+    let b = if before.is_known() && !before.is_sensitive() { before.entries().unwrap_or(&empty) } else { &empty };
+    let a = if after.is_known() && !after.is_sensitive() { after.entries().unwrap_or(&empty) } else { &empty };
+    let object = after.ty().object_type().is_some() || before.ty().object_type().is_some();
     let mut names: Vec<&String> = b.keys().chain(a.keys()).collect();
     names.sort();
     names.dedup();
+    let key = |n: &str| if object && n.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') { n.to_string() } else { terrane_value::render::quote(n) };
     let width = names
         .iter()
-        .filter(|n| {
-            let bv = b.get(**n);
-            let av = a.get(**n);
-            !(bv.is_none_or(Value::is_null) && av.is_none_or(Value::is_null))
-        })
-        .map(|n| n.len())
+        .filter(|n| !(b.get(**n).is_none_or(Value::is_null) && a.get(**n).is_none_or(Value::is_null)))
+        .map(|n| key(n).len())
         .max()
         .unwrap_or(0);
     let mut unchanged = 0;
@@ -205,23 +218,40 @@ fn object_diff(style: &Style, before: &Value, after: &Value, c: &Change, indent:
             continue;
         }
         let p = path.attr(n.clone());
+        let k = key(n);
+        let note = if forces(c, &p) { style.red(" # forces replacement") } else { String::new() };
         let same = bv.unmark_deep().eq_ignoring_refinements(&av.unmark_deep()) && av.is_wholly_known() && bv.is_sensitive() == av.is_sensitive();
-        if same && c.action != Action::Create && c.action != Action::Delete && c.action != Action::Read {
+        if whole.is_none() && same {
             unchanged += 1;
             continue;
         }
-        let (sym, text) = if c.action == Action::Delete || av.is_null() && !bv.is_null() {
-            (style.red("-"), format!("{} -> null", value(&bv, indent, false)))
-        } else if bv.is_null() {
-            (style.green("+"), value(&av, indent, false))
-        } else {
-            (style.yellow("~"), format!("{} -> {}", value(&bv, indent, false), value(&av, indent, false)))
+        let sym = match whole {
+            Some(s) => s.to_string(),
+            None if bv.is_null() => style.green("+"),
+            None if av.is_null() => style.red("-"),
+            None => style.yellow("~"),
         };
-        let note = if forces(c, &p) { style.red(" # forces replacement") } else { String::new() };
-        let _ = writeln!(out, "{pad}{sym} {n:<width$} = {text}{note}");
+        let nested_before = if whole.is_some() || bv.is_null() { &av } else { &bv };
+        if (is_structure(&av) || av.is_null()) && is_structure(nested_before) && whole.is_some() || (is_structure(&bv) && is_structure(&av) && whole.is_none()) {
+            let (nb, na) = if whole.is_some() && c.action == Action::Delete { (bv.clone(), Value::null(Type::Dynamic)) } else { (bv.clone(), av.clone()) };
+            let inner_whole = whole.map(str::to_string);
+            let _ = writeln!(out, "{pad}{sym} {k:<width$} = {{{note}");
+            out.push_str(&attrs_diff(style, &nb, &na, c, indent + 4, &p, inner_whole.as_deref().or(if bv.is_null() { Some("+") } else { None })));
+            let _ = writeln!(out, "{pad}  }}");
+            continue;
+        }
+        let text = if whole == Some(&*style.red("-")) || (av.is_null() && !bv.is_null()) {
+            format!("{} -> null", value(&bv, indent, false))
+        } else if bv.is_null() || whole.is_some() {
+            value(&av, indent, false)
+        } else {
+            format!("{} -> {}", value(&bv, indent, false), value(&av, indent, false))
+        };
+        let _ = writeln!(out, "{pad}{sym} {k:<width$} = {text}{note}");
     }
     if unchanged > 0 {
-        let _ = writeln!(out, "{pad}  # ({unchanged} unchanged attribute{} hidden)", if unchanged == 1 { "" } else { "s" });
+        let what = if indent > 6 { "element" } else { "attribute" };
+        let _ = writeln!(out, "{pad}  # ({unchanged} unchanged {what}{} hidden)", if unchanged == 1 { "" } else { "s" });
     }
     out
 }
