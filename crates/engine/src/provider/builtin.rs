@@ -1,5 +1,5 @@
-//! The built-in providers served in-process: random, local and time (the
-//! terrane providers on the SDK) and `terraform_data` under Terraform's
+//! The built-in providers served in-process: random, local, time and
+//! postgresql (the terrane providers on the SDK) and `terraform_data` under Terraform's
 //! built-in address `terraform.io/builtin/terraform`.
 //!
 //! Each instance is a fresh SDK `ProviderServer` called directly, without a
@@ -26,6 +26,7 @@ pub enum Builtin {
     Local,
     Time,
     Terraform,
+    Postgresql,
 }
 
 /// Namespaces whose random/local/time the built-ins stand in for.
@@ -37,7 +38,15 @@ impl Builtin {
         if *addr == ProviderAddr::builtin_terraform() {
             return Some(Builtin::Terraform);
         }
-        if addr.host != DEFAULT_HOST || !NAMESPACES.contains(&addr.namespace.as_str()) {
+        if addr.host != DEFAULT_HOST {
+            return None;
+        }
+        // The PostgreSQL provider stands in for the community provider's
+        // address too, so existing configurations run unchanged.
+        if addr.type_name == "postgresql" && ["terrane", "cyrilgdn"].contains(&addr.namespace.as_str()) {
+            return Some(Builtin::Postgresql);
+        }
+        if !NAMESPACES.contains(&addr.namespace.as_str()) {
             return None;
         }
         match addr.type_name.as_str() {
@@ -67,6 +76,7 @@ impl Builtin {
             Builtin::Local => wrap(terrane_provider_local::LocalProvider, address, schema, caps),
             Builtin::Time => wrap(terrane_provider_time::TimeProvider, address, schema, caps),
             Builtin::Terraform => wrap(terrane_provider_terraform::TerraformProvider, address, schema, caps),
+            Builtin::Postgresql => wrap(terrane_provider_postgresql::PostgresProvider, address, schema, caps),
         }
     }
 }
@@ -88,6 +98,9 @@ mod tests {
         check("other_namespace", "acme/random", None);
         check("other_host", "example.com/hashicorp/random", None);
         check("other_type", "hashicorp/aws", None);
+        check("terrane_postgresql", "terrane/postgresql", Some(Builtin::Postgresql));
+        check("community_postgresql", "cyrilgdn/postgresql", Some(Builtin::Postgresql));
+        check("hashicorp_postgresql_is_not_ours", "hashicorp/postgresql", None);
         assert!(!Builtin::Terraform.overridable());
     }
 }
