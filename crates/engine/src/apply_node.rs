@@ -32,6 +32,82 @@ pub fn persist(w: &Walk, change: StateChange) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+type Commit = (StateChange, tokio::sync::oneshot::Sender<Result<(), String>>);
+
+/// Group commit of concurrent instance changes: changes that arrive while
+/// a transaction is being written wait and go together in the next one.
+/// Each change is still durable before its `persist_durable` returns (so
+/// before dependents start and before it counts as done); what is shared
+/// is the fsync, not the guarantee.
+#[derive(Default)]
+pub struct GroupCommit {
+    inner: Arc<std::sync::Mutex<(Vec<Commit>, bool)>>,
+}
+
+/// Makes a change durable like [`persist`], sharing the transaction with
+/// other instances' changes made at the same time. The write runs on a
+/// blocking thread, so the walk keeps working while the disk syncs.
+pub async fn persist_durable(w: &Walk, change: StateChange) -> Result<(), Diagnostic> {
+    let Some(run) = &w.persist else { return persist(w, change) };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let start_writer = {
+        let mut g = lock(&w.commits.inner);
+        g.0.push((change.clone(), tx));
+        !std::mem::replace(&mut g.1, true)
+    };
+    if start_writer {
+        let (queue, run) = (w.commits.inner.clone(), run.clone());
+        tokio::task::spawn_blocking(move || write_commits(&queue, run));
+    }
+    let result = rx.await.unwrap_or_else(|_| Err("the state writer stopped".into()));
+    result.map_err(|e| Diagnostic::error("Failed to persist state", e, None))?;
+    lock(&w.state).apply(&change);
+    w.core.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
+}
+
+/// The writer: one transaction per batch of waiting changes until none
+/// is left. A failed batch is retried change by change so one bad change
+/// does not fail the others. The run handle is released before the last
+/// batch is acknowledged, so once every caller has its answer the apply
+/// holds the only reference again.
+fn write_commits(queue: &std::sync::Mutex<(Vec<Commit>, bool)>, run: Arc<std::sync::Mutex<Box<dyn terrane_state::Run>>>) {
+    let mut run = Some(run);
+    loop {
+        let batch = std::mem::take(&mut lock(queue).0);
+        let (changes, senders): (Vec<StateChange>, Vec<_>) = batch.into_iter().unzip();
+        let results: Vec<Result<(), String>> = match run.as_ref() {
+            Some(r) => {
+                let mut r = lock(r);
+                match r.persist(&changes) {
+                    Ok(_) => changes.iter().map(|_| Ok(())).collect(),
+                    Err(e) if changes.len() == 1 => vec![Err(e.to_string())],
+                    Err(_) => changes.iter().map(|c| r.persist(std::slice::from_ref(c)).map(|_| ()).map_err(|e| e.to_string())).collect(),
+                }
+            }
+            None => changes.iter().map(|_| Err("the state writer stopped".to_string())).collect(),
+        };
+        let last = {
+            let mut g = lock(queue);
+            if g.0.is_empty() {
+                g.1 = false;
+                true
+            } else {
+                false
+            }
+        };
+        if last {
+            drop(run.take());
+        }
+        for (s, r) in senders.into_iter().zip(results) {
+            let _ = s.send(r);
+        }
+        if last {
+            return;
+        }
+    }
+}
+
 pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
     let rc = match resource_ctx(&w, id).await {
         Ok(rc) => Arc::new(rc),
@@ -131,7 +207,7 @@ async fn read_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &Insta
     }
     let value = mark_paths(&resp.state, &sensitive_paths(&config));
     let object = rc.object(&value, Vec::new(), Status::Ready, false);
-    if let Err(d) = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
+    if let Err(d) = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await {
         w.diag(d);
         return false;
     }
@@ -164,7 +240,7 @@ pub async fn destroy(w: &Walk, provider: &Arc<dyn Provider>, schema: &Block, pro
         w.diags(errs);
         return false;
     }
-    if let Err(d) = persist(w, StateChange::RemoveObject { addr: addr.clone(), deposed: deposed.map(str::to_string) }) {
+    if let Err(d) = persist_durable(w, StateChange::RemoveObject { addr: addr.clone(), deposed: deposed.map(str::to_string) }).await {
         w.diag(d);
         return false;
     }
@@ -223,7 +299,7 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         }
         Action::CreateThenDelete if !prior.is_null() => {
             let key = terrane_state::model::new_deposed_key();
-            if let Err(d) = persist(w, StateChange::Depose { addr: addr.clone(), key: key.clone() }) {
+            if let Err(d) = persist_durable(w, StateChange::Depose { addr: addr.clone(), key: key.clone() }).await {
                 w.diag(d);
                 return false;
             }
@@ -280,7 +356,7 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         if !new_state.is_null() && new_state.is_wholly_known() && new_state.ty().conforms_to(&ty) {
             let status = if prior.is_null() { Status::Tainted } else { Status::Ready };
             let object = rc.object(&mark_paths(&new_state, &sensitive_paths(&config)), resp.private, status, cbd);
-            if let Err(d) = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
+            if let Err(d) = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await {
                 w.diag(d);
             }
         } else if deposed_key.is_some() {
@@ -296,13 +372,13 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         if !new_state.is_null() && new_state.ty().conforms_to(&ty) && new_state.is_wholly_known() {
             let status = if prior.is_null() { Status::Tainted } else { Status::Ready };
             let object = rc.object(&new_state, resp.private, status, cbd);
-            let _ = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object });
+            let _ = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await;
         }
         return false;
     }
     let value = mark_paths(&new_state, &sensitive_paths(&config));
     let object = rc.object(&value, resp.private, Status::Ready, cbd);
-    if let Err(d) = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
+    if let Err(d) = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await {
         w.diag(d);
         return false;
     }
@@ -370,34 +446,55 @@ pub async fn apply_deletes(w: &Arc<Walk>, deletes: Vec<Change>) -> bool {
             }
         }
     }
-    let mut done = vec![false; deletes.len()];
+    // Each delete starts as soon as everything blocking it is done (no
+    // rounds, no rescans: a long chain costs the same per delete).
+    let mut waiting: Vec<usize> = blockers.iter().map(BTreeSet::len).collect();
+    let mut unblocks: Vec<Vec<usize>> = vec![Vec::new(); deletes.len()];
+    for (j, bs) in blockers.iter().enumerate() {
+        for b in bs {
+            unblocks[*b].push(j);
+        }
+    }
     let mut failed = vec![false; deletes.len()];
     let mut ok = true;
+    let mut ready: Vec<usize> = (0..deletes.len()).filter(|i| waiting[*i] == 0).collect();
+    let mut tasks = tokio::task::JoinSet::new();
     loop {
-        let ready: Vec<usize> = (0..deletes.len()).filter(|i| !done[*i] && blockers[*i].iter().all(|b| done[*b])).collect();
-        if ready.is_empty() {
-            break;
-        }
-        let mut tasks = tokio::task::JoinSet::new();
-        for i in ready {
-            done[i] = true;
+        // Skipped deletes finish at once and may unblock others in turn.
+        while let Some(i) = ready.pop() {
             if blockers[i].iter().any(|b| failed[*b]) || w.interrupted() {
                 failed[i] = true;
                 ok = false;
+                for j in &unblocks[i] {
+                    waiting[*j] -= 1;
+                    if waiting[*j] == 0 {
+                        ready.push(*j);
+                    }
+                }
                 continue;
             }
             let (w, c) = (w.clone(), deletes[i].clone());
             tasks.spawn(async move {
                 let _permit = w.limit.acquire().await;
+                if w.interrupted() {
+                    return (i, false);
+                }
                 (i, delete_one(&w, &c).await)
             });
         }
-        while let Some(r) = tasks.join_next().await {
-            if let Ok((i, good)) = r {
-                if !good {
-                    failed[i] = true;
-                    ok = false;
-                }
+        let Some(r) = tasks.join_next().await else { break };
+        let Ok((i, good)) = r else {
+            ok = false;
+            continue;
+        };
+        if !good {
+            failed[i] = true;
+            ok = false;
+        }
+        for j in &unblocks[i] {
+            waiting[*j] -= 1;
+            if waiting[*j] == 0 {
+                ready.push(*j);
             }
         }
     }

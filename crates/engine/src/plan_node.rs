@@ -90,7 +90,8 @@ impl ResourceCtx {
     pub fn config(&self, w: &Walk, module: &ModulePath, inst: InstanceVars) -> (Value, Vec<Diagnostic>) {
         let scope = w.scope(module, inst);
         let ctx = w.func_ctx();
-        let mut ev = Evaluator::new(&scope, &ctx, &self.index);
+        let pf = |p: &str, n: &str, args: Vec<Value>| crate::walk::provider_function(w, p, n, args);
+        let mut ev = Evaluator::new(&scope, &ctx, &self.index).with_provider_functions(&pf);
         let body = BodyRef {
             attributes: self.res.attributes.iter().map(|(k, e)| (k.as_str(), &e.expr)).collect(),
             blocks: self.res.blocks.iter().collect(),

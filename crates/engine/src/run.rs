@@ -82,6 +82,9 @@ impl Engine {
                 _ => None,
             })
             .collect();
+        // Required providers are registered even when no resource uses
+        // them: their functions may still be called.
+        names.extend(provider_addrs.keys().cloned());
         names.sort();
         names.dedup();
         let core_addrs = provider_addrs.clone();

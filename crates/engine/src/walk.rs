@@ -87,6 +87,9 @@ pub struct Walk {
     pub planned: HashMap<(InstanceAddr, Option<String>), Change>,
     /// Apply: where each change is made durable.
     pub persist: Option<Arc<Mutex<Box<dyn terrane_state::Run>>>>,
+    /// Apply: concurrent changes share transactions (each still durable
+    /// before it is acknowledged).
+    pub commits: crate::apply_node::GroupCommit,
     pub outputs: Mutex<BTreeMap<String, (Value, bool)>>,
     /// Apply: number of objects changed, for the summary.
     pub applied: Mutex<(usize, usize, usize)>,
@@ -110,6 +113,7 @@ impl Walk {
             expanded: Mutex::new(HashSet::new()),
             planned: HashMap::new(),
             persist: None,
+            commits: Default::default(),
             outputs: Mutex::new(BTreeMap::new()),
             applied: Mutex::new((0, 0, 0)),
         }
@@ -144,7 +148,8 @@ impl Walk {
     pub fn eval(&self, module: &ModulePath, inst: InstanceVars, e: &Expr) -> (Value, Vec<Diagnostic>) {
         let scope = self.scope(module, inst);
         let ctx = self.func_ctx();
-        let mut ev = Evaluator::new(&scope, &ctx, &e.index);
+        let pf = |p: &str, n: &str, args: Vec<Value>| provider_function(self, p, n, args);
+        let mut ev = Evaluator::new(&scope, &ctx, &e.index).with_provider_functions(&pf);
         let v = ev.eval(&e.expr);
         (v, ev.into_diagnostics())
     }
@@ -600,4 +605,43 @@ pub fn register_resource(w: &Walk, module: &ModulePath, mode: terrane_state::Mod
 /// `count.index` / `each.*` for a resource instance.
 pub fn instance_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
     call_vars(exp, key)
+}
+
+/// `provider::NAME::FUNC(...)`: the call goes to an instance of the
+/// provider (started if needed; functions need no configuration). An
+/// unknown argument makes the result an unknown of the function's return
+/// type, as Terraform does.
+pub fn provider_function(w: &Walk, provider: &str, name: &str, args: Vec<Value>) -> Result<Value, terrane_eval::func::FuncError> {
+    let fail = |detail: String| terrane_eval::func::FuncError { arg: None, summary: "Error in function call".into(), detail };
+    let full = format!("provider::{provider}::{name}");
+    let key = provider_key(&w.core, provider, None);
+    let host = w.core.host.clone();
+    let addr = key.addr.clone();
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return Err(fail(format!("Call to function {full:?} failed: provider functions need a running engine.")));
+    };
+    let schema = tokio::task::block_in_place(|| handle.block_on(host.schema(&addr))).map_err(|e| fail(format!("Call to function {full:?} failed: {e}.")))?;
+    let Some(sig) = schema.functions.get(name) else {
+        return Err(terrane_eval::func::FuncError { arg: None, summary: "Call to unknown function".into(), detail: format!("There is no function named {full:?}.") });
+    };
+    if args.iter().any(|a| !a.is_wholly_known()) {
+        return Ok(Value::unknown(sig.return_type.clone()));
+    }
+    let sensitive = args.iter().any(Value::has_sensitive);
+    let plain: Vec<Value> = args.iter().map(Value::unmark_deep).collect();
+    let result = tokio::task::block_in_place(|| {
+        handle.block_on(async {
+            let inst = host.instance(&key).await?;
+            inst.call_function(name, &plain).await
+        })
+    });
+    match result {
+        Ok(Ok(v)) => Ok(if sensitive { v.mark_sensitive() } else { v }),
+        Ok(Err(e)) => Err(terrane_eval::func::FuncError {
+            arg: e.argument.map(|a| a as usize),
+            summary: if e.argument.is_some() { "Invalid function argument".into() } else { "Error in function call".into() },
+            detail: format!("Call to function {full:?} failed: {}.", e.text.trim_end_matches('.')),
+        }),
+        Err(e) => Err(fail(format!("Call to function {full:?} failed: {e}."))),
+    }
 }
