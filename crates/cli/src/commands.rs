@@ -147,11 +147,13 @@ async fn init(ui: &Ui, dir: &Path) -> u8 {
                 }
                 terrane_engine::provider::ProviderSource::Builtin(_) => println!("- Using built-in {} ({name})", addr.for_display()),
             }
-        }
-        // Fetch the schema once so a broken provider shows up now.
-        if let Err(e) = engine.core.host.schema(addr).await {
-            engine.shutdown().await;
-            return ui.error("Failed to load provider schema", e.to_string());
+            // Fetch the schema once so a broken provider shows up now
+            // (only for providers the configuration uses: a required
+            // but unused one is not started, as Terraform does not).
+            if let Err(e) = engine.core.host.schema(addr).await {
+                engine.shutdown().await;
+                return ui.error("Failed to load provider schema", e.to_string());
+            }
         }
     }
     engine.shutdown().await;
