@@ -65,7 +65,8 @@ pub fn state_values(s: &Snapshot) -> Json {
         for (key, inst) in &r.instances {
             let Some(o) = &inst.current else { continue };
             let addr = raddr.instance(key.clone());
-            let value = terrane_engine::run::decode_loose(&o.attributes);
+            let attributes = unwrap_dynamic(&o.attributes);
+            let value = terrane_engine::run::decode_loose(&attributes);
             let value = terrane_engine::model::mark_paths(&value, &o.sensitive_paths);
             let mut m = Map::new();
             m.insert("address".into(), json!(addr.to_string()));
@@ -77,7 +78,7 @@ pub fn state_values(s: &Snapshot) -> Json {
             }
             m.insert("provider_name".into(), json!(provider_name(&r.provider)));
             m.insert("schema_version".into(), json!(o.schema_version));
-            m.insert("values".into(), o.attributes.clone());
+            m.insert("values".into(), attributes);
             m.insert("sensitive_values".into(), sensitive_or_empty(&value));
             if !o.dependencies.is_empty() {
                 m.insert("depends_on".into(), json!(o.dependencies));
@@ -101,6 +102,19 @@ pub fn state_values(s: &Snapshot) -> Json {
         values["outputs"] = Json::Object(outputs);
     }
     values
+}
+
+/// State JSON keeps a `dynamic` attribute's value as `{"value": V, "type":
+/// T}`; Terraform's `show -json` prints just V. Without a schema at hand,
+/// an object of exactly those two keys whose `type` is a type constraint is
+/// taken for such a wrapper.
+fn unwrap_dynamic(j: &Json) -> Json {
+    match j {
+        Json::Object(m) if m.len() == 2 && m.contains_key("value") && m.get("type").is_some_and(|t| terrane_value::typejson::from_json(t).is_ok()) => m["value"].clone(),
+        Json::Object(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), unwrap_dynamic(v))).collect()),
+        Json::Array(a) => Json::Array(a.iter().map(unwrap_dynamic).collect()),
+        other => other.clone(),
+    }
 }
 
 fn sensitive_or_empty(v: &Value) -> Json {
