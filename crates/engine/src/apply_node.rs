@@ -376,7 +376,7 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         }
         return false;
     }
-    let value = mark_paths(&new_state, &sensitive_paths(&config));
+    let value = crate::model::mark_config_and_schema(&new_state, &config, &rc.schema.block);
     let object = rc.object(&value, resp.private, Status::Ready, cbd);
     if let Err(d) = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await {
         w.diag(d);
@@ -515,6 +515,10 @@ pub fn config_addr(a: &InstanceAddr) -> String {
 }
 
 async fn delete_one(w: &Walk, c: &Change) -> bool {
+    if let Err(e) = w.core.ensure_provider(&c.provider.addr) {
+        w.diag(Diagnostic::error("Failed to query available provider packages", format!("{e} (needed to destroy {})", c.addr), None));
+        return false;
+    }
     let name = crate::graph::default_provider_name(&c.addr.resource.ty).to_string();
     let alias = c.provider.alias.clone();
     let provider = match crate::walk::provider_instance(w, &name, alias.as_deref()).await {

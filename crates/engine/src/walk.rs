@@ -64,6 +64,24 @@ pub struct EngineCore {
     pub paths: [String; 3],
     /// Objects changed so far by the running apply (for progress displays).
     pub progress: Arc<std::sync::atomic::AtomicUsize>,
+    /// Where providers come from (for providers only the state names, such
+    /// as those of orphaned resources).
+    pub discovery: crate::provider::Discovery,
+    pub lockfile: crate::provider::discovery::lockfile::LockFile,
+}
+
+impl EngineCore {
+    /// Registers `addr` with the host when it is not yet (a provider only
+    /// the state mentions).
+    pub fn ensure_provider(&self, addr: &ProviderAddr) -> Result<(), String> {
+        if self.host.source(addr).is_some() {
+            return Ok(());
+        }
+        let any = crate::provider::discovery::version::Constraints::any();
+        let src = self.discovery.resolve(addr, &any, &self.lockfile).map_err(|e| e.to_string())?;
+        self.host.register(addr.clone(), src);
+        Ok(())
+    }
 }
 
 /// One walk's shared state.
