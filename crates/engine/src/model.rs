@@ -264,6 +264,19 @@ pub fn mark_paths(v: &Value, paths: &[Path]) -> Value {
     }
 }
 
+/// `v` marked sensitive where `config` carries marks and where the schema
+/// declares an attribute sensitive, as Terraform marks a resource's planned
+/// and applied values (so plans show `(sensitive value)` for them).
+pub fn mark_config_and_schema(v: &Value, config: &Value, schema: &terrane_schema::Block) -> Value {
+    let mut paths = sensitive_paths(config);
+    for p in schema_sensitive_paths(schema, &v.unmark_deep()) {
+        if !paths.contains(&p) {
+            paths.push(p);
+        }
+    }
+    mark_paths(v, &paths)
+}
+
 /// Paths of the attributes a schema declares sensitive that hold a value
 /// in `v` (top-level and nested-block attributes).
 pub fn schema_sensitive_paths(schema: &terrane_schema::Block, v: &Value) -> Vec<Path> {

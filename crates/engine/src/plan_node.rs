@@ -538,8 +538,7 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
         planned = resp.planned_state;
         planned_private = resp.planned_private;
     }
-    let marks = sensitive_paths(&config);
-    let after = mark_paths(&planned, &marks);
+    let after = crate::model::mark_config_and_schema(&planned, &config, &rc.schema.block);
     let post = InstanceVars { self_value: Some(after.clone()), ..inst_for_post };
     if !crate::conditions::enforce(w, module, &post, &rc.res.lifecycle.postconditions, "Resource postcondition failed", &label) {
         return false;
