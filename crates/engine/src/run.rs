@@ -107,7 +107,9 @@ impl Engine {
             host,
             provider_addrs,
             interrupted: Arc::new(AtomicBool::new(false)),
-            paths: [".".into(), ".".into(), cwd],
+            paths: [dir.display().to_string(), dir.display().to_string(), cwd],
+            discovery,
+            lockfile,
             progress: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
         };
         Ok(Engine { core: Arc::new(core) })

@@ -177,6 +177,21 @@ impl InstanceScope<'_> {
         Value::object(out)
     }
 
+    /// `path.module`: the root's path as given, a child module's directory
+    /// (relative to the working directory, as Terraform gives it).
+    fn module_dir(&self) -> String {
+        if self.module.0.is_empty() {
+            return self.paths[0].clone();
+        }
+        match self.config_module() {
+            Some(c) => {
+                let d = c.dir.display().to_string();
+                d.strip_prefix("./").map(|r| format!("./{}", r.trim_start_matches("./"))).unwrap_or(d)
+            }
+            None => self.paths[0].clone(),
+        }
+    }
+
     fn config_module(&self) -> Option<&Config> {
         let mut c = self.config;
         for (name, _) in &self.module.0 {
@@ -193,7 +208,7 @@ impl Scope for InstanceScope<'_> {
             "var" => self.values.with(m, |v| Value::object(v.vars.clone())).or_else(|| Some(Value::object(BTreeMap::new()))),
             "local" => self.values.with(m, |v| Value::object(v.locals.clone())).or_else(|| Some(Value::object(BTreeMap::new()))),
             "path" => Some(Value::object_from([
-                ("module", Value::string(self.paths[0].as_str())),
+                ("module", Value::string(self.module_dir())),
                 ("root", Value::string(self.paths[1].as_str())),
                 ("cwd", Value::string(self.paths[2].as_str())),
             ])),
