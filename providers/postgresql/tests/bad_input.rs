@@ -1,12 +1,13 @@
-//! Bad input under real Terraform: wrong credentials, an unreachable
-//! server, a privilege name that is not one, a privilege PostgreSQL
-//! rejects for the object type, a locale the server does not have. Each
-//! gives a clear diagnostic that Terraform shows at the offending
+//! Bad input under real Terraform and under terrane: wrong credentials,
+//! an unreachable server, a privilege name that is not one, a privilege
+//! PostgreSQL rejects for the object type, a locale the server does not
+//! have. Each
+//! gives a clear diagnostic that the tool shows at the offending
 //! attribute, and nothing is left half-created.
 
 mod support;
 
-use support::{peers, suffix, Server, Work};
+use support::{peers, suffix, Server, Tool, Work};
 
 fn provider(srv: &Server, username: &str, port: u16) -> String {
     format!(
@@ -15,7 +16,7 @@ fn provider(srv: &Server, username: &str, port: u16) -> String {
     )
 }
 
-/// The diagnostic's summary is there and Terraform places it on the line
+/// The diagnostic's summary is there and the tool places it on the line
 /// of `file` (whose text is `source`) that contains `needle`: the
 /// attribute the diagnostic names.
 #[track_caller]
@@ -29,8 +30,17 @@ fn diagnosed(out: &terrane_testkit::Output, summary: &str, file: &str, source: &
 }
 
 #[test]
-fn connection_problems_are_reported_on_the_provider_attribute() {
-    let Some((tf, srv)) = peers() else { return };
+fn connection_problems_are_reported_on_the_provider_attribute_under_terraform() {
+    connection_problems_are_reported_on_the_provider_attribute(Tool::Terraform);
+}
+
+#[test]
+fn connection_problems_are_reported_on_the_provider_attribute_under_terrane() {
+    connection_problems_are_reported_on_the_provider_attribute(Tool::Terrane);
+}
+
+fn connection_problems_are_reported_on_the_provider_attribute(tool: Tool) {
+    let Some((tf, srv)) = peers(tool) else { return };
     let x = suffix();
     let work = Work::new(tf);
     let role = format!("never_{x}");
@@ -54,8 +64,17 @@ fn connection_problems_are_reported_on_the_provider_attribute() {
 }
 
 #[test]
-fn rejected_values_are_reported_on_the_resource_attribute() {
-    let Some((tf, srv)) = peers() else { return };
+fn rejected_values_are_reported_on_the_resource_attribute_under_terraform() {
+    rejected_values_are_reported_on_the_resource_attribute(Tool::Terraform);
+}
+
+#[test]
+fn rejected_values_are_reported_on_the_resource_attribute_under_terrane() {
+    rejected_values_are_reported_on_the_resource_attribute(Tool::Terrane);
+}
+
+fn rejected_values_are_reported_on_the_resource_attribute(tool: Tool) {
+    let Some((tf, srv)) = peers(tool) else { return };
     let x = suffix();
     let work = Work::new(tf);
     let (role, table) = (format!("grantee_{x}"), format!("t_{x}"));

@@ -1,4 +1,5 @@
-//! Import of objects made before the tool arrived, under real Terraform:
+//! Import of objects made before the tool arrived, under real Terraform
+//! and under terrane:
 //! a role, a database, a schema, a grant on all tables of a schema and an
 //! extension, each imported by its natural identifier and followed by a
 //! no-change plan although the configuration spells values differently
@@ -8,7 +9,7 @@
 
 mod support;
 
-use support::{peers, suffix, Work};
+use support::{peers, suffix, Tool, Work};
 
 fn config(srv: &support::Server, x: &str) -> String {
     let mut t = srv.provider_block("");
@@ -51,8 +52,17 @@ resource "postgresql_extension" "hstore" {{
 }
 
 #[test]
-fn import_existing_objects_then_no_changes() {
-    let Some((tf, srv)) = peers() else { return };
+fn import_existing_objects_then_no_changes_under_terraform() {
+    import_existing_objects_then_no_changes(Tool::Terraform);
+}
+
+#[test]
+fn import_existing_objects_then_no_changes_under_terrane() {
+    import_existing_objects_then_no_changes(Tool::Terrane);
+}
+
+fn import_existing_objects_then_no_changes(tool: Tool) {
+    let Some((tf, srv)) = peers(tool) else { return };
     let x = suffix();
     let work = Work::new(tf);
     let (role, db) = (format!("imp_{x}"), format!("impdb_{x}"));

@@ -1,4 +1,5 @@
-//! The postgresql provider under real Terraform against a real PostgreSQL
+//! The postgresql provider under real Terraform and under terrane (the
+//! same scenario, commands and assertions) against a real PostgreSQL
 //! server: create, a no-change plan that proves normalization (encoding,
 //! privilege and timestamp spellings), in-place updates (owner, limits,
 //! password rotation through a write-only attribute), replacement on an
@@ -9,7 +10,7 @@
 
 mod support;
 
-use support::{peers, suffix, Work};
+use support::{peers, suffix, Tool, Work};
 
 fn config(srv: &support::Server, x: &str, v: &Vars) -> String {
     let mut t = srv.provider_block("");
@@ -107,7 +108,16 @@ struct Vars {
 
 #[test]
 fn lifecycle_under_terraform() {
-    let Some((tf, srv)) = peers() else { return };
+    lifecycle(Tool::Terraform);
+}
+
+#[test]
+fn lifecycle_under_terrane() {
+    lifecycle(Tool::Terrane);
+}
+
+fn lifecycle(tool: Tool) {
+    let Some((tf, srv)) = peers(tool) else { return };
     let x = suffix();
     let work = Work::new(tf);
     let wo1 = format!("wo-first-secret-{x}");
@@ -167,7 +177,7 @@ fn lifecycle_under_terraform() {
         assert_eq!(owner_v["valid_until"], "2031-01-01", "case prior_spelling_in_state");
         let (_, other_s) = work.resource(&state, "postgresql_role.other");
         assert_eq!(other_s["password"], serde_json::json!(true), "case password_marked_sensitive");
-        let raw_state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+        let raw_state = work.raw_state();
         assert!(!raw_state.contains(&wo1), "case write_only_not_in_state_file");
 
         // In-place: limit, owner, password rotation by version.
@@ -187,7 +197,7 @@ fn lifecycle_under_terraform() {
         assert_ne!(hash1, hash2, "case password_rotated_by_version");
         assert_eq!(q(&format!("SELECT pg_get_userbyid(datdba)::text FROM pg_database WHERE datname = '{db}'")), Some(format!("other_{x}")), "case owner_updated");
         work.plan(0);
-        let raw_state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+        let raw_state = work.raw_state();
         assert!(!raw_state.contains(&wo2), "case rotated_write_only_not_in_state_file");
 
         // Replacement: PostgreSQL cannot change a database's encoding.

