@@ -73,7 +73,7 @@ impl fmt::Display for Diagnostic {
 /// belong to a piece of text that was cut out of the file (a string of a
 /// `.tf.json` file parsed as an expression) and are mapped back into the
 /// file, so ranges still point at the file the user wrote.
-#[derive(PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct LineIndex {
     file: Arc<str>,
     starts: Arc<[usize]>,
@@ -148,8 +148,14 @@ impl LineIndex {
     }
 
     /// The whole text of the file.
-    pub(crate) fn text(&self) -> &str {
+    pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// Whether this index maps a piece cut out of the file (see
+    /// [`LineIndex::shifted`]) rather than the file itself.
+    pub fn is_shifted(&self) -> bool {
+        self.base != 0 || !self.inserted.is_empty()
     }
 }
 

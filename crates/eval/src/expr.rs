@@ -25,6 +25,8 @@ pub struct Evaluator<'a> {
     scope: &'a dyn Scope,
     ctx: &'a FuncCtx<'a>,
     index: &'a LineIndex,
+    /// A piece of a file being evaluated (a heredoc re-read from source).
+    index_override: Option<LineIndex>,
     provider_functions: Option<&'a ProviderFunctions<'a>>,
     /// Names bound by `for` expressions and template `for` directives,
     /// innermost last.
@@ -48,7 +50,7 @@ pub(crate) fn unknown_not_null(ty: Type) -> Value {
 
 impl<'a> Evaluator<'a> {
     pub fn new(scope: &'a dyn Scope, ctx: &'a FuncCtx<'a>, index: &'a LineIndex) -> Evaluator<'a> {
-        Evaluator { scope, ctx, index, provider_functions: None, locals: Vec::new(), diags: Vec::new() }
+        Evaluator { scope, ctx, index, index_override: None, provider_functions: None, locals: Vec::new(), diags: Vec::new() }
     }
 
     /// Provider-defined functions for `provider::NAME::FUNC(...)` calls.
@@ -86,7 +88,23 @@ impl<'a> Evaluator<'a> {
     }
 
     pub(crate) fn range(&self, span: Option<Range<usize>>) -> Option<SourceRange> {
-        self.index.range(span)
+        match &self.index_override {
+            Some(i) => i.range(span),
+            None => self.index.range(span),
+        }
+    }
+
+    /// The index spans currently refer to.
+    pub(crate) fn current_index(&self) -> LineIndex {
+        self.index_override.clone().unwrap_or_else(|| self.index.clone())
+    }
+
+    /// Runs `f` with spans referring to `index`.
+    pub(crate) fn with_index<R>(&mut self, index: &LineIndex, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.index_override.replace(index.clone());
+        let r = f(self);
+        self.index_override = saved;
+        r
     }
 
     /// Records an error at `span` and returns the placeholder result.
@@ -115,7 +133,10 @@ impl<'a> Evaluator<'a> {
             }
             Expression::Object(o) => self.object(o),
             Expression::StringTemplate(t) => self.string_template(t),
-            Expression::HeredocTemplate(h) => self.template(&h.template),
+            Expression::HeredocTemplate(h) => {
+                let index = self.current_index();
+                self.heredoc(h, &index)
+            }
             Expression::Parenthesis(p) => self.eval(p.inner()),
             Expression::Variable(v) => self.variable(v.as_str(), e.span()),
             Expression::Conditional(c) => self.conditional(&c.cond_expr, &c.true_expr, &c.false_expr),

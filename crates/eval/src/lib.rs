@@ -17,6 +17,7 @@
 mod arith;
 mod expr;
 mod forexpr;
+mod heredoc;
 pub mod func;
 pub mod module;
 mod ops;
@@ -78,7 +79,7 @@ pub fn render_template(text: &str, path: &Path, vars: &Value) -> Result<Value, S
         format!("{name}:{}:{}: {}", loc.line(), loc.column(), e.message())
     })?;
     let mut ev = Evaluator::new(&scope, &ctx, &index);
-    let v = ev.template(&template);
+    let v = ev.template_file(&template);
     let diags = ev.into_diagnostics();
     match diags.first() {
         Some(d) => Err(d.to_string()),

@@ -10,17 +10,28 @@ use terrane_value::convert::convert;
 use terrane_value::{Kind, Refinements, Type, Value};
 
 #[derive(Default)]
-struct Acc {
+pub(crate) struct Acc {
     buf: String,
     unknown: bool,
     sensitive: bool,
 }
 
 impl Acc {
-    fn push(&mut self, s: &str) {
+    pub(crate) fn push(&mut self, s: &str) {
         if !self.unknown {
             self.buf.push_str(s);
         }
+    }
+
+    /// The rendered string (unknown with the known prefix when an
+    /// interpolation was unknown; marked when one was sensitive).
+    pub(crate) fn finish(self) -> Value {
+        let out = if self.unknown {
+            Value::unknown_refined(Type::String, Refinements::not_null().with_prefix(&self.buf))
+        } else {
+            Value::string(self.buf)
+        };
+        mark(out, self.sensitive)
     }
 }
 
@@ -38,12 +49,7 @@ impl Evaluator<'_> {
     pub fn template(&mut self, t: &Template) -> Value {
         let mut acc = Acc::default();
         self.render(t, false, false, &mut acc);
-        let out = if acc.unknown {
-            Value::unknown_refined(Type::String, Refinements::not_null().with_prefix(&acc.buf))
-        } else {
-            Value::string(acc.buf)
-        };
-        mark(out, acc.sensitive)
+        acc.finish()
     }
 
     fn render(&mut self, t: &Template, trim_first: bool, trim_last: bool, acc: &mut Acc) {
@@ -68,55 +74,18 @@ impl Evaluator<'_> {
                 }
                 Element::Directive(dir) => match &**dir {
                 Directive::If(d) => {
-                    let c = self.eval(&d.if_expr.cond_expr);
-                    acc.sensitive |= c.has_sensitive();
-                    let c = c.unmark_deep();
-                    if c.is_null() {
-                        self.error(d.if_expr.cond_expr.span(), "Invalid template directive", "The condition value is null. Conditions must either be true or false.");
-                        acc.unknown = true;
-                        continue;
-                    }
-                    let Ok(c) = convert(&c, &Type::Bool) else {
-                        self.error(d.if_expr.cond_expr.span(), "Invalid template directive", "The condition expression must be of type bool.");
-                        acc.unknown = true;
-                        continue;
-                    };
+                    let Some(c) = self.directive_condition(&d.if_expr.cond_expr, acc) else { continue };
                     let end_strip = d.endif_expr.strip.strip_start();
-                    match c.as_bool() {
-                        Some(true) => {
-                            let last = d.else_expr.as_ref().map(|e| e.strip.strip_start()).unwrap_or(end_strip);
-                            self.render(&d.if_expr.template, d.if_expr.strip.strip_end(), last, acc);
-                        }
-                        Some(false) => {
-                            if let Some(e) = &d.else_expr {
-                                self.render(&e.template, e.strip.strip_end(), end_strip, acc);
-                            }
-                        }
-                        None => acc.unknown = true,
+                    if c {
+                        let last = d.else_expr.as_ref().map(|e| e.strip.strip_start()).unwrap_or(end_strip);
+                        self.render(&d.if_expr.template, d.if_expr.strip.strip_end(), last, acc);
+                    } else if let Some(e) = &d.else_expr {
+                        self.render(&e.template, e.strip.strip_end(), end_strip, acc);
                     }
                 }
                 Directive::For(d) => {
                     let f = &d.for_expr;
-                    let coll = self.eval(&f.collection_expr);
-                    acc.sensitive |= coll.is_sensitive();
-                    if coll.is_null() {
-                        self.error(f.collection_expr.span(), "Invalid template for directive", "Cannot iterate over a null value.");
-                        acc.unknown = true;
-                        continue;
-                    }
-                    if !coll.is_known() {
-                        acc.unknown = true;
-                        continue;
-                    }
-                    let Some(items) = crate::forexpr::iteration_items(&coll) else {
-                        self.error(
-                            f.collection_expr.span(),
-                            "Invalid template for directive",
-                            format!("A value of type {} cannot be used as the collection in a 'for' directive.", coll.ty().friendly_name()),
-                        );
-                        acc.unknown = true;
-                        continue;
-                    };
+                    let Some(items) = self.directive_items(&f.collection_expr, acc) else { continue };
                     let depth = self.locals.len();
                     for (k, v) in items {
                         if let Some(kv) = &f.key_var {
@@ -132,7 +101,53 @@ impl Evaluator<'_> {
         }
     }
 
-    fn interpolate(&mut self, v: Value, span: Option<std::ops::Range<usize>>, acc: &mut Acc) {
+    /// An `%{if}` condition: `None` when unknown or invalid (the result
+    /// is then unknown).
+    pub(crate) fn directive_condition(&mut self, cond: &hcl_edit::expr::Expression, acc: &mut Acc) -> Option<bool> {
+        let c = self.eval(cond);
+        acc.sensitive |= c.has_sensitive();
+        let c = c.unmark_deep();
+        if c.is_null() {
+            self.error(cond.span(), "Invalid template directive", "The condition value is null. Conditions must either be true or false.");
+            acc.unknown = true;
+            return None;
+        }
+        let Ok(c) = convert(&c, &Type::Bool) else {
+            self.error(cond.span(), "Invalid template directive", "The condition expression must be of type bool.");
+            acc.unknown = true;
+            return None;
+        };
+        if c.as_bool().is_none() {
+            acc.unknown = true;
+        }
+        c.as_bool()
+    }
+
+    /// The items a `%{for}` directive iterates over; `None` when unknown or
+    /// invalid (the result is then unknown).
+    pub(crate) fn directive_items(&mut self, coll_expr: &hcl_edit::expr::Expression, acc: &mut Acc) -> Option<Vec<(Value, Value)>> {
+        let coll = self.eval(coll_expr);
+        acc.sensitive |= coll.is_sensitive();
+        if coll.is_null() {
+            self.error(coll_expr.span(), "Invalid template for directive", "Cannot iterate over a null value.");
+            acc.unknown = true;
+            return None;
+        }
+        if !coll.is_known() {
+            acc.unknown = true;
+            return None;
+        }
+        match crate::forexpr::iteration_items(&coll) {
+            Some(items) => Some(items),
+            None => {
+                self.error(coll_expr.span(), "Invalid template for directive", format!("A value of type {} cannot be used as the collection in a 'for' directive.", coll.ty().friendly_name()));
+                acc.unknown = true;
+                None
+            }
+        }
+    }
+
+    pub(crate) fn interpolate(&mut self, v: Value, span: Option<std::ops::Range<usize>>, acc: &mut Acc) {
         acc.sensitive |= v.has_sensitive();
         if v.is_null() {
             self.error(span, "Invalid template interpolation value", "The expression result is null. Cannot include a null value in a string template.");
