@@ -314,11 +314,14 @@ pub fn diagnostic(style: &Style, d: &Diagnostic) -> String {
     };
     let _ = writeln!(out, "\n{}: {}\n", paint(style, &style.bold(sev)), style.bold(&d.summary));
     if let Some(r) = &d.range {
-        let _ = writeln!(out, "  on {} line {}:", r.file, r.start.line);
-        if let Ok(text) = std::fs::read_to_string(&*r.file) {
-            if let Some(line) = text.lines().nth(r.start.line.saturating_sub(1)) {
-                let _ = writeln!(out, "  {:>3}: {}", r.start.line, line);
-            }
+        // Terraform names root-module files without "./" and adds the
+        // block the line is in: `on main.tf line 3, in resource "a" "b":`.
+        let file = r.file.strip_prefix("./").unwrap_or(&r.file);
+        let text = std::fs::read_to_string(&*r.file).ok();
+        let context = text.as_deref().filter(|_| file.ends_with(".tf")).and_then(|t| block_context(t, r.start.line)).map(|c| format!(", in {c}")).unwrap_or_default();
+        let _ = writeln!(out, "  on {file} line {}{context}:", r.start.line);
+        if let Some(line) = text.as_deref().and_then(|t| t.lines().nth(r.start.line.saturating_sub(1))) {
+            let _ = writeln!(out, "  {:>3}: {}", r.start.line, line);
         }
         out.push('\n');
     }
@@ -326,6 +329,32 @@ pub fn diagnostic(style: &Style, d: &Diagnostic) -> String {
         let _ = writeln!(out, "{}", d.detail);
     }
     out
+}
+
+/// The top-level block that line `line` (1-based) of a `.tf` file is in,
+/// as Terraform names it (`resource "a" "b"`, `provider "p"`): the nearest
+/// header at column 0 at or above the line, unless a closing brace at
+/// column 0 comes first.
+fn block_context(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().take(line).collect();
+    for (i, l) in lines.iter().enumerate().rev() {
+        if l.starts_with('}') && i + 1 < line {
+            return None;
+        }
+        let Some(head) = l.trim_end().strip_suffix('{') else { continue };
+        if !l.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        let mut words = head.split_whitespace();
+        let kind = words.next()?;
+        let mut s = kind.to_string();
+        for label in words {
+            let bare = label.trim_matches('"');
+            s.push_str(&format!(" \"{bare}\""));
+        }
+        return Some(s);
+    }
+    None
 }
 
 /// `Outputs:` after apply and for `output`.

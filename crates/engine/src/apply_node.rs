@@ -323,7 +323,7 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         }
     };
     let bad = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), range));
+    w.diags(checks::provider_diags_at(&resp.diagnostics, &addr.to_string(), range, &|p| rc.attr_range(p)));
     if bad {
         return restore_deposed(w, addr, deposed_key);
     }
@@ -349,7 +349,7 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         }
     };
     let apply_failed = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), range));
+    w.diags(checks::provider_diags_at(&resp.diagnostics, &addr.to_string(), range, &|p| rc.attr_range(p)));
     let new_state = resp.new_state;
     if apply_failed {
         // Keep what the provider says exists; a failed create is tainted.

@@ -16,12 +16,23 @@ const BUG: &str = "This is a bug in the provider, which should be reported in th
 /// Converts a provider's diagnostics into configuration diagnostics at the
 /// resource, naming the address and the attribute path.
 pub fn provider_diags(d: &ProviderDiags, addr: &str, range: &Option<SourceRange>) -> Vec<Diagnostic> {
+    provider_diags_at(d, addr, range, &|_| None)
+}
+
+/// Like [`provider_diags`], but a diagnostic with an attribute path is
+/// placed where `at` finds that attribute in the configuration, as
+/// Terraform does (falling back to `range` and naming the path).
+pub fn provider_diags_at(d: &ProviderDiags, addr: &str, range: &Option<SourceRange>, at: &dyn Fn(&Path) -> Option<SourceRange>) -> Vec<Diagnostic> {
     d.iter()
         .map(|pd| {
             let mut detail = pd.detail.clone();
+            let mut range = range.clone();
             if let Some(p) = &pd.attribute {
                 if !p.is_root() {
-                    detail = format!("{detail}\n\n  on attribute {p}");
+                    match at(p) {
+                        Some(r) => range = Some(r),
+                        None => detail = format!("{detail}\n\n  on attribute {p}"),
+                    }
                 }
             }
             detail = format!("{detail}\n\n  with {addr}").trim_start().to_string();
@@ -32,10 +43,30 @@ pub fn provider_diags(d: &ProviderDiags, addr: &str, range: &Option<SourceRange>
                 },
                 summary: pd.summary.clone(),
                 detail,
-                range: range.clone(),
+                range,
             }
         })
         .collect()
+}
+
+/// Where the attribute `p` is written in a body with these arguments and
+/// nested blocks: the argument's expression, or the nested block (static
+/// blocks only; the innermost one found when the path goes deeper than
+/// what is written).
+pub fn attribute_range(p: &Path, attributes: &std::collections::BTreeMap<String, terrane_config::Expr>, blocks: &[terrane_config::NestedBlock]) -> Option<SourceRange> {
+    use terrane_value::Step;
+    let [Step::Attr(name), rest @ ..] = p.0.as_slice() else { return None };
+    if let Some(e) = attributes.get(name) {
+        return e.range.clone();
+    }
+    let mut of_type = blocks.iter().filter(|b| b.type_name == *name && b.dynamic.is_none());
+    let (block, rest) = match rest {
+        [Step::Index(i), rest @ ..] => (of_type.nth(usize::try_from(*i).ok()?), rest),
+        [Step::Key(k), rest @ ..] => (of_type.find(|b| b.labels.first() == Some(k)), rest),
+        _ => (of_type.next(), rest),
+    };
+    let block = block?;
+    attribute_range(&Path(rest.to_vec()), &block.attributes, &block.blocks).or_else(|| block.range.clone())
 }
 
 fn bug(summary: &str, detail: String, range: &Option<SourceRange>) -> Diagnostic {

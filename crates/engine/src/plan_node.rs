@@ -107,6 +107,12 @@ impl ResourceCtx {
         self.provider_key.addr.to_string()
     }
 
+    /// Where the attribute `p` of this resource is written, for provider
+    /// diagnostics that name it.
+    pub fn attr_range(&self, p: &Path) -> Option<terrane_config::SourceRange> {
+        checks::attribute_range(p, &self.res.attributes, &self.res.body)
+    }
+
     /// The state record of a value.
     pub fn object(&self, v: &Value, private: Vec<u8>, status: Status, cbd: bool) -> ObjectState {
         let plain = v.unmark_deep();
@@ -222,7 +228,7 @@ async fn plan_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Instan
     match rc.provider.validate_data_resource_config(&rc.res.ty, &plain).await {
         Ok(d) => {
             let bad = d.has_errors();
-            w.diags(checks::provider_diags(&d, &addr.to_string(), &rc.res.range));
+            w.diags(checks::provider_diags_at(&d, &addr.to_string(), &rc.res.range, &|p| rc.attr_range(p)));
             if bad {
                 return false;
             }
@@ -250,7 +256,7 @@ async fn plan_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Instan
             }
         };
         let bad = resp.diagnostics.has_errors();
-        w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), &rc.res.range));
+        w.diags(checks::provider_diags_at(&resp.diagnostics, &addr.to_string(), &rc.res.range, &|p| rc.attr_range(p)));
         if bad {
             return false;
         }
@@ -394,7 +400,7 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
             }
         };
         let bad = resp.diagnostics.has_errors();
-        w.diags(checks::provider_diags(&resp.diagnostics, &label, range));
+        w.diags(checks::provider_diags_at(&resp.diagnostics, &label, range, &|p| rc.attr_range(p)));
         if bad {
             return false;
         }
@@ -436,7 +442,7 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
     match rc.provider.validate_resource_config(&rc.res.ty, &plain_config).await {
         Ok(d) => {
             let bad = d.has_errors();
-            w.diags(checks::provider_diags(&d, &label, range));
+            w.diags(checks::provider_diags_at(&d, &label, range, &|p| rc.attr_range(p)));
             if bad {
                 return false;
             }
@@ -472,7 +478,7 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
         }
     };
     let bad = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags(&resp.diagnostics, &label, range));
+    w.diags(checks::provider_diags_at(&resp.diagnostics, &label, range, &|p| rc.attr_range(p)));
     if bad {
         return false;
     }
@@ -525,7 +531,7 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
             }
         };
         let bad = resp.diagnostics.has_errors();
-        w.diags(checks::provider_diags(&resp.diagnostics, &label, range));
+        w.diags(checks::provider_diags_at(&resp.diagnostics, &label, range, &|p| rc.attr_range(p)));
         if bad {
             return false;
         }

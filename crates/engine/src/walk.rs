@@ -583,13 +583,15 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
         v
     };
     let unmarked = config_value.unmark_deep();
+    // Diagnostics about an argument point at it, as Terraform's do.
+    let at = |p: &terrane_value::Path| cfg.and_then(|c| crate::checks::attribute_range(p, &c.attributes, &[]));
     if w.phase != Phase::Validate || unmarked.is_wholly_known() {
         match instance.validate_provider_config(&unmarked).await {
             Ok(d) if d.has_errors() => {
-                w.diags(crate::checks::provider_diags(&d, &key.to_string(), &range));
+                w.diags(crate::checks::provider_diags_at(&d, &key.to_string(), &range, &at));
                 return false;
             }
-            Ok(d) => w.diags(crate::checks::provider_diags(&d, &key.to_string(), &range)),
+            Ok(d) => w.diags(crate::checks::provider_diags_at(&d, &key.to_string(), &range, &at)),
             Err(e) => {
                 w.diag(Diagnostic::error("Provider failed", e.to_string(), range));
                 return false;
@@ -599,10 +601,10 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
     if w.phase != Phase::Validate {
         match instance.configure_provider(crate::TERRAFORM_VERSION, &unmarked).await {
             Ok(d) if d.has_errors() => {
-                w.diags(crate::checks::provider_diags(&d, &key.to_string(), &range));
+                w.diags(crate::checks::provider_diags_at(&d, &key.to_string(), &range, &at));
                 return false;
             }
-            Ok(d) => w.diags(crate::checks::provider_diags(&d, &key.to_string(), &range)),
+            Ok(d) => w.diags(crate::checks::provider_diags_at(&d, &key.to_string(), &range, &at)),
             Err(e) => {
                 w.diag(Diagnostic::error("Failed to configure provider", e.to_string(), range));
                 return false;
