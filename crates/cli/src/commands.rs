@@ -14,10 +14,18 @@ use terrane_state::{InstanceAddr, LockInfo, Run, Snapshot, StateStore};
 pub struct Ui {
     pub style: Style,
     pub json: bool,
+    /// `-json` on plan/apply/destroy/refresh: Terraform's streaming UI.
+    pub stream: bool,
 }
 
 impl Ui {
     pub fn diags(&self, ds: &[Diagnostic]) {
+        if self.stream {
+            for d in ds {
+                println!("{}", crate::stream::diagnostic(d));
+            }
+            return;
+        }
         let mut err = std::io::stderr().lock();
         for d in ds {
             let _ = write!(err, "{}", render::diagnostic(&self.style, d));
@@ -53,8 +61,12 @@ pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u
 }
 
 pub async fn dispatch(a: Args) -> u8 {
-    let ui = Ui { style: Style { color: !a.has("no-color") && std::io::stdout().is_terminal() }, json: a.has("json") };
     let cmd: Vec<&str> = a.command.iter().map(String::as_str).collect();
+    let streaming = matches!(cmd.as_slice(), ["plan"] | ["apply"] | ["destroy"] | ["refresh"]) && a.has("json");
+    let ui = Ui { style: Style { color: !a.has("no-color") && !streaming && std::io::stdout().is_terminal() }, json: a.has("json"), stream: streaming };
+    if streaming {
+        println!("{}", crate::stream::version());
+    }
     let dir = PathBuf::from(".");
     match cmd.as_slice() {
         [] | ["help"] => {
@@ -270,12 +282,20 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     if plan.has_errors() {
         return 1;
     }
-    print!("{}", render::plan(&ui.style, &plan));
+    if ui.stream {
+        for l in crate::stream::plan(&plan, "plan") {
+            println!("{l}");
+        }
+    } else {
+        print!("{}", render::plan(&ui.style, &plan));
+    }
     if let Some(out) = a.value("out") {
         if let Err(e) = std::fs::write(out, planfile::write(&plan)) {
             return ui.error("Failed to write plan file", e.to_string());
         }
-        println!("\nSaved the plan to: {out}\n\nTo perform exactly these actions, run the following command to apply:\n    terrane apply {out:?}");
+        if !ui.stream {
+            println!("\nSaved the plan to: {out}\n\nTo perform exactly these actions, run the following command to apply:\n    terrane apply {out:?}");
+        }
     }
     if a.has("detailed-exitcode") && plan.has_changes() {
         return 2;
@@ -284,6 +304,10 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
 }
 
 fn confirm(ui: &Ui, a: &Args, what: &str) -> bool {
+    if ui.stream && !a.has("auto-approve") {
+        ui.error("Plan approval required", "The -json option needs -auto-approve: the approval prompt cannot be answered in machine-readable mode.");
+        return false;
+    }
     // `refresh` changes no remote object: it never asks, as Terraform's.
     if a.has("auto-approve") || a.command.first().is_some_and(|c| c == "refresh") {
         return true;
@@ -378,12 +402,22 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 let _ = run.finish();
                 return 1;
             }
-            print!("{}", render::plan(&ui.style, &p));
+            if ui.stream {
+                for l in crate::stream::plan(&p, "apply") {
+                    println!("{l}");
+                }
+            } else {
+                print!("{}", render::plan(&ui.style, &p));
+            }
             if !p.has_changes() && !(opts.mode == PlanMode::RefreshOnly && !p.drift.is_empty()) {
                 engine.shutdown().await;
                 let _ = run.finish();
-                println!("\n{}", ui.style.bold(&format!("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.")));
-                print_outputs_after(&snapshot);
+                if ui.stream {
+                    println!("{}", crate::stream::apply_summary(0, 0, 0, "apply"));
+                } else {
+                    println!("\n{}", ui.style.bold("Apply complete! Resources: 0 added, 0 changed, 0 destroyed."));
+                    print_outputs_after(&snapshot);
+                }
                 return 0;
             }
             let question = match opts.mode {
@@ -413,6 +447,12 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     }
     if result.has_errors() || interrupted {
         return 1;
+    }
+    if ui.stream {
+        let op = if opts.mode == PlanMode::Destroy { "destroy" } else { "apply" };
+        println!("{}", crate::stream::apply_summary(result.added, result.changed, result.destroyed, op));
+        println!("{}", crate::stream::outputs(&result.outputs));
+        return 0;
     }
     let verb = if opts.mode == PlanMode::Destroy { "Destroy" } else { "Apply" };
     if opts.mode == PlanMode::Destroy {

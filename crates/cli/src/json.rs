@@ -37,6 +37,15 @@ fn as_bool(v: &Value, leaf: &dyn Fn(&Value) -> bool) -> Json {
     if leaf(v) {
         return Json::Bool(true);
     }
+    // An unknown collection says nothing about its elements: Terraform
+    // writes an empty array or object for it.
+    if !v.is_known() {
+        return match v.ty() {
+            terrane_value::Type::List(_) | terrane_value::Type::Set(_) | terrane_value::Type::Tuple(_) => json!([]),
+            terrane_value::Type::Map(_) | terrane_value::Type::Object(_) => json!({}),
+            _ => Json::Bool(false),
+        };
+    }
     match v.kind() {
         Kind::Seq(es) | Kind::Set(es) => Json::Array(es.iter().map(|e| as_bool(e, leaf)).collect()),
         Kind::Map(m) => Json::Object(m.iter().map(|(k, x)| (k.clone(), as_bool(x, leaf))).filter(|(_, j)| *j != Json::Bool(false)).collect()),

@@ -9,6 +9,7 @@ mod json;
 mod planfile;
 mod render;
 mod statecmd;
+mod stream;
 mod vars;
 
 use std::process::ExitCode;

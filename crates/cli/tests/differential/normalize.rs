@@ -1,0 +1,391 @@
+//! Comparing Terraform's and terrane's `show -json` documents.
+//!
+//! Both tools drive the same provider binaries, so everything except
+//! randomness must come out equal. Random values (random_* attributes, the
+//! UUID `id` of terraform_data) are paired up by address and attribute
+//! from the states both tools wrote ([`Subst::learn`]); terrane's strings
+//! then have terrane's random values replaced by Terraform's before the
+//! comparison, so values built from them (templates, file contents) compare
+//! too. Digests of random-derived file contents cannot be paired that way;
+//! they are the one thing left out (see [`DIGESTS`]).
+
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Attributes of local_* files that are hashes of their content: not
+/// compared when the content itself came from a random value.
+pub const DIGESTS: &[&str] = &["id", "content_md5", "content_sha1", "content_sha256", "content_sha512", "content_base64sha256", "content_base64sha512"];
+
+/// terrane's random values -> Terraform's, learned from states.
+#[derive(Default, Debug, Clone)]
+pub struct Subst {
+    strings: BTreeMap<String, String>,
+    numbers: Vec<(Value, Value)>,
+}
+
+impl Subst {
+    /// Pairs up the random attributes of resources present in both states.
+    pub fn learn(&mut self, terraform_state: &Value, terrane_state: &Value) {
+        let tf = state_resources(terraform_state);
+        let tr = state_resources(terrane_state);
+        for (addr, a) in &tf {
+            let Some(b) = tr.get(addr) else { continue };
+            let ty = a["type"].as_str().unwrap_or_default();
+            let (Some(av), Some(bv)) = (a["values"].as_object(), b["values"].as_object()) else { continue };
+            for (k, x) in av {
+                let random = ty.starts_with("random_") || (ty == "terraform_data" && k == "id");
+                if !random {
+                    continue;
+                }
+                let Some(y) = bv.get(k) else { continue };
+                match (x, y) {
+                    (Value::String(x), Value::String(y)) if x != y && !y.is_empty() => {
+                        self.strings.insert(y.clone(), x.clone());
+                    }
+                    (Value::Number(_), Value::Number(_)) if x != y => self.numbers.push((y.clone(), x.clone())),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// terrane's value with its random values replaced by Terraform's.
+    pub fn apply(&self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => {
+                let mut keys: Vec<&String> = self.strings.keys().collect();
+                keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
+                let mut out = s.clone();
+                for k in keys {
+                    if out.contains(k.as_str()) {
+                        out = out.replace(k.as_str(), &self.strings[k]);
+                    }
+                }
+                Value::String(out)
+            }
+            Value::Number(_) => self.numbers.iter().find(|(from, _)| from == v).map(|(_, to)| to.clone()).unwrap_or_else(|| v.clone()),
+            Value::Array(xs) => Value::Array(xs.iter().map(|x| self.apply(x)).collect()),
+            Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), self.apply(x))).collect()),
+            other => other.clone(),
+        }
+    }
+}
+
+/// Every resource instance of a state document (root and child modules),
+/// keyed by address (plus ` deposed` for deposed objects).
+pub fn state_resources(doc: &Value) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    fn walk(m: &Value, out: &mut BTreeMap<String, Value>) {
+        for r in m["resources"].as_array().into_iter().flatten() {
+            let mut key = r["address"].as_str().unwrap_or_default().to_string();
+            if r.get("deposed_key").is_some() {
+                key.push_str(" deposed");
+            }
+            out.insert(key, r.clone());
+        }
+        for c in m["child_modules"].as_array().into_iter().flatten() {
+            walk(c, out);
+        }
+    }
+    walk(&doc["values"]["root_module"], &mut out);
+    out
+}
+
+/// Records differences between `tf` and `tr` (already substituted) at
+/// `path`, skipping object keys in `skip`.
+pub fn diff(path: &str, tf: &Value, tr: &Value, skip: &[&str], out: &mut Vec<String>) {
+    match (tf, tr) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for k in keys {
+                if skip.contains(&k.as_str()) {
+                    continue;
+                }
+                let p = format!("{path}.{k}");
+                match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => diff(&p, x, y, &[], out),
+                    (Some(x), None) => out.push(format!("{p}: terraform {x}, terrane has no such key")),
+                    (None, Some(y)) => out.push(format!("{p}: terrane {y}, terraform has no such key")),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                diff(&format!("{path}[{i}]"), x, y, &[], out);
+            }
+        }
+        _ if tf == tr => {}
+        _ => out.push(format!("{path}: terraform {tf}, terrane {tr}")),
+    }
+}
+
+/// Whether the object's values needed the substitution to match: then its
+/// content digests are random too.
+fn random_derived(tf: &Value, tr_raw: &Value, tr: &Value) -> bool {
+    match (tf, tr_raw, tr) {
+        (Value::Object(a), Value::Object(r), Value::Object(s)) => a.iter().any(|(k, x)| r.get(k) != s.get(k) && s.get(k) == Some(x)),
+        _ => tr_raw != tr && tf == tr,
+    }
+}
+
+/// The digest keys to skip for a resource of type `ty` whose values
+/// (`tf`, raw `tr`, substituted `tr`) are given.
+fn skip_for(ty: &str, pairs: &[(&Value, &Value, &Value)]) -> &'static [&'static str] {
+    if ty.starts_with("local_") && pairs.iter().any(|(a, r, s)| random_derived(a, r, s)) {
+        DIGESTS
+    } else {
+        &[]
+    }
+}
+
+/// The comparable part of one resource change.
+fn change_view(rc: &Value) -> Value {
+    let c = &rc["change"];
+    let mut m = Map::new();
+    for k in ["actions", "before", "after", "after_unknown", "before_sensitive", "after_sensitive", "importing"] {
+        if let Some(v) = c.get(k) {
+            m.insert(k.into(), v.clone());
+        }
+    }
+    for k in ["action_reason", "previous_address"] {
+        if let Some(v) = rc.get(k) {
+            m.insert(k.into(), v.clone());
+        }
+    }
+    Value::Object(m)
+}
+
+fn changes_by_address(doc: &Value, field: &str) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for rc in doc[field].as_array().into_iter().flatten() {
+        let mut key = rc["address"].as_str().unwrap_or_default().to_string();
+        if rc.get("deposed").is_some() {
+            key.push_str(" deposed");
+        }
+        out.insert(key, rc.clone());
+    }
+    out
+}
+
+fn compare_keyed(what: &str, tf: &BTreeMap<String, Value>, tr: &BTreeMap<String, Value>, out: &mut Vec<String>) -> bool {
+    let a: Vec<&String> = tf.keys().collect();
+    let b: Vec<&String> = tr.keys().collect();
+    if a != b {
+        out.push(format!("{what}: terraform has {a:?}, terrane has {b:?}"));
+        return false;
+    }
+    true
+}
+
+/// Differences between two saved-plan documents (`show -json PLAN`).
+pub fn compare_plans(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
+    let mut out = Vec::new();
+    let a = changes_by_address(tf, "resource_changes");
+    let b = changes_by_address(tr, "resource_changes");
+    compare_keyed("resource_changes addresses", &a, &b, &mut out);
+    for (addr, x) in &a {
+        let Some(y) = b.get(addr) else { continue };
+        let (xv, yraw) = (change_view(x), change_view(y));
+        let yv = subst.apply(&yraw);
+        let ty = x["type"].as_str().unwrap_or_default();
+        let pairs = [(&xv["before"], &yraw["before"], &yv["before"]), (&xv["after"], &yraw["after"], &yv["after"])];
+        let skip = skip_for(ty, &pairs);
+        for k in ["actions", "action_reason", "previous_address", "importing", "after_unknown", "before_sensitive", "after_sensitive"] {
+            diff(&format!("{addr}: {k}"), xv.get(k).unwrap_or(&Value::Null), yv.get(k).unwrap_or(&Value::Null), &[], &mut out);
+        }
+        for k in ["before", "after"] {
+            diff(&format!("{addr}: {k}"), &xv[k], &yv[k], skip, &mut out);
+        }
+    }
+    let drift = |d: &Value| -> Vec<(String, Value)> {
+        changes_by_address(d, "resource_drift").into_iter().map(|(k, v)| (k, v["change"]["actions"].clone())).collect()
+    };
+    let (da, db) = (drift(tf), drift(tr));
+    if da != db {
+        out.push(format!("resource_drift: terraform {da:?}, terrane {db:?}"));
+    }
+    let empty = Value::Object(Map::new());
+    let oa = tf.get("output_changes").unwrap_or(&empty);
+    let ob = subst.apply(tr.get("output_changes").unwrap_or(&empty));
+    diff("output_changes", oa, &ob, &[], &mut out);
+    out
+}
+
+/// Differences between two state documents (`show -json`).
+pub fn compare_states(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
+    let mut out = Vec::new();
+    let a = state_resources(tf);
+    let b = state_resources(tr);
+    compare_keyed("state addresses", &a, &b, &mut out);
+    for (addr, x) in &a {
+        let Some(yraw) = b.get(addr) else { continue };
+        let y = subst.apply(yraw);
+        let ty = x["type"].as_str().unwrap_or_default();
+        let skip = skip_for(ty, &[(&x["values"], &yraw["values"], &y["values"])]);
+        diff(&format!("{addr}: values"), &x["values"], &y["values"], skip, &mut out);
+        for k in ["sensitive_values", "tainted", "mode", "type", "provider_name", "schema_version"] {
+            diff(&format!("{addr}: {k}"), x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), &[], &mut out);
+        }
+        let deps = |v: &Value| -> Vec<String> {
+            let mut d: Vec<String> = v["depends_on"].as_array().into_iter().flatten().filter_map(|s| s.as_str().map(str::to_string)).collect();
+            d.sort();
+            d
+        };
+        if deps(x) != deps(&y) {
+            out.push(format!("{addr}: depends_on: terraform {:?}, terrane {:?}", deps(x), deps(&y)));
+        }
+    }
+    let empty = Value::Object(Map::new());
+    let oa = tf["values"].get("outputs").unwrap_or(&empty);
+    let ob = subst.apply(tr["values"].get("outputs").unwrap_or(&empty));
+    diff("outputs", oa, &ob, &[], &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn state(resources: Value) -> Value {
+        json!({"values": {"root_module": {"resources": resources}}})
+    }
+
+    fn pet(id: &str) -> Value {
+        json!({"address": "random_pet.p", "type": "random_pet", "values": {"id": id, "length": 2}})
+    }
+
+    fn file(content: &str, sha: &str) -> Value {
+        json!({"address": "local_file.f", "type": "local_file", "values": {"content": content, "content_sha1": sha, "id": sha}})
+    }
+
+    fn plan(rcs: Value) -> Value {
+        json!({"resource_changes": rcs})
+    }
+
+    fn rc(addr: &str, ty: &str, actions: Value, before: Value, after: Value, unknown: Value) -> Value {
+        json!({"address": addr, "type": ty, "change": {"actions": actions, "before": before, "after": after, "after_unknown": unknown}})
+    }
+
+    /// One table case: the differences compare_states reports.
+    fn check_states(name: &str, tf: Value, tr: Value, want: &[&str]) {
+        let mut s = Subst::default();
+        s.learn(&tf, &tr);
+        let got = compare_states(&tf, &tr, &s);
+        assert_eq!(got, want, "{name}");
+    }
+
+    fn check_plans(name: &str, learn: (Value, Value), tf: Value, tr: Value, want: &[&str]) {
+        let mut s = Subst::default();
+        s.learn(&learn.0, &learn.1);
+        let got = compare_plans(&tf, &tr, &s);
+        assert_eq!(got, want, "{name}");
+    }
+
+    #[test]
+    fn states() {
+        check_states("equal", state(json!([pet("a-b")])), state(json!([pet("a-b")])), &[]);
+        check_states("random ids are paired", state(json!([pet("a-b")])), state(json!([pet("c-d")])), &[]);
+        check_states(
+            "random-derived content and its digests",
+            state(json!([pet("a-b"), file("x a-b", "111")])),
+            state(json!([pet("c-d"), file("x c-d", "222")])),
+            &[],
+        );
+        check_states(
+            "digests compared when the content is not random",
+            state(json!([file("fixed", "111")])),
+            state(json!([file("fixed", "222")])),
+            &["local_file.f: values.content_sha1: terraform \"111\", terrane \"222\"", "local_file.f: values.id: terraform \"111\", terrane \"222\""],
+        );
+        check_states(
+            "config value differs",
+            state(json!([pet("a-b"), file("x a-b", "1")])),
+            state(json!([pet("c-d"), file("y c-d", "2")])),
+            &[
+                "local_file.f: values.content: terraform \"x a-b\", terrane \"y a-b\"",
+                "local_file.f: values.content_sha1: terraform \"1\", terrane \"2\"",
+                "local_file.f: values.id: terraform \"1\", terrane \"2\"",
+            ],
+        );
+        check_states(
+            "missing instance",
+            state(json!([pet("a-b"), file("x", "1")])),
+            state(json!([pet("c-d")])),
+            &["state addresses: terraform has [\"local_file.f\", \"random_pet.p\"], terrane has [\"random_pet.p\"]"],
+        );
+        check_states(
+            "tainted flag",
+            state(json!([{"address": "kv_item.a", "type": "kv_item", "tainted": true, "values": {}}])),
+            state(json!([{"address": "kv_item.a", "type": "kv_item", "values": {}}])),
+            &["kv_item.a: tainted: terraform true, terrane null"],
+        );
+        check_states(
+            "outputs",
+            json!({"values": {"outputs": {"o": {"value": "s", "sensitive": true}}, "root_module": {}}}),
+            json!({"values": {"outputs": {"o": {"value": "s", "sensitive": false}}, "root_module": {}}}),
+            &["outputs.o.sensitive: terraform true, terrane false"],
+        );
+        check_states(
+            "child modules and depends_on",
+            json!({"values": {"root_module": {"child_modules": [{"resources": [{"address": "module.m.terraform_data.d", "type": "terraform_data", "values": {"id": "u1"}, "depends_on": ["b", "a"]}]}]}}}),
+            json!({"values": {"root_module": {"child_modules": [{"resources": [{"address": "module.m.terraform_data.d", "type": "terraform_data", "values": {"id": "u2"}, "depends_on": ["a"]}]}]}}}),
+            &["module.m.terraform_data.d: depends_on: terraform [\"a\", \"b\"], terrane [\"a\"]"],
+        );
+    }
+
+    #[test]
+    fn plans() {
+        let none = (json!({}), json!({}));
+        check_plans(
+            "equal create",
+            none.clone(),
+            plan(json!([rc("a.b", "terraform_data", json!(["create"]), json!(null), json!({"input": 1}), json!({"id": true}))])),
+            plan(json!([rc("a.b", "terraform_data", json!(["create"]), json!(null), json!({"input": 1}), json!({"id": true}))])),
+            &[],
+        );
+        check_plans(
+            "actions and unknowns differ",
+            none.clone(),
+            plan(json!([rc("a.b", "terraform_data", json!(["create"]), json!(null), json!({"input": 1}), json!({"id": true, "output": true}))])),
+            plan(json!([rc("a.b", "terraform_data", json!(["update"]), json!(null), json!({"input": 1, "output": 1}), json!({"id": true}))])),
+            &[
+                "a.b: actions[0]: terraform \"create\", terrane \"update\"",
+                "a.b: after_unknown.output: terraform true, terrane has no such key",
+                "a.b: after.output: terrane 1, terraform has no such key",
+            ],
+        );
+        check_plans(
+            "prior random values are paired in before and after",
+            (state(json!([pet("a-b")])), state(json!([pet("c-d")]))),
+            plan(json!([rc("random_pet.p", "random_pet", json!(["no-op"]), json!({"id": "a-b"}), json!({"id": "a-b"}), json!({}))])),
+            plan(json!([rc("random_pet.p", "random_pet", json!(["no-op"]), json!({"id": "c-d"}), json!({"id": "c-d"}), json!({}))])),
+            &[],
+        );
+        check_plans(
+            "reasons and addresses",
+            none.clone(),
+            plan(json!([{"address": "x.y", "action_reason": "replace_because_tainted", "change": {"actions": ["delete", "create"]}}])),
+            plan(json!([{"address": "x.y", "change": {"actions": ["delete", "create"]}}, {"address": "x.z", "change": {"actions": ["create"]}}])),
+            &["resource_changes addresses: terraform has [\"x.y\"], terrane has [\"x.y\", \"x.z\"]", "x.y: action_reason: terraform \"replace_because_tainted\", terrane null"],
+        );
+        check_plans(
+            "output changes (missing means none)",
+            none,
+            json!({"resource_changes": [], "output_changes": {"o": {"actions": ["create"], "after_unknown": true}}}),
+            json!({"resource_changes": []}),
+            &["output_changes.o: terraform {\"actions\":[\"create\"],\"after_unknown\":true}, terrane has no such key"],
+        );
+    }
+
+    #[test]
+    fn substitution_prefers_longer_values() {
+        let mut s = Subst::default();
+        s.strings.insert("ab".into(), "X".into());
+        s.strings.insert("abc".into(), "Y".into());
+        assert_eq!(s.apply(&json!(["abc-ab"])), json!(["Y-X"]));
+        s.numbers.push((json!(7), json!(9)));
+        assert_eq!(s.apply(&json!({"n": 7, "m": 8})), json!({"n": 9, "m": 8}));
+    }
+}

@@ -1,0 +1,6 @@
+//! The scenarios, grouped by theme. Each returns its steps.
+
+pub mod basic;
+pub mod expand;
+pub mod exprs;
+pub mod lifecycle;
