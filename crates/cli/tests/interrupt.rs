@@ -1,0 +1,209 @@
+//! Interrupting a long apply, with the `terrane` binary as a real process.
+//!
+//! * SIGINT during a 2,000-resource apply: no new operation starts, the
+//!   ones in flight finish and are saved, the process exits non-zero saying
+//!   so and releases its lock; the next plan creates exactly the rest.
+//! * SIGKILL during the same apply: every object a reader had seen
+//!   committed before the kill is still there unchanged, the state opens
+//!   cleanly, the dead holder's lock is reported and can be released, and
+//!   the next plan creates exactly the rest.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+use terrane_state::{SqliteStore, StateStore};
+
+const N: usize = 2000;
+
+fn terrane(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_terrane"));
+    c.current_dir(dir)
+        .env("TF_CLI_CONFIG_FILE", dir.join("empty.tfrc"))
+        .env("CHECKPOINT_DISABLE", "1")
+        .env_remove("TF_WORKSPACE")
+        .env_remove("TERRANE_PG_URL")
+        .env_remove("TERRANE_STATE_PASSPHRASE");
+    c
+}
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.tfrc"), "").unwrap();
+    std::fs::write(dir.path().join("main.tf"), format!("resource \"terraform_data\" \"r\" {{\n  count = {N}\n  input = \"value-${{count.index}}\"\n}}\n")).unwrap();
+    dir
+}
+
+/// The committed objects (address -> id), as any reader sees them; None
+/// while the store cannot be read (e.g. not created yet).
+fn committed(dir: &Path) -> Option<BTreeMap<String, String>> {
+    let path = SqliteStore::default_path(dir);
+    if !path.exists() {
+        return None;
+    }
+    let store = SqliteStore::open(&path, None).ok()?;
+    let snap = store.snapshot("default").ok()?;
+    let mut out = BTreeMap::new();
+    for (raddr, r) in &snap.resources {
+        for (key, inst) in &r.instances {
+            if let Some(o) = &inst.current {
+                let id = o.attributes.get("id").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+                out.insert(raddr.instance(key.clone()).to_string(), id);
+            }
+        }
+    }
+    Some(out)
+}
+
+fn start_apply(dir: &Path) -> Child {
+    terrane(dir)
+        .args(["apply", "-auto-approve", "-input=false", "-no-color"])
+        .stdout(std::fs::File::create(dir.join("apply.out")).unwrap())
+        .stderr(std::fs::File::create(dir.join("apply.err")).unwrap())
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("terrane starts")
+}
+
+/// Polls the state until at least `min` objects are committed; returns
+/// everything seen committed along the way (the union of all reads).
+fn wait_for(dir: &Path, child: &mut Child, min: usize) -> BTreeMap<String, String> {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let mut seen = BTreeMap::new();
+    loop {
+        if let Some(objs) = committed(dir) {
+            let n = objs.len();
+            seen.extend(objs);
+            if n >= min {
+                return seen;
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("apply ended ({status}) before {min} objects were committed:\n{}", log(dir));
+        }
+        assert!(Instant::now() < deadline, "apply too slow to reach {min} objects");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn log(dir: &Path) -> String {
+    let out = std::fs::read_to_string(dir.join("apply.out")).unwrap_or_default();
+    let err = std::fs::read_to_string(dir.join("apply.err")).unwrap_or_default();
+    let tail = |s: &str| s.lines().rev().take(30).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+    format!("--- stdout (tail)\n{}\n--- stderr (tail)\n{}", tail(&out), tail(&err))
+}
+
+fn signal(child: &Child, sig: &str) {
+    let st = Command::new("kill").arg(format!("-{sig}")).arg(child.id().to_string()).status().unwrap();
+    assert!(st.success(), "kill -{sig} failed");
+}
+
+fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("terrane did not exit within {limit:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// "Plan: X to add, Y to change, Z to destroy." of a plan's output.
+fn plan_counts(out: &Output) -> (usize, usize, usize) {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.starts_with("Plan: ")).unwrap_or_else(|| panic!("no plan summary in:\n{text}\n{}", String::from_utf8_lossy(&out.stderr)));
+    let nums: Vec<usize> = line.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+    (nums[0], nums[1], nums[2])
+}
+
+fn plan(dir: &Path) -> Output {
+    terrane(dir).args(["plan", "-input=false", "-no-color", "-detailed-exitcode"]).output().unwrap()
+}
+
+/// Every object is complete: id known, input as configured, output = input.
+fn check_objects(dir: &Path) {
+    let store = SqliteStore::open(&SqliteStore::default_path(dir), None).expect("state opens cleanly");
+    let snap = store.snapshot("default").expect("state reads cleanly");
+    for (raddr, r) in &snap.resources {
+        for (key, inst) in &r.instances {
+            let addr = raddr.instance(key.clone());
+            let o = inst.current.as_ref().unwrap_or_else(|| panic!("{addr} has no current object"));
+            assert!(inst.deposed.is_empty(), "{addr} has deposed objects");
+            let terrane_state::InstanceKey::Int(i) = key else { panic!("unexpected key {key:?}") };
+            let want = serde_json::json!({"value": format!("value-{i}"), "type": "string"});
+            assert_eq!(o.attributes.get("input"), Some(&want), "{addr} input");
+            assert_eq!(o.attributes.get("output"), Some(&want), "{addr} output");
+            assert!(o.attributes.get("id").and_then(|v| v.as_str()).is_some_and(|s| !s.is_empty()), "{addr} id");
+        }
+    }
+}
+
+#[test]
+fn sigint_stops_new_work_saves_in_flight_and_plan_finishes_the_rest() {
+    let dir = setup();
+    let d = dir.path();
+    let mut child = start_apply(d);
+    let seen = wait_for(d, &mut child, 100);
+    signal(&child, "INT");
+    let status = wait_exit(&mut child, Duration::from_secs(60));
+    let err = std::fs::read_to_string(d.join("apply.err")).unwrap();
+    assert!(!status.success(), "an interrupted apply must fail:\n{}", log(d));
+    assert!(status.code().is_some(), "terrane must exit by itself, not die of the signal ({status})");
+    assert!(err.contains("Interrupt received"), "no interrupt message:\n{}", log(d));
+    assert!(err.contains("interrupted"), "no closing message:\n{}", log(d));
+    let after = committed(d).expect("state readable after the interrupt");
+    let created = after.len();
+    assert!(created >= seen.len(), "objects seen committed were lost");
+    for (addr, id) in &seen {
+        assert_eq!(after.get(addr), Some(id), "{addr} changed or vanished after the interrupt");
+    }
+    assert!(created < N, "the interrupt did not stop the apply (all {N} created)");
+    check_objects(d);
+    // The lock was released: plan runs, and creates exactly the rest.
+    let out = plan(d);
+    assert_eq!(out.status.code(), Some(2), "plan after interrupt:\n{}", String::from_utf8_lossy(&out.stderr));
+    let (add, change, destroy) = plan_counts(&out);
+    assert_eq!((add, change, destroy), (N - created, 0, 0), "created {created} + planned {add} must be {N}");
+    eprintln!("SIGINT after {} seen committed: {created} created, {add} planned", seen.len());
+}
+
+#[test]
+fn sigkill_loses_nothing_committed_and_plan_finishes_the_rest() {
+    let dir = setup();
+    let d = dir.path();
+    let mut child = start_apply(d);
+    let seen = wait_for(d, &mut child, 200);
+    signal(&child, "KILL");
+    let status = wait_exit(&mut child, Duration::from_secs(30));
+    assert!(status.code().is_none(), "terrane should have died of SIGKILL ({status})");
+    let after = committed(d).expect("state opens cleanly after SIGKILL");
+    for (addr, id) in &seen {
+        assert_eq!(after.get(addr), Some(id), "{addr} was seen committed but is lost or changed after SIGKILL");
+    }
+    let created = after.len();
+    assert!(created < N, "the apply finished before the kill");
+    check_objects(d);
+    // The dead holder's lock stays (never silently overridden); plan says
+    // who held it, and force-unlock with that ID releases it.
+    let out = plan(d);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains("no longer running"), "lock report should name the dead holder:\n{err}");
+    let id = err.lines().find_map(|l| l.trim().strip_prefix("ID:")).map(|s| s.trim().to_string()).unwrap_or_else(|| panic!("no lock ID in:\n{err}"));
+    let unlock = terrane(d).args(["force-unlock", "-force", &id]).output().unwrap();
+    assert!(unlock.status.success(), "force-unlock: {}", String::from_utf8_lossy(&unlock.stderr));
+    let out = plan(d);
+    assert_eq!(out.status.code(), Some(2), "plan after SIGKILL:\n{}", String::from_utf8_lossy(&out.stderr));
+    let (add, change, destroy) = plan_counts(&out);
+    assert_eq!((add, change, destroy), (N - created, 0, 0), "created {created} + planned {add} must be {N}");
+    // And the rest applies cleanly on top.
+    let out = terrane(d).args(["apply", "-auto-approve", "-input=false", "-no-color"]).output().unwrap();
+    assert!(out.status.success(), "apply after SIGKILL: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(committed(d).unwrap().len(), N);
+    check_objects(d);
+    eprintln!("SIGKILL after {} seen committed: {created} committed, {add} planned", seen.len());
+}
