@@ -316,13 +316,13 @@ impl SqliteRun {
         let name = self.name.clone();
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
-        let holder: Option<String> = tx.query_row("SELECT id FROM locks WHERE workspace=?1", params![self.workspace], |r| r.get(0)).optional().map_err(err)?;
+        let holder: Option<String> = tx.prepare_cached("SELECT id FROM locks WHERE workspace=?1").and_then(|mut st| st.query_row(params![self.workspace], |r| r.get(0)).optional()).map_err(err)?;
         if holder.as_deref() != Some(self.info.id.as_str()) {
             return Err(StateError::LockLost { workspace: self.workspace.clone(), id: self.info.id.clone() });
         }
         f(&tx, &self.workspace, self.cipher.as_ref()).map_err(err)?;
         let serial: i64 = match bump_to {
-            None => tx.query_row("UPDATE workspaces SET serial = serial + 1 WHERE name=?1 RETURNING serial", params![self.workspace], |r| r.get(0)).map_err(err)?,
+            None => tx.prepare_cached("UPDATE workspaces SET serial = serial + 1 WHERE name=?1 RETURNING serial").and_then(|mut st| st.query_row(params![self.workspace], |r| r.get(0))).map_err(err)?,
             Some((lineage, serial)) => {
                 tx.execute("UPDATE workspaces SET lineage=?2, serial=?3 WHERE name=?1", params![self.workspace, lineage, serial as i64]).map_err(err)?;
                 serial as i64
@@ -334,10 +334,11 @@ impl SqliteRun {
 }
 
 fn insert_object(tx: &rusqlite::Transaction<'_>, workspace: &str, r: &ObjectRow) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT OR REPLACE INTO objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-        params![workspace, r.module, r.mode, r.ty, r.name, r.key, r.deposed, r.provider, r.schema_version, r.tainted, r.attributes, r.private, r.sensitive, r.dependencies, r.cbd, r.identity_schema_version],
+    )?
+    .execute(params![workspace, r.module, r.mode, r.ty, r.name, r.key, r.deposed, r.provider, r.schema_version, r.tainted, r.attributes, r.private, r.sensitive, r.dependencies, r.cbd, r.identity_schema_version],
     )?;
     Ok(())
 }
@@ -352,11 +353,8 @@ fn apply_change(tx: &rusqlite::Transaction<'_>, workspace: &str, cipher: Option<
             // The rows of a resource always agree on the provider, so the
             // first one tells.
             let current: Option<String> = tx
-                .query_row(
-                    "SELECT provider FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 LIMIT 1",
-                    params![workspace, m, mode, addr.resource.ty, addr.resource.name],
-                    |r| r.get(0),
-                )
+                .prepare_cached("SELECT provider FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 LIMIT 1")?
+                .query_row(params![workspace, m, mode, addr.resource.ty, addr.resource.name], |r| r.get(0))
                 .optional()?;
             if current.as_deref().is_some_and(|p| p != provider) {
                 tx.execute(
@@ -367,8 +365,7 @@ fn apply_change(tx: &rusqlite::Transaction<'_>, workspace: &str, cipher: Option<
             insert_object(tx, workspace, &object_row(addr, deposed.as_deref(), provider, object, cipher))?;
         }
         Change::RemoveObject { addr, deposed } => {
-            tx.execute(
-                "DELETE FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=?7",
+            tx.prepare_cached("DELETE FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=?7")?.execute(
                 params![workspace, module_json(&addr.resource.module), addr.resource.mode.as_str(), addr.resource.ty, addr.resource.name, key_json(&addr.key), deposed.as_deref().unwrap_or("")],
             )?;
         }
