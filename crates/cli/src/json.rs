@@ -126,6 +126,28 @@ fn unwrap_dynamic(j: &Json) -> Json {
     }
 }
 
+/// [`unwrap_dynamic`] for a value the engine decoded from state JSON
+/// without a schema (the `before` of a delete), keeping sensitive marks.
+fn unwrap_loose(v: &Value) -> Value {
+    let out = match v.kind() {
+        Kind::Map(m) if matches!(v.ty(), terrane_value::Type::Object(_)) => {
+            let wrapped = m.len() == 2 && m.contains_key("value") && m.get("type").is_some_and(|t| terrane_value::typejson::from_json(&known(t)).is_ok());
+            if wrapped {
+                m["value"].clone()
+            } else {
+                Value::object(m.iter().map(|(k, x)| (k.clone(), unwrap_loose(x))).collect())
+            }
+        }
+        Kind::Seq(es) if matches!(v.ty(), terrane_value::Type::Tuple(_)) => Value::tuple(es.iter().map(unwrap_loose).collect()),
+        _ => return v.clone(),
+    };
+    if v.is_sensitive() {
+        out.mark_sensitive()
+    } else {
+        out
+    }
+}
+
 fn sensitive_or_empty(v: &Value) -> Json {
     match sensitive_as_bool(v) {
         Json::Bool(false) => json!({}),
@@ -161,10 +183,11 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
             m.insert("index".into(), i);
         }
         m.insert("provider_name".into(), json!(c.provider.addr.to_string()));
-        let before = if c.before.is_null() { Json::Null } else { known(&c.before.unmark_deep()) };
+        let before_v = if c.action == Action::Delete { unwrap_loose(&c.before) } else { c.before.clone() };
+        let before = if before_v.is_null() { Json::Null } else { known(&before_v.unmark_deep()) };
         let after = if c.after.is_null() { Json::Null } else { known(&c.after.unmark_deep()) };
         let after_unknown = if c.after.is_null() { json!({}) } else { match unknown_as_bool(&c.after) { Json::Bool(false) => json!({}), j => j } };
-        let before_sensitive = if c.before.is_null() { json!(false) } else { sensitive_or_empty(&c.before) };
+        let before_sensitive = if before_v.is_null() { json!(false) } else { sensitive_or_empty(&before_v) };
         let after_sensitive = if c.after.is_null() { json!(false) } else { sensitive_or_empty(&c.after) };
         let mut change = json!({
             "actions": c.action.json_actions(),
@@ -183,6 +206,9 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         m.insert("change".into(), change);
         if let Some(r) = &c.reason {
             m.insert("action_reason".into(), json!(r.json()));
+        }
+        if let Some((from, _)) = p.moved.iter().find(|(_, to)| *to == c.addr).filter(|_| c.deposed.is_none()) {
+            m.insert("previous_address".into(), json!(from.to_string()));
         }
         changes.push(Json::Object(m));
         if c.action != Action::Delete && c.deposed.is_none() {
@@ -212,17 +238,22 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
             _ => &["update"],
         };
         let sens = o.sensitive || o.after.has_sensitive();
-        output_changes.insert(
-            name.clone(),
-            json!({
-                "actions": actions,
-                "before": o.before.as_ref().map(|b| known(&b.unmark_deep())).unwrap_or(Json::Null),
-                "after": if removed { Json::Null } else { known(&o.after.unmark_deep()) },
-                "after_unknown": !o.after.is_wholly_known() && o.after.is_known() == false,
-                "before_sensitive": o.before.as_ref().is_some_and(|b| b.has_sensitive()) || (o.before.is_some() && o.sensitive),
-                "after_sensitive": sens,
-            }),
-        );
+        // As Terraform writes them: no `after` for a wholly unknown value,
+        // `after_unknown` shaped like the value, and a sensitive output's
+        // `before_sensitive` true even when it is new.
+        let mut change = json!({
+            "actions": actions,
+            "before": o.before.as_ref().map(|b| known(&b.unmark_deep())).unwrap_or(Json::Null),
+            "after_unknown": if removed { json!(false) } else { unknown_as_bool(&o.after) },
+            "before_sensitive": o.before.as_ref().is_some_and(|b| b.has_sensitive()) || o.sensitive,
+            "after_sensitive": sens,
+        });
+        if removed {
+            change["after"] = Json::Null;
+        } else if o.after.is_known() {
+            change["after"] = known(&o.after.unmark_deep());
+        }
+        output_changes.insert(name.clone(), change);
         if !removed {
             planned_outputs.insert(name.clone(), json!({"sensitive": sens, "value": known(&o.after.unmark_deep())}));
         }
