@@ -1,8 +1,8 @@
 //! `terraform_data`, the one resource of Terraform's built-in `terraform`
 //! provider, so configurations that use it run unchanged: `input` (any
 //! value) is echoed to `output`; a change of `input` updates in place (with
-//! `output` unknown in the plan unless `input` is null, as Terraform plans
-//! it); any change of
+//! `output` unknown in the plan, as Terraform plans it, except a null
+//! `input` at create); any change of
 //! `triggers_replace` replaces the resource; `id` is a random UUID. The
 //! engine serves it in-process under `terraform.io/builtin/terraform`.
 
@@ -59,12 +59,14 @@ impl Resource for Data {
     }
 
     /// A new `input` makes `output` unknown (of `input`'s type) until
-    /// apply, or null when `input` is null: Terraform's plan exactly.
+    /// apply, or null at create when `input` is null.
     async fn modify_plan(&self, _ctx: &Ctx, plan: &mut PlanState) -> Diagnostics {
         let changed = plan.prior.is_null() || !input(&plan.prior).eq_ignoring_refinements(&input(&plan.planned));
         if changed {
             let new = input(&plan.planned);
-            let output = if new.is_null() { new } else { Value::unknown(new.ty().clone()) };
+            // A create with a null input plans a null output; an update
+            // always plans it unknown (Terraform's plan exactly).
+            let output = if plan.prior.is_null() && new.is_null() { new } else { Value::unknown(new.ty().clone()) };
             plan.planned = with_attr(&plan.planned, "output", output);
         }
         Diagnostics::new()
