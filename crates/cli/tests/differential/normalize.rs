@@ -39,7 +39,9 @@ impl Subst {
                 }
                 let Some(y) = bv.get(k) else { continue };
                 match (x, y) {
-                    (Value::String(x), Value::String(y)) if x != y && !y.is_empty() => {
+                    // Short strings (random_integer's id) would replace
+                    // unrelated text: only values of 6 characters or more.
+                    (Value::String(x), Value::String(y)) if x != y && y.len() >= 6 => {
                         self.strings.insert(y.clone(), x.clone());
                     }
                     (Value::Number(_), Value::Number(_)) if x != y => self.numbers.push((y.clone(), x.clone())),
@@ -187,7 +189,10 @@ pub fn compare_plans(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
     for (addr, x) in &a {
         let Some(y) = b.get(addr) else { continue };
         let (xv, yraw) = (change_view(x), change_view(y));
-        let yv = subst.apply(&yraw);
+        let mut yv = yraw.clone();
+        for k in ["before", "after"] {
+            yv[k] = subst.apply(&yraw[k]);
+        }
         let ty = x["type"].as_str().unwrap_or_default();
         let pairs = [(&xv["before"], &yraw["before"], &yv["before"]), (&xv["after"], &yraw["after"], &yv["after"])];
         let skip = skip_for(ty, &pairs);
@@ -220,7 +225,8 @@ pub fn compare_states(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
     compare_keyed("state addresses", &a, &b, &mut out);
     for (addr, x) in &a {
         let Some(yraw) = b.get(addr) else { continue };
-        let y = subst.apply(yraw);
+        let mut y = yraw.clone();
+        y["values"] = subst.apply(&yraw["values"]);
         let ty = x["type"].as_str().unwrap_or_default();
         let skip = skip_for(ty, &[(&x["values"], &yraw["values"], &y["values"])]);
         diff(&format!("{addr}: values"), &x["values"], &y["values"], skip, &mut out);
