@@ -55,6 +55,12 @@ impl Engine {
         if errors(&diags) {
             return Err(diags);
         }
+        // Every reference must name something declared (Terraform checks
+        // this before any walk, so even unevaluated branches are covered).
+        diags.extend(terrane_config::validate_references(&config));
+        if errors(&diags) {
+            return Err(diags);
+        }
         let graph = graph::build(&config);
         if let Err(cycles) = graph.order() {
             diags.extend(cycles.iter().map(|c| graph.cycle_diagnostic(c)));
