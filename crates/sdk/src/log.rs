@@ -9,7 +9,7 @@
 use std::io::Write;
 use terrane_value::Value;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
     Trace,
     Debug,
@@ -47,18 +47,36 @@ static ENABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 
 /// Turns stderr logging on: `serve()` does so, since Terraform reads a
 /// plugin's stderr as its log; in-process use (the engine, tests) stays
-/// quiet unless `TERRANE_PROVIDER_LOG=1`.
+/// quiet unless `TERRANE_PROVIDER_LOG=1`, or the host's log level
+/// (`TERRANE_LOG`, else `TF_LOG`) asks for lines of that level, which is
+/// when terrane would show a plugin's line of that level.
 pub fn enable() {
     ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-fn enabled() -> bool {
-    ENABLED.load(std::sync::atomic::Ordering::Relaxed) || std::env::var("TERRANE_PROVIDER_LOG").is_ok_and(|v| v == "1")
+fn enabled(level: Level) -> bool {
+    ENABLED.load(std::sync::atomic::Ordering::Relaxed) || std::env::var("TERRANE_PROVIDER_LOG").is_ok_and(|v| v == "1") || host_threshold().is_some_and(|t| level >= t)
+}
+
+/// The lowest level the host's log shows: `TERRANE_LOG` or `TF_LOG` (a
+/// value that is not a level means trace, as for Terraform).
+fn host_threshold() -> Option<Level> {
+    static T: std::sync::OnceLock<Option<Level>> = std::sync::OnceLock::new();
+    *T.get_or_init(|| {
+        let v = std::env::var("TERRANE_LOG").or_else(|_| std::env::var("TF_LOG")).ok().filter(|v| !v.is_empty())?;
+        Some(match v.to_ascii_lowercase().as_str() {
+            "debug" => Level::Debug,
+            "info" => Level::Info,
+            "warn" => Level::Warn,
+            "error" => Level::Error,
+            _ => Level::Trace,
+        })
+    })
 }
 
 /// Writes a log line to stderr (when enabled).
 pub fn log(level: Level, message: &str, fields: &[(&str, String)]) {
-    if !enabled() {
+    if !enabled(level) {
         return;
     }
     let mut err = std::io::stderr().lock();
