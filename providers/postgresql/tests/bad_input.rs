@@ -39,10 +39,15 @@ fn connection_problems_are_reported_on_the_provider_attribute_under_terrane() {
     connection_problems_are_reported_on_the_provider_attribute(Tool::Terrane);
 }
 
+#[test]
+fn connection_problems_are_reported_on_the_provider_attribute_under_terrane_in_process() {
+    connection_problems_are_reported_on_the_provider_attribute(Tool::TerraneInProcess);
+}
+
 fn connection_problems_are_reported_on_the_provider_attribute(tool: Tool) {
     let Some((tf, srv)) = peers(tool) else { return };
     let x = suffix();
-    let work = Work::new(tf);
+    let work = Work::new(tf, tool);
     let role = format!("never_{x}");
     let body = format!("\nresource \"postgresql_role\" \"r\" {{\n  name = \"{role}\"\n}}\n");
     let src = format!("{}{body}", provider(&srv, &format!("nobody_{x}"), srv.port));
@@ -73,10 +78,15 @@ fn rejected_values_are_reported_on_the_resource_attribute_under_terrane() {
     rejected_values_are_reported_on_the_resource_attribute(Tool::Terrane);
 }
 
+#[test]
+fn rejected_values_are_reported_on_the_resource_attribute_under_terrane_in_process() {
+    rejected_values_are_reported_on_the_resource_attribute(Tool::TerraneInProcess);
+}
+
 fn rejected_values_are_reported_on_the_resource_attribute(tool: Tool) {
     let Some((tf, srv)) = peers(tool) else { return };
     let x = suffix();
-    let work = Work::new(tf);
+    let work = Work::new(tf, tool);
     let (role, table) = (format!("grantee_{x}"), format!("t_{x}"));
     srv.exec(None, &format!("CREATE TABLE public.\"{table}\" (id int)"));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -61,10 +61,15 @@ fn import_existing_objects_then_no_changes_under_terrane() {
     import_existing_objects_then_no_changes(Tool::Terrane);
 }
 
+#[test]
+fn import_existing_objects_then_no_changes_under_terrane_in_process() {
+    import_existing_objects_then_no_changes(Tool::TerraneInProcess);
+}
+
 fn import_existing_objects_then_no_changes(tool: Tool) {
     let Some((tf, srv)) = peers(tool) else { return };
     let x = suffix();
-    let work = Work::new(tf);
+    let work = Work::new(tf, tool);
     let (role, db) = (format!("imp_{x}"), format!("impdb_{x}"));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // Made outside the tool.

@@ -116,10 +116,15 @@ fn lifecycle_under_terrane() {
     lifecycle(Tool::Terrane);
 }
 
+#[test]
+fn lifecycle_under_terrane_in_process() {
+    lifecycle(Tool::TerraneInProcess);
+}
+
 fn lifecycle(tool: Tool) {
     let Some((tf, srv)) = peers(tool) else { return };
     let x = suffix();
-    let work = Work::new(tf);
+    let work = Work::new(tf, tool);
     let wo1 = format!("wo-first-secret-{x}");
     let wo2 = format!("wo-second-secret-{x}");
     let plain = format!("plain-secret-{x}");

