@@ -244,7 +244,7 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         let mut change = json!({
             "actions": actions,
             "before": o.before.as_ref().map(|b| known(&b.unmark_deep())).unwrap_or(Json::Null),
-            "after_unknown": if removed { json!(false) } else { unknown_as_bool(&o.after) },
+            "after_unknown": if removed || o.after.is_wholly_known() { json!(false) } else { unknown_as_bool(&o.after) },
             "before_sensitive": o.before.as_ref().is_some_and(|b| b.has_sensitive()) || o.sensitive,
             "after_sensitive": sens,
         });
