@@ -20,6 +20,7 @@ pub const DIGESTS: &[&str] = &["id", "content_md5", "content_sha1", "content_sha
 #[derive(Default, Debug, Clone)]
 pub struct Subst {
     strings: BTreeMap<String, String>,
+    /// Whole-value pairs (numbers, short strings): replaced only when equal.
     numbers: Vec<(Value, Value)>,
 }
 
@@ -44,6 +45,7 @@ impl Subst {
                     (Value::String(x), Value::String(y)) if x != y && y.len() >= 6 => {
                         self.strings.insert(y.clone(), x.clone());
                     }
+                    (Value::String(_), Value::String(_)) if x != y => self.numbers.push((y.clone(), x.clone())),
                     (Value::Number(_), Value::Number(_)) if x != y => self.numbers.push((y.clone(), x.clone())),
                     _ => {}
                 }
@@ -53,6 +55,9 @@ impl Subst {
 
     /// terrane's value with its random values replaced by Terraform's.
     pub fn apply(&self, v: &Value) -> Value {
+        if let Some((_, to)) = self.numbers.iter().find(|(from, _)| from == v) {
+            return to.clone();
+        }
         match v {
             Value::String(s) => {
                 let mut keys: Vec<&String> = self.strings.keys().collect();
@@ -65,7 +70,6 @@ impl Subst {
                 }
                 Value::String(out)
             }
-            Value::Number(_) => self.numbers.iter().find(|(from, _)| from == v).map(|(_, to)| to.clone()).unwrap_or_else(|| v.clone()),
             Value::Array(xs) => Value::Array(xs.iter().map(|x| self.apply(x)).collect()),
             Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), self.apply(x))).collect()),
             other => other.clone(),
@@ -291,12 +295,12 @@ mod tests {
 
     #[test]
     fn states() {
-        check_states("equal", state(json!([pet("a-b")])), state(json!([pet("a-b")])), &[]);
-        check_states("random ids are paired", state(json!([pet("a-b")])), state(json!([pet("c-d")])), &[]);
+        check_states("equal", state(json!([pet("alpha-bee")])), state(json!([pet("alpha-bee")])), &[]);
+        check_states("random ids are paired", state(json!([pet("alpha-bee")])), state(json!([pet("gamma-doe")])), &[]);
         check_states(
             "random-derived content and its digests",
-            state(json!([pet("a-b"), file("x a-b", "111")])),
-            state(json!([pet("c-d"), file("x c-d", "222")])),
+            state(json!([pet("alpha-bee"), file("x alpha-bee", "111")])),
+            state(json!([pet("gamma-doe"), file("x gamma-doe", "222")])),
             &[],
         );
         check_states(
@@ -307,18 +311,18 @@ mod tests {
         );
         check_states(
             "config value differs",
-            state(json!([pet("a-b"), file("x a-b", "1")])),
-            state(json!([pet("c-d"), file("y c-d", "2")])),
+            state(json!([pet("alpha-bee"), file("x alpha-bee", "1")])),
+            state(json!([pet("gamma-doe"), file("y gamma-doe", "2")])),
             &[
-                "local_file.f: values.content: terraform \"x a-b\", terrane \"y a-b\"",
+                "local_file.f: values.content: terraform \"x alpha-bee\", terrane \"y alpha-bee\"",
                 "local_file.f: values.content_sha1: terraform \"1\", terrane \"2\"",
                 "local_file.f: values.id: terraform \"1\", terrane \"2\"",
             ],
         );
         check_states(
             "missing instance",
-            state(json!([pet("a-b"), file("x", "1")])),
-            state(json!([pet("c-d")])),
+            state(json!([pet("alpha-bee"), file("x", "1")])),
+            state(json!([pet("gamma-doe")])),
             &["state addresses: terraform has [\"local_file.f\", \"random_pet.p\"], terrane has [\"random_pet.p\"]"],
         );
         check_states(
@@ -364,9 +368,9 @@ mod tests {
         );
         check_plans(
             "prior random values are paired in before and after",
-            (state(json!([pet("a-b")])), state(json!([pet("c-d")]))),
-            plan(json!([rc("random_pet.p", "random_pet", json!(["no-op"]), json!({"id": "a-b"}), json!({"id": "a-b"}), json!({}))])),
-            plan(json!([rc("random_pet.p", "random_pet", json!(["no-op"]), json!({"id": "c-d"}), json!({"id": "c-d"}), json!({}))])),
+            (state(json!([pet("alpha-bee")])), state(json!([pet("gamma-doe")]))),
+            plan(json!([rc("random_pet.p", "random_pet", json!(["no-op"]), json!({"id": "alpha-bee"}), json!({"id": "alpha-bee"}), json!({}))])),
+            plan(json!([rc("random_pet.p", "random_pet", json!(["no-op"]), json!({"id": "gamma-doe"}), json!({"id": "gamma-doe"}), json!({}))])),
             &[],
         );
         check_plans(

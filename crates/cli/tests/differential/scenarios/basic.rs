@@ -112,9 +112,8 @@ pub fn replace_kv_key() -> Vec<Step> {
 pub fn replace_create_before_destroy() -> Vec<Step> {
     let tf = |k: &str| {
         format!(
-            r#"resource "kv_item" "a" {{
-  key   = "{k}"
-  value = "v"
+            r#"resource "random_pet" "a" {{
+  keepers = {{ k = "{k}" }}
   lifecycle {{
     create_before_destroy = true
   }}
