@@ -76,6 +76,7 @@ fn reason_from(s: &str) -> Option<Reason> {
         Reason::ReplaceByRequest,
         Reason::ReplaceByTriggers,
         Reason::NoResourceConfig,
+        Reason::NoModule,
         Reason::WrongRepetition,
         Reason::CountIndex,
         Reason::EachKey,
@@ -86,30 +87,56 @@ fn reason_from(s: &str) -> Option<Reason> {
     .find(|r| r.json() == s)
 }
 
+fn change_json(c: &Change) -> Json {
+    json!({
+        "address": c.addr.to_string(),
+        "deposed": c.deposed,
+        "provider": {"addr": c.provider.addr.to_string(), "alias": c.provider.alias, "module": c.provider.module},
+        "action": action_name(c.action),
+        "before": value_json(&c.before),
+        "after": value_json(&c.after),
+        "schema_version": c.schema_version,
+        "requires_replace": c.requires_replace.iter().map(terrane_state::tfstate::path_to_json).collect::<Vec<_>>(),
+        "planned_private": b64(&c.planned_private),
+        "prior_private": b64(&c.prior_private),
+        "reason": c.reason.as_ref().map(Reason::json),
+        "importing": c.importing,
+        "dependencies": c.dependencies,
+        "create_before_destroy": c.create_before_destroy,
+    })
+}
+
+fn change_from(c: &Json) -> Result<Change, String> {
+    let addr = InstanceAddr::parse(c["address"].as_str().unwrap_or_default()).map_err(|e| format!("{e:?}"))?;
+    let paddr = ProviderAddr::parse(c["provider"]["addr"].as_str().unwrap_or_default()).map_err(|e| e.to_string())?;
+    let mut key = ProviderConfigKey::root(paddr);
+    key.module = c["provider"]["module"].as_str().unwrap_or_default().to_string();
+    key.alias = c["provider"]["alias"].as_str().map(str::to_string);
+    let before = value_from(&c["before"])?;
+    let after = value_from(&c["after"])?;
+    let ty = if after.is_null() { before.ty().clone() } else { after.ty().clone() };
+    Ok(Change {
+        addr,
+        deposed: c["deposed"].as_str().map(str::to_string),
+        provider: key,
+        action: action_from(c["action"].as_str().unwrap_or_default()).ok_or("unknown action in plan file")?,
+        before,
+        after,
+        ty,
+        schema_version: c["schema_version"].as_i64().unwrap_or(0),
+        requires_replace: c["requires_replace"].as_array().into_iter().flatten().filter_map(|p| terrane_state::tfstate::path_from_json(p).ok()).collect(),
+        planned_private: unb64(c["planned_private"].as_str().unwrap_or_default())?,
+        prior_private: unb64(c["prior_private"].as_str().unwrap_or_default())?,
+        reason: c["reason"].as_str().and_then(reason_from),
+        importing: c["importing"].as_str().map(str::to_string),
+        dependencies: c["dependencies"].as_array().into_iter().flatten().filter_map(|d| d.as_str().map(str::to_string)).collect(),
+        create_before_destroy: c["create_before_destroy"].as_bool().unwrap_or(false),
+    })
+}
+
 /// Writes a plan.
 pub fn write(p: &Plan) -> Vec<u8> {
-    let changes: Vec<Json> = p
-        .changes
-        .iter()
-        .map(|c| {
-            json!({
-                "address": c.addr.to_string(),
-                "deposed": c.deposed,
-                "provider": {"addr": c.provider.addr.to_string(), "alias": c.provider.alias, "module": c.provider.module},
-                "action": action_name(c.action),
-                "before": value_json(&c.before),
-                "after": value_json(&c.after),
-                "schema_version": c.schema_version,
-                "requires_replace": c.requires_replace.iter().map(terrane_state::tfstate::path_to_json).collect::<Vec<_>>(),
-                "planned_private": b64(&c.planned_private),
-                "prior_private": b64(&c.prior_private),
-                "reason": c.reason.as_ref().map(Reason::json),
-                "importing": c.importing,
-                "dependencies": c.dependencies,
-                "create_before_destroy": c.create_before_destroy,
-            })
-        })
-        .collect();
+    let changes: Vec<Json> = p.changes.iter().map(change_json).collect();
     let outputs: BTreeMap<String, Json> = p
         .outputs
         .iter()
@@ -124,6 +151,7 @@ pub fn write(p: &Plan) -> Vec<u8> {
         "changes": changes,
         "outputs": outputs,
         "prior_state": p.prior_state.as_ref().map(terrane_state::tfstate::export),
+        "drift": p.drift.iter().map(change_json).collect::<Vec<_>>(),
         "moved": p.moved.iter().map(|(a, b)| json!([a.to_string(), b.to_string()])).collect::<Vec<_>>(),
     });
     serde_json::to_vec_pretty(&doc).unwrap_or_default()
@@ -150,31 +178,10 @@ pub fn read(bytes: &[u8]) -> Result<Plan, String> {
         p.variables.insert(k.clone(), value_from(v)?);
     }
     for c in doc["changes"].as_array().into_iter().flatten() {
-        let addr = InstanceAddr::parse(c["address"].as_str().unwrap_or_default()).map_err(|e| format!("{e:?}"))?;
-        let paddr = ProviderAddr::parse(c["provider"]["addr"].as_str().unwrap_or_default()).map_err(|e| e.to_string())?;
-        let mut key = ProviderConfigKey::root(paddr);
-        key.module = c["provider"]["module"].as_str().unwrap_or_default().to_string();
-        key.alias = c["provider"]["alias"].as_str().map(str::to_string);
-        let before = value_from(&c["before"])?;
-        let after = value_from(&c["after"])?;
-        let ty = if after.is_null() { before.ty().clone() } else { after.ty().clone() };
-        p.changes.push(Change {
-            addr,
-            deposed: c["deposed"].as_str().map(str::to_string),
-            provider: key,
-            action: action_from(c["action"].as_str().unwrap_or_default()).ok_or("unknown action in plan file")?,
-            before,
-            after,
-            ty,
-            schema_version: c["schema_version"].as_i64().unwrap_or(0),
-            requires_replace: c["requires_replace"].as_array().into_iter().flatten().filter_map(|p| terrane_state::tfstate::path_from_json(p).ok()).collect(),
-            planned_private: unb64(c["planned_private"].as_str().unwrap_or_default())?,
-            prior_private: unb64(c["prior_private"].as_str().unwrap_or_default())?,
-            reason: c["reason"].as_str().and_then(reason_from),
-            importing: c["importing"].as_str().map(str::to_string),
-            dependencies: c["dependencies"].as_array().into_iter().flatten().filter_map(|d| d.as_str().map(str::to_string)).collect(),
-            create_before_destroy: c["create_before_destroy"].as_bool().unwrap_or(false),
-        });
+        p.changes.push(change_from(c)?);
+    }
+    for c in doc["drift"].as_array().into_iter().flatten() {
+        p.drift.push(change_from(c)?);
     }
     for (k, o) in doc["outputs"].as_object().into_iter().flatten() {
         let before = if o["before"].is_null() { None } else { Some(value_from(&o["before"])?) };

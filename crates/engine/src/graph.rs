@@ -110,6 +110,29 @@ impl Graph {
         out
     }
 
+    /// What state records as an object's dependencies: every resource and
+    /// data source upstream, through anything (resources included), as
+    /// Terraform records them.
+    pub fn recorded_dependencies(&self, id: NodeId) -> BTreeSet<NodeId> {
+        let mut out = BTreeSet::new();
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<NodeId> = self.deps[id].iter().copied().collect();
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            match &self.nodes[n].kind {
+                NodeKind::Provider { .. } => continue,
+                NodeKind::Resource { .. } => {
+                    out.insert(n);
+                }
+                _ => {}
+            }
+            stack.extend(self.deps[n].iter().copied());
+        }
+        out
+    }
+
     /// A topological order, or the cycles found (each a list of members).
     pub fn order(&self) -> Result<Vec<NodeId>, Vec<Vec<NodeId>>> {
         let n = self.nodes.len();

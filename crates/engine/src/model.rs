@@ -51,6 +51,7 @@ pub enum Reason {
     ReplaceByRequest,
     ReplaceByTriggers,
     NoResourceConfig,
+    NoModule,
     WrongRepetition,
     CountIndex,
     EachKey,
@@ -66,6 +67,7 @@ impl Reason {
             Reason::ReplaceByRequest => "replace_by_request",
             Reason::ReplaceByTriggers => "replace_by_triggers",
             Reason::NoResourceConfig => "delete_because_no_resource_config",
+            Reason::NoModule => "delete_because_no_module",
             Reason::WrongRepetition => "delete_because_wrong_repetition",
             Reason::CountIndex => "delete_because_count_index",
             Reason::EachKey => "delete_because_each_key",
@@ -149,6 +151,10 @@ impl Plan {
 
     /// Whether anything would change (resources or outputs).
     pub fn has_changes(&self) -> bool {
+        // A refresh-only plan changes the state when refresh found drift.
+        if self.mode == PlanMode::RefreshOnly && !self.drift.is_empty() {
+            return true;
+        }
         self.changes.iter().any(|c| c.action != Action::NoOp || c.importing.is_some())
             || !self.moved.is_empty()
             || self.outputs.values().any(|o| o.before.as_ref().is_none_or(|b| !b.eq_ignoring_refinements(&o.after) || !o.after.is_wholly_known()))

@@ -39,7 +39,7 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
     let node = w.core.graph.nodes[id].clone();
     let NodeKind::Resource { mode, ty, name } = &node.kind else { return Err(Vec::new()) };
     let cfg = w.module_config(&node.module).ok_or_else(Vec::new)?;
-    let res = cfg.module.resources.iter().find(|r| r.ty == *ty && r.name == *name && r.data == (*mode == Mode::Data)).cloned().ok_or_else(Vec::new)?;
+    let res = cfg.module.resource(*mode == Mode::Data, ty, name).cloned().ok_or_else(Vec::new)?;
     let (pname, alias) = resource_provider(&res);
     let all: Arc<ProviderSchema> = schema_of(w, &pname).await.map_err(|d| vec![d])?;
     let schema = if *mode == Mode::Data { all.data_source(ty) } else { all.resource(ty) };
@@ -56,7 +56,8 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
         return Err(Vec::new());
     };
     let index = resource_index(&res);
-    let dependencies = w.core.graph.resource_dependencies(id).into_iter().map(|d| w.core.graph.nodes[d].to_string()).collect();
+    // Data sources record none; managed resources every upstream one.
+    let dependencies = if *mode == Mode::Data { Vec::new() } else { w.core.graph.recorded_dependencies(id).into_iter().map(|d| w.core.graph.nodes[d].to_string()).collect() };
     Ok(ResourceCtx {
         node: id,
         module_cfg: node.module.clone(),
@@ -271,7 +272,8 @@ async fn plan_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Instan
         return true;
     }
     let planned = planned_data_resource_object(&rc.schema.block, &plain);
-    let reason = if pending_dep { Reason::ReadBecauseDependencyPending } else { Reason::ReadBecauseConfigUnknown };
+    // Unknown configuration is the reason Terraform gives first.
+    let reason = if !plain.is_wholly_known() { Reason::ReadBecauseConfigUnknown } else { Reason::ReadBecauseDependencyPending };
     let after = mark_paths(&planned, &sensitive_paths(&config));
     w.values.set_instance(module, Mode::Data, &rc.res.ty, &rc.res.name, addr.key.clone(), after.clone());
     lock(&w.pending).insert(rc.node);

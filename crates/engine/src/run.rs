@@ -187,7 +187,7 @@ impl Engine {
                     }
                     if let Some(o) = &inst.current {
                         if !in_config {
-                            let reason = orphan_reason(&self.core, &addr);
+                            let reason = orphan_reason(&self.core, &w, &addr);
                             let mut c = delete_change(&self.core, &addr, None, o, &r.provider, Some(reason));
                             if let Some(rm) = removed_block(&self.core.config, &addr) {
                                 if !rm.destroy {
@@ -430,12 +430,18 @@ pub fn decode_loose(j: &serde_json::Value) -> Value {
     }
 }
 
-fn orphan_reason(core: &EngineCore, addr: &InstanceAddr) -> Reason {
+fn orphan_reason(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> Reason {
     let mut c = Some(&core.config);
     for (m, _) in &addr.resource.module.0 {
         c = c.and_then(|c| c.children.get(m));
     }
-    let Some(c) = c else { return Reason::NoResourceConfig };
+    let Some(c) = c else { return Reason::NoModule };
+    if !addr.resource.module.0.is_empty() {
+        let config_path: Vec<String> = addr.resource.module.0.iter().map(|(n, _)| n.clone()).collect();
+        if !w.values.instances_of(&config_path).contains(&addr.resource.module) {
+            return Reason::NoModule;
+        }
+    }
     let Some(r) = c.module.resources.iter().find(|r| r.ty == addr.resource.ty && r.name == addr.resource.name && !r.data) else {
         return Reason::NoResourceConfig;
     };
@@ -649,5 +655,37 @@ pub fn apply_moved(config: &terrane_config::Config, state: &Snapshot) -> (Snapsh
             done.push((a, t));
         }
     }
+    implicit_moves(config, &mut s, &mut done);
     (s, done, diags)
+}
+
+/// Terraform's implied moves: a resource that gained `count` takes its
+/// single object as `[0]`, one that lost `count` takes `[0]` as its single
+/// object (root module resources).
+fn implicit_moves(config: &terrane_config::Config, s: &mut Snapshot, done: &mut Vec<(InstanceAddr, InstanceAddr)>) {
+    for r in &config.module.resources {
+        let mode = if r.data { Mode::Data } else { Mode::Managed };
+        let raddr = terrane_state::ResourceAddr { module: Default::default(), mode, ty: r.ty.clone(), name: r.name.clone() };
+        let (from, to) = match (r.count.is_some(), r.for_each.is_some()) {
+            (false, false) => (InstanceKey::Int(0), InstanceKey::None),
+            (true, false) => (InstanceKey::None, InstanceKey::Int(0)),
+            _ => continue,
+        };
+        let (a, t) = (raddr.instance(from), raddr.instance(to));
+        let Some(inst) = s.resources.get(&raddr).and_then(|rs| rs.instances.get(&a.key)).cloned() else { continue };
+        if s.resources.get(&raddr).is_some_and(|rs| rs.instances.contains_key(&t.key)) {
+            continue;
+        }
+        let provider = s.resources.get(&raddr).map(|rs| rs.provider.clone()).unwrap_or_default();
+        if let Some(o) = inst.current {
+            s.apply(&StateChange::SetObject { addr: t.clone(), deposed: None, provider: provider.clone(), object: o });
+        }
+        for (k, o) in inst.deposed {
+            s.apply(&StateChange::SetObject { addr: t.clone(), deposed: Some(k), provider: provider.clone(), object: o });
+        }
+        s.apply(&StateChange::RemoveObject { addr: a.clone(), deposed: None });
+        if mode == Mode::Managed {
+            done.push((a, t));
+        }
+    }
 }

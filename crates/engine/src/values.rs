@@ -271,7 +271,7 @@ impl Scope for InstanceScope<'_> {
                 detail: format!("No module call named {attr:?} is declared in {in_module}."),
             }),
             "var" | "local" | "module" | "path" | "terraform" | "count" | "each" | "self" | "data" => None,
-            ty if !cfg.module.resources.iter().any(|r| !r.data && r.ty == ty && r.name == attr) => Some(Missing {
+            ty if cfg.module.resource(false, ty, attr).is_none() => Some(Missing {
                 summary: "Reference to undeclared resource".into(),
                 detail: format!("A managed resource {ty:?} {attr:?} has not been declared in {in_module}."),
             }),

@@ -75,36 +75,25 @@ differential! {
     exprs::outputs_sensitive,
     exprs::outputs_removed_and_added,
     exprs::sensitive_values_in_resources,
+    expand::count_to_single_instance,
+    lifecycle::data_deferred_by_reference,
+    lifecycle::data_deferred_by_depends_on,
+    exprs::depends_on_chain,
+    lifecycle::drift_file_deleted,
+    lifecycle::drift_file_edited,
+    lifecycle::drift_refresh_only,
+    expand::module_for_each,
+    expand::module_count,
 }
 
 // Scenarios kept out of the run list while terrane still differs (each is
 // a function in scenarios/; add it above once fixed):
-// - count_to_single_instance: no implicit move between d[0] and d (Terraform plans previous_address, no-op)
-// - data_deferred_by_reference: action_reason read_because_dependency_pending where Terraform says read_because_config_unknown
-// - data_deferred_by_depends_on: state depends_on: terrane records it on data sources and not transitively
-// - depends_on_chain: state depends_on is not transitive (Terraform records every upstream managed resource)
-// - drift_file_deleted: no resource_drift in the plan JSON
-// - drift_file_edited: no resource_drift in the plan JSON
-// - drift_refresh_only: -refresh-only plan finds no changes (exit 0, Terraform 2) and has no resource_drift
-// - module_for_each: action_reason delete_because_wrong_repetition where Terraform says delete_because_no_module
-// - module_count: action_reason delete_because_wrong_repetition where Terraform says delete_because_no_module
 // - tainted_cbd_replacement: Terraform keeps the deposed kv_item after a create_before_destroy replacement through the tf-framework provider; terrane deletes it
 
 /// The scenarios kept out of the run list still build their steps.
 #[test]
 fn known_gaps_are_well_formed() {
-    for steps in [
-        scenarios::expand::count_to_single_instance(),
-        scenarios::lifecycle::data_deferred_by_reference(),
-        scenarios::lifecycle::data_deferred_by_depends_on(),
-        scenarios::exprs::depends_on_chain(),
-        scenarios::lifecycle::drift_file_deleted(),
-        scenarios::lifecycle::drift_file_edited(),
-        scenarios::lifecycle::drift_refresh_only(),
-        scenarios::expand::module_for_each(),
-        scenarios::expand::module_count(),
-        scenarios::lifecycle::tainted_cbd_replacement(),
-    ] {
+    for steps in [scenarios::lifecycle::tainted_cbd_replacement()] {
         assert!(!steps.is_empty());
     }
 }
