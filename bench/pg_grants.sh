@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Times real Terraform planning N postgresql_grant resources with refresh
-# (every grant read back from the server's ACLs) through terrane's
-# postgresql provider plugin (release build), against the loopback test
+# Times planning N postgresql_grant resources with refresh (every grant
+# read back from the server's ACLs), side by side: real Terraform and
+# terrane (release builds), both running terrane's postgresql provider
+# plugin through dev_overrides, and terrane once more with the provider
+# built in (in-process, no dev override). Against the loopback test
 # server of scripts/pg. Each grant is SELECT on its own table, so every
-# refresh reads a different ACL.
+# refresh reads a different ACL. Apply and destroy are timed too; each
+# tool applies, plans and destroys in turn on the same tables.
 # Usage: bench/pg_grants.sh [N=500]. Runs on demand, not in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-500}"
 eval "$(./scripts/pg start)"
 url="$TERRANE_TEST_PG_URL"
-cargo build --release -q -p terrane-provider-postgresql --bins
+cargo build --release -q -p terrane-provider-postgresql -p terrane-cli --bins
 work=$(mktemp -d)
 sfx="b$$"
 db="bench_$sfx"
@@ -63,13 +66,28 @@ resource "postgresql_grant" "g" {
   privileges  = ["SELECT"]
 }
 TF
-export TF_CLI_CONFIG_FILE="$work/dev.tfrc"
 tf="$(pwd)/scripts/terraform"
-cd "$work"
+terrane="$(pwd)/target/release/terrane"
 t() { local s=$(date +%s.%N); "$@" >/dev/null; echo "$(echo "$(date +%s.%N) - $s" | bc)"; }
-echo "apply_${n}_grants_s=$(t "$tf" apply -auto-approve -input=false)"
-# -detailed-exitcode: 0 means the refreshed plan found nothing to change.
-s=$(date +%s.%N)
-"$tf" plan -input=false -refresh=true -detailed-exitcode >/dev/null
-echo "plan_refresh_${n}_grants_s=$(echo "$(date +%s.%N) - $s" | bc)"
-echo "destroy_${n}_grants_s=$(t "$tf" destroy -auto-approve -input=false)"
+# run NAME PROGRAM RC: apply, refreshed plan (-detailed-exitcode: 0 means
+# nothing to change), destroy, in a working directory of its own.
+declare -A plan_s
+run() {
+  local name="$1" prog="$2" rc="$3" dir="$work/$1"
+  mkdir -p "$dir" && cp "$work/main.tf" "$dir/"
+  (
+    cd "$dir"
+    if [ -n "$rc" ]; then export TF_CLI_CONFIG_FILE="$rc"; else unset TF_CLI_CONFIG_FILE; fi
+    echo "${name}_apply_${n}_grants_s=$(t "$prog" apply -auto-approve -input=false)"
+    s=$(date +%s.%N)
+    "$prog" plan -input=false -refresh=true -detailed-exitcode >/dev/null
+    echo "${name}_plan_refresh_${n}_grants_s=$(echo "$(date +%s.%N) - $s" | bc)"
+    echo "${name}_destroy_${n}_grants_s=$(t "$prog" destroy -auto-approve -input=false)"
+  ) | tee "$dir/times"
+  plan_s[$name]=$(sed -n "s/^${name}_plan_refresh_${n}_grants_s=//p" "$dir/times")
+}
+run terraform "$tf" "$work/dev.tfrc"
+run terrane "$terrane" "$work/dev.tfrc"
+run terrane_inprocess "$terrane" ""
+echo "plan_ratio_terrane_over_terraform=$(echo "scale=3; ${plan_s[terrane]} / ${plan_s[terraform]}" | bc)"
+echo "plan_ratio_terrane_inprocess_over_terraform=$(echo "scale=3; ${plan_s[terrane_inprocess]} / ${plan_s[terraform]}" | bc)"
