@@ -11,7 +11,7 @@ use crate::checks;
 use crate::graph::NodeId;
 use crate::model::{mark_paths, sensitive_paths, Action, Change};
 use crate::plan_node::{resource_ctx, ResourceCtx};
-use crate::provider::{ApplyRequest, PlanRequest, Provider, ReadDataRequest};
+use crate::provider::{ApplyRequest, PlanRequest, Provider};
 use crate::values::{Expansion, InstanceVars};
 use crate::walk::{expansion, instance_vars, is_error, lock, register_resource, Walk};
 use std::collections::{BTreeMap, BTreeSet};
@@ -188,24 +188,7 @@ async fn read_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &Insta
     if failed {
         return false;
     }
-    let plain = config.unmark_deep();
-    let resp = match rc.provider.read_data_source(ReadDataRequest { type_name: &rc.res.ty, config: &plain, provider_meta: None }).await {
-        Ok(r) => r,
-        Err(e) => {
-            w.diag(Diagnostic::error("Provider failed", e.to_string(), rc.res.range.clone()));
-            return false;
-        }
-    };
-    let bad = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), &rc.res.range));
-    if bad {
-        return false;
-    }
-    if let Some(d) = checks::check_data(&rc.schema.block, &rc.provider_label(), addr, &resp.state, &rc.res.range) {
-        w.diag(d);
-        return false;
-    }
-    let value = mark_paths(&resp.state, &sensitive_paths(&config));
+    let Some(value) = crate::plan_node::read_data_source(w, rc, addr, &config).await else { return false };
     let object = rc.object(&value, Vec::new(), Status::Ready, false);
     if let Err(d) = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await {
         w.diag(d);

@@ -59,6 +59,8 @@ pub struct Graph {
     pub deps: Vec<BTreeSet<NodeId>>,
     pub ranges: Vec<Option<SourceRange>>,
     index: HashMap<Node, NodeId>,
+    /// Each node's display name, made once (state records names).
+    names: std::sync::OnceLock<Vec<String>>,
 }
 
 impl Graph {
@@ -114,23 +116,34 @@ impl Graph {
     /// data source upstream, through anything (resources included), as
     /// Terraform records them.
     pub fn recorded_dependencies(&self, id: NodeId) -> BTreeSet<NodeId> {
-        let mut out = BTreeSet::new();
-        let mut seen = BTreeSet::new();
+        self.recorded_dependency_ids(id).into_iter().collect()
+    }
+
+    /// [`Self::recorded_dependencies`] in id order, found with a flat seen
+    /// list: upstream sets of long chains are large, so no tree per visit.
+    fn recorded_dependency_ids(&self, id: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut seen = vec![false; self.nodes.len()];
         let mut stack: Vec<NodeId> = self.deps[id].iter().copied().collect();
         while let Some(n) = stack.pop() {
-            if !seen.insert(n) {
+            if std::mem::replace(&mut seen[n], true) {
                 continue;
             }
             match &self.nodes[n].kind {
                 NodeKind::Provider { .. } => continue,
-                NodeKind::Resource { .. } => {
-                    out.insert(n);
-                }
+                NodeKind::Resource { .. } => out.push(n),
                 _ => {}
             }
             stack.extend(self.deps[n].iter().copied());
         }
+        out.sort_unstable();
         out
+    }
+
+    /// The names state records as the dependencies of node `id`.
+    pub fn recorded_dependency_names(&self, id: NodeId) -> Vec<String> {
+        let names = self.names.get_or_init(|| self.nodes.iter().map(Node::to_string).collect());
+        self.recorded_dependency_ids(id).into_iter().map(|d| names[d].clone()).collect()
     }
 
     /// A topological order, or the cycles found (each a list of members).

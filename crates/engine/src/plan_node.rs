@@ -57,7 +57,7 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
     };
     let index = resource_index(&res);
     // Data sources record none; managed resources every upstream one.
-    let dependencies = if *mode == Mode::Data { Vec::new() } else { w.core.graph.recorded_dependencies(id).into_iter().map(|d| w.core.graph.nodes[d].to_string()).collect() };
+    let dependencies = if *mode == Mode::Data { Vec::new() } else { w.core.graph.recorded_dependency_names(id) };
     Ok(ResourceCtx {
         node: id,
         module_cfg: node.module.clone(),
@@ -249,23 +249,7 @@ async fn plan_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Instan
         w.core.graph.resource_dependencies(rc.node).iter().any(|d| pending.contains(d))
     };
     if plain.is_wholly_known() && !pending_dep {
-        let resp = match rc.provider.read_data_source(ReadDataRequest { type_name: &rc.res.ty, config: &plain, provider_meta: None }).await {
-            Ok(r) => r,
-            Err(e) => {
-                w.diag(Diagnostic::error("Provider failed", e.to_string(), rc.res.range.clone()));
-                return false;
-            }
-        };
-        let bad = resp.diagnostics.has_errors();
-        w.diags(checks::provider_diags_at(&resp.diagnostics, &addr.to_string(), &rc.res.range, &|p| rc.attr_range(p)));
-        if bad {
-            return false;
-        }
-        if let Some(d) = checks::check_data(&rc.schema.block, &rc.provider_label(), &addr, &resp.state, &rc.res.range) {
-            w.diag(d);
-            return false;
-        }
-        let value = mark_paths(&resp.state, &sensitive_paths(&config));
+        let Some(value) = read_data_source(w, rc, &addr, &config).await else { return false };
         let object = rc.object(&value, Vec::new(), Status::Ready, false);
         lock(&w.state).apply(&StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object });
         w.values.set_instance(module, Mode::Data, &rc.res.ty, &rc.res.name, addr.key.clone(), value);
@@ -460,36 +444,36 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
     }
     let cfg_for_plan = apply_ignore(rc, &prior.unmark_deep(), &plain_config);
     let plain_prior = prior.unmark_deep();
+    // PlanResourceChange with every plan check; `None` after reporting.
     let plan_once = |prior: Value, private: Vec<u8>| {
         let cfg = cfg_for_plan.clone();
+        let label = label.clone();
+        let addr = addr.clone();
         async move {
             let proposed = proposed_new(&rc.schema.block, &prior, &cfg);
             let resp = rc
                 .provider
                 .plan_resource_change(PlanRequest { type_name: &rc.res.ty, prior_state: &prior, proposed_new_state: &proposed, config: &cfg, prior_private: &private, provider_meta: None })
                 .await;
-            (prior, cfg, resp)
+            let resp = match resp {
+                Ok(r) => r,
+                Err(e) => {
+                    w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+                    return None;
+                }
+            };
+            let bad = resp.diagnostics.has_errors();
+            w.diags(checks::provider_diags_at(&resp.diagnostics, &label, range, &|p| rc.attr_range(p)));
+            if bad {
+                return None;
+            }
+            let errs = checks::check_plan(&rc.schema.block, &rc.provider_label(), &addr, &prior, &cfg, &resp.planned_state, resp.legacy_type_system, range);
+            let fatal = errs.iter().any(is_error);
+            w.diags(errs);
+            (!fatal).then_some(resp)
         }
     };
-    let (p0, cfg0, resp) = plan_once(plain_prior.clone(), private.clone()).await;
-    let resp = match resp {
-        Ok(r) => r,
-        Err(e) => {
-            w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
-            return false;
-        }
-    };
-    let bad = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags_at(&resp.diagnostics, &label, range, &|p| rc.attr_range(p)));
-    if bad {
-        return false;
-    }
-    let errs = checks::check_plan(&rc.schema.block, &rc.provider_label(), &addr, &p0, &cfg0, &resp.planned_state, resp.legacy_type_system, range);
-    let fatal = errs.iter().any(is_error);
-    w.diags(errs);
-    if fatal {
-        return false;
-    }
+    let Some(resp) = plan_once(plain_prior.clone(), private.clone()).await else { return false };
     let mut planned = resp.planned_state;
     let mut planned_private = resp.planned_private;
     let requires: Vec<Path> = resp
@@ -523,26 +507,7 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
     };
     if action.is_replace() {
         // Plan again as a create so computed attributes become unknown.
-        let null = Value::null(ty.clone());
-        let (p1, cfg1, resp) = plan_once(null, Vec::new()).await;
-        let resp = match resp {
-            Ok(r) => r,
-            Err(e) => {
-                w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
-                return false;
-            }
-        };
-        let bad = resp.diagnostics.has_errors();
-        w.diags(checks::provider_diags_at(&resp.diagnostics, &label, range, &|p| rc.attr_range(p)));
-        if bad {
-            return false;
-        }
-        let errs = checks::check_plan(&rc.schema.block, &rc.provider_label(), &addr, &p1, &cfg1, &resp.planned_state, resp.legacy_type_system, range);
-        let fatal = errs.iter().any(is_error);
-        w.diags(errs);
-        if fatal {
-            return false;
-        }
+        let Some(resp) = plan_once(Value::null(ty.clone()), Vec::new()).await else { return false };
         planned = resp.planned_state;
         planned_private = resp.planned_private;
     }
@@ -686,4 +651,27 @@ async fn import_now(w: &Walk, rc: &ResourceCtx, addr: &InstanceAddr, id: &str) -
         return None;
     }
     Some((read.new_state, read.private))
+}
+
+/// ReadDataSource with its checks; the value carries the configuration's
+/// sensitive marks. `None` after reporting a failure.
+pub async fn read_data_source(w: &Walk, rc: &ResourceCtx, addr: &InstanceAddr, config: &Value) -> Option<Value> {
+    let plain = config.unmark_deep();
+    let resp = match rc.provider.read_data_source(ReadDataRequest { type_name: &rc.res.ty, config: &plain, provider_meta: None }).await {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error("Provider failed", e.to_string(), rc.res.range.clone()));
+            return None;
+        }
+    };
+    let bad = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags_at(&resp.diagnostics, &addr.to_string(), &rc.res.range, &|p| rc.attr_range(p)));
+    if bad {
+        return None;
+    }
+    if let Some(d) = checks::check_data(&rc.schema.block, &rc.provider_label(), addr, &resp.state, &rc.res.range) {
+        w.diag(d);
+        return None;
+    }
+    Some(mark_paths(&resp.state, &sensitive_paths(config)))
 }
