@@ -554,7 +554,10 @@ pub fn change(rc: &ResourceCtx, addr: &InstanceAddr, action: Action, before: Val
         prior_private: Vec::new(),
         reason: None,
         importing: None,
-        dependencies: rc.dependencies.clone(),
+        // Only deletes use a change's dependencies (their order); a create
+        // or update records the resource's own when it is applied, so the
+        // plan need not carry a copy per instance.
+        dependencies: if action == Action::Delete { rc.dependencies.clone() } else { Vec::new() },
         create_before_destroy: false,
     }
 }

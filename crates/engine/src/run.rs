@@ -166,7 +166,7 @@ impl Engine {
             }
             // Only errors about state matter for a destroy.
             plan.diagnostics = lock(&w.diags).iter().filter(|d| d.summary.contains("provider") || d.summary.contains("Provider")).cloned().collect();
-            plan.prior_state = Some(lock(&w.state).clone());
+            plan.prior_state = Some(std::mem::replace(&mut *lock(&w.state), Snapshot::empty()));
             sort(&mut plan.changes);
             return plan;
         }
@@ -176,7 +176,10 @@ impl Engine {
         let expanded = lock(&w.expanded).clone();
         let walked_ok = !errors(&lock(&w.diags));
         // Orphans and deposed objects.
-        let current = lock(&w.state).clone();
+        // The walk is done with its state: take it rather than copy it
+        // (with every upstream resource recorded per object, a long
+        // chain's state is large).
+        let current = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
         if walked_ok && mode == PlanMode::Normal {
             for (raddr, r) in &current.resources {
                 for (key, inst) in &r.instances {
@@ -304,7 +307,7 @@ fn finish(mut result: ApplyResult, w: Arc<Walk>, run: Arc<Mutex<Box<dyn Run>>>) 
     result.changed = c;
     result.destroyed = d;
     result.diagnostics.extend(lock(&w.diags).iter().cloned());
-    result.state = Some(lock(&w.state).clone());
+    result.state = Some(std::mem::replace(&mut *lock(&w.state), Snapshot::empty()));
     // Every task of the walk has finished: this is the last reference.
     drop(w);
     let run = match Arc::try_unwrap(run) {
