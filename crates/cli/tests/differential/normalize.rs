@@ -22,6 +22,10 @@ pub struct Subst {
     strings: BTreeMap<String, String>,
     /// Whole-value pairs (numbers, short strings): replaced only when equal.
     numbers: Vec<(Value, Value)>,
+    /// Every pairing seen, whole values: one terrane value may stand for
+    /// several Terraform values (random_id's b64_std and b64_url are equal
+    /// strings on one side when the bytes need no '+' or '/').
+    seen: Vec<(Value, Value)>,
 }
 
 impl Subst {
@@ -39,6 +43,9 @@ impl Subst {
                     continue;
                 }
                 let Some(y) = bv.get(k) else { continue };
+                if x != y {
+                    self.seen.push((y.clone(), x.clone()));
+                }
                 match (x, y) {
                     // Short strings (random_integer's id) would replace
                     // unrelated text: only values of 6 characters or more.
@@ -50,6 +57,33 @@ impl Subst {
                     _ => {}
                 }
             }
+        }
+    }
+
+    /// terrane's value `tr` with its random values replaced by Terraform's,
+    /// walking Terraform's `tf` alongside: a part already equal to
+    /// Terraform's is kept as is, so a configured value that happens to
+    /// equal some random number (a byte_length of 6 and a random result of
+    /// 6) is never rewritten.
+    pub fn apply_against(&self, tf: &Value, tr: &Value) -> Value {
+        if tf == tr {
+            return tr.clone();
+        }
+        match (tf, tr) {
+            (Value::Object(a), Value::Object(b)) => Value::Object(
+                b.iter()
+                    .map(|(k, y)| {
+                        let v = match a.get(k) {
+                            Some(x) => self.apply_against(x, y),
+                            None => self.apply(y),
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => Value::Array(a.iter().zip(b).map(|(x, y)| self.apply_against(x, y)).collect()),
+            _ if self.seen.iter().any(|(from, to)| from == tr && to == tf) => tf.clone(),
+            _ => self.apply(tr),
         }
     }
 
@@ -195,7 +229,7 @@ pub fn compare_plans(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
         let (xv, yraw) = (change_view(x), change_view(y));
         let mut yv = yraw.clone();
         for k in ["before", "after"] {
-            yv[k] = subst.apply(&yraw[k]);
+            yv[k] = subst.apply_against(&xv[k], &yraw[k]);
         }
         let ty = x["type"].as_str().unwrap_or_default();
         let pairs = [(&xv["before"], &yraw["before"], &yv["before"]), (&xv["after"], &yraw["after"], &yv["after"])];
@@ -216,7 +250,7 @@ pub fn compare_plans(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
     }
     let empty = Value::Object(Map::new());
     let oa = tf.get("output_changes").unwrap_or(&empty);
-    let ob = subst.apply(tr.get("output_changes").unwrap_or(&empty));
+    let ob = subst.apply_against(oa, tr.get("output_changes").unwrap_or(&empty));
     diff("output_changes", oa, &ob, &[], &mut out);
     out
 }
@@ -230,7 +264,7 @@ pub fn compare_states(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
     for (addr, x) in &a {
         let Some(yraw) = b.get(addr) else { continue };
         let mut y = yraw.clone();
-        y["values"] = subst.apply(&yraw["values"]);
+        y["values"] = subst.apply_against(&x["values"], &yraw["values"]);
         let ty = x["type"].as_str().unwrap_or_default();
         let skip = skip_for(ty, &[(&x["values"], &yraw["values"], &y["values"])]);
         diff(&format!("{addr}: values"), &x["values"], &y["values"], skip, &mut out);
@@ -248,7 +282,7 @@ pub fn compare_states(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
     }
     let empty = Value::Object(Map::new());
     let oa = tf["values"].get("outputs").unwrap_or(&empty);
-    let ob = subst.apply(tr["values"].get("outputs").unwrap_or(&empty));
+    let ob = subst.apply_against(oa, tr["values"].get("outputs").unwrap_or(&empty));
     diff("outputs", oa, &ob, &[], &mut out);
     out
 }
@@ -397,5 +431,8 @@ mod tests {
         assert_eq!(s.apply(&json!(["abc-ab"])), json!(["Y-X"]));
         s.numbers.push((json!(7), json!(9)));
         assert_eq!(s.apply(&json!({"n": 7, "m": 8})), json!({"n": 9, "m": 8}));
+        // A value already equal to Terraform's is not rewritten, even when
+        // it equals a random value of terrane's.
+        assert_eq!(s.apply_against(&json!({"len": 7, "r": 9}), &json!({"len": 7, "r": 7})), json!({"len": 7, "r": 9}));
     }
 }
