@@ -69,6 +69,9 @@ fn provider_name(provider: &str) -> String {
 /// `values` of the JSON state format, from a snapshot (values decoded
 /// without a schema: state JSON is already the value).
 pub fn state_values(s: &Snapshot) -> Json {
+    // Dependencies as Terraform records them (terrane keeps direct ones).
+    let full = terrane_engine::model::with_closure_dependencies(s);
+    let s = &full;
     let mut modules: BTreeMap<String, Vec<Json>> = BTreeMap::new();
     for (raddr, r) in &s.resources {
         for (key, inst) in &r.instances {

@@ -140,6 +140,17 @@ impl Graph {
         out
     }
 
+    /// What state keeps as an object's dependencies: the resources and data
+    /// sources it refers to directly (through variables, locals, outputs and
+    /// module calls, not through other resources). Terraform writes the
+    /// transitive closure; `closure_dependencies` computes it from these
+    /// when state is shown or exported, so state stays linear in size (a
+    /// 5,000-long chain would otherwise hold 12.5 million names).
+    pub fn direct_dependency_names(&self, id: NodeId) -> Vec<String> {
+        let names = self.names.get_or_init(|| self.nodes.iter().map(Node::to_string).collect());
+        self.resource_dependencies(id).into_iter().map(|d| names[d].clone()).collect()
+    }
+
     /// The names state records as the dependencies of node `id`.
     pub fn recorded_dependency_names(&self, id: NodeId) -> Vec<String> {
         let names = self.names.get_or_init(|| self.nodes.iter().map(Node::to_string).collect());

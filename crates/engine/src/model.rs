@@ -395,3 +395,78 @@ mod tests {
         assert_eq!(got, [".a", ".b[1]"]);
     }
 }
+
+/// The dependencies Terraform records, from the direct ones terrane keeps:
+/// for every object, every resource and data source upstream (transitively,
+/// through data sources too); data sources themselves record none. Keyed
+/// by (instance address, deposed key).
+pub fn closure_dependencies(s: &terrane_state::Snapshot) -> std::collections::HashMap<(InstanceAddr, Option<String>), Vec<String>> {
+    use std::collections::{BTreeSet, HashMap};
+    // Direct dependencies per configuration address (union over instances).
+    let mut direct: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for (raddr, r) in &s.resources {
+        let key = crate::apply_node::config_addr(&raddr.instance(terrane_state::InstanceKey::None));
+        let entry = direct.entry(key).or_default();
+        for inst in r.instances.values() {
+            for o in inst.current.iter().chain(inst.deposed.values()) {
+                entry.extend(o.dependencies.iter().cloned());
+            }
+        }
+    }
+    let mut memo: HashMap<String, BTreeSet<String>> = HashMap::new();
+    fn close(a: &str, direct: &HashMap<String, BTreeSet<String>>, memo: &mut HashMap<String, BTreeSet<String>>, visiting: &mut BTreeSet<String>) -> BTreeSet<String> {
+        if let Some(m) = memo.get(a) {
+            return m.clone();
+        }
+        if !visiting.insert(a.to_string()) {
+            return BTreeSet::new();
+        }
+        let mut out = BTreeSet::new();
+        for d in direct.get(a).into_iter().flatten() {
+            out.insert(d.clone());
+            out.extend(close(d, direct, memo, visiting));
+        }
+        visiting.remove(a);
+        memo.insert(a.to_string(), out.clone());
+        out
+    }
+    let mut out = HashMap::new();
+    for (raddr, r) in &s.resources {
+        for (key, inst) in &r.instances {
+            let addr = raddr.instance(key.clone());
+            let objects = inst.current.iter().map(|o| (None, o)).chain(inst.deposed.iter().map(|(k, o)| (Some(k.clone()), o)));
+            for (deposed, o) in objects {
+                if raddr.mode == terrane_state::Mode::Data {
+                    out.insert((addr.clone(), deposed), Vec::new());
+                    continue;
+                }
+                let mut all = BTreeSet::new();
+                for d in &o.dependencies {
+                    all.insert(d.clone());
+                    all.extend(close(d, &direct, &mut memo, &mut BTreeSet::new()));
+                }
+                out.insert((addr.clone(), deposed), all.into_iter().collect());
+            }
+        }
+    }
+    out
+}
+
+/// `s` with every object's dependencies as Terraform records them (for
+/// exports and `show -json`).
+pub fn with_closure_dependencies(s: &terrane_state::Snapshot) -> terrane_state::Snapshot {
+    let deps = closure_dependencies(s);
+    let mut out = s.clone();
+    for (raddr, r) in out.resources.iter_mut() {
+        for (key, inst) in r.instances.iter_mut() {
+            let addr = raddr.instance(key.clone());
+            if let Some(o) = inst.current.as_mut() {
+                o.dependencies = deps.get(&(addr.clone(), None)).cloned().unwrap_or_default();
+            }
+            for (k, o) in inst.deposed.iter_mut() {
+                o.dependencies = deps.get(&(addr.clone(), Some(k.clone()))).cloned().unwrap_or_default();
+            }
+        }
+    }
+    out
+}

@@ -56,8 +56,9 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
         return Err(Vec::new());
     };
     let index = resource_index(&res);
-    // Data sources record none; managed resources every upstream one.
-    let dependencies = if *mode == Mode::Data { Vec::new() } else { w.core.graph.recorded_dependency_names(id) };
+    // Direct dependencies (data sources too, so the closure shown and
+    // exported can pass through them); see Graph::direct_dependency_names.
+    let dependencies = w.core.graph.direct_dependency_names(id);
     Ok(ResourceCtx {
         node: id,
         module_cfg: node.module.clone(),
