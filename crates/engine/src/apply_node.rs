@@ -127,7 +127,7 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                 continue;
             }
         };
-        register_resource(&w, &module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.schema.block.implied_type());
+        register_resource(&w, &module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.ty.clone());
         if exp == Expansion::Unknown {
             continue;
         }
@@ -232,7 +232,7 @@ pub async fn destroy(w: &Walk, provider: &Arc<dyn Provider>, schema: &Block, pro
 }
 
 async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &InstanceAddr, inst: InstanceVars, change: &Change, current: Option<ObjectState>) -> bool {
-    let ty = rc.schema.block.implied_type();
+    let ty = rc.ty.clone();
     let label = rc.provider_label();
     let range = &rc.res.range;
     if !crate::conditions::enforce(w, module, &inst, &rc.res.lifecycle.preconditions, "Resource precondition failed", &addr.to_string()) {

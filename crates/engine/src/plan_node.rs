@@ -23,6 +23,8 @@ use terrane_value::{Path, Value};
 /// What every instance of one resource node shares.
 pub struct ResourceCtx {
     pub node: NodeId,
+    /// The schema's implied type (computed once per resource node).
+    pub ty: terrane_value::Type,
     pub module_cfg: Vec<String>,
     pub res: Resource,
     pub mode: Mode,
@@ -61,6 +63,7 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
     let dependencies = w.core.graph.direct_dependency_names(id);
     Ok(ResourceCtx {
         node: id,
+        ty: schema.block.implied_type(),
         module_cfg: node.module.clone(),
         mode: *mode,
         schema,
@@ -118,7 +121,7 @@ impl ResourceCtx {
     /// The state record of a value.
     pub fn object(&self, v: &Value, private: Vec<u8>, status: Status, cbd: bool) -> ObjectState {
         let plain = v.unmark_deep();
-        let attributes = terrane_value::json::encode(&plain, &self.schema.block.implied_type()).unwrap_or(serde_json::Value::Null);
+        let attributes = terrane_value::json::encode(&plain, &self.ty).unwrap_or(serde_json::Value::Null);
         let mut sens = sensitive_paths(v);
         for p in schema_sensitive_paths(&self.schema.block, &plain) {
             if !sens.contains(&p) {
@@ -146,7 +149,7 @@ impl ResourceCtx {
 
 /// Decodes (upgrading if needed) a stored object with the current schema.
 pub async fn prior_value(rc: &ResourceCtx, addr: &InstanceAddr, o: &ObjectState) -> Result<Value, Vec<Diagnostic>> {
-    let ty = rc.schema.block.implied_type();
+    let ty = rc.ty.clone();
     if o.schema_version as i64 == rc.schema.version {
         if let Ok(v) = terrane_value::json::decode(&o.attributes, &ty) {
             return Ok(mark_paths(&v, &o.sensitive_paths));
@@ -189,7 +192,7 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                 continue;
             }
         };
-        register_resource(&w, &module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.schema.block.implied_type());
+        register_resource(&w, &module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.ty.clone());
         if exp == Expansion::Unknown {
             // Validate: check the body once with unknown instance names.
             let inst = InstanceVars { count_index: rc.res.count.as_ref().map(|_| 0), each: rc.res.for_each.as_ref().map(|_| (String::new(), Value::unknown(terrane_value::Type::Dynamic))), self_value: None };
@@ -240,7 +243,7 @@ async fn plan_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Instan
             return false;
         }
     }
-    let ty = rc.schema.block.implied_type();
+    let ty = rc.ty.clone();
     if w.phase == Phase::Validate {
         w.values.set_instance(module, Mode::Data, &rc.res.ty, &rc.res.name, addr.key.clone(), Value::unknown(ty));
         return true;
@@ -349,7 +352,7 @@ fn replace_triggered(w: &Walk, rc: &ResourceCtx) -> bool {
 }
 
 async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: InstanceAddr, inst: InstanceVars) -> bool {
-    let ty = rc.schema.block.implied_type();
+    let ty = rc.ty.clone();
     let label = addr.to_string();
     let range = &rc.res.range;
     // Prior state: upgraded, then refreshed; or imported by an `import` block.

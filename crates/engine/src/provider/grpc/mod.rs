@@ -51,6 +51,8 @@ pub struct ProtocolProvider<R> {
     /// This instance has itself answered GetProviderSchema.
     asked_schema: AtomicBool,
     caps: ClientCapabilities,
+    /// Implied types by (is data source, type name).
+    types: std::sync::Mutex<std::collections::HashMap<(bool, String), Type>>,
 }
 
 type Res<T> = Result<T, ProviderError>;
@@ -59,7 +61,7 @@ impl<R: Rpc> ProtocolProvider<R> {
     /// An instance at `address` over `rpc`, sharing `schema` with the other
     /// instances of the same provider.
     pub fn new(address: impl Into<String>, rpc: R, schema: SchemaCell, caps: ClientCapabilities) -> ProtocolProvider<R> {
-        ProtocolProvider { address: address.into(), rpc, schema, asked_schema: AtomicBool::new(false), caps }
+        ProtocolProvider { address: address.into(), rpc, schema, asked_schema: AtomicBool::new(false), caps, types: std::sync::Mutex::new(std::collections::HashMap::new()) }
     }
 
     fn call_err(&self, operation: &'static str) -> impl Fn(CallError) -> ProviderError + '_ {
@@ -116,9 +118,21 @@ impl<R: Rpc> ProtocolProvider<R> {
         self.schema.get_or_try_init(|| self.fetch_schema()).await.cloned()
     }
 
+    /// A resource's or data source's implied type, computed once (every
+    /// call encodes and decodes against it).
+    fn cached_type(&self, data: bool, name: &str, make: impl FnOnce() -> Option<Type>) -> Option<Type> {
+        let mut cache = self.types.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = cache.get(&(data, name.to_string())) {
+            return Some(t.clone());
+        }
+        let t = make()?;
+        cache.insert((data, name.to_string()), t.clone());
+        Some(t)
+    }
+
     async fn resource_type(&self, name: &str) -> Res<(Arc<ProviderSchema>, Type)> {
         let s = self.schema().await?;
-        let ty = s.resources.get(name).map(|r| r.block.implied_type());
+        let ty = self.cached_type(false, name, || s.resources.get(name).map(|r| r.block.implied_type()));
         match ty {
             Some(ty) => Ok((s, ty)),
             None => Err(ProviderError::UnknownType { provider: self.address.clone(), kind: SchemaKind::Resource, name: name.into() }),
@@ -127,7 +141,7 @@ impl<R: Rpc> ProtocolProvider<R> {
 
     async fn data_type(&self, name: &str) -> Res<(Arc<ProviderSchema>, Type)> {
         let s = self.schema().await?;
-        let ty = s.data_sources.get(name).map(|r| r.block.implied_type());
+        let ty = self.cached_type(true, name, || s.data_sources.get(name).map(|r| r.block.implied_type()));
         match ty {
             Some(ty) => Ok((s, ty)),
             None => Err(ProviderError::UnknownType { provider: self.address.clone(), kind: SchemaKind::DataSource, name: name.into() }),
