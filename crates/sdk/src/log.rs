@@ -45,17 +45,19 @@ pub fn line(level: Level, message: &str, fields: &[(&str, String)]) -> String {
 
 static ENABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Turns stderr logging on: `serve()` does so, since Terraform reads a
-/// plugin's stderr as its log; in-process use (the engine, tests) stays
-/// quiet unless `TERRANE_PROVIDER_LOG=1`, or the host's log level
-/// (`TERRANE_LOG`, else `TF_LOG`) asks for lines of that level, which is
-/// when terrane would show a plugin's line of that level.
+/// Marks plugin mode (`serve()`), where stderr is the host's log. Lines
+/// are written, in plugin mode and in-process alike, when the host's log
+/// level (`TERRANE_LOG`, else `TF_LOG`, inherited from Terraform or
+/// terrane) asks for that level — as providers built on Terraform's Go
+/// libraries do — or always with `TERRANE_PROVIDER_LOG=1`. Formatting and
+/// writing a line per call that nobody shows cost every RPC.
 pub fn enable() {
     ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 fn enabled(level: Level) -> bool {
-    ENABLED.load(std::sync::atomic::Ordering::Relaxed) || std::env::var("TERRANE_PROVIDER_LOG").is_ok_and(|v| v == "1") || host_threshold().is_some_and(|t| level >= t)
+    static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| std::env::var("TERRANE_PROVIDER_LOG").is_ok_and(|v| v == "1")) || host_threshold().is_some_and(|t| level >= t)
 }
 
 /// The lowest level the host's log shows: `TERRANE_LOG` or `TF_LOG` (a
