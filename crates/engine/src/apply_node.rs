@@ -13,7 +13,7 @@ use crate::model::{mark_paths, sensitive_paths, Action, Change};
 use crate::plan_node::{resource_ctx, ResourceCtx};
 use crate::provider::{ApplyRequest, PlanRequest, Provider};
 use crate::values::{Expansion, InstanceVars};
-use crate::walk::{expansion, instance_vars, is_error, lock, register_resource, Walk};
+use crate::walk::{instance_vars, is_error, lock, Walk};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use terrane_config::{Diagnostic, SourceRange};
@@ -119,15 +119,10 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
     let mut ok = true;
     let mut tasks = tokio::task::JoinSet::new();
     for module in w.values.instances_of(&rc.module_cfg) {
-        let exp = match expansion(&w, &module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
-            Ok(e) => e,
-            Err(d) => {
-                w.diags(d);
-                ok = false;
-                continue;
-            }
+        let Some(exp) = crate::walk::expand_resource(&w, &rc, &module) else {
+            ok = false;
+            continue;
         };
-        register_resource(&w, &module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.ty.clone());
         if exp == Expansion::Unknown {
             continue;
         }

@@ -11,7 +11,7 @@ use crate::graph::{resource_provider, NodeId, NodeKind};
 use crate::model::{mark_paths, schema_sensitive_paths, sensitive_paths, Action, Change, Reason};
 use crate::provider::{PlanRequest, Provider, ProviderSchema, ReadDataRequest, ReadRequest, UpgradeRequest};
 use crate::values::{Expansion, InstanceVars};
-use crate::walk::{expansion, instance_vars, is_error, lock, provider_instance, provider_key, register_resource, schema_of, Phase, Walk};
+use crate::walk::{instance_vars, is_error, lock, provider_instance, provider_key, schema_of, Phase, Walk};
 use std::sync::Arc;
 use terrane_config::{Diagnostic, LineIndex, Resource, Subject};
 use terrane_eval::Evaluator;
@@ -175,24 +175,17 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
     let rc = match resource_ctx(&w, id).await {
         Ok(rc) => Arc::new(rc),
         Err(d) => {
-            let failed = !d.is_empty();
             w.diags(d);
-            let _ = failed;
             return false;
         }
     };
     let mut ok = true;
     let mut tasks = tokio::task::JoinSet::new();
     for module in w.values.instances_of(&rc.module_cfg) {
-        let exp = match expansion(&w, &module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
-            Ok(e) => e,
-            Err(d) => {
-                w.diags(d);
-                ok = false;
-                continue;
-            }
+        let Some(exp) = crate::walk::expand_resource(&w, &rc, &module) else {
+            ok = false;
+            continue;
         };
-        register_resource(&w, &module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.ty.clone());
         if exp == Expansion::Unknown {
             // Validate: check the body once with unknown instance names.
             let inst = InstanceVars { count_index: rc.res.count.as_ref().map(|_| 0), each: rc.res.for_each.as_ref().map(|_| (String::new(), Value::unknown(terrane_value::Type::Dynamic))), self_value: None };

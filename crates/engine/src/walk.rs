@@ -665,3 +665,18 @@ pub fn provider_function(w: &Walk, provider: &str, name: &str, args: Vec<Value>)
         Err(e) => Err(fail(format!("Call to function {full:?} failed: {e}."))),
     }
 }
+
+/// The expansion of a resource in one module instance, registered for
+/// references; `None` after reporting why it cannot be known.
+pub fn expand_resource(w: &Walk, rc: &crate::plan_node::ResourceCtx, module: &ModulePath) -> Option<Expansion> {
+    match expansion(w, module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
+        Ok(exp) => {
+            register_resource(w, module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.ty.clone());
+            Some(exp)
+        }
+        Err(d) => {
+            w.diags(d);
+            None
+        }
+    }
+}
