@@ -471,11 +471,7 @@ fn print_outputs_after(s: &Snapshot) {
     if s.outputs.is_empty() {
         return;
     }
-    println!("\nOutputs:\n");
-    for (name, o) in &s.outputs {
-        let v = if o.sensitive { "(sensitive value)".to_string() } else { render::value(&terrane_engine::run::decode_loose(&o.value), 0, false) };
-        println!("{name} = {v}");
-    }
+    print!("\nOutputs:\n\n{}", render::stored_outputs(s, "(sensitive value)"));
 }
 
 async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
@@ -581,17 +577,11 @@ fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         let m: serde_json::Map<String, serde_json::Value> = s.outputs.iter().map(|(k, o)| (k.clone(), serde_json::json!({"sensitive": o.sensitive, "type": o.ty, "value": o.value}))).collect();
         println!("{}", serde_json::Value::Object(m));
     } else {
-        print_outputs_plain(&s);
+        print!("{}", render::stored_outputs(&s, "<sensitive>"));
     }
     0
 }
 
-fn print_outputs_plain(s: &Snapshot) {
-    for (name, o) in &s.outputs {
-        let v = if o.sensitive { "<sensitive>".to_string() } else { render::value(&terrane_engine::run::decode_loose(&o.value), 0, false) };
-        println!("{name} = {v}");
-    }
-}
 
 fn graph(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let (config, diags) = terrane_config::load_config(dir);

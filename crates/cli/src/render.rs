@@ -357,6 +357,17 @@ fn block_context(text: &str, line: usize) -> Option<String> {
     None
 }
 
+/// Stored root outputs (state), one `name = value` line each; sensitive
+/// ones read `hidden` (`(sensitive value)` or `output`'s `<sensitive>`).
+pub fn stored_outputs(s: &terrane_state::Snapshot, hidden: &str) -> String {
+    let mut out = String::new();
+    for (name, o) in &s.outputs {
+        let v = if o.sensitive { hidden.to_string() } else { value(&terrane_engine::run::decode_loose(&o.value), 0, false) };
+        let _ = writeln!(out, "{name} = {v}");
+    }
+    out
+}
+
 /// `Outputs:` after apply and for `output`.
 pub fn outputs(outs: &std::collections::BTreeMap<String, (Value, bool)>) -> String {
     let mut s = String::new();

@@ -38,11 +38,7 @@ pub fn show_all(s: &Snapshot) {
         }
     }
     if !s.outputs.is_empty() {
-        println!("\nOutputs:\n");
-        for (name, o) in &s.outputs {
-            let v = if o.sensitive { "(sensitive value)".into() } else { render::value(&terrane_engine::run::decode_loose(&o.value), 0, false) };
-            println!("{name} = {v}");
-        }
+        print!("\nOutputs:\n\n{}", render::stored_outputs(s, "(sensitive value)"));
     }
 }
 

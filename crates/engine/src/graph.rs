@@ -221,15 +221,10 @@ pub fn default_provider_name(resource_type: &str) -> &str {
 /// The provider configuration a resource uses: its `provider` argument
 /// (`random.second`) or the default for its type.
 pub fn resource_provider(r: &terrane_config::Resource) -> (String, Option<String>) {
-    if let Some(p) = &r.provider {
-        let text = p.expr.to_string();
-        let text = text.trim();
-        let mut parts = text.splitn(2, '.');
-        let name = parts.next().unwrap_or_default().trim().to_string();
-        let alias = parts.next().map(|a| a.trim().to_string());
-        return (name, alias);
+    match &r.provider_ref {
+        Some(p) => (p.name.clone(), p.alias.clone()),
+        None => (default_provider_name(&r.ty).to_string(), None),
     }
-    (default_provider_name(&r.ty).to_string(), None)
 }
 
 struct Builder<'c> {

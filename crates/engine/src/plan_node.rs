@@ -598,8 +598,10 @@ fn import_block_id(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &Insta
     None
 }
 
-/// ImportResourceState then ReadResource, with their contract checks.
-async fn import_now(w: &Walk, rc: &ResourceCtx, addr: &InstanceAddr, id: &str) -> Option<(Value, Vec<u8>)> {
+/// ImportResourceState then ReadResource, with their contract checks;
+/// failures are reported on the walk. Used by `import` blocks and the
+/// `import` command.
+pub async fn import_now(w: &Walk, rc: &ResourceCtx, addr: &InstanceAddr, id: &str) -> Option<(Value, Vec<u8>)> {
     let range = &rc.res.range;
     let resp = match rc.provider.import_resource_state(&rc.res.ty, id).await {
         Ok(r) => r,
@@ -641,7 +643,7 @@ async fn import_now(w: &Walk, rc: &ResourceCtx, addr: &InstanceAddr, id: &str) -
     if read.new_state.is_null() {
         w.diag(Diagnostic::error(
             "Cannot import non-existent remote object",
-            format!("While attempting to import an existing object to {:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct.", addr.to_string()),
+            format!("While attempting to import an existing object to {:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use \"terrane apply\" to create a new remote object for this resource.", addr.to_string()),
             range.clone(),
         ));
         return None;

@@ -530,7 +530,6 @@ impl Engine {
     }
 
     async fn import_inner(&self, w: &Arc<Walk>, addr: &InstanceAddr, id: &str) -> Vec<Diagnostic> {
-        let state = lock(&w.state).clone();
         let module: Vec<String> = addr.resource.module.0.iter().map(|(n, _)| n.clone()).collect();
         let node = graph::Node { module, kind: NodeKind::Resource { mode: addr.resource.mode, ty: addr.resource.ty.clone(), name: addr.resource.name.clone() } };
         let Some(nid) = self.core.graph.id(&node) else {
@@ -540,7 +539,7 @@ impl Engine {
                 None,
             )];
         };
-        if state.object(addr, None).is_some() {
+        if lock(&w.state).object(addr, None).is_some() {
             return vec![Diagnostic::error(
                 "Resource already managed by terrane",
                 format!("terrane is already managing a remote object for {addr}. To import to this address you must first remove the existing object from the state."),
@@ -552,52 +551,12 @@ impl Engine {
             Ok(rc) => rc,
             Err(d) => return d,
         };
-        let range = rc.res.range.clone();
-        let resp = match rc.provider.import_resource_state(&rc.res.ty, id).await {
-            Ok(r) => r,
-            Err(e) => return vec![Diagnostic::error("Provider failed", e.to_string(), range)],
-        };
-        let mut diags = crate::checks::provider_diags(&resp.diagnostics, &addr.to_string(), &range);
-        if resp.diagnostics.has_errors() {
-            return diags;
+        let Some((state, private)) = crate::plan_node::import_now(w, &rc, addr, id).await else { return Vec::new() };
+        let object = rc.object(&state, private, terrane_state::Status::Ready, false);
+        match crate::apply_node::persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
+            Ok(()) => Vec::new(),
+            Err(d) => vec![d],
         }
-        let imported = match resp.imported.as_slice() {
-            [] => return vec![Diagnostic::error("Import returned no resources", format!("While attempting to import with ID {id}, the provider returned no instance states."), range)],
-            [one] => one.clone(),
-            _ => return vec![Diagnostic::error("Multiple import states not supported", format!("While attempting to import with ID {id}, the provider returned multiple resource instance states. This is not currently supported."), range)],
-        };
-        if imported.state.is_null() {
-            return vec![Diagnostic::error("Import returned null resource", format!("While attempting to import with ID {id}, the provider returned an instance with no state."), range)];
-        }
-        let read = match rc
-            .provider
-            .read_resource(crate::provider::ReadRequest { type_name: &rc.res.ty, prior_state: &imported.state, private: &imported.private, provider_meta: None })
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => return vec![Diagnostic::error("Provider failed", e.to_string(), range)],
-        };
-        diags.extend(crate::checks::provider_diags(&read.diagnostics, &addr.to_string(), &range));
-        if read.diagnostics.has_errors() {
-            return diags;
-        }
-        if read.new_state.is_null() {
-            diags.push(Diagnostic::error(
-                "Cannot import non-existent remote object",
-                format!("While attempting to import an existing object to {addr:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use \"terrane apply\" to create a new remote object for this resource."),
-                range,
-            ));
-            return diags;
-        }
-        if let Some(d) = crate::checks::check_refresh(&rc.schema.block, &rc.provider_label(), addr, &read.new_state, &range) {
-            diags.push(d);
-            return diags;
-        }
-        let object = rc.object(&read.new_state, read.private, terrane_state::Status::Ready, false);
-        if let Err(d) = crate::apply_node::persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
-            diags.push(d);
-        }
-        diags
     }
 }
 
@@ -646,20 +605,30 @@ pub fn apply_moved(config: &terrane_config::Config, state: &Snapshot) -> (Snapsh
                 ));
                 continue;
             }
-            let provider = s.resources.get(&a.resource).map(|r| r.provider.clone()).unwrap_or_default();
-            let Some(inst) = s.resources.get(&a.resource).and_then(|r| r.instances.get(&a.key)).cloned() else { continue };
-            if let Some(o) = inst.current {
-                s.apply(&StateChange::SetObject { addr: t.clone(), deposed: None, provider: provider.clone(), object: o });
+            if move_instance(&mut s, &a, &t) {
+                done.push((a, t));
             }
-            for (k, o) in inst.deposed {
-                s.apply(&StateChange::SetObject { addr: t.clone(), deposed: Some(k), provider: provider.clone(), object: o });
-            }
-            s.apply(&StateChange::RemoveObject { addr: a.clone(), deposed: None });
-            done.push((a, t));
         }
     }
     implicit_moves(config, &mut s, &mut done);
     (s, done, diags)
+}
+
+/// Moves every object of instance `a` (current and deposed) to `t`;
+/// false when `a` has none.
+fn move_instance(s: &mut Snapshot, a: &InstanceAddr, t: &InstanceAddr) -> bool {
+    let Some(r) = s.resources.get(&a.resource) else { return false };
+    let provider = r.provider.clone();
+    let Some(inst) = r.instances.get(&a.key).cloned() else { return false };
+    if let Some(o) = inst.current {
+        s.apply(&StateChange::SetObject { addr: t.clone(), deposed: None, provider: provider.clone(), object: o });
+        s.apply(&StateChange::RemoveObject { addr: a.clone(), deposed: None });
+    }
+    for (k, o) in inst.deposed {
+        s.apply(&StateChange::SetObject { addr: t.clone(), deposed: Some(k.clone()), provider: provider.clone(), object: o });
+        s.apply(&StateChange::RemoveObject { addr: a.clone(), deposed: Some(k) });
+    }
+    true
 }
 
 /// Terraform's implied moves: a resource that gained `count` takes its
@@ -675,18 +644,9 @@ fn implicit_moves(config: &terrane_config::Config, s: &mut Snapshot, done: &mut 
             _ => continue,
         };
         let (a, t) = (raddr.instance(from), raddr.instance(to));
-        let Some(inst) = s.resources.get(&raddr).and_then(|rs| rs.instances.get(&a.key)).cloned() else { continue };
-        if s.resources.get(&raddr).is_some_and(|rs| rs.instances.contains_key(&t.key)) {
+        if s.resources.get(&raddr).is_some_and(|rs| rs.instances.contains_key(&t.key)) || !move_instance(s, &a, &t) {
             continue;
         }
-        let provider = s.resources.get(&raddr).map(|rs| rs.provider.clone()).unwrap_or_default();
-        if let Some(o) = inst.current {
-            s.apply(&StateChange::SetObject { addr: t.clone(), deposed: None, provider: provider.clone(), object: o });
-        }
-        for (k, o) in inst.deposed {
-            s.apply(&StateChange::SetObject { addr: t.clone(), deposed: Some(k), provider: provider.clone(), object: o });
-        }
-        s.apply(&StateChange::RemoveObject { addr: a.clone(), deposed: None });
         if mode == Mode::Managed {
             done.push((a, t));
         }
