@@ -627,20 +627,15 @@ pub fn instance_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
     call_vars(exp, key)
 }
 
-/// `provider::NAME::FUNC(...)`: the call goes to an instance of the
-/// provider (started if needed; functions need no configuration). An
-/// unknown argument makes the result an unknown of the function's return
-/// type, as Terraform does.
+/// `provider::NAME::FUNC(...)`: the call goes to the provider's function
+/// instance (functions need no configuration; see the provider host for
+/// why it has its own instance). An unknown argument makes the result an
+/// unknown of the function's return type, as Terraform does.
 pub fn provider_function(w: &Walk, provider: &str, name: &str, args: Vec<Value>) -> Result<Value, terrane_eval::func::FuncError> {
     let fail = |detail: String| terrane_eval::func::FuncError { arg: None, summary: "Error in function call".into(), detail };
     let full = format!("provider::{provider}::{name}");
-    let key = provider_key(&w.core, provider, None);
-    let host = w.core.host.clone();
-    let addr = key.addr.clone();
-    let Ok(handle) = tokio::runtime::Handle::try_current() else {
-        return Err(fail(format!("Call to function {full:?} failed: provider functions need a running engine.")));
-    };
-    let schema = tokio::task::block_in_place(|| handle.block_on(host.schema(&addr))).map_err(|e| fail(format!("Call to function {full:?} failed: {e}.")))?;
+    let addr = provider_key(&w.core, provider, None).addr;
+    let schema = w.core.host.function_schema_blocking(&addr).map_err(|e| fail(format!("Call to function {full:?} failed: {e}.")))?;
     let Some(sig) = schema.functions.get(name) else {
         return Err(terrane_eval::func::FuncError { arg: None, summary: "Call to unknown function".into(), detail: format!("There is no function named {full:?}.") });
     };
@@ -649,12 +644,7 @@ pub fn provider_function(w: &Walk, provider: &str, name: &str, args: Vec<Value>)
     }
     let sensitive = args.iter().any(Value::has_sensitive);
     let plain: Vec<Value> = args.iter().map(Value::unmark_deep).collect();
-    let result = tokio::task::block_in_place(|| {
-        handle.block_on(async {
-            let inst = host.instance(&key).await?;
-            inst.call_function(name, &plain).await
-        })
-    });
+    let result = w.core.host.call_function_blocking(&addr, name, plain);
     match result {
         Ok(Ok(v)) => Ok(if sensitive { v.mark_sensitive() } else { v }),
         Ok(Err(e)) => Err(terrane_eval::func::FuncError {

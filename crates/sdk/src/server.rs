@@ -17,12 +17,34 @@ use terrane_value::{Path, Type, Value};
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
+/// A framework schema with its value type, computed once: every call
+/// decodes and encodes against it.
+pub(crate) struct Typed {
+    schema: ResourceSchema,
+    block: terrane_schema::Block,
+    ty: Type,
+}
+
+impl Typed {
+    fn new(schema: ResourceSchema) -> Typed {
+        let block = schema.block_schema();
+        Typed { ty: block.implied_type(), block, schema }
+    }
+}
+
+impl std::ops::Deref for Typed {
+    type Target = ResourceSchema;
+    fn deref(&self) -> &ResourceSchema {
+        &self.schema
+    }
+}
+
 /// A provider served over tfplugin6.
 pub struct ProviderServer<P> {
     provider: P,
-    resources: BTreeMap<String, (Arc<dyn ResourceType>, ResourceSchema)>,
-    data_sources: BTreeMap<String, (Arc<dyn DataSourceType>, ResourceSchema)>,
-    provider_schema: ResourceSchema,
+    resources: BTreeMap<String, (Arc<dyn ResourceType>, Typed)>,
+    data_sources: BTreeMap<String, (Arc<dyn DataSourceType>, Typed)>,
+    provider_schema: Typed,
     schema_diags: Diagnostics,
     functions: BTreeMap<String, Arc<dyn crate::function::Function>>,
     data: RwLock<Option<ProviderData>>,
@@ -51,7 +73,7 @@ impl<P: Provider> ProviderServer<P> {
             match r.schema() {
                 Ok(s) => {
                     schema_check(SchemaKind::ManagedResource, r.name(), &s, &mut diags);
-                    resources.insert(r.name().to_string(), (r, s));
+                    resources.insert(r.name().to_string(), (r, Typed::new(s)));
                 }
                 Err(d) => diags.extend(d),
             }
@@ -61,13 +83,13 @@ impl<P: Provider> ProviderServer<P> {
             match d.schema() {
                 Ok(s) => {
                     schema_check(SchemaKind::DataSource, d.name(), &s, &mut diags);
-                    data_sources.insert(d.name().to_string(), (d, s));
+                    data_sources.insert(d.name().to_string(), (d, Typed::new(s)));
                 }
                 Err(e) => diags.extend(e),
             }
         }
         let functions = provider.functions().into_iter().map(|f| (f.name().to_string(), f)).collect();
-        ProviderServer { provider, resources, data_sources, functions, provider_schema, schema_diags: diags, data: RwLock::new(None), stop: Mutex::new(CancellationToken::new()) }
+        ProviderServer { provider, resources, data_sources, functions, provider_schema: Typed::new(provider_schema), schema_diags: diags, data: RwLock::new(None), stop: Mutex::new(CancellationToken::new()) }
     }
 
     fn ctx(&self) -> Ctx {
@@ -78,16 +100,16 @@ impl<P: Provider> ProviderServer<P> {
         self.data.read().ok().and_then(|d| d.clone())
     }
 
-    fn resource(&self, name: &str) -> Result<&(Arc<dyn ResourceType>, ResourceSchema), Diagnostics> {
+    fn resource(&self, name: &str) -> Result<&(Arc<dyn ResourceType>, Typed), Diagnostics> {
         self.resources.get(name).ok_or_else(|| Diagnostics::error("Resource Type Not Found", format!("The provider does not have a resource type named {name:?}.")))
     }
 
     /// The framework schema of a resource type.
     pub(crate) fn schema_of(&self, name: &str) -> Result<ResourceSchema, Diagnostics> {
-        self.resource(name).map(|(_, s)| s.clone())
+        self.resource(name).map(|(_, s)| s.schema.clone())
     }
 
-    fn data_source(&self, name: &str) -> Result<&(Arc<dyn DataSourceType>, ResourceSchema), Diagnostics> {
+    fn data_source(&self, name: &str) -> Result<&(Arc<dyn DataSourceType>, Typed), Diagnostics> {
         self.data_sources.get(name).ok_or_else(|| Diagnostics::error("Data Source Type Not Found", format!("The provider does not have a data source named {name:?}.")))
     }
 }
@@ -133,10 +155,10 @@ fn check_result(v: &Value, ty: &Type, what: &str) -> Diagnostics {
 
 /// Drops attributes the current schema no longer has (state from an older
 /// provider build at the same schema version).
-fn prune(json: serde_json::Value, schema: &ResourceSchema) -> serde_json::Value {
+fn prune(json: serde_json::Value, schema: &Typed) -> serde_json::Value {
     match json {
         serde_json::Value::Object(mut m) => {
-            let block = schema.block_schema();
+            let block = &schema.block;
             m.retain(|k, _| block.attributes.contains_key(k) || block.block_types.contains_key(k));
             serde_json::Value::Object(m)
         }
@@ -170,7 +192,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     }
 
     async fn validate_provider_config(&self, r: Request<tf::validate_provider_config::Request>) -> R<tf::validate_provider_config::Response> {
-        let ty = self.provider_schema.block_schema().implied_type();
+        let ty = self.provider_schema.ty.clone();
         let d = match wire::decode(r.get_ref().config.as_ref(), &ty) {
             Ok(cfg) => run_validators(&self.provider_schema, &cfg),
             Err(d) => d,
@@ -179,7 +201,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     }
 
     async fn configure_provider(&self, r: Request<tf::configure_provider::Request>) -> R<tf::configure_provider::Response> {
-        let ty = self.provider_schema.block_schema().implied_type();
+        let ty = self.provider_schema.ty.clone();
         let d = match wire::decode(r.get_ref().config.as_ref(), &ty) {
             Ok(cfg) => match self.provider.configure(&self.ctx(), &cfg).await {
                 Ok(data) => {
@@ -199,7 +221,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let d = async {
             let (rt, s) = self.resource(&req.type_name)?;
-            let cfg = wire::decode(req.config.as_ref(), &s.block_schema().implied_type())?;
+            let cfg = wire::decode(req.config.as_ref(), &s.ty)?;
             let mut d = run_validators(s, &cfg);
             d.extend(rt.instance(self.data()).validate(&cfg).await);
             Ok::<_, Diagnostics>(d)
@@ -213,7 +235,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let d = self
             .data_source(&req.type_name)
-            .and_then(|(_, s)| wire::decode(req.config.as_ref(), &s.block_schema().implied_type()).map(|cfg| run_validators(s, &cfg)))
+            .and_then(|(_, s)| wire::decode(req.config.as_ref(), &s.ty).map(|cfg| run_validators(s, &cfg)))
             .unwrap_or_else(|d| d);
         Ok(Response::new(tf::validate_data_resource_config::Response { diagnostics: wire::diagnostics(&d) }))
     }
@@ -222,7 +244,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = (|| {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.block_schema().implied_type();
+            let ty = s.ty.clone();
             let raw = req.raw_state.as_ref().map(|r| r.json.as_slice()).unwrap_or_default();
             if raw.is_empty() {
                 return wire::encode(&Value::null(ty.clone()), &ty);
@@ -251,7 +273,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.block_schema().implied_type();
+            let ty = s.ty.clone();
             let state = wire::decode(req.current_state.as_ref(), &ty)?;
             if state.is_null() {
                 return Ok((wire::encode(&state, &ty)?, req.private.clone()));
@@ -279,7 +301,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.block_schema().implied_type();
+            let ty = s.ty.clone();
             let prior = wire::decode(req.prior_state.as_ref(), &ty)?;
             let proposed = wire::decode(req.proposed_new_state.as_ref(), &ty)?;
             let config = wire::decode(req.config.as_ref(), &ty)?;
@@ -313,7 +335,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.block_schema().implied_type();
+            let ty = s.ty.clone();
             let prior = wire::decode(req.prior_state.as_ref(), &ty)?;
             let planned = wire::decode(req.planned_state.as_ref(), &ty)?;
             let config = wire::decode(req.config.as_ref(), &ty)?;
@@ -342,7 +364,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.block_schema().implied_type();
+            let ty = s.ty.clone();
             let v = null_write_only(s, rt.instance(self.data()).import(&self.ctx(), &req.id).await?);
             Ok::<_, Diagnostics>(tf::import_resource_state::ImportedResource { type_name: req.type_name.clone(), state: Some(wire::encode(&v, &ty)?), ..Default::default() })
         }
@@ -357,7 +379,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (dt, s) = self.data_source(&req.type_name)?;
-            let ty = s.block_schema().implied_type();
+            let ty = s.ty.clone();
             let config = wire::decode(req.config.as_ref(), &ty)?;
             let v = dt.instance(self.data()).read(&self.ctx(), &config).await?;
             let d = check_result(&v, &ty, "Read");

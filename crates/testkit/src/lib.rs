@@ -96,6 +96,25 @@ pub fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().expect("temporary directory")
 }
 
+/// Builds `bin` of `package` into the calling test's target directory and
+/// profile and returns its path (a bin of another package, which
+/// `CARGO_BIN_EXE_*` cannot name).
+pub fn built_binary(package: &str, bin: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable");
+    let profile_dir = exe.parent().and_then(|d| d.parent()).expect("target/<profile>").to_path_buf();
+    let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "--quiet", "-p", package, "--bin", bin, "--target-dir"]).arg(&target_dir);
+    if profile_dir.file_name().is_some_and(|n| n == "release") {
+        cmd.arg("--release");
+    }
+    assert!(cmd.status().expect("run cargo build").success(), "cargo build -p {package} --bin {bin} failed");
+    let path = profile_dir.join(bin);
+    assert!(path.exists(), "{} was not built", path.display());
+    path
+}
+
 /// Installs provider binaries for Terraform's `dev_overrides`: copies each
 /// `(source address, binary)` into `dir/plugins-N/terraform-provider-TYPE`
 /// and writes a CLI config file pointing there. Returns the config file's

@@ -25,24 +25,6 @@ pub const PROVIDERS: &str = r#"terraform {
 }
 "#;
 
-/// Builds `bin` of `package` into this test's target directory (the bin
-/// belongs to another package, so `CARGO_BIN_EXE_*` cannot name it).
-fn plugin_binary(package: &str, bin: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable");
-    let profile_dir = exe.parent().and_then(|d| d.parent()).expect("target/<profile>").to_path_buf();
-    let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--quiet", "-p", package, "--bin", bin, "--target-dir"]).arg(&target_dir);
-    if profile_dir.file_name().is_some_and(|n| n == "release") {
-        cmd.arg("--release");
-    }
-    assert!(cmd.status().expect("run cargo build").success(), "cargo build -p {package} --bin {bin} failed");
-    let path = profile_dir.join(bin);
-    assert!(path.exists(), "{} was not built", path.display());
-    path
-}
-
 /// Real Terraform plus our plugins, set up once per test process; `None`
 /// (locally) when Terraform is not installed.
 pub fn peers() -> Option<&'static Peers> {
@@ -50,8 +32,8 @@ pub fn peers() -> Option<&'static Peers> {
     PEERS
         .get_or_init(|| {
             let terraform = terrane_testkit::terraform()?;
-            let random = plugin_binary("terrane-provider-random", "terraform-provider-random");
-            let local = plugin_binary("terrane-provider-local", "terraform-provider-local");
+            let random = terrane_testkit::built_binary("terrane-provider-random", "terraform-provider-random");
+            let local = terrane_testkit::built_binary("terrane-provider-local", "terraform-provider-local");
             let dir = random.parent().expect("profile dir").join("differential");
             std::fs::create_dir_all(&dir).expect("plugin dir");
             let rc = terrane_testkit::dev_overrides(&dir, &[("hashicorp/random", &random), ("hashicorp/local", &local)]);

@@ -17,14 +17,26 @@
 //! process, so the instance that answered is kept (unconfigured) and
 //! handed to the first configuration that asks, instead of being thrown
 //! away as Terraform does.
+//!
+//! Provider functions are called from expression evaluation, which is
+//! synchronous, while the walk runs on a single-threaded runtime (the
+//! engine's tasks are short and wake each other constantly; one thread
+//! does that far cheaper than a pool). A function call therefore cannot
+//! wait for anything the walk's thread would have to drive. It goes to a
+//! separate unconfigured instance of the provider (functions need no
+//! configuration) that lives entirely on a small side runtime: started
+//! there, connected there, with its own schema cell seeded from the shared
+//! one when that is already known. [`ProviderHost::call_function_blocking`]
+//! blocks only the calling thread until that runtime answers.
 
 use crate::provider::addr::{ProviderAddr, ProviderConfigKey};
-use crate::provider::api::{Provider, ProviderError, ProviderSchema};
+use crate::provider::api::{FunctionError, Provider, ProviderError, ProviderSchema};
 use crate::provider::discovery::ProviderSource;
 use crate::provider::grpc::rpc::Plugin;
 use crate::provider::grpc::{ClientCapabilities, ProtocolProvider, SchemaCell};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
+use terrane_value::Value;
 use std::time::Duration;
 use tokio::sync::OnceCell;
 
@@ -62,11 +74,13 @@ pub struct ProviderHost {
     instances: Mutex<HashMap<ProviderConfigKey, Arc<OnceCell<Instance>>>>,
     /// Every instance ever started, for stop and shutdown.
     started: Mutex<Vec<Instance>>,
+    /// The instances that answer provider functions, on the side runtime.
+    functions: Mutex<HashMap<ProviderAddr, Instance>>,
 }
 
 impl ProviderHost {
     pub fn new(opts: HostOptions) -> ProviderHost {
-        ProviderHost { opts, providers: Mutex::default(), instances: Mutex::default(), started: Mutex::default() }
+        ProviderHost { opts, providers: Mutex::default(), instances: Mutex::default(), started: Mutex::default(), functions: Mutex::default() }
     }
 
     /// Records where `addr` comes from (the result of discovery).
@@ -86,18 +100,59 @@ impl ProviderHost {
     }
 
     async fn start(&self, addr: &ProviderAddr, entry: &Entry) -> Result<Instance, ProviderError> {
-        let name = addr.to_string();
-        let caps = self.opts.client_capabilities;
-        let instance: Instance = match &entry.source {
-            ProviderSource::Builtin(b) => b.instance(&name, entry.schema.clone(), caps),
-            ProviderSource::Plugin(p) => {
-                let opts = terrane_plugin::LaunchOptions { versions: vec![6], timeout: self.opts.launch_timeout, env: self.opts.plugin_env.clone() };
-                let client = terrane_plugin::launch(&p.binary, opts).await.map_err(|source| ProviderError::Launch { provider: name.clone(), source })?;
-                Arc::new(ProtocolProvider::new(name, Plugin::new(client), entry.schema.clone(), caps))
-            }
-        };
+        let instance = start_instance(&self.opts, addr, &entry.source, entry.schema.clone()).await?;
         lock(&self.started).push(instance.clone());
         Ok(instance)
+    }
+
+    /// The instance that answers `addr`'s provider functions, started on
+    /// the side runtime on first use (see the module docs).
+    fn function_instance(&self, addr: &ProviderAddr) -> Result<Instance, ProviderError> {
+        if let Some(i) = lock(&self.functions).get(addr) {
+            return Ok(i.clone());
+        }
+        let entry = self.entry(addr)?;
+        let schema: SchemaCell = Arc::new(match entry.schema.get() {
+            Some(s) => OnceCell::new_with(Some(s.clone())),
+            None => OnceCell::new(),
+        });
+        let (opts, addr2, source) = (self.opts.clone(), addr.clone(), entry.source.clone());
+        let instance = on_side(addr, async move { start_instance(&opts, &addr2, &source, schema).await })??;
+        // Two evaluations may race to start one; the first kept wins and
+        // the other is closed.
+        let (kept, extra) = {
+            let mut m = lock(&self.functions);
+            match m.get(addr) {
+                Some(k) => (k.clone(), Some(instance)),
+                None => {
+                    m.insert(addr.clone(), instance.clone());
+                    (instance, None)
+                }
+            }
+        };
+        if let Some(i) = extra {
+            side().spawn(async move { i.close().await });
+        }
+        Ok(kept)
+    }
+
+    /// The signature of provider function `name`: from the shared schema
+    /// when it is known, else from the function instance. Blocks the
+    /// calling thread; never waits on the caller's runtime.
+    pub fn function_schema_blocking(&self, addr: &ProviderAddr) -> Result<Arc<ProviderSchema>, ProviderError> {
+        if let Some(s) = self.entry(addr)?.schema.get() {
+            return Ok(s.clone());
+        }
+        let instance = self.function_instance(addr)?;
+        on_side(addr, async move { instance.get_schema().await })?
+    }
+
+    /// Calls provider function `name` with known, unmarked `args`. Blocks
+    /// the calling thread; never waits on the caller's runtime.
+    pub fn call_function_blocking(&self, addr: &ProviderAddr, name: &str, args: Vec<Value>) -> Result<Result<Value, FunctionError>, ProviderError> {
+        let instance = self.function_instance(addr)?;
+        let name = name.to_string();
+        on_side(addr, async move { instance.call_function(&name, &args).await })?
     }
 
     /// The provider's schema, fetched once per run for all its
@@ -173,6 +228,7 @@ impl ProviderHost {
     /// instances.
     pub async fn shutdown(&self) {
         let all: Vec<Instance> = std::mem::take(&mut *lock(&self.started));
+        let functions: Vec<Instance> = lock(&self.functions).drain().map(|(_, i)| i).collect();
         lock(&self.instances).clear();
         for e in lock(&self.providers).values() {
             lock(&e.spare).take();
@@ -182,7 +238,41 @@ impl ProviderHost {
             tasks.spawn(async move { i.close().await });
         }
         while tasks.join_next().await.is_some() {}
+        // Function instances are closed where they live.
+        let closing: Vec<_> = functions.into_iter().map(|i| side().spawn(async move { i.close().await })).collect();
+        for c in closing {
+            let _ = c.await;
+        }
     }
+}
+
+async fn start_instance(opts: &HostOptions, addr: &ProviderAddr, source: &ProviderSource, schema: SchemaCell) -> Result<Instance, ProviderError> {
+    let name = addr.to_string();
+    let caps = opts.client_capabilities;
+    Ok(match source {
+        ProviderSource::Builtin(b) => b.instance(&name, schema, caps),
+        ProviderSource::Plugin(p) => {
+            let launch = terrane_plugin::LaunchOptions { versions: vec![6], timeout: opts.launch_timeout, env: opts.plugin_env.clone() };
+            let client = terrane_plugin::launch(&p.binary, launch).await.map_err(|source| ProviderError::Launch { provider: name.clone(), source })?;
+            Arc::new(ProtocolProvider::new(name, Plugin::new(client), schema, caps))
+        }
+    })
+}
+
+/// The side runtime of provider functions: one worker thread, started on
+/// first use, alive for the rest of the process.
+fn side() -> &'static tokio::runtime::Runtime {
+    static SIDE: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    SIDE.get_or_init(|| tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("terrane-functions").enable_all().build().expect("cannot start the provider function runtime"))
+}
+
+/// Runs `fut` on the side runtime and blocks this thread for its result.
+fn on_side<T: Send + 'static>(addr: &ProviderAddr, fut: impl std::future::Future<Output = T> + Send + 'static) -> Result<T, ProviderError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    side().spawn(async move {
+        let _ = tx.send(fut.await);
+    });
+    rx.recv().map_err(|_| ProviderError::Crashed { provider: addr.to_string(), operation: "CallFunction", detail: "the provider function call was abandoned".into() })
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
