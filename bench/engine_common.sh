@@ -9,6 +9,11 @@
 #   TF_CAP=600                 seconds after which a Terraform phase is cut
 #                              off; its ratio is then a lower bound
 #   KEEP=1                     keep the work directory
+#   REPEAT=5                   runs of each read-only phase (plan, no-op
+#                              plan) per tool; the median wall time is
+#                              reported (the machines are shared and noisy).
+#                              A phase stops repeating once its runs have
+#                              taken 30 s, so long Terraform phases run once.
 #
 # When Terraform's apply is cut off, its no-op plan and destroy run against
 # the complete state terrane's apply produced (`terrane state pull`, which
@@ -19,6 +24,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="${TOOLS:-terrane terraform}"
 TF_CAP="${TF_CAP:-600}"
+REPEAT="${REPEAT:-5}"
 export CHECKPOINT_DISABLE=1
 if [ ! -x /usr/bin/time ]; then
   echo "needs GNU time: apt-get install -y time" >&2
@@ -42,8 +48,28 @@ write_config() {
   cp "$work/main.tf" "$work/terraform/main.tf"
 }
 
-# measure TOOL PHASE CMD...: runs CMD in the tool's directory.
+# measure TOOL PHASE CMD...: runs CMD in the tool's directory (plan and
+# noop_plan up to REPEAT times: median wall time, largest peak memory).
 measure() {
+  local tool=$1 phase=$2
+  shift 2
+  local runs=1
+  if [ "$phase" = plan ] || [ "$phase" = noop_plan ]; then runs=$REPEAT; fi
+  local times=() peak=0 spent=0 i
+  for ((i = 0; i < runs; i++)); do
+    measure_once "$tool" "$phase" "$@" || return 1
+    times+=("$last_secs")
+    if [ "$last_mem" -gt "$peak" ]; then peak=$last_mem; fi
+    spent=$(echo "$spent + $last_secs" | bc)
+    if [ -n "${capped[$tool.$phase]:-}" ] || [ "$(echo "$spent > 30" | bc)" = 1 ]; then break; fi
+  done
+  secs[$tool.$phase]=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.3f", (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}')
+  mem[$tool.$phase]=$peak
+  printf '  %-9s %-9s %9.3f s %8d KB  (%d run%s)%s\n' "$tool" "$phase" "${secs[$tool.$phase]}" "$peak" "${#times[@]}" "$([ ${#times[@]} -gt 1 ] && echo s)" "${capped[$tool.$phase]:+  (cut off)}" >&2
+}
+
+# One run: sets last_secs and last_mem.
+measure_once() {
   local tool=$1 phase=$2
   shift 2
   local log="$work/$tool.$phase"
@@ -53,8 +79,8 @@ measure() {
   start=$(date +%s.%N)
   (cd "$work/$tool" && /usr/bin/time -v -o "$log.time" "${cap[@]}" "$@" > "$log.out" 2> "$log.err") || rc=$?
   end=$(date +%s.%N)
-  secs[$tool.$phase]=$(printf '%.2f' "$(echo "$end - $start" | bc)")
-  mem[$tool.$phase]=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log.time")
+  last_secs=$(printf '%.3f' "$(echo "$end - $start" | bc)")
+  last_mem=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log.time")
   if [ "$tool" = terraform ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
     capped[$tool.$phase]=1
     echo "  $tool $phase: cut off after ${TF_CAP}s" >&2
@@ -63,7 +89,6 @@ measure() {
     tail -n 20 "$log.err" >&2
     return 1
   fi
-  printf '  %-9s %-9s %9.2f s %8d KB%s\n' "$tool" "$phase" "${secs[$tool.$phase]}" "${mem[$tool.$phase]}" "${capped[$tool.$phase]:+  (cut off)}" >&2
 }
 
 run_terrane() {

@@ -14,11 +14,6 @@ mod vars;
 
 use std::process::ExitCode;
 
-// glibc's allocator took about a quarter of the CPU of a plan through a
-// plugin (h2 frames, msgpack, values); mimalloc halves that.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let a = args::parse(&argv);

@@ -127,10 +127,10 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
             continue;
         }
         for key in exp.keys() {
-            let (w, rc, module, exp) = (w.clone(), rc.clone(), module.clone(), exp.clone());
+            let inst = instance_vars(&exp, &key);
+            let (w, rc, module) = (w.clone(), rc.clone(), module.clone());
             tasks.spawn(async move {
                 let addr = rc.addr(&module, key.clone());
-                let inst = instance_vars(&exp, &key);
                 let planned = w.planned.get(&(addr.clone(), None)).cloned();
                 let current = lock(&w.state).object(&addr, None).cloned();
                 let Some(change) = planned else {
@@ -165,8 +165,12 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                 if w.interrupted() {
                     return false;
                 }
-                let ok = if rc.mode == Mode::Data { read_data(&w, &rc, &module, &addr, inst).await } else { apply_instance(&w, &rc, &module, &addr, inst, &change, current).await };
-                ok
+                // Boxed: the instance's future is large (see the plan node).
+                if rc.mode == Mode::Data {
+                    Box::pin(read_data(&w, &rc, &module, &addr, inst)).await
+                } else {
+                    Box::pin(apply_instance(&w, &rc, &module, &addr, inst, &change, current)).await
+                }
             });
         }
     }
@@ -457,7 +461,7 @@ pub async fn apply_deletes(w: &Arc<Walk>, deletes: Vec<Change>) -> bool {
                 if w.interrupted() {
                     return (i, false);
                 }
-                (i, delete_one(&w, &c).await)
+                (i, Box::pin(delete_one(&w, &c)).await)
             });
         }
         let Some(r) = tasks.join_next().await else { break };

