@@ -140,11 +140,12 @@ impl Engine {
         let mode = opts.mode;
         let mut plan = Plan { mode, lineage: state.lineage.clone(), serial: state.serial, variables: opts.vars.clone(), ..Default::default() };
         let (state, moved, moved_diags) = apply_moved(&self.core.config, state);
-        let state = &state;
         plan.diagnostics.extend(moved_diags);
         plan.moved = moved;
-        let w = Arc::new(Walk::new(self.core.clone(), Phase::Plan, opts.clone(), state.clone()));
+        // The walk owns the (moved) state: no second copy of a large state.
+        let w = Arc::new(Walk::new(self.core.clone(), Phase::Plan, opts.clone(), state));
         if mode == PlanMode::Destroy {
+            let state = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
             let mut changes = Vec::new();
             for (raddr, r) in &state.resources {
                 if raddr.mode != Mode::Managed {
@@ -166,7 +167,7 @@ impl Engine {
             }
             // Only errors about state matter for a destroy.
             plan.diagnostics = lock(&w.diags).iter().filter(|d| d.summary.contains("provider") || d.summary.contains("Provider")).cloned().collect();
-            plan.prior_state = Some(std::mem::replace(&mut *lock(&w.state), Snapshot::empty()));
+            plan.prior_state = Some(state);
             sort(&mut plan.changes);
             return plan;
         }
