@@ -139,6 +139,8 @@ report() {
     local r="-" mr="-" bound=""
     if [ -n "${capped[terraform.$phase]:-}" ]; then bound=">="; fi
     if [ -n "$a" ] && [ -n "$b" ]; then r="$bound$(printf '%.1f' "$(echo "scale=3; $a / $b" | bc)")x"; fi
+    # A cut-off run's peak memory is that of `timeout`, not of Terraform.
+    if [ -n "${capped[terraform.$phase]:-}" ]; then ma=""; fi
     if [ -n "$ma" ] && [ -n "$mb" ]; then mr="$(printf '%.1f' "$(echo "scale=3; $ma / $mb" | bc)")x"; fi
     printf '%-10s %12s %12s %12s %12s %10s %10s\n' "$phase" "${a:-"-"}${bound:+ (cut)}" "${b:-"-"}" "$r" "$([ -n "$ma" ] && echo $((ma / 1024)) || echo -)" "$([ -n "$mb" ] && echo $((mb / 1024)) || echo -)" "$mr"
   done
