@@ -447,12 +447,7 @@ pub async fn apply_deletes(w: &Arc<Walk>, deletes: Vec<Change>) -> bool {
             if blockers[i].iter().any(|b| failed[*b]) || w.interrupted() {
                 failed[i] = true;
                 ok = false;
-                for j in &unblocks[i] {
-                    waiting[*j] -= 1;
-                    if waiting[*j] == 0 {
-                        ready.push(*j);
-                    }
-                }
+                release(i, &unblocks, &mut waiting, &mut ready);
                 continue;
             }
             let (w, c) = (w.clone(), deletes[i].clone());
@@ -473,14 +468,20 @@ pub async fn apply_deletes(w: &Arc<Walk>, deletes: Vec<Change>) -> bool {
             failed[i] = true;
             ok = false;
         }
-        for j in &unblocks[i] {
-            waiting[*j] -= 1;
-            if waiting[*j] == 0 {
-                ready.push(*j);
-            }
-        }
+        release(i, &unblocks, &mut waiting, &mut ready);
     }
     ok
+}
+
+/// Delete `i` is done (or skipped): the deletes it blocked that wait for
+/// nothing else become ready.
+fn release(i: usize, unblocks: &[Vec<usize>], waiting: &mut [usize], ready: &mut Vec<usize>) {
+    for j in &unblocks[i] {
+        waiting[*j] -= 1;
+        if waiting[*j] == 0 {
+            ready.push(*j);
+        }
+    }
 }
 
 /// `module.m.aws_x.name` of an instance address (no instance keys).

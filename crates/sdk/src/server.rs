@@ -53,10 +53,13 @@ pub struct ProviderServer<P> {
 
 type R<T> = Result<Response<T>, Status>;
 
-fn schema_check(kind: SchemaKind, what: &str, s: &ResourceSchema, diags: &mut Diagnostics) {
-    for e in validate(&s.block_schema(), kind) {
+/// `s` with its block and type, after checking the block.
+fn checked(kind: SchemaKind, what: &str, s: ResourceSchema, diags: &mut Diagnostics) -> Typed {
+    let typed = Typed::new(s);
+    for e in validate(&typed.block, kind) {
         diags.push_error("Invalid Schema", format!("{what}: {e}. This is a bug in the provider."));
     }
+    typed
 }
 
 impl<P: Provider> ProviderServer<P> {
@@ -67,13 +70,13 @@ impl<P: Provider> ProviderServer<P> {
             diags.extend(d);
             ResourceSchema::new(0)
         });
-        schema_check(SchemaKind::Provider, "provider", &provider_schema, &mut diags);
+        let provider_schema = checked(SchemaKind::Provider, "provider", provider_schema, &mut diags);
         let mut resources = BTreeMap::new();
         for r in provider.resources() {
             match r.schema() {
                 Ok(s) => {
-                    schema_check(SchemaKind::ManagedResource, r.name(), &s, &mut diags);
-                    resources.insert(r.name().to_string(), (r, Typed::new(s)));
+                    let s = checked(SchemaKind::ManagedResource, r.name(), s, &mut diags);
+                    resources.insert(r.name().to_string(), (r, s));
                 }
                 Err(d) => diags.extend(d),
             }
@@ -82,14 +85,14 @@ impl<P: Provider> ProviderServer<P> {
         for d in provider.data_sources() {
             match d.schema() {
                 Ok(s) => {
-                    schema_check(SchemaKind::DataSource, d.name(), &s, &mut diags);
-                    data_sources.insert(d.name().to_string(), (d, Typed::new(s)));
+                    let s = checked(SchemaKind::DataSource, d.name(), s, &mut diags);
+                    data_sources.insert(d.name().to_string(), (d, s));
                 }
                 Err(e) => diags.extend(e),
             }
         }
         let functions = provider.functions().into_iter().map(|f| (f.name().to_string(), f)).collect();
-        ProviderServer { provider, resources, data_sources, functions, provider_schema: Typed::new(provider_schema), schema_diags: diags, data: RwLock::new(None), stop: Mutex::new(CancellationToken::new()) }
+        ProviderServer { provider, resources, data_sources, functions, provider_schema, schema_diags: diags, data: RwLock::new(None), stop: Mutex::new(CancellationToken::new()) }
     }
 
     fn ctx(&self) -> Ctx {
@@ -179,7 +182,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     }
 
     async fn get_provider_schema(&self, _r: Request<tf::get_provider_schema::Request>) -> R<tf::get_provider_schema::Response> {
-        let to = |s: &ResourceSchema| wire::schema(&Schema::new(s.version, s.block_schema()));
+        let to = |s: &Typed| wire::schema(&Schema::new(s.version, s.block.clone()));
         Ok(Response::new(tf::get_provider_schema::Response {
             provider: Some(to(&self.provider_schema)),
             resource_schemas: self.resources.iter().map(|(n, (_, s))| (n.clone(), to(s))).collect(),
@@ -192,8 +195,8 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     }
 
     async fn validate_provider_config(&self, r: Request<tf::validate_provider_config::Request>) -> R<tf::validate_provider_config::Response> {
-        let ty = self.provider_schema.ty.clone();
-        let d = match wire::decode(r.get_ref().config.as_ref(), &ty) {
+        let ty = &self.provider_schema.ty;
+        let d = match wire::decode(r.get_ref().config.as_ref(), ty) {
             Ok(cfg) => run_validators(&self.provider_schema, &cfg),
             Err(d) => d,
         };
@@ -201,8 +204,8 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     }
 
     async fn configure_provider(&self, r: Request<tf::configure_provider::Request>) -> R<tf::configure_provider::Response> {
-        let ty = self.provider_schema.ty.clone();
-        let d = match wire::decode(r.get_ref().config.as_ref(), &ty) {
+        let ty = &self.provider_schema.ty;
+        let d = match wire::decode(r.get_ref().config.as_ref(), ty) {
             Ok(cfg) => match self.provider.configure(&self.ctx(), &cfg).await {
                 Ok(data) => {
                     if let Ok(mut slot) = self.data.write() {
@@ -244,10 +247,10 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = (|| {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.ty.clone();
+            let ty = &s.ty;
             let raw = req.raw_state.as_ref().map(|r| r.json.as_slice()).unwrap_or_default();
             if raw.is_empty() {
-                return wire::encode(&Value::null(ty.clone()), &ty);
+                return wire::encode(&Value::null(ty.clone()), ty);
             }
             let json: serde_json::Value = serde_json::from_slice(raw).map_err(|e| Diagnostics::error("Unable to Read Prior State", format!("The stored state is not valid JSON: {e}")))?;
             let json = if req.version > s.version {
@@ -260,8 +263,8 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
             } else {
                 json
             };
-            let v = terrane_value::json::decode(&prune(json, s), &ty).map_err(|e| Diagnostics::error("Unable to Read Prior State", format!("The stored state does not match the schema: {e}")))?;
-            wire::encode(&null_write_only(s, v), &ty)
+            let v = terrane_value::json::decode(&prune(json, s), ty).map_err(|e| Diagnostics::error("Unable to Read Prior State", format!("The stored state does not match the schema: {e}")))?;
+            wire::encode(&null_write_only(s, v), ty)
         })();
         Ok(Response::new(match result {
             Ok(v) => tf::upgrade_resource_state::Response { upgraded_state: Some(v), diagnostics: Vec::new() },
@@ -273,20 +276,20 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.ty.clone();
-            let state = wire::decode(req.current_state.as_ref(), &ty)?;
+            let ty = &s.ty;
+            let state = wire::decode(req.current_state.as_ref(), ty)?;
             if state.is_null() {
-                return Ok((wire::encode(&state, &ty)?, req.private.clone()));
+                return Ok((wire::encode(&state, ty)?, req.private.clone()));
             }
             match rt.instance(self.data()).read(&self.ctx(), &state, &req.private).await? {
-                None => Ok((wire::encode(&Value::null(ty.clone()), &ty)?, Vec::new())),
+                None => Ok((wire::encode(&Value::null(ty.clone()), ty)?, Vec::new())),
                 Some(a) => {
                     let v = null_write_only(s, a.state);
-                    let d = check_result(&v, &ty, "Read");
+                    let d = check_result(&v, ty, "Read");
                     if d.has_errors() {
                         return Err(d);
                     }
-                    Ok((wire::encode(&v, &ty)?, a.private))
+                    Ok((wire::encode(&v, ty)?, a.private))
                 }
             }
         }
@@ -301,12 +304,12 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.ty.clone();
-            let prior = wire::decode(req.prior_state.as_ref(), &ty)?;
-            let proposed = wire::decode(req.proposed_new_state.as_ref(), &ty)?;
-            let config = wire::decode(req.config.as_ref(), &ty)?;
+            let ty = &s.ty;
+            let prior = wire::decode(req.prior_state.as_ref(), ty)?;
+            let proposed = wire::decode(req.proposed_new_state.as_ref(), ty)?;
+            let config = wire::decode(req.config.as_ref(), ty)?;
             if proposed.is_null() {
-                return Ok((wire::encode(&proposed, &ty)?, Vec::new(), Diagnostics::new()));
+                return Ok((wire::encode(&proposed, ty)?, Vec::new(), Diagnostics::new()));
             }
             let (planned, replace) = plan::plan(s, &prior, &proposed, &config);
             crate::log::debug("planning resource change", &[("tf_resource_type", req.type_name.clone()), ("tf_rpc", "PlanResourceChange".into()), ("create", prior.is_null().to_string())]);
@@ -316,7 +319,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
                 return Err(d);
             }
             let planned = null_write_only(s, ps.planned);
-            Ok((wire::encode(&planned, &ty)?, ps.requires_replace, d))
+            Ok((wire::encode(&planned, ty)?, ps.requires_replace, d))
         }
         .await;
         Ok(Response::new(match result {
@@ -335,23 +338,23 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.ty.clone();
-            let prior = wire::decode(req.prior_state.as_ref(), &ty)?;
-            let planned = wire::decode(req.planned_state.as_ref(), &ty)?;
-            let config = wire::decode(req.config.as_ref(), &ty)?;
+            let ty = &s.ty;
+            let prior = wire::decode(req.prior_state.as_ref(), ty)?;
+            let planned = wire::decode(req.planned_state.as_ref(), ty)?;
+            let config = wire::decode(req.config.as_ref(), ty)?;
             let inst = rt.instance(self.data());
             let ctx = self.ctx();
             if planned.is_null() {
                 inst.delete(&ctx, &prior).await?;
-                return Ok((wire::encode(&planned, &ty)?, Vec::new()));
+                return Ok((wire::encode(&planned, ty)?, Vec::new()));
             }
             let applied = if prior.is_null() { inst.create(&ctx, &planned, &config).await? } else { inst.update(&ctx, &prior, &planned, &config).await? };
             let v = null_write_only(s, applied.state);
-            let d = check_result(&v, &ty, if prior.is_null() { "Create" } else { "Update" });
+            let d = check_result(&v, ty, if prior.is_null() { "Create" } else { "Update" });
             if d.has_errors() {
                 return Err(d);
             }
-            Ok((wire::encode(&v, &ty)?, applied.private))
+            Ok((wire::encode(&v, ty)?, applied.private))
         }
         .await;
         Ok(Response::new(match result {
@@ -364,9 +367,9 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
-            let ty = s.ty.clone();
+            let ty = &s.ty;
             let v = null_write_only(s, rt.instance(self.data()).import(&self.ctx(), &req.id).await?);
-            Ok::<_, Diagnostics>(tf::import_resource_state::ImportedResource { type_name: req.type_name.clone(), state: Some(wire::encode(&v, &ty)?), ..Default::default() })
+            Ok::<_, Diagnostics>(tf::import_resource_state::ImportedResource { type_name: req.type_name.clone(), state: Some(wire::encode(&v, ty)?), ..Default::default() })
         }
         .await;
         Ok(Response::new(match result {
@@ -379,14 +382,14 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let req = r.get_ref();
         let result = async {
             let (dt, s) = self.data_source(&req.type_name)?;
-            let ty = s.ty.clone();
-            let config = wire::decode(req.config.as_ref(), &ty)?;
+            let ty = &s.ty;
+            let config = wire::decode(req.config.as_ref(), ty)?;
             let v = dt.instance(self.data()).read(&self.ctx(), &config).await?;
-            let d = check_result(&v, &ty, "Read");
+            let d = check_result(&v, ty, "Read");
             if d.has_errors() {
                 return Err(d);
             }
-            wire::encode(&v, &ty)
+            wire::encode(&v, ty)
         }
         .await;
         Ok(Response::new(match result {

@@ -36,8 +36,8 @@ use crate::provider::grpc::rpc::Plugin;
 use crate::provider::grpc::{ClientCapabilities, ProtocolProvider, SchemaCell};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-use terrane_value::Value;
 use std::time::Duration;
+use terrane_value::Value;
 use tokio::sync::OnceCell;
 
 /// Host settings; `Default` is what `terrane` uses.
@@ -117,7 +117,7 @@ impl ProviderHost {
             None => OnceCell::new(),
         });
         let (opts, addr2, source) = (self.opts.clone(), addr.clone(), entry.source.clone());
-        let instance = on_side(addr, async move { start_instance(&opts, &addr2, &source, schema).await })??;
+        let instance = on_side(addr, "startup", async move { start_instance(&opts, &addr2, &source, schema).await })??;
         // Two evaluations may race to start one; the first kept wins and
         // the other is closed.
         let (kept, extra) = {
@@ -144,7 +144,7 @@ impl ProviderHost {
             return Ok(s.clone());
         }
         let instance = self.function_instance(addr)?;
-        on_side(addr, async move { instance.get_schema().await })?
+        on_side(addr, "GetProviderSchema", async move { instance.get_schema().await })?
     }
 
     /// Calls provider function `name` with known, unmarked `args`. Blocks
@@ -152,7 +152,7 @@ impl ProviderHost {
     pub fn call_function_blocking(&self, addr: &ProviderAddr, name: &str, args: Vec<Value>) -> Result<Result<Value, FunctionError>, ProviderError> {
         let instance = self.function_instance(addr)?;
         let name = name.to_string();
-        on_side(addr, async move { instance.call_function(&name, &args).await })?
+        on_side(addr, "CallFunction", async move { instance.call_function(&name, &args).await })?
     }
 
     /// The provider's schema, fetched once per run for all its
@@ -266,13 +266,14 @@ fn side() -> &'static tokio::runtime::Runtime {
     SIDE.get_or_init(|| tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("terrane-functions").enable_all().build().expect("cannot start the provider function runtime"))
 }
 
-/// Runs `fut` on the side runtime and blocks this thread for its result.
-fn on_side<T: Send + 'static>(addr: &ProviderAddr, fut: impl std::future::Future<Output = T> + Send + 'static) -> Result<T, ProviderError> {
+/// Runs `fut` (the provider operation `operation`) on the side runtime and
+/// blocks this thread for its result.
+fn on_side<T: Send + 'static>(addr: &ProviderAddr, operation: &'static str, fut: impl std::future::Future<Output = T> + Send + 'static) -> Result<T, ProviderError> {
     let (tx, rx) = std::sync::mpsc::channel();
     side().spawn(async move {
         let _ = tx.send(fut.await);
     });
-    rx.recv().map_err(|_| ProviderError::Crashed { provider: addr.to_string(), operation: "CallFunction", detail: "the provider function call was abandoned".into() })
+    rx.recv().map_err(|_| ProviderError::Crashed { provider: addr.to_string(), operation, detail: "the provider function call was abandoned".into() })
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
