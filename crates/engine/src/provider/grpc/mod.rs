@@ -53,6 +53,41 @@ pub struct ProtocolProvider<R> {
     caps: ClientCapabilities,
     /// Implied types by (is data source, type name).
     types: std::sync::Mutex<std::collections::HashMap<(bool, String), Type>>,
+    /// Validation answers already given; see [`Validated`].
+    validated: std::sync::Mutex<Validated>,
+}
+
+/// Answers to ValidateResourceConfig / ValidateDataResourceConfig, by
+/// (is data source, type name, config msgpack). Validation sees the
+/// configuration object alone (lifecycle: "takes the Configuration object
+/// alone"), so the same configuration gets the same diagnostics: the
+/// thousand instances of a `count` with one configuration are validated by
+/// one call, not a thousand, and concurrent askers of the same key wait for
+/// the one call in flight. A transport failure is not remembered (the next
+/// asker calls again). Keys stop being added once they hold
+/// [`Validated::MAX_BYTES`]; later configurations are validated uncached.
+#[derive(Default)]
+struct Validated {
+    answers: std::collections::HashMap<(bool, String, Vec<u8>), Arc<OnceCell<Diagnostics>>>,
+    bytes: usize,
+}
+
+impl Validated {
+    const MAX_BYTES: usize = 8 << 20;
+
+    /// The cell for a key, or None when the key would exceed the budget.
+    fn cell(&mut self, data: bool, type_name: &str, config: &[u8]) -> Option<Arc<OnceCell<Diagnostics>>> {
+        let key = (data, type_name.to_string(), config.to_vec());
+        if let Some(c) = self.answers.get(&key) {
+            return Some(c.clone());
+        }
+        let size = type_name.len() + config.len();
+        if self.bytes + size > Self::MAX_BYTES {
+            return None;
+        }
+        self.bytes += size;
+        Some(self.answers.entry(key).or_default().clone())
+    }
 }
 
 type Res<T> = Result<T, ProviderError>;
@@ -61,7 +96,7 @@ impl<R: Rpc> ProtocolProvider<R> {
     /// An instance at `address` over `rpc`, sharing `schema` with the other
     /// instances of the same provider.
     pub fn new(address: impl Into<String>, rpc: R, schema: SchemaCell, caps: ClientCapabilities) -> ProtocolProvider<R> {
-        ProtocolProvider { address: address.into(), rpc, schema, asked_schema: AtomicBool::new(false), caps, types: std::sync::Mutex::new(std::collections::HashMap::new()) }
+        ProtocolProvider { address: address.into(), rpc, schema, asked_schema: AtomicBool::new(false), caps, types: Default::default(), validated: Default::default() }
     }
 
     fn call_err(&self, operation: &'static str) -> impl Fn(CallError) -> ProviderError + '_ {
@@ -139,6 +174,20 @@ impl<R: Rpc> ProtocolProvider<R> {
         }
     }
 
+    /// Runs a validation call once per distinct (kind, type, config); see
+    /// [`Validated`].
+    async fn validate_once<F>(&self, data: bool, type_name: &str, config: &Option<tf::DynamicValue>, call: F) -> Res<Diagnostics>
+    where
+        F: std::future::Future<Output = Res<Diagnostics>>,
+    {
+        let bytes = config.as_ref().map_or(&[][..], |c| &c.msgpack[..]);
+        let cell = self.validated.lock().unwrap_or_else(|p| p.into_inner()).cell(data, type_name, bytes);
+        match cell {
+            Some(cell) => cell.get_or_try_init(|| call).await.cloned(),
+            None => call.await,
+        }
+    }
+
     async fn data_type(&self, name: &str) -> Res<(Arc<ProviderSchema>, Type)> {
         let s = self.schema().await?;
         let ty = self.cached_type(true, name, || s.data_sources.get(name).map(|r| r.block.implied_type()));
@@ -174,17 +223,25 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
     async fn validate_resource_config(&self, type_name: &str, config: &Value) -> Res<Diagnostics> {
         const OP: &str = "ValidateResourceConfig";
         let (_, ty) = self.resource_type(type_name).await?;
-        let req = tf::validate_resource_config::Request { type_name: type_name.into(), config: self.encode(OP, config, &ty)?, client_capabilities: self.capabilities() };
-        let r = self.rpc.validate_resource_config(req).await.map_err(self.call_err(OP))?;
-        Ok(convert::diagnostics(&r.diagnostics))
+        let config = self.encode(OP, config, &ty)?;
+        let call = async {
+            let req = tf::validate_resource_config::Request { type_name: type_name.into(), config: config.clone(), client_capabilities: self.capabilities() };
+            let r = self.rpc.validate_resource_config(req).await.map_err(self.call_err(OP))?;
+            Ok(convert::diagnostics(&r.diagnostics))
+        };
+        self.validate_once(false, type_name, &config, call).await
     }
 
     async fn validate_data_resource_config(&self, type_name: &str, config: &Value) -> Res<Diagnostics> {
         const OP: &str = "ValidateDataResourceConfig";
         let (_, ty) = self.data_type(type_name).await?;
-        let req = tf::validate_data_resource_config::Request { type_name: type_name.into(), config: self.encode(OP, config, &ty)? };
-        let r = self.rpc.validate_data_resource_config(req).await.map_err(self.call_err(OP))?;
-        Ok(convert::diagnostics(&r.diagnostics))
+        let config = self.encode(OP, config, &ty)?;
+        let call = async {
+            let req = tf::validate_data_resource_config::Request { type_name: type_name.into(), config: config.clone() };
+            let r = self.rpc.validate_data_resource_config(req).await.map_err(self.call_err(OP))?;
+            Ok(convert::diagnostics(&r.diagnostics))
+        };
+        self.validate_once(true, type_name, &config, call).await
     }
 
     async fn configure_provider(&self, terraform_version: &str, config: &Value) -> Res<Diagnostics> {
@@ -341,5 +398,150 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
 
     async fn close(&self) {
         self.rpc.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rpc::{CallError, Rpc};
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Mutex;
+    use terrane_schema::{Attribute, Block, Schema};
+
+    /// A transport that answers the two validation calls (a warning naming
+    /// the config's `n`, or a transport failure while `fail` is set) and
+    /// counts them; every other call is refused.
+    #[derive(Default)]
+    struct Counting {
+        calls: AtomicUsize,
+        fail: AtomicBool,
+        seen: Mutex<Vec<(bool, String)>>,
+    }
+
+    impl Counting {
+        fn answer(&self, data: bool, type_name: &str, config: &Option<tf::DynamicValue>) -> Result<Vec<tf::Diagnostic>, CallError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            if self.fail.load(Ordering::SeqCst) {
+                return Err(CallError::Crashed("connection reset".into()));
+            }
+            let v = msgpack::decode(&config.as_ref().unwrap().msgpack, &config_type()).unwrap();
+            let n = v.get_attr("n").map(|n| format!("{n:?}")).unwrap_or_default();
+            self.seen.lock().unwrap().push((data, n.clone()));
+            Ok(vec![tf::Diagnostic { severity: 2, summary: format!("checked {type_name} n={n}"), ..Default::default() }])
+        }
+    }
+
+    /// The Rpc impl: the two validation calls answer, the rest are refused
+    /// (generated whole, so async_trait sees every method).
+    macro_rules! counting_rpc {
+        ($($method:ident : $msg:ident),*) => {
+            #[async_trait::async_trait]
+            impl Rpc for Counting {
+                async fn validate_resource_config(&self, r: tf::validate_resource_config::Request) -> Result<tf::validate_resource_config::Response, CallError> {
+                    tokio::task::yield_now().await;
+                    Ok(tf::validate_resource_config::Response { diagnostics: self.answer(false, &r.type_name, &r.config)? })
+                }
+                async fn validate_data_resource_config(&self, r: tf::validate_data_resource_config::Request) -> Result<tf::validate_data_resource_config::Response, CallError> {
+                    tokio::task::yield_now().await;
+                    Ok(tf::validate_data_resource_config::Response { diagnostics: self.answer(true, &r.type_name, &r.config)? })
+                }
+                $(async fn $method(&self, _: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
+                    Err(CallError::Closed)
+                })*
+                async fn close(&self) {}
+            }
+        };
+    }
+
+    counting_rpc! {
+        get_provider_schema: get_provider_schema,
+        validate_provider_config: validate_provider_config,
+        configure_provider: configure_provider,
+        upgrade_resource_state: upgrade_resource_state,
+        read_resource: read_resource,
+        plan_resource_change: plan_resource_change,
+        apply_resource_change: apply_resource_change,
+        import_resource_state: import_resource_state,
+        read_data_source: read_data_source,
+        call_function: call_function,
+        stop_provider: stop_provider
+    }
+
+    fn config_type() -> Type {
+        block().implied_type()
+    }
+
+    fn block() -> Block {
+        Block::new().attr("n", Attribute::optional(Type::Number))
+    }
+
+    fn provider() -> Arc<ProtocolProvider<Counting>> {
+        let mut s = ProviderSchema::default();
+        s.resources.insert("t_thing".into(), Schema::new(0, block()));
+        s.data_sources.insert("t_thing".into(), Schema::new(0, block()));
+        let cell: SchemaCell = Arc::new(OnceCell::new_with(Some(Arc::new(s))));
+        Arc::new(ProtocolProvider::new("example.com/test/t", Counting::default(), cell, ClientCapabilities::default()))
+    }
+
+    fn config(n: Option<i64>) -> Value {
+        let n = n.map_or(Value::unknown(Type::Number), Value::number);
+        Value::object([("n".to_string(), n)].into_iter().collect())
+    }
+
+    struct Case {
+        name: &'static str,
+        /// (data source?, n; None = unknown) per call, all made at once.
+        calls: Vec<(bool, Option<i64>)>,
+        /// Calls that reach the transport.
+        want_calls: usize,
+    }
+
+    async fn check(case: Case) {
+        let p = provider();
+        let mut asks = tokio::task::JoinSet::new();
+        for &(data, n) in &case.calls {
+            let p = p.clone();
+            asks.spawn(async move {
+                let c = config(n);
+                let d = if data { p.validate_data_resource_config("t_thing", &c).await } else { p.validate_resource_config("t_thing", &c).await };
+                (n, d.map_err(|e| e.to_string()))
+            });
+        }
+        while let Some(r) = asks.join_next().await {
+            let (n, d) = r.unwrap();
+            let d = d.unwrap_or_else(|e| panic!("case {}: {e}", case.name));
+            let want = format!("checked t_thing n={:?}", config(n).get_attr("n").unwrap());
+            assert_eq!(d.0.iter().map(|d| d.summary.clone()).collect::<Vec<_>>(), vec![want], "case {}: every asker gets its own config's answer", case.name);
+        }
+        assert_eq!(p.rpc.calls.load(Ordering::SeqCst), case.want_calls, "case {}: transport calls ({:?})", case.name, p.rpc.seen.lock().unwrap());
+    }
+
+    #[tokio::test]
+    async fn validation_is_asked_once_per_distinct_configuration() {
+        let same = |n: usize| (0..n).map(|_| (false, Some(8))).collect::<Vec<_>>();
+        let cases = vec![
+            Case { name: "one_config_many_instances", calls: same(50), want_calls: 1 },
+            Case { name: "distinct_configs", calls: (0..5).map(|i| (false, Some(i))).collect(), want_calls: 5 },
+            Case { name: "repeats_among_distinct", calls: vec![(false, Some(1)), (false, Some(2)), (false, Some(1)), (false, Some(2))], want_calls: 2 },
+            Case { name: "unknown_is_its_own_config", calls: vec![(false, None), (false, Some(0)), (false, None)], want_calls: 2 },
+            Case { name: "data_source_and_resource_apart", calls: vec![(false, Some(3)), (true, Some(3)), (true, Some(3))], want_calls: 2 },
+        ];
+        for case in cases {
+            check(case).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_transport_failure_is_not_remembered() {
+        let p = provider();
+        p.rpc.fail.store(true, Ordering::SeqCst);
+        let e = p.validate_resource_config("t_thing", &config(Some(1))).await.unwrap_err();
+        assert!(e.to_string().contains("ValidateResourceConfig"), "{e}");
+        p.rpc.fail.store(false, Ordering::SeqCst);
+        let d = p.validate_resource_config("t_thing", &config(Some(1))).await.unwrap();
+        assert_eq!(d.0.len(), 1);
+        p.validate_resource_config("t_thing", &config(Some(1))).await.unwrap();
+        assert_eq!(p.rpc.calls.load(Ordering::SeqCst), 2, "failed once, then answered once and remembered");
     }
 }
