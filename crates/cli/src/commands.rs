@@ -52,12 +52,57 @@ pub fn open_store(dir: &Path) -> Result<Box<dyn StateStore>, String> {
 
 /// Takes the workspace lock, reporting the holder when someone has it.
 pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u8> {
-    store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| {
-        ui.error(
-            "Error acquiring the state lock",
-            format!("{e}\n\nterrane acquires a state lock to protect the state from being written by multiple users at the same time. Please resolve the issue above and try again. For most commands, you can disable locking with the \"-lock=false\" flag, but this is not recommended."),
-        )
-    })
+    store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| StateFailure::Lock(e.to_string()).report(ui))
+}
+
+/// Why an operation could not start from the state.
+enum StateFailure {
+    Open(String),
+    Lock(String),
+    Read(String),
+}
+
+impl StateFailure {
+    fn report(self, ui: &Ui) -> u8 {
+        match self {
+            StateFailure::Open(e) => ui.error("Failed to open state", e),
+            StateFailure::Lock(e) => ui.error(
+                "Error acquiring the state lock",
+                format!("{e}\n\nterrane acquires a state lock to protect the state from being written by multiple users at the same time. Please resolve the issue above and try again. For most commands, you can disable locking with the \"-lock=false\" flag, but this is not recommended."),
+            ),
+            StateFailure::Read(e) => ui.error("Failed to read state", e),
+        }
+    }
+}
+
+/// The state an operation starts from: the store, the lock when it is
+/// kept, and the snapshot.
+type Started = (Box<dyn StateStore>, Option<Box<dyn Run>>, Snapshot);
+
+/// Opens the state store, takes the lock for `op` (unless `lock` is false)
+/// and reads the snapshot, on a blocking thread, so the provider plugins
+/// started by `Engine::prestart_providers` boot meanwhile. With `keep` the
+/// lock is returned held (apply); otherwise it is released once read.
+async fn start_from_state(dir: &Path, op: &'static str, lock: bool, keep: bool) -> Result<Started, StateFailure> {
+    let dir = dir.to_path_buf();
+    let read = tokio::task::spawn_blocking(move || {
+        let store = open_store(&dir).map_err(StateFailure::Open)?;
+        if !lock {
+            let s = store.snapshot(&workspace()).map_err(|e| StateFailure::Read(e.to_string()))?;
+            return Ok((store, None, s));
+        }
+        let mut run = store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| StateFailure::Lock(e.to_string()))?;
+        let s = run.snapshot();
+        let run = if s.is_err() || !keep {
+            let _ = run.finish();
+            None
+        } else {
+            Some(run)
+        };
+        let s = s.map_err(|e| StateFailure::Read(e.to_string()))?;
+        Ok((store, run, s))
+    });
+    read.await.unwrap_or_else(|e| Err(StateFailure::Read(format!("the state reader stopped: {e}"))))
 }
 
 pub async fn dispatch(a: Args) -> u8 {
@@ -254,25 +299,12 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Ok(o) => o,
         Err(c) => return c,
     };
-    let store = match open_store(dir) {
-        Ok(s) => s,
-        Err(e) => return ui.error("Failed to open state", e),
-    };
-    let snapshot = if a.is_false("lock") {
-        match store.snapshot(&workspace()) {
-            Ok(s) => s,
-            Err(e) => return ui.error("Failed to read state", e.to_string()),
-        }
-    } else {
-        let mut run = match lock(ui, store.as_ref(), "OperationTypePlan") {
-            Ok(r) => r,
-            Err(c) => return c,
-        };
-        let s = run.snapshot();
-        let _ = run.finish();
-        match s {
-            Ok(s) => s,
-            Err(e) => return ui.error("Failed to read state", e.to_string()),
+    engine.prestart_providers();
+    let snapshot = match start_from_state(dir, "OperationTypePlan", !a.is_false("lock"), false).await {
+        Ok((_, _, s)) => s,
+        Err(f) => {
+            engine.shutdown().await;
+            return f.report(ui);
         }
     };
     on_interrupt(&engine);
@@ -369,20 +401,14 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         opts.vars = p.variables.clone();
         opts.mode = p.mode;
     }
-    let store = match open_store(dir) {
-        Ok(s) => s,
-        Err(e) => return ui.error("Failed to open state", e),
-    };
     let op = if opts.mode == PlanMode::Destroy { "OperationTypeDestroy" } else { "OperationTypeApply" };
-    let mut run = match lock(ui, store.as_ref(), op) {
-        Ok(r) => r,
-        Err(c) => return c,
-    };
-    let snapshot: Snapshot = match run.snapshot() {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = run.finish();
-            return ui.error("Failed to read state", e.to_string());
+    engine.prestart_providers();
+    let (_store, run, snapshot) = match start_from_state(dir, op, true, true).await {
+        Ok((store, Some(run), s)) => (store, run, s),
+        Ok((_, None, _)) => unreachable!("a kept lock is returned"),
+        Err(f) => {
+            engine.shutdown().await;
+            return f.report(ui);
         }
     };
     on_interrupt(&engine);

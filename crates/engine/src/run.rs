@@ -121,6 +121,18 @@ impl Engine {
         Ok(Engine { core: Arc::new(core) })
     }
 
+    /// Starts the plugin processes of the providers the configuration's
+    /// provider nodes use, in the background (see
+    /// [`ProviderHost::prestart`]): call it before slow work that does not
+    /// need them, such as reading the state.
+    pub fn prestart_providers(&self) {
+        for n in &self.core.graph.nodes {
+            if let NodeKind::Provider { name, .. } = &n.kind {
+                self.core.host.prestart(&crate::walk::provider_addr(&self.core, name));
+            }
+        }
+    }
+
     /// The flag an interrupt sets: no new operation starts once it is set.
     pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
         self.core.interrupted.clone()

@@ -65,6 +65,10 @@ struct Entry {
     schema: SchemaCell,
     /// An unconfigured instance left over from fetching the schema.
     spare: Mutex<Option<Instance>>,
+    /// Held while an instance is started to fetch the schema, so a second
+    /// asker (the walk, while [`ProviderHost::prestart`] runs) waits for
+    /// that instance instead of starting another process.
+    starting: tokio::sync::Mutex<()>,
 }
 
 /// The providers of one run.
@@ -86,7 +90,7 @@ impl ProviderHost {
     /// Records where `addr` comes from (the result of discovery).
     /// Registering again replaces the source for instances not yet started.
     pub fn register(&self, addr: ProviderAddr, source: ProviderSource) {
-        let entry = Arc::new(Entry { source, schema: Arc::new(OnceCell::new()), spare: Mutex::new(None) });
+        let entry = Arc::new(Entry { source, schema: Arc::new(OnceCell::new()), spare: Mutex::new(None), starting: tokio::sync::Mutex::new(()) });
         lock(&self.providers).insert(addr, entry);
     }
 
@@ -162,6 +166,10 @@ impl ProviderHost {
         if let Some(s) = entry.schema.get() {
             return Ok(s.clone());
         }
+        let _starting = entry.starting.lock().await;
+        if let Some(s) = entry.schema.get() {
+            return Ok(s.clone());
+        }
         let spare = lock(&entry.spare).take();
         let instance = match spare {
             Some(i) => i,
@@ -184,6 +192,23 @@ impl ProviderHost {
         schema
     }
 
+    /// Starts `addr`'s plugin process and fetches its schema in a spawned
+    /// task, so the process boots while the caller does other work (the
+    /// CLI reads the state meanwhile). The instance is kept for the first
+    /// configuration, as after [`ProviderHost::schema`]. Built-in providers
+    /// cost nothing to start and are left alone. A failure is dropped here:
+    /// the walk's own start of the provider reports it.
+    pub fn prestart(self: &Arc<Self>, addr: &ProviderAddr) {
+        let Ok(entry) = self.entry(addr) else { return };
+        if !matches!(entry.source, ProviderSource::Plugin(_)) || entry.schema.get().is_some() {
+            return;
+        }
+        let (host, addr) = (self.clone(), addr.clone());
+        tokio::spawn(async move {
+            let _ = host.schema(&addr).await;
+        });
+    }
+
     /// The instance for one provider configuration, started on first use.
     /// It is not configured: the walk calls `configure_provider` (with its
     /// evaluated provider block) before anything else.
@@ -191,6 +216,8 @@ impl ProviderHost {
         let entry = self.entry(&key.addr)?;
         let cell = lock(&self.instances).entry(key.clone()).or_default().clone();
         cell.get_or_try_init(|| async {
+            // A schema fetch in progress is about to leave a spare.
+            let _starting = entry.starting.lock().await;
             let spare = lock(&entry.spare).take();
             match spare {
                 Some(i) => Ok(i),
