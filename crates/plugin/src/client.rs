@@ -157,7 +157,8 @@ async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Resul
     let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
     let stream = tokio::net::UnixStream::connect(addr).await.map_err(|e| e.to_string())?;
     let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
-    let tls = connector.connect(name, stream).await.map_err(|e| format!("TLS handshake: {e}"))?;
+    let mut tls = connector.connect(name, crate::coalesce::Coalesce::new(stream)).await.map_err(|e| format!("TLS handshake: {e}"))?;
+    tls.get_mut().0.coalesce = true;
     let (send, connection) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
         .handshake(hyper_util::rt::TokioIo::new(tls))
         .await

@@ -6,6 +6,8 @@
 //! * [`serve`]/[`serve_main`]: the plugin side (used by the SDK).
 //! * [`launch`]: the client side (used by the engine): start a plugin
 //!   binary, check its handshake, connect with pinned mutual TLS.
+//! * `coalesce`: the client collects the writes of one scheduler round
+//!   into one socket write.
 //!
 //! Architecture invariant: the only crate besides tfplugin6, the SDK's
 //! server module and the engine's plugin client that sees protobuf types;
@@ -13,6 +15,7 @@
 
 pub mod cert;
 mod client;
+mod coalesce;
 pub mod handshake;
 mod server;
 
