@@ -37,6 +37,8 @@ pub enum StateError {
     Sqlite { path: String, source: rusqlite::Error },
     #[error("PostgreSQL state store: {0}")]
     Postgres(#[from] postgres::Error),
+    #[error("PostgreSQL state store: {0}")]
+    PostgresSession(String),
     #[error("state data for {what} is invalid: {detail}")]
     Data { what: String, detail: String },
 }

@@ -242,9 +242,22 @@ impl StateStore for PgStore {
         };
         let backend: i32 = row.get(0);
         // End the holder's session if it is still there: that releases its
-        // advisory lock. (It may already be gone.)
+        // advisory lock. (It may already be gone.) The backend exits
+        // asynchronously, so wait until it and its locks are gone: the lock
+        // is free when force-unlock returns, and the next `lock` cannot race
+        // the dying session.
         c.execute("SELECT pg_terminate_backend($1) FROM pg_stat_activity WHERE pid=$1", &[&backend])?;
-        Ok(())
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let alive: bool = c.query_one("SELECT EXISTS(SELECT 1 FROM pg_stat_activity WHERE pid=$1) OR EXISTS(SELECT 1 FROM pg_locks WHERE pid=$1)", &[&backend])?.get(0);
+            if !alive {
+                return Ok(());
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(StateError::PostgresSession(format!("the lock holder's session (backend {backend}) was told to end but is still running after 10 s")));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 
     fn workspaces(&self) -> Result<Vec<String>> {
