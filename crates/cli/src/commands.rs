@@ -497,7 +497,7 @@ fn print_outputs_after(s: &Snapshot) {
     if s.outputs.is_empty() {
         return;
     }
-    print!("\nOutputs:\n\n{}", render::stored_outputs(s, "(sensitive value)"));
+    print!("\nOutputs:\n\n{}", render::stored_outputs(s, "<sensitive>", render::hcl_value));
 }
 
 async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
@@ -595,7 +595,7 @@ fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         } else if o.sensitive {
             println!("(sensitive value)");
         } else {
-            println!("{}", render::value(&terrane_engine::run::decode_loose(&o.value), 0, false));
+            println!("{}", render::hcl_value(&terrane_engine::run::stored_output_value(o), 0));
         }
         return 0;
     }
@@ -603,7 +603,7 @@ fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         let m: serde_json::Map<String, serde_json::Value> = s.outputs.iter().map(|(k, o)| (k.clone(), serde_json::json!({"sensitive": o.sensitive, "type": o.ty, "value": o.value}))).collect();
         println!("{}", serde_json::Value::Object(m));
     } else {
-        print!("{}", render::stored_outputs(&s, "<sensitive>"));
+        print!("{}", render::stored_outputs(&s, "<sensitive>", render::hcl_value));
     }
     0
 }

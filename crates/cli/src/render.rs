@@ -138,19 +138,31 @@ pub fn plan(style: &Style, p: &Plan) -> String {
     }
     if outputs_changed {
         out.push_str("\nChanges to Outputs:\n");
-        for (name, o) in &p.outputs {
-            if !output_changed(o) {
-                continue;
-            }
-            let (sym, text) = match (&o.before, o.after.is_null() && o.after.ty().is_dynamic()) {
-                (None, _) => (style.green("+"), value(&o.after, 6, o.sensitive)),
-                (Some(_), true) => (style.red("-"), format!("{} -> null", value(o.before.as_ref().unwrap(), 6, o.sensitive))),
-                (Some(b), false) => (style.yellow("~"), format!("{} -> {}", value(b, 6, o.sensitive), value(&o.after, 6, o.sensitive))),
-            };
-            out.push_str(&format!("  {sym} {name} = {text}\n"));
+        out.push_str(&output_changes(style, &p.outputs));
+        if visible.is_empty() && p.moved.is_empty() {
+            out.push_str("\nYou can apply this plan to save these new output values to the terrane state, without changing any real infrastructure.\n");
         }
     }
     out
+}
+
+/// The changed root outputs as one object diff: names aligned, a created
+/// or destroyed structure shown element by element, sensitive ones as
+/// `(sensitive value)`.
+fn output_changes(style: &Style, outputs: &std::collections::BTreeMap<String, terrane_engine::OutputChange>) -> String {
+    let mark = |v: &Value, sensitive: bool| if sensitive { v.clone().mark_sensitive() } else { v.clone() };
+    let mut before = std::collections::BTreeMap::new();
+    let mut after = std::collections::BTreeMap::new();
+    for (name, o) in outputs.iter().filter(|(_, o)| output_changed(o)) {
+        let b = o.before.as_ref().map_or_else(|| Value::null(Type::Dynamic), |b| mark(b, o.sensitive));
+        // A removed output is planned as a dynamic null.
+        let removed = o.after.is_null() && o.after.ty().is_dynamic();
+        let a = if removed { Value::null(Type::Dynamic) } else { mark(&o.after, o.sensitive) };
+        before.insert(name.clone(), b);
+        after.insert(name.clone(), a);
+    }
+    let ctx = DiffCtx { requires_replace: &[], delete: false };
+    attrs_diff(style, &Value::object(before), &Value::object(after), &ctx, 2, &Path::root(), None)
 }
 
 fn output_changed(o: &terrane_engine::OutputChange) -> bool {
@@ -174,7 +186,7 @@ pub fn resource(style: &Style, c: &Change, drift: bool) -> String {
     out
 }
 
-fn forces(c: &Change, p: &Path) -> bool {
+fn forces(c: &DiffCtx, p: &Path) -> bool {
     c.requires_replace.iter().any(|r| r == p)
 }
 
@@ -184,7 +196,34 @@ fn object_diff(style: &Style, before: &Value, after: &Value, c: &Change, indent:
         Action::Delete => Some(style.red("-")),
         _ => None,
     };
-    attrs_diff(style, before, after, c, indent, path, whole.as_deref())
+    let ctx = DiffCtx { requires_replace: &c.requires_replace, delete: c.action == Action::Delete };
+    attrs_diff(style, before, after, &ctx, indent, path, whole.as_deref())
+}
+
+/// What an attribute diff needs to know about the change it belongs to.
+struct DiffCtx<'a> {
+    /// Paths that force the replacement (marked `# forces replacement`).
+    requires_replace: &'a [Path],
+    /// The object is deleted as a whole.
+    delete: bool,
+}
+
+/// Whether a key prints bare (an identifier); any other is quoted, as
+/// Terraform's plan renderer does for object attributes and map keys.
+fn is_identifier(k: &str) -> bool {
+    let mut cs = k.chars();
+    cs.next().is_some_and(|c| c.is_alphabetic() || c == '_') && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+}
+
+/// The elements of a known, non-sensitive, non-empty list, tuple or set.
+fn known_elements(v: &Value) -> Option<&[Value]> {
+    if !v.is_known() || v.is_null() || v.is_sensitive() {
+        return None;
+    }
+    match v.kind() {
+        Kind::Seq(es) | Kind::Set(es) if !es.is_empty() => Some(es),
+        _ => None,
+    }
 }
 
 fn is_structure(v: &Value) -> bool {
@@ -193,17 +232,16 @@ fn is_structure(v: &Value) -> bool {
 
 /// The attribute lines of an object diff. `whole` is the symbol every
 /// line takes when the object is created or destroyed as a whole.
-fn attrs_diff(style: &Style, before: &Value, after: &Value, c: &Change, indent: usize, path: &Path, whole: Option<&str>) -> String {
+fn attrs_diff(style: &Style, before: &Value, after: &Value, c: &DiffCtx, indent: usize, path: &Path, whole: Option<&str>) -> String {
     let mut out = String::new();
     let pad = " ".repeat(indent);
     let empty = std::collections::BTreeMap::new();
     let b = if before.is_known() && !before.is_sensitive() { before.entries().unwrap_or(&empty) } else { &empty };
     let a = if after.is_known() && !after.is_sensitive() { after.entries().unwrap_or(&empty) } else { &empty };
-    let object = after.ty().object_type().is_some() || before.ty().object_type().is_some();
     let mut names: Vec<&String> = b.keys().chain(a.keys()).collect();
     names.sort();
     names.dedup();
-    let key = |n: &str| if object && n.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') { n.to_string() } else { terrane_value::render::quote(n) };
+    let key = |n: &str| if is_identifier(n) { n.to_string() } else { terrane_value::render::quote(n) };
     let width = names
         .iter()
         .filter(|n| !(b.get(**n).is_none_or(Value::is_null) && a.get(**n).is_none_or(Value::is_null)))
@@ -232,15 +270,30 @@ fn attrs_diff(style: &Style, before: &Value, after: &Value, c: &Change, indent: 
             None => style.yellow("~"),
         };
         let nested_before = if whole.is_some() || bv.is_null() { &av } else { &bv };
-        if (is_structure(&av) || av.is_null()) && is_structure(nested_before) && whole.is_some() || (is_structure(&bv) && is_structure(&av) && whole.is_none()) {
-            let (nb, na) = if whole.is_some() && c.action == Action::Delete { (bv.clone(), Value::null(Type::Dynamic)) } else { (bv.clone(), av.clone()) };
-            let inner_whole = whole.map(str::to_string);
+        let added = whole.is_none() && bv.is_null() && is_structure(&av);
+        if (is_structure(&av) || av.is_null()) && is_structure(nested_before) && whole.is_some() || (is_structure(&bv) && is_structure(&av) && whole.is_none()) || added {
+            let (nb, na) = if whole.is_some() && c.delete { (bv.clone(), Value::null(Type::Dynamic)) } else { (bv.clone(), av.clone()) };
+            let plus = style.green("+");
+            let inner_whole = whole.or(if bv.is_null() { Some(plus.as_str()) } else { None });
             let _ = writeln!(out, "{pad}{sym} {k:<width$} = {{{note}");
-            out.push_str(&attrs_diff(style, &nb, &na, c, indent + 4, &p, inner_whole.as_deref().or(if bv.is_null() { Some("+") } else { None })));
+            out.push_str(&attrs_diff(style, &nb, &na, c, indent + 4, &p, inner_whole));
             let _ = writeln!(out, "{pad}  }}");
             continue;
         }
-        let text = if whole == Some(&*style.red("-")) || (av.is_null() && !bv.is_null()) {
+        // A sequence created or destroyed as a whole: each element takes
+        // the symbol, as Terraform shows it.
+        let whole_seq = if whole.is_some() { if c.delete { &bv } else { &av } } else if bv.is_null() { &av } else { &Value::null(Type::Dynamic) };
+        if let (Some(es), true) = (known_elements(whole_seq), whole.is_some() || bv.is_null()) {
+            let esym = whole.map(str::to_string).unwrap_or_else(|| style.green("+"));
+            let _ = writeln!(out, "{pad}{sym} {k:<width$} = [{note}");
+            for e in es {
+                let _ = writeln!(out, "{pad}    {esym} {},", value(e, indent + 4, false));
+            }
+            let tail = if c.delete && whole.is_some() { " -> null" } else { "" };
+            let _ = writeln!(out, "{pad}  ]{tail}");
+            continue;
+        }
+        let text = if (whole.is_some() && c.delete) || (av.is_null() && !bv.is_null()) {
             format!("{} -> null", value(&bv, indent, false))
         } else if bv.is_null() || whole.is_some() {
             value(&av, indent, false)
@@ -293,11 +346,11 @@ pub fn value(v: &Value, indent: usize, force_sensitive: bool) -> String {
                 return "{}".into();
             }
             let pad = " ".repeat(indent + 4);
-            let width = m.keys().map(|k| k.len() + 2).max().unwrap_or(0);
+            let key = |k: &str| if is_identifier(k) { k.to_string() } else { terrane_value::render::quote(k) };
+            let width = m.keys().map(|k| key(k).len()).max().unwrap_or(0);
             let mut out = String::from("{\n");
             for (k, e) in m.iter() {
-                let key = if v.ty().object_type().is_some() && k.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') { k.clone() } else { terrane_value::render::quote(k) };
-                let _ = writeln!(out, "{pad}{key:<width$} = {}", value(e, indent + 4, false));
+                let _ = writeln!(out, "{pad}{:<width$} = {}", key(k), value(e, indent + 4, false));
             }
             out.push_str(&format!("{}}}", " ".repeat(indent + 2)));
             out
@@ -357,22 +410,208 @@ fn block_context(text: &str, line: usize) -> Option<String> {
     None
 }
 
-/// Stored root outputs (state), one `name = value` line each; sensitive
-/// ones read `hidden` (`(sensitive value)` or `output`'s `<sensitive>`).
-pub fn stored_outputs(s: &terrane_state::Snapshot, hidden: &str) -> String {
+/// Stored root outputs (state), one `name = value` line each, each value
+/// rendered by `render` ([`hcl_value`] for `output` and apply,
+/// [`show_value`] for `show`); sensitive ones read `hidden` (`<sensitive>`
+/// or `show`'s `(sensitive value)`).
+pub fn stored_outputs(s: &terrane_state::Snapshot, hidden: &str, render: fn(&Value, usize) -> String) -> String {
     let mut out = String::new();
     for (name, o) in &s.outputs {
-        let v = if o.sensitive { hidden.to_string() } else { value(&terrane_engine::run::decode_loose(&o.value), 0, false) };
+        let v = if o.sensitive { hidden.to_string() } else { render(&terrane_engine::run::stored_output_value(o), 0) };
         let _ = writeln!(out, "{name} = {v}");
     }
     out
 }
 
-/// `Outputs:` after apply and for `output`.
+/// A value as `show` prints stored outputs: four spaces per level, keys
+/// aligned, object attributes bare, map keys quoted, no type wrappers.
+pub fn show_value(v: &Value, indent: usize) -> String {
+    if v.is_sensitive() {
+        return "(sensitive value)".into();
+    }
+    let pad = " ".repeat(indent + 4);
+    let close = " ".repeat(indent);
+    match v.kind() {
+        Kind::Seq(es) | Kind::Set(es) if !es.is_empty() => {
+            let mut out = String::from("[\n");
+            for e in es.iter() {
+                let _ = writeln!(out, "{pad}{},", show_value(e, indent + 4));
+            }
+            format!("{out}{close}]")
+        }
+        Kind::Map(m) if !m.is_empty() => {
+            let object = v.ty().object_type().is_some();
+            let key = |k: &str| if object && is_identifier(k) { k.to_string() } else { terrane_value::render::quote(k) };
+            let width = m.keys().map(|k| key(k).len()).max().unwrap_or(0);
+            let mut out = String::from("{\n");
+            for (k, e) in m.iter() {
+                let _ = writeln!(out, "{pad}{:<width$} = {}", key(k), show_value(e, indent + 4));
+            }
+            format!("{out}{close}}}")
+        }
+        _ => value(v, indent, false),
+    }
+}
+
+/// `Outputs:` after apply: `name = value` in HCL syntax, sensitive ones
+/// `<sensitive>`, as Terraform prints them.
 pub fn outputs(outs: &std::collections::BTreeMap<String, (Value, bool)>) -> String {
     let mut s = String::new();
     for (name, (v, sensitive)) in outs {
-        let _ = writeln!(s, "{name} = {}", value(v, 0, *sensitive));
+        let text = if *sensitive { "<sensitive>".to_string() } else { hcl_value(v, 0) };
+        let _ = writeln!(s, "{name} = {text}");
     }
     s
+}
+
+/// A value in HCL syntax, as Terraform's `output` command and apply's
+/// "Outputs:" print it: typed collections wrapped in `tolist(...)`,
+/// `toset(...)` or `tomap(...)` (tuples and objects bare), keys always
+/// quoted and not aligned, two spaces per level, list elements ending in
+/// a comma, and a string with line breaks as a heredoc (`<<-` when
+/// indented; the delimiter grows `_`s until no line equals it).
+pub fn hcl_value(v: &Value, indent: usize) -> String {
+    if v.is_sensitive() {
+        return "(sensitive value)".into();
+    }
+    let pad = " ".repeat(indent + 2);
+    let close = " ".repeat(indent);
+    match v.kind() {
+        Kind::Null => "null".into(),
+        Kind::Unknown(_) => "(known after apply)".into(),
+        Kind::String(s) if s.contains('\n') => {
+            let lines: Vec<&str> = s.split('\n').collect();
+            let mut delim = String::from("EOT");
+            while lines.iter().any(|l| l.trim() == delim) {
+                delim.push('_');
+            }
+            let mut out = String::from(if indent > 0 { "<<-" } else { "<<" });
+            out.push_str(&delim);
+            for l in lines {
+                let _ = write!(out, "\n{close}{l}");
+            }
+            let _ = write!(out, "\n{close}{delim}");
+            out
+        }
+        Kind::String(s) => terrane_value::render::quote(s),
+        Kind::Number(n) => n.to_string(),
+        Kind::Bool(b) => b.to_string(),
+        Kind::Seq(es) | Kind::Set(es) => {
+            let (open, end) = match v.ty() {
+                Type::List(_) => ("tolist([", "])"),
+                Type::Set(_) => ("toset([", "])"),
+                _ => ("[", "]"),
+            };
+            if es.is_empty() {
+                return format!("{open}{end}");
+            }
+            let mut out = format!("{open}\n");
+            for e in es.iter() {
+                let _ = writeln!(out, "{pad}{},", hcl_value(e, indent + 2));
+            }
+            format!("{out}{close}{end}")
+        }
+        Kind::Map(m) => {
+            let (open, end) = if matches!(v.ty(), Type::Map(_)) { ("tomap({", "})") } else { ("{", "}") };
+            if m.is_empty() {
+                return format!("{open}{end}");
+            }
+            let mut out = format!("{open}\n");
+            for (k, e) in m.iter() {
+                let _ = writeln!(out, "{pad}{} = {}", terrane_value::render::quote(k), hcl_value(e, indent + 2));
+            }
+            format!("{out}{close}{end}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrane_engine::OutputChange;
+
+    fn s(x: &str) -> Value {
+        Value::string(x)
+    }
+
+    fn obj(kvs: &[(&str, Value)]) -> Value {
+        Value::object(kvs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+    }
+
+    fn map(kvs: &[(&str, Value)]) -> Value {
+        Value::map(Type::String, kvs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+    }
+
+    /// Each case: a renderer's text for a value, checked line for line.
+    fn check(name: &str, got: String, want: &str) {
+        assert_eq!(got, want, "case {name}:\n--- got\n{got}\n--- want\n{want}");
+    }
+
+    #[test]
+    fn hcl_values_as_terraform_output_prints_them() {
+        let cases: Vec<(&str, Value, &str)> = vec![
+            ("string", s("x"), "\"x\""),
+            ("number", Value::number(42), "42"),
+            ("null", Value::null(Type::String), "null"),
+            ("tuple", Value::tuple(vec![s("p"), s("q")]), "[\n  \"p\",\n  \"q\",\n]"),
+            ("list", Value::list(Type::String, vec![s("p")]), "tolist([\n  \"p\",\n])"),
+            ("empty_set", Value::set(Type::String, vec![]), "toset([])"),
+            ("map_keys_quoted_unaligned", map(&[("a b", s("x")), ("c", s("y"))]), "tomap({\n  \"a b\" = \"x\"\n  \"c\" = \"y\"\n})"),
+            ("object", obj(&[("k", s("v")), ("kk", Value::number(2))]), "{\n  \"k\" = \"v\"\n  \"kk\" = 2\n}"),
+            ("nested", obj(&[("l", Value::tuple(vec![obj(&[("a", s("b"))])]))]), "{\n  \"l\" = [\n    {\n      \"a\" = \"b\"\n    },\n  ]\n}"),
+            ("heredoc", s("one\ntwo"), "<<EOT\none\ntwo\nEOT"),
+            ("heredoc_delimiter_grows", s("EOT\nx"), "<<EOT_\nEOT\nx\nEOT_"),
+            ("heredoc_indented", obj(&[("t", s("a\nb"))]), "{\n  \"t\" = <<-EOT\n  a\n  b\n  EOT\n}"),
+            ("sensitive", s("secret").mark_sensitive(), "(sensitive value)"),
+        ];
+        for (name, v, want) in cases {
+            check(name, hcl_value(&v, 0), want);
+        }
+    }
+
+    #[test]
+    fn show_values_as_terraform_show_prints_them() {
+        let cases: Vec<(&str, Value, &str)> = vec![
+            ("tuple", Value::tuple(vec![s("p"), s("q")]), "[\n    \"p\",\n    \"q\",\n]"),
+            ("map_keys_quoted_aligned", map(&[("a b", s("x")), ("c", s("y"))]), "{\n    \"a b\" = \"x\"\n    \"c\"   = \"y\"\n}"),
+            ("object_keys_bare_aligned", obj(&[("k", s("v")), ("kk", Value::number(2))]), "{\n    k  = \"v\"\n    kk = 2\n}"),
+            ("empty_tuple", Value::tuple(vec![]), "[]"),
+        ];
+        for (name, v, want) in cases {
+            check(name, show_value(&v, 0), want);
+        }
+    }
+
+    #[test]
+    fn output_changes_as_terraform_plans_them() {
+        let style = Style { color: false };
+        let created = |v: Value, sensitive: bool| OutputChange { before: None, after: v, sensitive };
+        let cases: Vec<(&str, Vec<(&str, OutputChange)>, &str)> = vec![
+            (
+                "names_aligned_structures_itemized",
+                vec![
+                    ("a", created(s("x"), false)),
+                    ("l", created(Value::tuple(vec![s("p")]), false)),
+                    ("longer_name", created(Value::number(42), false)),
+                    ("m", created(map(&[("a b", s("x")), ("c", s("y"))]), false)),
+                    ("secret", created(s("s"), true)),
+                ],
+                "  + a           = \"x\"\n  + l           = [\n      + \"p\",\n    ]\n  + longer_name = 42\n  + m           = {\n      + \"a b\" = \"x\"\n      + c     = \"y\"\n    }\n  + secret      = (sensitive value)\n",
+            ),
+            (
+                "update_and_removal",
+                vec![
+                    ("gone", OutputChange { before: Some(s("old")), after: Value::null(Type::Dynamic), sensitive: false }),
+                    ("n", OutputChange { before: Some(Value::number(1)), after: Value::number(2), sensitive: false }),
+                    ("same", OutputChange { before: Some(s("x")), after: s("x"), sensitive: false }),
+                ],
+                "  - gone = \"old\" -> null\n  ~ n    = 1 -> 2\n",
+            ),
+            ("unknown", vec![("id", created(Value::unknown(Type::String), false))], "  + id = (known after apply)\n"),
+        ];
+        for (name, outs, want) in cases {
+            let outs = outs.into_iter().map(|(k, o)| (k.to_string(), o)).collect();
+            check(name, output_changes(&style, &outs), want);
+        }
+    }
 }

@@ -38,7 +38,7 @@ pub fn show_all(s: &Snapshot) {
         }
     }
     if !s.outputs.is_empty() {
-        print!("\nOutputs:\n\n{}", render::stored_outputs(s, "(sensitive value)"));
+        print!("\nOutputs:\n\n{}", render::stored_outputs(s, "(sensitive value)", render::show_value));
     }
 }
 

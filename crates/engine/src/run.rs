@@ -384,9 +384,15 @@ fn collect_providers(c: &terrane_config::Config, addrs: &mut BTreeMap<String, Pr
     }
 }
 
-fn output_value(o: &OutputState) -> Value {
+/// A stored output's value with its recorded type (a list stays a list,
+/// a map a map); without a usable type, decoded loosely.
+pub fn stored_output_value(o: &OutputState) -> Value {
     let ty = typejson::from_json(&o.ty).unwrap_or(Type::Dynamic);
-    let v = terrane_value::json::decode(&o.value, &ty).unwrap_or_else(|_| Value::null(Type::Dynamic));
+    terrane_value::json::decode(&o.value, &ty).unwrap_or_else(|_| decode_loose(&o.value))
+}
+
+fn output_value(o: &OutputState) -> Value {
+    let v = stored_output_value(o);
     if o.sensitive {
         v.mark_sensitive()
     } else {
