@@ -78,7 +78,7 @@ output "input" {
   value = terraform_data.t.output
 }
 "#,
-            want: Want::Applies { plan_code: 2, plan_shows: "+ here = true", outputs: &[("here", "true"), ("nowhere", "false"), ("input", "\"dir\"")] },
+            want: Want::Applies { plan_code: 2, plan_shows: "+ here    = true", outputs: &[("here", "true"), ("nowhere", "false"), ("input", "\"dir\"")] },
         },
         Case {
             name: "many_instances_while_the_provider_starts",
