@@ -215,6 +215,15 @@ fn is_identifier(k: &str) -> bool {
     cs.next().is_some_and(|c| c.is_alphabetic() || c == '_') && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
+/// A key as the plan shows it: bare when an identifier, else quoted.
+fn key_text(k: &str) -> String {
+    if is_identifier(k) {
+        k.to_string()
+    } else {
+        terrane_value::render::quote(k)
+    }
+}
+
 /// The elements of a known, non-sensitive, non-empty list, tuple or set.
 fn known_elements(v: &Value) -> Option<&[Value]> {
     if !v.is_known() || v.is_null() || v.is_sensitive() {
@@ -241,11 +250,10 @@ fn attrs_diff(style: &Style, before: &Value, after: &Value, c: &DiffCtx, indent:
     let mut names: Vec<&String> = b.keys().chain(a.keys()).collect();
     names.sort();
     names.dedup();
-    let key = |n: &str| if is_identifier(n) { n.to_string() } else { terrane_value::render::quote(n) };
     let width = names
         .iter()
         .filter(|n| !(b.get(**n).is_none_or(Value::is_null) && a.get(**n).is_none_or(Value::is_null)))
-        .map(|n| key(n).len())
+        .map(|n| key_text(n).len())
         .max()
         .unwrap_or(0);
     let mut unchanged = 0;
@@ -256,7 +264,7 @@ fn attrs_diff(style: &Style, before: &Value, after: &Value, c: &DiffCtx, indent:
             continue;
         }
         let p = path.attr(n.clone());
-        let k = key(n);
+        let k = key_text(n);
         let note = if forces(c, &p) { style.red(" # forces replacement") } else { String::new() };
         let same = bv.unmark_deep().eq_ignoring_refinements(&av.unmark_deep()) && av.is_wholly_known() && bv.is_sensitive() == av.is_sensitive();
         if whole.is_none() && same {
@@ -282,18 +290,19 @@ fn attrs_diff(style: &Style, before: &Value, after: &Value, c: &DiffCtx, indent:
         }
         // A sequence created or destroyed as a whole: each element takes
         // the symbol, as Terraform shows it.
-        let whole_seq = if whole.is_some() { if c.delete { &bv } else { &av } } else if bv.is_null() { &av } else { &Value::null(Type::Dynamic) };
-        if let (Some(es), true) = (known_elements(whole_seq), whole.is_some() || bv.is_null()) {
+        let destroyed = whole.is_some() && c.delete;
+        let whole_seq = if destroyed { Some(&bv) } else if whole.is_some() || bv.is_null() { Some(&av) } else { None };
+        if let Some(es) = whole_seq.and_then(known_elements) {
             let esym = whole.map(str::to_string).unwrap_or_else(|| style.green("+"));
             let _ = writeln!(out, "{pad}{sym} {k:<width$} = [{note}");
             for e in es {
                 let _ = writeln!(out, "{pad}    {esym} {},", value(e, indent + 4, false));
             }
-            let tail = if c.delete && whole.is_some() { " -> null" } else { "" };
+            let tail = if destroyed { " -> null" } else { "" };
             let _ = writeln!(out, "{pad}  ]{tail}");
             continue;
         }
-        let text = if (whole.is_some() && c.delete) || (av.is_null() && !bv.is_null()) {
+        let text = if destroyed || (av.is_null() && !bv.is_null()) {
             format!("{} -> null", value(&bv, indent, false))
         } else if bv.is_null() || whole.is_some() {
             value(&av, indent, false)
@@ -346,11 +355,10 @@ pub fn value(v: &Value, indent: usize, force_sensitive: bool) -> String {
                 return "{}".into();
             }
             let pad = " ".repeat(indent + 4);
-            let key = |k: &str| if is_identifier(k) { k.to_string() } else { terrane_value::render::quote(k) };
-            let width = m.keys().map(|k| key(k).len()).max().unwrap_or(0);
+            let width = m.keys().map(|k| key_text(k).len()).max().unwrap_or(0);
             let mut out = String::from("{\n");
             for (k, e) in m.iter() {
-                let _ = writeln!(out, "{pad}{:<width$} = {}", key(k), value(e, indent + 4, false));
+                let _ = writeln!(out, "{pad}{:<width$} = {}", key_text(k), value(e, indent + 4, false));
             }
             out.push_str(&format!("{}}}", " ".repeat(indent + 2)));
             out
@@ -441,7 +449,7 @@ pub fn show_value(v: &Value, indent: usize) -> String {
         }
         Kind::Map(m) if !m.is_empty() => {
             let object = v.ty().object_type().is_some();
-            let key = |k: &str| if object && is_identifier(k) { k.to_string() } else { terrane_value::render::quote(k) };
+            let key = |k: &str| if object { key_text(k) } else { terrane_value::render::quote(k) };
             let width = m.keys().map(|k| key(k).len()).max().unwrap_or(0);
             let mut out = String::from("{\n");
             for (k, e) in m.iter() {
@@ -586,7 +594,9 @@ mod tests {
     fn output_changes_as_terraform_plans_them() {
         let style = Style { color: false };
         let created = |v: Value, sensitive: bool| OutputChange { before: None, after: v, sensitive };
-        let cases: Vec<(&str, Vec<(&str, OutputChange)>, &str)> = vec![
+        // (case name, outputs by name, rendered text)
+        type OutputCase = (&'static str, Vec<(&'static str, OutputChange)>, &'static str);
+        let cases: Vec<OutputCase> = vec![
             (
                 "names_aligned_structures_itemized",
                 vec![
