@@ -254,7 +254,7 @@ impl StateStore for PgStore {
                 return Ok(());
             }
             if std::time::Instant::now() > deadline {
-                return Err(StateError::PostgresSession(format!("the lock holder's session (backend {backend}) was told to end but is still running after 10 s")));
+                return Err(StateError::PostgresSession(format!("force-unlock of workspace {workspace:?}: the lock holder's session (backend {backend}) was told to end but is still running after 10 s; its lock is not released yet")));
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
