@@ -321,13 +321,16 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     } else {
         print!("{}", render::plan(&ui.style, &plan));
     }
+    let rule = "\u{2500}".repeat(77);
     if let Some(out) = a.value("out") {
         if let Err(e) = std::fs::write(out, planfile::write(&plan)) {
             return ui.error("Failed to write plan file", e.to_string());
         }
         if !ui.stream {
-            println!("\nSaved the plan to: {out}\n\nTo perform exactly these actions, run the following command to apply:\n    terrane apply {out:?}");
+            println!("\n{rule}\n\nSaved the plan to: {out}\n\nTo perform exactly these actions, run the following command to apply:\n    terrane apply {out:?}");
         }
+    } else if !ui.stream && plan.has_changes() {
+        println!("\n{rule}\n\n{}", render::wrap("Note: You didn't use the -out option to save this plan, so terrane can't guarantee to take exactly these actions if you run \"terrane apply\" now."));
     }
     if a.has("detailed-exitcode") && plan.has_changes() {
         return 2;

@@ -5,6 +5,7 @@
 
 mod args;
 mod commands;
+mod diff;
 mod json;
 mod planfile;
 mod render;

@@ -6,6 +6,7 @@
 use std::fmt::Write;
 use terrane_config::{Diagnostic, Severity};
 use terrane_engine::{Action, Change, Plan, PlanMode};
+use crate::diff::{self, Differ, Opts};
 use terrane_value::{Kind, Path, Type, Value};
 
 pub struct Style {
@@ -23,30 +24,31 @@ impl Style {
     pub fn bold(&self, s: &str) -> String {
         self.paint("1", s)
     }
-    fn green(&self, s: &str) -> String {
+    pub(crate) fn green(&self, s: &str) -> String {
         self.paint("32", s)
     }
-    fn red(&self, s: &str) -> String {
+    pub(crate) fn red(&self, s: &str) -> String {
         self.paint("31", s)
     }
-    fn yellow(&self, s: &str) -> String {
+    pub(crate) fn yellow(&self, s: &str) -> String {
         self.paint("33", s)
     }
-    fn cyan(&self, s: &str) -> String {
+    pub(crate) fn cyan(&self, s: &str) -> String {
         self.paint("36", s)
     }
 }
 
+/// An action's symbol, three columns wide as Terraform aligns them.
 fn symbol(style: &Style, a: Action) -> String {
     match a {
-        Action::Create => style.green("+"),
-        Action::Update => style.yellow("~"),
-        Action::Delete => style.red("-"),
+        Action::Create => format!("  {}", style.green("+")),
+        Action::Update => format!("  {}", style.yellow("~")),
+        Action::Delete => format!("  {}", style.red("-")),
         Action::DeleteThenCreate => format!("{}/{}", style.red("-"), style.green("+")),
         Action::CreateThenDelete => format!("{}/{}", style.green("+"), style.red("-")),
-        Action::Read => style.cyan("<="),
-        Action::Forget => ".".into(),
-        Action::NoOp => " ".into(),
+        Action::Read => format!(" {}", style.cyan("<=")),
+        Action::Forget => "  .".into(),
+        Action::NoOp => "   ".into(),
     }
 }
 
@@ -99,20 +101,20 @@ pub fn plan(style: &Style, p: &Plan) -> String {
     }
     if visible.is_empty() && p.moved.is_empty() {
         if p.mode == PlanMode::RefreshOnly && !p.drift.is_empty() {
-            out.push_str("\nThis is a refresh-only plan, so terrane will not take any actions to undo these. If you were expecting these changes then you can apply this plan to record the updated values in the terrane state without changing any remote objects.\n");
+            out.push_str(&format!("\n{}\n", wrap("This is a refresh-only plan, so terrane will not take any actions to undo these. If you were expecting these changes then you can apply this plan to record the updated values in the terrane state without changing any remote objects.")));
             return out;
         }
         if !outputs_changed {
             out.push_str(&format!("\n{}\n\n", style.bold(&style.green("No changes. Your infrastructure matches the configuration."))));
-            out.push_str("terrane has compared your real infrastructure against your configuration and found no differences, so no changes are needed.\n");
+            out.push_str(&format!("{}\n", wrap("terrane has compared your real infrastructure against your configuration and found no differences, so no changes are needed.")));
             return out;
         }
     }
     if !visible.is_empty() {
-        let mut kinds: Vec<Action> = visible.iter().map(|c| c.action).collect();
-        kinds.sort();
-        kinds.dedup();
-        out.push_str("\nterrane used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:\n");
+        // The legend in Terraform's order.
+        let order = [Action::Create, Action::Update, Action::Delete, Action::DeleteThenCreate, Action::CreateThenDelete, Action::Read];
+        let kinds: Vec<Action> = order.into_iter().filter(|k| visible.iter().any(|c| c.action == *k)).collect();
+        out.push_str(&format!("\n{}\n", wrap("terrane used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:")));
         for k in &kinds {
             let label = match k {
                 Action::Create => "create",
@@ -123,7 +125,7 @@ pub fn plan(style: &Style, p: &Plan) -> String {
                 Action::Read => "read (data resources)",
                 _ => continue,
             };
-            out.push_str(&format!("  {} {label}\n", symbol(style, *k)));
+            out.push_str(&format!("{} {label}\n", symbol(style, *k)));
         }
         out.push_str("\nterrane will perform the following actions:\n\n");
         for c in &visible {
@@ -140,29 +142,59 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         out.push_str("\nChanges to Outputs:\n");
         out.push_str(&output_changes(style, &p.outputs));
         if visible.is_empty() && p.moved.is_empty() {
-            out.push_str("\nYou can apply this plan to save these new output values to the terrane state, without changing any real infrastructure.\n");
+            out.push_str(&format!("\n{}\n", wrap("You can apply this plan to save these new output values to the terrane state, without changing any real infrastructure.")));
         }
     }
     out
 }
 
-/// The changed root outputs as one object diff: names aligned, a created
-/// or destroyed structure shown element by element, sensitive ones as
-/// `(sensitive value)`.
+/// A paragraph word-wrapped to the 78 columns Terraform's messages use
+/// when the output is not a terminal.
+pub fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut len = 0;
+    for word in text.split(' ') {
+        if len > 0 && len + 1 + word.len() > 78 {
+            out.push('\n');
+            len = 0;
+        } else if len > 0 {
+            out.push(' ');
+            len += 1;
+        }
+        out.push_str(word);
+        len += word.chars().count();
+    }
+    out
+}
+
+/// The changed root outputs, names aligned, each diffed as a dynamic
+/// value (sensitive ones as `(sensitive value)`).
 fn output_changes(style: &Style, outputs: &std::collections::BTreeMap<String, terrane_engine::OutputChange>) -> String {
     let mark = |v: &Value, sensitive: bool| if sensitive { v.clone().mark_sensitive() } else { v.clone() };
-    let mut before = std::collections::BTreeMap::new();
-    let mut after = std::collections::BTreeMap::new();
-    for (name, o) in outputs.iter().filter(|(_, o)| output_changed(o)) {
-        let b = o.before.as_ref().map_or_else(|| Value::null(Type::Dynamic), |b| mark(b, o.sensitive));
-        // A removed output is planned as a dynamic null.
-        let removed = o.after.is_null() && o.after.ty().is_dynamic();
-        let a = if removed { Value::null(Type::Dynamic) } else { mark(&o.after, o.sensitive) };
-        before.insert(name.clone(), b);
-        after.insert(name.clone(), a);
+    let differ = Differ { requires_replace: &[] };
+    let changed: Vec<(String, diff::Diff)> = outputs
+        .iter()
+        .filter(|(_, o)| output_changed(o))
+        .map(|(name, o)| {
+            let before = o.before.as_ref().map_or_else(|| Value::null(Type::Dynamic), |b| mark(b, o.sensitive));
+            // A removed output is planned as a dynamic null.
+            let removed = o.after.is_null() && o.after.ty().is_dynamic();
+            let after = if removed { Value::null(Type::Dynamic) } else { mark(&o.after, o.sensitive) };
+            (key_text(name), differ.value(&before, &after, &Type::Dynamic, &Path::root().attr(name.clone())))
+        })
+        .collect();
+    let width = changed.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (k, d) in &changed {
+        let sym = match d.act {
+            diff::Act::NoOp => Action::NoOp,
+            diff::Act::Create => Action::Create,
+            diff::Act::Delete => Action::Delete,
+            diff::Act::Update => Action::Update,
+        };
+        let _ = writeln!(out, "{} {k:<width$} = {}", symbol(style, sym), d.render(style, 0, Opts::default()));
     }
-    let ctx = DiffCtx { requires_replace: &[], delete: false };
-    attrs_diff(style, &Value::object(before), &Value::object(after), &ctx, 2, &Path::root(), None)
+    out
 }
 
 fn output_changed(o: &terrane_engine::OutputChange) -> bool {
@@ -178,144 +210,26 @@ pub fn resource(style: &Style, c: &Change, drift: bool) -> String {
     let _ = writeln!(out, "  {}", style.bold(&headline(c)));
     let (mode, ty, name) = (&c.addr.resource.mode, &c.addr.resource.ty, &c.addr.resource.name);
     let kw = if *mode == terrane_state::Mode::Data { "data" } else { "resource" };
-    let sym = if drift { style.yellow("~") } else { symbol(style, c.action) };
-    let _ = writeln!(out, "  {sym} {kw} \"{ty}\" \"{name}\" {{");
-    let body = object_diff(style, &c.before, &c.after, c, 6, &Path::root());
-    out.push_str(&body);
-    let _ = writeln!(out, "    }}\n");
+    let sym = if drift { symbol(style, Action::Update) } else { symbol(style, c.action) };
+    let body = Differ { requires_replace: &c.requires_replace }.block(&c.before, &c.after, &c.ty);
+    let _ = writeln!(out, "{sym} {kw} \"{ty}\" \"{name}\" {}\n", body.render(style, 0, Opts::default()));
     out
 }
 
-fn forces(c: &DiffCtx, p: &Path) -> bool {
-    c.requires_replace.iter().any(|r| r == p)
-}
-
-fn object_diff(style: &Style, before: &Value, after: &Value, c: &Change, indent: usize, path: &Path) -> String {
-    let whole = match c.action {
-        Action::Create | Action::Read => Some(style.green("+")),
-        Action::Delete => Some(style.red("-")),
-        _ => None,
-    };
-    let ctx = DiffCtx { requires_replace: &c.requires_replace, delete: c.action == Action::Delete };
-    attrs_diff(style, before, after, &ctx, indent, path, whole.as_deref())
-}
-
-/// What an attribute diff needs to know about the change it belongs to.
-struct DiffCtx<'a> {
-    /// Paths that force the replacement (marked `# forces replacement`).
-    requires_replace: &'a [Path],
-    /// The object is deleted as a whole.
-    delete: bool,
-}
-
 /// Whether a key prints bare (an identifier); any other is quoted, as
-/// Terraform's plan renderer does for object attributes and map keys.
+/// Terraform's plan renderer does for object attributes.
 fn is_identifier(k: &str) -> bool {
     let mut cs = k.chars();
     cs.next().is_some_and(|c| c.is_alphabetic() || c == '_') && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A key as the plan shows it: bare when an identifier, else quoted.
-fn key_text(k: &str) -> String {
+pub(crate) fn key_text(k: &str) -> String {
     if is_identifier(k) {
         k.to_string()
     } else {
         terrane_value::render::quote(k)
     }
-}
-
-/// The elements of a known, non-sensitive, non-empty list, tuple or set.
-fn known_elements(v: &Value) -> Option<&[Value]> {
-    if !v.is_known() || v.is_null() || v.is_sensitive() {
-        return None;
-    }
-    match v.kind() {
-        Kind::Seq(es) | Kind::Set(es) if !es.is_empty() => Some(es),
-        _ => None,
-    }
-}
-
-fn is_structure(v: &Value) -> bool {
-    v.is_known() && !v.is_null() && !v.is_sensitive() && matches!(v.kind(), Kind::Map(_))
-}
-
-/// The attribute lines of an object diff. `whole` is the symbol every
-/// line takes when the object is created or destroyed as a whole.
-fn attrs_diff(style: &Style, before: &Value, after: &Value, c: &DiffCtx, indent: usize, path: &Path, whole: Option<&str>) -> String {
-    let mut out = String::new();
-    let pad = " ".repeat(indent);
-    let empty = std::collections::BTreeMap::new();
-    let b = if before.is_known() && !before.is_sensitive() { before.entries().unwrap_or(&empty) } else { &empty };
-    let a = if after.is_known() && !after.is_sensitive() { after.entries().unwrap_or(&empty) } else { &empty };
-    let mut names: Vec<&String> = b.keys().chain(a.keys()).collect();
-    names.sort();
-    names.dedup();
-    let width = names
-        .iter()
-        .filter(|n| !(b.get(**n).is_none_or(Value::is_null) && a.get(**n).is_none_or(Value::is_null)))
-        .map(|n| key_text(n).len())
-        .max()
-        .unwrap_or(0);
-    let mut unchanged = 0;
-    for n in names {
-        let bv = b.get(n).cloned().unwrap_or_else(|| Value::null(Type::Dynamic));
-        let av = if after.is_known() { a.get(n).cloned().unwrap_or_else(|| Value::null(Type::Dynamic)) } else { Value::unknown(Type::Dynamic) };
-        if bv.is_null() && av.is_null() {
-            continue;
-        }
-        let p = path.attr(n.clone());
-        let k = key_text(n);
-        let note = if forces(c, &p) { style.red(" # forces replacement") } else { String::new() };
-        let same = bv.unmark_deep().eq_ignoring_refinements(&av.unmark_deep()) && av.is_wholly_known() && bv.is_sensitive() == av.is_sensitive();
-        if whole.is_none() && same {
-            unchanged += 1;
-            continue;
-        }
-        let sym = match whole {
-            Some(s) => s.to_string(),
-            None if bv.is_null() => style.green("+"),
-            None if av.is_null() => style.red("-"),
-            None => style.yellow("~"),
-        };
-        let nested_before = if whole.is_some() || bv.is_null() { &av } else { &bv };
-        let added = whole.is_none() && bv.is_null() && is_structure(&av);
-        if (is_structure(&av) || av.is_null()) && is_structure(nested_before) && whole.is_some() || (is_structure(&bv) && is_structure(&av) && whole.is_none()) || added {
-            let (nb, na) = if whole.is_some() && c.delete { (bv.clone(), Value::null(Type::Dynamic)) } else { (bv.clone(), av.clone()) };
-            let plus = style.green("+");
-            let inner_whole = whole.or(if bv.is_null() { Some(plus.as_str()) } else { None });
-            let _ = writeln!(out, "{pad}{sym} {k:<width$} = {{{note}");
-            out.push_str(&attrs_diff(style, &nb, &na, c, indent + 4, &p, inner_whole));
-            let _ = writeln!(out, "{pad}  }}");
-            continue;
-        }
-        // A sequence created or destroyed as a whole: each element takes
-        // the symbol, as Terraform shows it.
-        let destroyed = whole.is_some() && c.delete;
-        let whole_seq = if destroyed { Some(&bv) } else if whole.is_some() || bv.is_null() { Some(&av) } else { None };
-        if let Some(es) = whole_seq.and_then(known_elements) {
-            let esym = whole.map(str::to_string).unwrap_or_else(|| style.green("+"));
-            let _ = writeln!(out, "{pad}{sym} {k:<width$} = [{note}");
-            for e in es {
-                let _ = writeln!(out, "{pad}    {esym} {},", value(e, indent + 4, false));
-            }
-            let tail = if destroyed { " -> null" } else { "" };
-            let _ = writeln!(out, "{pad}  ]{tail}");
-            continue;
-        }
-        let text = if destroyed || (av.is_null() && !bv.is_null()) {
-            format!("{} -> null", value(&bv, indent, false))
-        } else if bv.is_null() || whole.is_some() {
-            value(&av, indent, false)
-        } else {
-            format!("{} -> {}", value(&bv, indent, false), value(&av, indent, false))
-        };
-        let _ = writeln!(out, "{pad}{sym} {k:<width$} = {text}{note}");
-    }
-    if unchanged > 0 {
-        let what = if indent > 6 { "element" } else { "attribute" };
-        let _ = writeln!(out, "{pad}  # ({unchanged} unchanged {what}{} hidden)", if unchanged == 1 { "" } else { "s" });
-    }
-    out
 }
 
 /// A value as the plan shows it.

@@ -166,10 +166,10 @@ impl Engine {
                 for (key, inst) in &r.instances {
                     let addr = raddr.instance(key.clone());
                     if let Some(o) = &inst.current {
-                        changes.push(delete_change(&self.core, &addr, None, o, &r.provider, None));
+                        changes.push(delete_change(&self.core, &addr, None, o, &r.provider, None).await);
                     }
                     for (k, o) in &inst.deposed {
-                        changes.push(delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None));
+                        changes.push(delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None).await);
                     }
                 }
             }
@@ -204,7 +204,7 @@ impl Engine {
                     if let Some(o) = &inst.current {
                         if !in_config {
                             let reason = orphan_reason(&self.core, &w, &addr);
-                            let mut c = delete_change(&self.core, &addr, None, o, &r.provider, Some(reason));
+                            let mut c = delete_change(&self.core, &addr, None, o, &r.provider, Some(reason)).await;
                             if let Some(rm) = removed_block(&self.core.config, &addr) {
                                 if !rm.destroy {
                                     c.action = Action::Forget;
@@ -214,7 +214,7 @@ impl Engine {
                         }
                     }
                     for (k, o) in &inst.deposed {
-                        changes.push(delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None));
+                        changes.push(delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None).await);
                     }
                 }
             }
@@ -402,12 +402,22 @@ fn output_value(o: &OutputState) -> Value {
 
 /// A delete of a stored object, decoded with the provider's schema when it
 /// can be (else a dynamic placeholder).
-fn delete_change(core: &EngineCore, addr: &InstanceAddr, deposed: Option<String>, o: &terrane_state::ObjectState, provider: &str, reason: Option<Reason>) -> Change {
+/// The change deleting a stored object. It is decoded with its
+/// resource type's schema (so dynamic attributes lose their stored type
+/// wrapper and sensitive paths mark the right values), loosely only when
+/// the provider cannot give a schema of the object's version.
+async fn delete_change(core: &EngineCore, addr: &InstanceAddr, deposed: Option<String>, o: &terrane_state::ObjectState, provider: &str, reason: Option<Reason>) -> Change {
     let name = graph::default_provider_name(&addr.resource.ty).to_string();
     let alias = provider.rsplit_once("].").map(|(_, a)| a.to_string());
     let key = provider_key(core, &name, alias.as_deref());
     let key = if provider.contains(&key.addr.to_string()) { key } else { parse_provider_key(provider).unwrap_or(key) };
-    let before = decode_loose(&o.attributes);
+    let schema = core.host.schema(&key.addr).await.ok();
+    let typed = schema
+        .as_ref()
+        .and_then(|s| s.resource(&addr.resource.ty))
+        .filter(|s| s.version == o.schema_version as i64)
+        .and_then(|s| terrane_value::json::decode(&o.attributes, &s.block.implied_type()).ok());
+    let before = typed.unwrap_or_else(|| decode_loose(&o.attributes));
     let before = crate::model::mark_paths(&before, &o.sensitive_paths);
     Change {
         addr: addr.clone(),

@@ -1,0 +1,870 @@
+//! Attribute diffs in the shape of Terraform's plan renderer.
+//!
+//! A diff is computed first, as a tree whose every node knows its action
+//! (a parent's action folds its children's), then rendered. The rules:
+//!
+//! * A value typed by the schema is compared by its type: an object's
+//!   attributes one by one (keys bare when identifiers), a map's entries
+//!   (keys always quoted), a list element by element (paired by index when
+//!   the lengths agree and it is not a reordering, else along the longest
+//!   common subsequence, unchanged elements shown next to a change as
+//!   context), a set by matching equal elements, a tuple by index.
+//! * A value of a dynamic attribute or output is compared as its JSON
+//!   form: objects and maps as objects, lists, sets and tuples as lists,
+//!   and two values of different JSON kinds as a type change (`a -> b`).
+//! * A value that becomes unknown shows its old value, as deleted, then
+//!   `-> (known after apply)`; a sensitive one `(sensitive value)`, with a
+//!   warning when its sensitivity changes.
+//! * Unchanged children are counted (`# (2 unchanged attributes hidden)`),
+//!   except `id`, `name` and `tags`, which are always shown.
+//! * Each level indents four columns; each line is `symbol key = value`
+//!   with three-column symbols (`  +`, `  -`, `  ~`, `   `).
+
+use crate::render::Style;
+use std::fmt::Write;
+use terrane_value::{Kind, Path, Type, Value};
+
+/// What happens to one node of the tree.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Act {
+    NoOp,
+    Create,
+    Delete,
+    Update,
+}
+
+impl Act {
+    /// A parent's action after a child's: unchanged children leave it, a
+    /// child acting differently from the parent makes it an update.
+    fn then(self, child: Act) -> Act {
+        match child {
+            Act::NoOp => self,
+            c if c == self => self,
+            _ => Act::Update,
+        }
+    }
+
+    /// The action a collection starts from before its children fold in.
+    fn of(before: &Value, after: &Value) -> Act {
+        match (before.is_null(), after.is_null()) {
+            (true, false) => Act::Create,
+            (false, true) => Act::Delete,
+            _ => Act::NoOp,
+        }
+    }
+
+    fn symbol(self, style: &Style) -> String {
+        match self {
+            Act::NoOp => "   ".into(),
+            Act::Create => format!("  {}", style.green("+")),
+            Act::Delete => format!("  {}", style.red("-")),
+            Act::Update => format!("  {}", style.yellow("~")),
+        }
+    }
+}
+
+/// One node of a computed diff.
+pub struct Diff {
+    pub act: Act,
+    /// This node's change forces the replacement of its resource.
+    replace: bool,
+    node: Node,
+}
+
+enum Node {
+    Primitive { before: Value, after: Value },
+    Sensitive { before: bool, after: bool, inner: Act },
+    /// Becomes unknown; the old value's deletion diff unless created.
+    Unknown(Option<Box<Diff>>),
+    /// Attributes (of a resource when `block`), by key.
+    Object { attrs: Vec<(String, Diff)>, block: bool },
+    Map(Vec<(String, Diff)>),
+    List(Vec<Diff>),
+    Set(Vec<Diff>),
+    TypeChange(Box<Diff>, Box<Diff>),
+}
+
+/// Computes diffs, knowing which paths force a replacement.
+pub struct Differ<'a> {
+    pub requires_replace: &'a [Path],
+}
+
+fn null() -> Value {
+    Value::null(Type::Dynamic)
+}
+
+/// Equal as Terraform compares JSON values: marks aside, unknowns never
+/// equal.
+fn same(a: &Value, b: &Value) -> bool {
+    a.is_wholly_known() && b.is_wholly_known() && a.unmark_deep().eq_ignoring_refinements(&b.unmark_deep())
+}
+
+/// The JSON kind a dynamic value compares by.
+#[derive(PartialEq, Eq)]
+enum JsonKind {
+    Null,
+    Primitive(u8),
+    Object,
+    Array,
+}
+
+fn json_kind(v: &Value) -> JsonKind {
+    match v.kind() {
+        Kind::Null | Kind::Unknown(_) => JsonKind::Null,
+        Kind::String(_) => JsonKind::Primitive(0),
+        Kind::Number(_) => JsonKind::Primitive(1),
+        Kind::Bool(_) => JsonKind::Primitive(2),
+        Kind::Map(_) => JsonKind::Object,
+        Kind::Seq(_) | Kind::Set(_) => JsonKind::Array,
+    }
+}
+
+/// The shape a node is compared as.
+enum Shape<'t> {
+    Primitive,
+    Object(Option<&'t terrane_value::ObjectType>),
+    Map(&'t Type),
+    List(&'t Type),
+    Set(&'t Type),
+    Tuple(&'t [Type]),
+}
+
+const DYNAMIC: Type = Type::Dynamic;
+
+impl Differ<'_> {
+    fn leaf(&self, act: Act, path: &Path, node: Node) -> Diff {
+        Diff { act, replace: self.requires_replace.contains(path), node }
+    }
+
+    /// The diff of a resource object (`before` null for creates, `after`
+    /// null for deletes): its attributes, nulls on both sides left out.
+    pub fn block(&self, before: &Value, after: &Value, ty: &Type) -> Diff {
+        let attrs = self.attributes(before, after, ty.object_type(), &Path::root());
+        let act = attrs.iter().fold(Act::of(before, after), |a, (_, d)| a.then(d.act));
+        self.leaf(act, &Path::root(), Node::Object { attrs, block: true })
+    }
+
+    /// The diff of any value of type `ty` (`Dynamic` compares JSON forms).
+    pub fn value(&self, before: &Value, after: &Value, ty: &Type, path: &Path) -> Diff {
+        if before.is_sensitive() || after.is_sensitive() {
+            let inner = self.value(&before.unmark_deep(), &after.unmark_deep(), ty, path);
+            let (bs, as_) = (before.is_sensitive() && !before.is_null(), after.is_sensitive() && !after.is_null());
+            let act = if inner.act == Act::NoOp && bs != as_ && !before.is_null() && !after.is_null() { Act::Update } else { inner.act };
+            return self.leaf(act, path, Node::Sensitive { before: bs, after: as_, inner: inner.act });
+        }
+        if !after.is_known() {
+            if before.is_null() {
+                return self.leaf(Act::Create, path, Node::Unknown(None));
+            }
+            let old = Differ { requires_replace: &[] }.value(before, &null(), ty, path);
+            return self.leaf(Act::Update, path, Node::Unknown(Some(Box::new(old))));
+        }
+        if before.is_null() && after.is_null() {
+            return self.leaf(Act::NoOp, path, Node::Primitive { before: before.clone(), after: after.clone() });
+        }
+        if ty.is_dynamic() && !self.requires_replace.is_empty() {
+            // Compared as JSON, a dynamic value's parts never carry
+            // `# forces replacement` (Terraform's JSON diff has no paths).
+            return Differ { requires_replace: &[] }.value(before, after, ty, path);
+        }
+        let shape = match ty {
+            Type::Dynamic => {
+                let (bk, ak) = (json_kind(before), json_kind(after));
+                if bk != JsonKind::Null && ak != JsonKind::Null && bk != ak {
+                    let b = self.value(before, &null(), ty, path);
+                    let a = self.value(&null(), after, ty, path);
+                    return self.leaf(Act::Update, path, Node::TypeChange(Box::new(b), Box::new(a)));
+                }
+                match if bk == JsonKind::Null { ak } else { bk } {
+                    JsonKind::Object => Shape::Object(None),
+                    JsonKind::Array => Shape::List(&DYNAMIC),
+                    _ => Shape::Primitive,
+                }
+            }
+            Type::Object(o) => Shape::Object(Some(o)),
+            Type::Map(e) => Shape::Map(e),
+            Type::List(e) => Shape::List(e),
+            Type::Set(e) => Shape::Set(e),
+            Type::Tuple(ts) => Shape::Tuple(ts),
+            _ => Shape::Primitive,
+        };
+        let start = Act::of(before, after);
+        let fold = |children: &mut dyn Iterator<Item = Act>| children.fold(start, Act::then);
+        match shape {
+            Shape::Primitive => {
+                let act = if start != Act::NoOp {
+                    start
+                } else if same(before, after) {
+                    Act::NoOp
+                } else {
+                    Act::Update
+                };
+                self.leaf(act, path, Node::Primitive { before: before.clone(), after: after.clone() })
+            }
+            Shape::Object(ot) => {
+                let attrs = self.attributes(before, after, ot, path);
+                let act = fold(&mut attrs.iter().map(|(_, d)| d.act));
+                self.leaf(act, path, Node::Object { attrs, block: false })
+            }
+            Shape::Map(e) => {
+                let empty = std::collections::BTreeMap::new();
+                let (b, a) = (before.entries().unwrap_or(&empty), after.entries().unwrap_or(&empty));
+                let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                let entries: Vec<(String, Diff)> = keys
+                    .into_iter()
+                    .map(|k| {
+                        let (bv, av) = (b.get(k).cloned().unwrap_or_else(null), a.get(k).cloned().unwrap_or_else(null));
+                        (k.clone(), self.value(&bv, &av, e, &path.key(k.clone())))
+                    })
+                    .collect();
+                let act = fold(&mut entries.iter().map(|(_, d)| d.act));
+                self.leaf(act, path, Node::Map(entries))
+            }
+            Shape::List(e) => {
+                let (b, a) = (before.elements().unwrap_or(&[]), after.elements().unwrap_or(&[]));
+                let objects = |v: &Value| match e {
+                    Type::Dynamic => json_kind(v) == JsonKind::Object,
+                    t => t.object_type().is_some(),
+                };
+                let mut elems = Vec::new();
+                walk_slice(b, a, same, objects, |i, j| {
+                    let (bv, av) = (i.map_or_else(null, |i| b[i].clone()), j.map_or_else(null, |j| a[j].clone()));
+                    elems.push(self.value(&bv, &av, e, &path.index(j.or(i).unwrap_or(0) as i64)));
+                });
+                let act = fold(&mut elems.iter().map(|d| d.act));
+                self.leaf(act, path, Node::List(elems))
+            }
+            Shape::Tuple(ts) => {
+                let (b, a) = (before.elements().unwrap_or(&[]), after.elements().unwrap_or(&[]));
+                let elems: Vec<Diff> = (0..b.len().max(a.len()))
+                    .map(|i| {
+                        let (bv, av) = (b.get(i).cloned().unwrap_or_else(null), a.get(i).cloned().unwrap_or_else(null));
+                        self.value(&bv, &av, ts.get(i).unwrap_or(&DYNAMIC), &path.index(i as i64))
+                    })
+                    .collect();
+                let act = fold(&mut elems.iter().map(|d| d.act));
+                self.leaf(act, path, Node::List(elems))
+            }
+            Shape::Set(e) => {
+                let (b, a) = (before.elements().unwrap_or(&[]), after.elements().unwrap_or(&[]));
+                let mut taken = vec![false; a.len()];
+                let mut elems = Vec::new();
+                // Equal elements pair up (in the old order); the rest of
+                // the old ones are deleted, the rest of the new created.
+                for bv in b {
+                    let found = (0..a.len()).find(|&j| !taken[j] && same(bv, &a[j]) && bv.is_sensitive() == a[j].is_sensitive());
+                    let av = match found {
+                        Some(j) => {
+                            taken[j] = true;
+                            a[j].clone()
+                        }
+                        None => null(),
+                    };
+                    elems.push(self.value(bv, &av, e, path));
+                }
+                for (j, av) in a.iter().enumerate().filter(|(j, _)| !taken[*j]) {
+                    let _ = j;
+                    elems.push(self.value(&null(), av, e, path));
+                }
+                let act = fold(&mut elems.iter().map(|d| d.act));
+                self.leaf(act, path, Node::Set(elems))
+            }
+        }
+    }
+
+    /// An object's attributes (typed by `ot` when known), those null on
+    /// both sides left out.
+    fn attributes(&self, before: &Value, after: &Value, ot: Option<&terrane_value::ObjectType>, path: &Path) -> Vec<(String, Diff)> {
+        let empty = std::collections::BTreeMap::new();
+        let b = if before.is_known() { before.entries().unwrap_or(&empty) } else { &empty };
+        let a = if after.is_known() { after.entries().unwrap_or(&empty) } else { &empty };
+        let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter()
+            .filter_map(|k| {
+                let (bv, av) = (b.get(k).cloned().unwrap_or_else(null), a.get(k).cloned().unwrap_or_else(null));
+                if bv.is_null() && av.is_null() {
+                    return None;
+                }
+                let ty = ot.and_then(|o| o.attr(k)).unwrap_or(&DYNAMIC);
+                Some((k.clone(), self.value(&bv, &av, ty, &path.attr(k.clone()))))
+            })
+            .collect()
+    }
+}
+
+/// Pairs up the elements of two sequences as Terraform's list diff does:
+/// by index when the lengths agree and `after` is not a reordering of
+/// `before`; otherwise along the longest common subsequence, elements off
+/// it deleted then created (an object element paired with the next new
+/// object element instead). Calls `f(before index, after index)` in order.
+pub fn walk_slice<T>(before: &[T], after: &[T], eq: impl Fn(&T, &T) -> bool, object: impl Fn(&T) -> bool, mut f: impl FnMut(Option<usize>, Option<usize>)) {
+    let reorder = before.iter().all(|b| after.iter().any(|a| eq(b, a)));
+    if before.len() == after.len() && !reorder {
+        for i in 0..before.len() {
+            f(Some(i), Some(i));
+        }
+        return;
+    }
+    let lcs = longest_common(before, after, &eq);
+    let (mut bi, mut ai, mut li) = (0, 0, 0);
+    while bi < before.len() || ai < after.len() || li < lcs.len() {
+        while bi < before.len() && (li >= lcs.len() || !eq(&before[bi], lcs[li])) {
+            if object(&before[bi]) && ai < after.len() && object(&after[ai]) && (li >= lcs.len() || !eq(&after[ai], lcs[li])) {
+                f(Some(bi), Some(ai));
+                bi += 1;
+                ai += 1;
+                continue;
+            }
+            f(Some(bi), None);
+            bi += 1;
+        }
+        while ai < after.len() && (li >= lcs.len() || !eq(&after[ai], lcs[li])) {
+            f(None, Some(ai));
+            ai += 1;
+        }
+        if li < lcs.len() {
+            f(Some(bi), Some(ai));
+            bi += 1;
+            ai += 1;
+            li += 1;
+        }
+    }
+}
+
+/// The longest common subsequence (elements of `xs`), ties broken as
+/// Terraform breaks them so the same edits are shown.
+fn longest_common<'a, T>(xs: &'a [T], ys: &[T], eq: &impl Fn(&T, &T) -> bool) -> Vec<&'a T> {
+    if xs.is_empty() || ys.is_empty() {
+        return Vec::new();
+    }
+    let w = xs.len();
+    let mut len = vec![0usize; xs.len() * ys.len()];
+    let mut eqs = vec![false; xs.len() * ys.len()];
+    for y in 0..ys.len() {
+        for x in 0..xs.len() {
+            let at = w * y + x;
+            if eq(&xs[x], &ys[y]) {
+                eqs[at] = true;
+                len[at] = if x == 0 || y == 0 { 1 } else { len[w * (y - 1) + x - 1] + 1 };
+            } else {
+                let l = if x > 0 { len[at - 1] } else { 0 };
+                let u = if y > 0 { len[at - w] } else { 0 };
+                len[at] = l.max(u);
+            }
+        }
+    }
+    let mut seq = Vec::with_capacity(len[len.len() - 1]);
+    let (mut x, mut y) = (xs.len() as isize - 1, ys.len() as isize - 1);
+    while x >= 0 && y >= 0 {
+        let at = w * y as usize + x as usize;
+        if eqs[at] {
+            seq.push(&xs[x as usize]);
+            x -= 1;
+            y -= 1;
+        } else {
+            let l = if x > 0 { len[at - 1] } else { 0 };
+            let u = if y > 0 { len[at - w] } else { 0 };
+            if l > u {
+                x -= 1;
+            } else {
+                y -= 1;
+            }
+        }
+    }
+    seq.reverse();
+    seq
+}
+
+/// How a node renders, as its parent decides.
+#[derive(Clone, Copy, Default)]
+pub struct Opts {
+    /// Show unchanged children instead of counting them.
+    pub show_unchanged: bool,
+    /// No ` -> null` after a deleted value (its parent says so already).
+    pub no_null_suffix: bool,
+    /// No `# forces replacement` (its parent carries it).
+    pub no_forces: bool,
+}
+
+fn pad(indent: usize) -> String {
+    " ".repeat(indent * 4)
+}
+
+/// Attributes Terraform always shows, changed or not.
+fn important(key: &str) -> bool {
+    matches!(key, "id" | "name" | "tags")
+}
+
+fn unchanged(what: &str, n: usize) -> String {
+    format!("# ({n} unchanged {what}{} hidden)", if n == 1 { "" } else { "s" })
+}
+
+impl Diff {
+    fn null_suffix(&self, o: Opts) -> &'static str {
+        if self.act == Act::Delete && !o.no_null_suffix {
+            " -> null"
+        } else {
+            ""
+        }
+    }
+
+    fn forces(&self, style: &Style, o: Opts) -> String {
+        if self.replace && !o.no_forces {
+            style.red(" # forces replacement")
+        } else {
+            String::new()
+        }
+    }
+
+    /// The warning lines printed above this node's line.
+    fn warnings(&self, style: &Style, indent: usize) -> Vec<String> {
+        let Node::Sensitive { before, after, inner } = &self.node else { return Vec::new() };
+        if before == after || matches!(inner, Act::Create | Act::Delete) {
+            return Vec::new();
+        }
+        let warning = style.yellow("Warning");
+        let mut w = if *before {
+            format!("  # {warning}: this attribute value will no longer be marked as sensitive\n{}  # after applying this change.", pad(indent))
+        } else {
+            format!("  # {warning}: this attribute value will be marked as sensitive and will not\n{}  # display in UI output after applying this change.", pad(indent))
+        };
+        if *inner == Act::NoOp {
+            w.push_str(" The value is unchanged.");
+        }
+        vec![w]
+    }
+
+    /// The node's text from the `=` on (multi-line for structures), at
+    /// nesting level `indent`.
+    pub fn render(&self, style: &Style, indent: usize, o: Opts) -> String {
+        let forces = self.forces(style, o);
+        match &self.node {
+            Node::Primitive { before, after } => self.primitive(style, before, after, indent, o),
+            Node::Sensitive { .. } => format!("(sensitive value){}{forces}", self.null_suffix(o)),
+            Node::Unknown(None) => format!("(known after apply){forces}"),
+            Node::Unknown(Some(old)) => {
+                let before_opts = Opts { no_null_suffix: true, no_forces: o.no_forces || self.replace, ..o };
+                format!("{} -> (known after apply){forces}", old.render(style, indent, before_opts))
+            }
+            Node::TypeChange(b, a) => {
+                let o = Opts { no_null_suffix: true, ..o };
+                format!("{} {} {}", b.render(style, indent, o), style.yellow("->"), a.render(style, indent, o))
+            }
+            Node::Object { attrs, block } => {
+                if attrs.is_empty() {
+                    return format!("{{}}{}{forces}", if *block { "" } else { self.null_suffix(o) });
+                }
+                let keys: Vec<String> = attrs.iter().map(|(k, _)| crate::render::key_text(k)).collect();
+                let width = keys.iter().map(String::len).max().unwrap_or(0);
+                let child = Opts { no_null_suffix: if *block { o.no_null_suffix } else { true }, no_forces: false, show_unchanged: o.show_unchanged };
+                let mut out = format!("{{{forces}\n");
+                let mut hidden = 0;
+                for ((k, d), key) in attrs.iter().zip(&keys) {
+                    let opts = if important(k) { Opts { show_unchanged: true, ..child } } else { child };
+                    if !important(k) && d.act == Act::NoOp && !o.show_unchanged {
+                        hidden += 1;
+                        continue;
+                    }
+                    for w in d.warnings(style, indent + 1) {
+                        let _ = writeln!(out, "{}{w}", pad(indent + 1));
+                    }
+                    let _ = writeln!(out, "{}{} {key:<width$} = {}", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, opts));
+                }
+                if hidden > 0 {
+                    let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("attribute", hidden));
+                }
+                let suffix = if *block { "" } else { self.null_suffix(o) };
+                format!("{out}{}    }}{suffix}", pad(indent))
+            }
+            Node::Map(entries) => {
+                if entries.is_empty() {
+                    return format!("{{}}{}{forces}", self.null_suffix(o));
+                }
+                let keys: Vec<String> = entries.iter().map(|(k, _)| terrane_value::render::quote(k)).collect();
+                let width = keys.iter().map(String::len).max().unwrap_or(0);
+                let child = Opts { no_null_suffix: self.act == Act::Delete, no_forces: false, show_unchanged: o.show_unchanged };
+                let mut out = format!("{{{forces}\n");
+                let mut hidden = 0;
+                for ((_, d), key) in entries.iter().zip(&keys) {
+                    if d.act == Act::NoOp && !o.show_unchanged {
+                        hidden += 1;
+                        continue;
+                    }
+                    for w in d.warnings(style, indent + 1) {
+                        let _ = writeln!(out, "{}{w}", pad(indent + 1));
+                    }
+                    let comma = if matches!(d.node, Node::Object { .. }) { "," } else { "" };
+                    let _ = writeln!(out, "{}{} {key:<width$} = {}{comma}", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, child));
+                }
+                if hidden > 0 {
+                    let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("element", hidden));
+                }
+                format!("{out}{}    }}{}", pad(indent), self.null_suffix(o))
+            }
+            Node::List(elems) => self.list(style, elems, indent, o, &forces),
+            Node::Set(elems) => {
+                if elems.is_empty() {
+                    return format!("[]{}{forces}", self.null_suffix(o));
+                }
+                let child = Opts { no_null_suffix: true, ..o };
+                let mut out = format!("[{forces}\n");
+                let mut hidden = 0;
+                for d in elems {
+                    if d.act == Act::NoOp && !o.show_unchanged {
+                        hidden += 1;
+                        continue;
+                    }
+                    let _ = writeln!(out, "{}{} {},", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, child));
+                }
+                if hidden > 0 {
+                    let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("element", hidden));
+                }
+                format!("{out}{}    ]{}", pad(indent), self.null_suffix(o))
+            }
+        }
+    }
+
+    /// A list: a change shows the unchanged element before and after it
+    /// as context; other unchanged runs are counted.
+    fn list(&self, style: &Style, elems: &[Diff], indent: usize, o: Opts, forces: &str) -> String {
+        if elems.is_empty() {
+            return format!("[]{}{forces}", self.null_suffix(o));
+        }
+        let changed = Opts { no_null_suffix: true, ..o };
+        let context = Opts { show_unchanged: true, ..changed };
+        let line = |out: &mut String, d: &Diff, opts: Opts| {
+            for w in d.warnings(style, indent + 1) {
+                let _ = writeln!(out, "{}{w}", pad(indent + 1));
+            }
+            let _ = writeln!(out, "{}{} {},", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, opts));
+        };
+        let mut out = format!("[{forces}\n");
+        let mut skipped: Vec<&Diff> = Vec::new();
+        let mut show_next = false;
+        for d in elems {
+            if d.act == Act::NoOp && !show_next && !o.show_unchanged {
+                skipped.push(d);
+                continue;
+            }
+            show_next = false;
+            if skipped.len() > 1 {
+                let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("element", skipped.len() - 1));
+            }
+            if let Some(last) = skipped.last() {
+                line(&mut out, last, context);
+            }
+            skipped.clear();
+            if d.act == Act::NoOp {
+                line(&mut out, d, context);
+            } else {
+                show_next = true;
+                line(&mut out, d, changed);
+            }
+        }
+        if !skipped.is_empty() {
+            let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("element", skipped.len()));
+        }
+        format!("{out}{}    ]{}", pad(indent), self.null_suffix(o))
+    }
+
+    fn primitive(&self, style: &Style, before: &Value, after: &Value, indent: usize, o: Opts) -> String {
+        let forces = self.forces(style, o);
+        let multiline = |v: &Value| v.as_str().is_some_and(|s| s.contains('\n'));
+        if multiline(before) || multiline(after) {
+            return self.heredoc(style, before, after, indent, o);
+        }
+        let text = |v: &Value| match v.kind() {
+            Kind::Null => "null".to_string(),
+            Kind::String(s) => terrane_value::render::quote(s),
+            _ => crate::render::value(v, 0, false),
+        };
+        match self.act {
+            Act::Create => format!("{}{forces}", text(after)),
+            Act::Delete => format!("{}{}{forces}", text(before), self.null_suffix(o)),
+            Act::NoOp => format!("{}{forces}", text(before)),
+            Act::Update => format!("{} {} {}{forces}", text(before), style.yellow("->"), text(after)),
+        }
+    }
+
+    /// A string with line breaks: a heredoc, line by line with `+`/`-`
+    /// where an update changes lines.
+    fn heredoc(&self, style: &Style, before: &Value, after: &Value, indent: usize, o: Opts) -> String {
+        let lines_of = |v: &Value| -> Vec<String> { v.as_str().map(|s| s.strip_suffix('\n').unwrap_or(s).split('\n').map(str::to_string).collect()).unwrap_or_default() };
+        let (b, a) = (lines_of(before), lines_of(after));
+        if self.act == Act::Update && (before.as_str().is_none() || after.as_str().is_none()) {
+            // A value and null or a non-string: shown whole on each side.
+            let show = |v: &Value, act| Diff { act, replace: false, node: Node::Primitive { before: v.clone(), after: v.clone() } };
+            let o2 = Opts { no_null_suffix: true, ..o };
+            return format!("{} {} {}{}", show(before, Act::Delete).render(style, indent, o2), style.yellow("->"), show(after, Act::Create).render(style, indent, o2), self.forces(style, o));
+        }
+        let row = |sym: String, text: &str| format!("{}{sym} {text}", pad(indent + 1));
+        let mut rows = Vec::new();
+        match self.act {
+            Act::Create | Act::NoOp => rows.extend(if self.act == Act::Create { &a } else { &b }.iter().map(|l| row(Act::NoOp.symbol(style), l))),
+            Act::Delete => rows.extend(b.iter().map(|l| row(Act::NoOp.symbol(style), l))),
+            Act::Update => walk_slice(&b, &a, |x, y| x == y, |_| false, |i, j| match (i, j) {
+                (Some(i), Some(_)) => rows.push(row(Act::NoOp.symbol(style), &b[i])),
+                (Some(i), None) => rows.push(row(Act::Delete.symbol(style), &b[i])),
+                (None, Some(j)) => rows.push(row(Act::Create.symbol(style), &a[j])),
+                (None, None) => {}
+            }),
+        }
+        format!("<<-EOT{}\n{}\n{}    EOT{}", self.forces(style, o), rows.join("\n"), pad(indent), self.null_suffix(o))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(name: &str, before: &[i32], after: &[i32], want: &[(Option<usize>, Option<usize>)]) {
+        let mut got = Vec::new();
+        walk_slice(before, after, |a, b| a == b, |_| false, |i, j| got.push((i, j)));
+        assert_eq!(got, want, "case {name}");
+    }
+
+    #[test]
+    fn slices_pair_as_terraform_pairs_them() {
+        type Case = (&'static str, Vec<i32>, Vec<i32>, Vec<(Option<usize>, Option<usize>)>);
+        let cases: Vec<Case> = vec![
+            ("same_length_by_index", vec![1, 2, 3], vec![2, 3, 4], vec![(Some(0), Some(0)), (Some(1), Some(1)), (Some(2), Some(2))]),
+            ("reordering_uses_lcs", vec![1, 2], vec![2, 1], vec![(Some(0), None), (Some(1), Some(0)), (None, Some(1))]),
+            ("append", vec![1, 2], vec![1, 2, 3], vec![(Some(0), Some(0)), (Some(1), Some(1)), (None, Some(2))]),
+            ("remove_middle", vec![1, 2, 3], vec![1, 3], vec![(Some(0), Some(0)), (Some(1), None), (Some(2), Some(1))]),
+            ("replace_and_grow", vec![1, 2, 3], vec![1, 9, 3, 4], vec![(Some(0), Some(0)), (Some(1), None), (None, Some(1)), (Some(2), Some(2)), (None, Some(3))]),
+            ("from_empty", vec![], vec![5], vec![(None, Some(0))]),
+        ];
+        for (name, b, a, want) in cases {
+            pairs(name, &b, &a, &want);
+        }
+    }
+
+    fn s(x: &str) -> Value {
+        Value::string(x)
+    }
+    fn n(x: i64) -> Value {
+        Value::number(x)
+    }
+    fn obj(kvs: Vec<(&str, Value)>) -> Value {
+        Value::object(kvs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+    fn tup(vs: Vec<Value>) -> Value {
+        Value::tuple(vs)
+    }
+    fn strs(xs: &[&str]) -> Vec<Value> {
+        xs.iter().map(|x| s(x)).collect()
+    }
+
+    /// terraform_data's schema type: input and output are dynamic.
+    fn data_ty() -> Type {
+        Type::object([("id", Type::String), ("input", Type::Dynamic), ("output", Type::Dynamic), ("triggers_replace", Type::Dynamic)])
+    }
+
+    fn data(id: &str, input: Value, output: Value) -> Value {
+        obj(vec![("id", s(id)), ("input", input), ("output", output), ("triggers_replace", Value::null(Type::Dynamic))])
+    }
+
+    /// Each case: a resource body as `terraform plan` 1.15 printed it for
+    /// the same before and after values (checked on this machine).
+    fn check(name: &str, before: Value, after: Value, ty: Type, replace: Vec<Path>, want: &str) {
+        let style = Style { color: false };
+        let got = Differ { requires_replace: &replace }.block(&before, &after, &ty).render(&style, 0, Opts::default());
+        assert_eq!(got, want, "case {name}:\n--- got\n{got}\n--- want\n{want}");
+    }
+
+    #[test]
+    fn resource_bodies_as_terraform_renders_them() {
+        let keepers_ty = Type::object([("id", Type::String), ("keepers", Type::map(Type::String)), ("input", Type::list(Type::String)), ("result", Type::list(Type::String))]);
+        let kv = |pairs: &[(&str, &str)]| Value::map(Type::String, pairs.iter().map(|(k, v)| (k.to_string(), s(v))).collect());
+        let cases: Vec<(&str, Value, Value, Type, Vec<Path>, &str)> = vec![
+            (
+                "dynamic_update_lists_objects_sets_heredocs",
+                data(
+                    "i",
+                    obj(vec![
+                        ("list", tup(strs(&["a", "b", "c", "d", "e", "f"]))),
+                        ("map", Value::map(Type::String, [("k1", s("v1")), ("k2", s("v2")), ("k 3", s("v3"))].into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+                        ("ml", s("line1\nline2\nline3\n")),
+                        ("nested", tup(vec![obj(vec![("a", n(1)), ("b", s("x"))]), obj(vec![("a", n(2)), ("b", s("y"))])])),
+                        ("same", s("x")),
+                        ("set", Value::set(Type::String, strs(&["x", "y", "z"]))),
+                        ("tc", s("str")),
+                    ]),
+                    s("o"),
+                ),
+                data(
+                    "i",
+                    obj(vec![
+                        ("list", tup(strs(&["a", "b", "X", "d", "e", "f", "g"]))),
+                        ("map", Value::map(Type::String, [("k1", s("v1")), ("k2", s("changed")), ("k4", s("new"))].into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+                        ("ml", s("line1\nline2 changed\nline3\nline4\n")),
+                        ("nested", tup(vec![obj(vec![("a", n(1)), ("b", s("x"))]), obj(vec![("a", n(3)), ("b", s("y"))])])),
+                        ("same", s("x")),
+                        ("set", Value::set(Type::String, strs(&["w", "x", "z"]))),
+                        ("tc", tup(strs(&["now"]))),
+                    ]),
+                    s("o"),
+                ),
+                data_ty(),
+                vec![],
+                r#"{
+        id     = "i"
+      ~ input  = {
+          ~ list   = [
+                # (1 unchanged element hidden)
+                "b",
+              - "c",
+              + "X",
+                "d",
+                # (1 unchanged element hidden)
+                "f",
+              + "g",
+            ]
+          ~ map    = {
+              - "k 3" = "v3"
+              ~ k2    = "v2" -> "changed"
+              + k4    = "new"
+                # (1 unchanged attribute hidden)
+            }
+          ~ ml     = <<-EOT
+                line1
+              - line2
+              + line2 changed
+                line3
+              + line4
+            EOT
+          ~ nested = [
+                {
+                    a = 1
+                    b = "x"
+                },
+              ~ {
+                  ~ a = 2 -> 3
+                    # (1 unchanged attribute hidden)
+                },
+            ]
+          ~ set    = [
+              ~ "x" -> "w",
+              ~ "y" -> "x",
+                "z",
+            ]
+          ~ tc     = "str" -> [
+              + "now",
+            ]
+            # (1 unchanged attribute hidden)
+        }
+        # (1 unchanged attribute hidden)
+    }"#,
+            ),
+            (
+                "becoming_unknown_shows_the_old_value_deleted",
+                data("i", s("k"), obj(vec![("e", tup(vec![])), ("z", tup(strs(&["a"])))])),
+                data("i", s("k2"), Value::unknown(Type::Dynamic)),
+                data_ty(),
+                vec![],
+                r#"{
+        id     = "i"
+      ~ input  = "k" -> "k2"
+      ~ output = {
+          - e = []
+          - z = [
+              - "a",
+            ]
+        } -> (known after apply)
+    }"#,
+            ),
+            (
+                "sensitivity_changes_warn",
+                data("i", obj(vec![("x", s("plain")), ("y", s("hidden").mark_sensitive()), ("z", tup(strs(&["a"])))]), s("o")),
+                data("i", obj(vec![("x", s("plain").mark_sensitive()), ("y", s("hidden")), ("z", tup(vec![s("a"), Value::unknown(Type::String)]))]), s("o")),
+                data_ty(),
+                vec![],
+                r#"{
+        id     = "i"
+      ~ input  = {
+          # Warning: this attribute value will be marked as sensitive and will not
+          # display in UI output after applying this change. The value is unchanged.
+          ~ x = (sensitive value)
+          # Warning: this attribute value will no longer be marked as sensitive
+          # after applying this change. The value is unchanged.
+          ~ y = (sensitive value)
+          ~ z = [
+                "a",
+              + (known after apply),
+            ]
+        }
+        # (1 unchanged attribute hidden)
+    }"#,
+            ),
+            (
+                "deleted_object_ends_in_null",
+                data("i", obj(vec![("a", tup(vec![n(1)])), ("s", s("secret").mark_sensitive()), ("m", s("x\ny"))]), s("o")),
+                Value::null(data_ty()),
+                data_ty(),
+                vec![],
+                r#"{
+      - id     = "i" -> null
+      - input  = {
+          - a = [
+              - 1,
+            ]
+          - m = <<-EOT
+                x
+                y
+            EOT
+          - s = (sensitive value)
+        } -> null
+      - output = "o" -> null
+    }"#,
+            ),
+            (
+                "typed_map_keys_quoted_list_context_forces_replacement",
+                obj(vec![("id", s("-")), ("keepers", kv(&[("a", "1"), ("b", "2")])), ("input", Value::list(Type::String, strs(&["a", "b", "c", "d"]))), ("result", Value::list(Type::String, strs(&["b", "a"])))]),
+                obj(vec![("id", Value::unknown(Type::String)), ("keepers", kv(&[("a", "1"), ("b", "3"), ("c", "4")])), ("input", Value::list(Type::String, strs(&["a", "b", "x", "d", "e"]))), ("result", Value::unknown(Type::list(Type::String)))]),
+                keepers_ty,
+                vec![Path::root().attr("keepers"), Path::root().attr("input")],
+                r#"{
+      ~ id      = "-" -> (known after apply)
+      ~ input   = [ # forces replacement
+            # (1 unchanged element hidden)
+            "b",
+          - "c",
+          + "x",
+            "d",
+          + "e",
+        ]
+      ~ keepers = { # forces replacement
+          ~ "b" = "2" -> "3"
+          + "c" = "4"
+            # (1 unchanged element hidden)
+        }
+      ~ result  = [
+          - "b",
+          - "a",
+        ] -> (known after apply)
+    }"#,
+            ),
+            (
+                "dynamic_values_never_force_replacement_marks",
+                data("i", s("x"), s("x")),
+                obj(vec![("id", s("i")), ("input", s("x")), ("output", s("x")), ("triggers_replace", tup(strs(&["t2"])))]),
+                data_ty(),
+                vec![Path::root().attr("triggers_replace")],
+                r#"{
+        id               = "i"
+      + triggers_replace = [
+          + "t2",
+        ]
+        # (2 unchanged attributes hidden)
+    }"#,
+            ),
+        ];
+        for (name, before, after, ty, replace, want) in cases {
+            check(name, before, after, ty, replace, want);
+        }
+    }
+}
