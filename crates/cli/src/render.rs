@@ -52,31 +52,50 @@ fn symbol(style: &Style, a: Action) -> String {
     }
 }
 
-fn headline(c: &Change) -> String {
+/// A resource's `#` lines: what happens to it and why (`moved_from`: the
+/// address a `moved` block took it from).
+fn headline(c: &Change, moved_from: Option<&terrane_state::InstanceAddr>) -> String {
+    use terrane_engine::model::Reason;
     let addr = match &c.deposed {
         Some(k) => format!("{} (deposed object {k})", c.addr),
         None => c.addr.to_string(),
     };
-    match c.action {
+    let mut text = match c.action {
         Action::Create => format!("# {addr} will be created"),
         Action::Update => format!("# {addr} will be updated in-place"),
         Action::Delete => match &c.reason {
-            Some(terrane_engine::model::Reason::NoResourceConfig) => format!("# {addr} will be destroyed\n  # (because {} is not in configuration)", terrane_engine::apply_node::config_addr(&c.addr)),
-            Some(terrane_engine::model::Reason::CountIndex) => format!("# {addr} will be destroyed\n  # (because index {} is out of range for count)", c.addr.key.to_string().trim_matches(['[', ']'])),
-            Some(terrane_engine::model::Reason::EachKey) => format!("# {addr} will be destroyed\n  # (because key {} is not in for_each map)", c.addr.key.to_string().trim_matches(['[', ']'])),
+            Some(Reason::NoResourceConfig) => format!("# {addr} will be destroyed\n  # (because {} is not in configuration)", terrane_engine::apply_node::config_addr(&c.addr)),
+            Some(Reason::NoModule) => format!("# {addr} will be destroyed\n  # (because {} is not in configuration)", c.addr.resource.module),
+            Some(Reason::CountIndex) => format!("# {addr} will be destroyed\n  # (because index {} is out of range for count)", c.addr.key),
+            Some(Reason::EachKey) => format!("# {addr} will be destroyed\n  # (because key {} is not in for_each map)", c.addr.key),
             _ => format!("# {addr} will be destroyed"),
         },
         Action::DeleteThenCreate | Action::CreateThenDelete => match &c.reason {
-            Some(terrane_engine::model::Reason::Tainted) => format!("# {addr} is tainted, so must be replaced"),
-            Some(terrane_engine::model::Reason::ReplaceByRequest) => format!("# {addr} will be replaced, as requested"),
-            Some(terrane_engine::model::Reason::ReplaceByTriggers) => format!("# {addr} will be replaced due to changes in replace_triggered_by"),
+            Some(Reason::Tainted) => format!("# {addr} is tainted, so must be replaced"),
+            Some(Reason::ReplaceByRequest) => format!("# {addr} will be replaced, as requested"),
+            Some(Reason::ReplaceByTriggers) => format!("# {addr} will be replaced due to changes in replace_triggered_by"),
             _ => format!("# {addr} must be replaced"),
         },
-        Action::Read => format!("# {addr} will be read during apply\n  # (config refers to values not yet known)"),
+        Action::Read => match &c.reason {
+            Some(Reason::ReadBecauseDependencyPending) => format!("# {addr} will be read during apply\n  # (depends on a resource or a module with changes pending)"),
+            _ => format!("# {addr} will be read during apply\n  # (config refers to values not yet known)"),
+        },
         Action::Forget => format!("# {addr} will no longer be managed by terrane\n  # (the object stays; a removed block says destroy = false)"),
         Action::NoOp if c.importing.is_some() => format!("# {addr} will be imported"),
-        Action::NoOp => format!("# {addr}"),
+        Action::NoOp => match moved_from {
+            Some(from) => format!("# {from} has moved to {addr}"),
+            None => format!("# {addr}"),
+        },
+    };
+    if c.action != Action::NoOp {
+        if let Some(from) = moved_from {
+            text.push_str(&format!("\n  # (moved from {from})"));
+        }
+        if let Some(id) = &c.importing {
+            text.push_str(&format!("\n  # (imported from {})", terrane_value::render::quote(id)));
+        }
     }
+    text
 }
 
 /// The whole plan, as `terraform plan` prints it.
@@ -86,20 +105,23 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         out.push_str(&style.bold("\nNote: Objects have changed outside of terrane\n\n"));
         out.push_str("terrane detected the following changes made outside of terrane since the last \"terrane apply\":\n\n");
         for c in &p.drift {
-            out.push_str(&resource(style, c, true));
+            out.push_str(&resource(style, c, true, None));
         }
     }
-    for (from, to) in &p.moved {
-        if p.changes.iter().all(|c| c.addr != *to || c.action == Action::NoOp) {
-            out.push_str(&format!("\n  {}\n", style.bold(&format!("# {from} has moved to {to}"))));
-        }
-    }
-    let visible: Vec<&Change> = p.changes.iter().filter(|c| c.action != Action::NoOp || c.importing.is_some()).collect();
+    let moved_from = |c: &Change| if c.deposed.is_none() { p.moved.iter().find(|(_, to)| *to == c.addr).map(|(from, _)| from) } else { None };
+    // Changes, imports and moves, in Terraform's order: shallower modules
+    // first, then by module, data sources before managed resources, type,
+    // name and key.
+    let mut visible: Vec<&Change> = p.changes.iter().filter(|c| c.action != Action::NoOp || c.importing.is_some() || moved_from(c).is_some()).collect();
+    visible.sort_by(|a, b| {
+        let key = |c: &Change| {
+            let r = &c.addr.resource;
+            (r.module.0.len(), r.module.clone(), r.mode != terrane_state::Mode::Data, r.ty.clone(), r.name.clone(), c.addr.key.clone(), c.deposed.clone())
+        };
+        key(a).cmp(&key(b))
+    });
     let outputs_changed = p.outputs.iter().any(|(_, o)| output_changed(o));
-    if visible.is_empty() && !p.moved.is_empty() {
-        out.push_str(&format!("\n{} 0 to add, 0 to change, 0 to destroy.\n", style.bold("Plan:")));
-    }
-    if visible.is_empty() && p.moved.is_empty() {
+    if visible.is_empty() {
         if p.mode == PlanMode::RefreshOnly && !p.drift.is_empty() {
             out.push_str(&format!("\n{}\n", wrap("This is a refresh-only plan, so terrane will not take any actions to undo these. If you were expecting these changes then you can apply this plan to record the updated values in the terrane state without changing any remote objects.")));
             return out;
@@ -114,7 +136,9 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         // The legend in Terraform's order.
         let order = [Action::Create, Action::Update, Action::Delete, Action::DeleteThenCreate, Action::CreateThenDelete, Action::Read];
         let kinds: Vec<Action> = order.into_iter().filter(|k| visible.iter().any(|c| c.action == *k)).collect();
-        out.push_str(&format!("\n{}\n", wrap("terrane used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:")));
+        if !kinds.is_empty() {
+            out.push_str(&format!("\n{}\n", wrap("terrane used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:")));
+        }
         for k in &kinds {
             let label = match k {
                 Action::Create => "create",
@@ -129,7 +153,7 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         }
         out.push_str("\nterrane will perform the following actions:\n\n");
         for c in &visible {
-            out.push_str(&resource(style, c, false));
+            out.push_str(&resource(style, c, false, moved_from(c)));
         }
         let (add, change, destroy) = p.counts();
         let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
@@ -141,20 +165,20 @@ pub fn plan(style: &Style, p: &Plan) -> String {
     if outputs_changed {
         out.push_str("\nChanges to Outputs:\n");
         out.push_str(&output_changes(style, &p.outputs));
-        if visible.is_empty() && p.moved.is_empty() {
+        if visible.is_empty() {
             out.push_str(&format!("\n{}\n", wrap("You can apply this plan to save these new output values to the terrane state, without changing any real infrastructure.")));
         }
     }
     out
 }
 
-/// A paragraph word-wrapped to the 78 columns Terraform's messages use
-/// when the output is not a terminal.
+/// A paragraph word-wrapped as Terraform wraps its messages when the
+/// output is not a terminal (78 columns, lines shorter than that).
 pub fn wrap(text: &str) -> String {
     let mut out = String::new();
     let mut len = 0;
     for word in text.split(' ') {
-        if len > 0 && len + 1 + word.len() > 78 {
+        if len > 0 && len + 1 + word.len() >= 78 {
             out.push('\n');
             len = 0;
         } else if len > 0 {
@@ -205,14 +229,16 @@ fn output_changed(o: &terrane_engine::OutputChange) -> bool {
 }
 
 /// One resource block of the plan.
-pub fn resource(style: &Style, c: &Change, drift: bool) -> String {
+pub fn resource(style: &Style, c: &Change, drift: bool, moved_from: Option<&terrane_state::InstanceAddr>) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "  {}", style.bold(&headline(c)));
+    let _ = writeln!(out, "  {}", style.bold(&headline(c, moved_from)));
     let (mode, ty, name) = (&c.addr.resource.mode, &c.addr.resource.ty, &c.addr.resource.name);
     let kw = if *mode == terrane_state::Mode::Data { "data" } else { "resource" };
     let sym = if drift { symbol(style, Action::Update) } else { symbol(style, c.action) };
     let body = Differ { requires_replace: &c.requires_replace }.block(&c.before, &c.after, &c.ty);
-    let _ = writeln!(out, "{sym} {kw} \"{ty}\" \"{name}\" {}\n", body.render(style, 0, Opts::default()));
+    // An import shows the whole imported object.
+    let opts = Opts { show_unchanged: c.importing.is_some(), ..Opts::default() };
+    let _ = writeln!(out, "{sym} {kw} \"{ty}\" \"{name}\" {}\n", body.render(style, 0, opts));
     out
 }
 

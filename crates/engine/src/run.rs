@@ -411,7 +411,11 @@ async fn delete_change(core: &EngineCore, addr: &InstanceAddr, deposed: Option<S
     let alias = provider.rsplit_once("].").map(|(_, a)| a.to_string());
     let key = provider_key(core, &name, alias.as_deref());
     let key = if provider.contains(&key.addr.to_string()) { key } else { parse_provider_key(provider).unwrap_or(key) };
-    let schema = core.host.schema(&key.addr).await.ok();
+    // A provider only the state mentions is registered on first use.
+    let schema = match core.ensure_provider(&key.addr) {
+        Ok(()) => core.host.schema(&key.addr).await.ok(),
+        Err(_) => None,
+    };
     let typed = schema
         .as_ref()
         .and_then(|s| s.resource(&addr.resource.ty))

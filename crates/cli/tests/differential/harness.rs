@@ -183,6 +183,11 @@ pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
         if let (Some(a), Some(b)) = (&tf.plan, &tr.plan) {
             problems.extend(normalize::compare_plans(a, b, &subst).into_iter().map(|d| format!("{at}: plan: {d}")));
         }
+        if let (Some(a), Some(b)) = (&tf.plan_text, &tr.plan_text) {
+            if let Some(d) = normalize::compare_plan_texts(a, b, &subst) {
+                problems.push(format!("{at}: plan text: {d}"));
+            }
+        }
         let mut learned = subst.clone();
         learned.learn(&tf.state, &tr.state);
         problems.extend(normalize::compare_states(&tf.state, &tr.state, &learned).into_iter().map(|d| format!("{at}: state: {d}")));
@@ -193,6 +198,8 @@ pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
 
 struct StepOut {
     plan_code: Option<i32>,
+    /// What `plan` printed for people.
+    plan_text: Option<String>,
     apply_code: Option<i32>,
     plan: Option<Value>,
     state: Value,
@@ -210,12 +217,13 @@ fn run_step(peers: &Peers, s: &Side, act: &Act) -> StepOut {
         log.push_str(&format!("$ {args:?} -> {}\n{}{}", o.code, o.stdout, o.stderr));
         o
     };
-    let mut out = StepOut { plan_code: None, apply_code: None, plan: None, state: Value::Null, log: String::new() };
+    let mut out = StepOut { plan_code: None, plan_text: None, apply_code: None, plan: None, state: Value::Null, log: String::new() };
     let plan = |extra: &[&str], cmd: &mut dyn FnMut(&[&str]) -> Out, out: &mut StepOut| -> bool {
         let mut args = vec!["plan", "-input=false", "-out=p", "-detailed-exitcode"];
         args.extend_from_slice(extra);
         let o = cmd(&args);
         out.plan_code = Some(o.code);
+        out.plan_text = Some(o.stdout.clone());
         if o.code == 1 {
             return false;
         }

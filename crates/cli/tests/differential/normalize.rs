@@ -287,6 +287,60 @@ pub fn compare_states(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
     out
 }
 
+/// The part of a human plan that shows the changes: from "will perform
+/// the following actions" (or the outputs' changes, or the no-changes
+/// message) to the rule before the closing note.
+fn plan_body(text: &str) -> String {
+    let text = &strip_colors(text);
+    if let Some(at) = text.find("No changes.") {
+        // Only the headline: the paragraph under it wraps around the name.
+        return text[at..].lines().next().unwrap_or_default().to_string();
+    }
+    let start = ["will perform the following actions:", "Changes to Outputs:", "No changes."].iter().filter_map(|m| text.find(m)).min().unwrap_or(text.len());
+    let body = &text[start..];
+    // Up to the closing rule or diagnostics, and without the outputs-only
+    // paragraph (it wraps around the tool's name).
+    let end = ["\u{2500}", "Saved the plan to", "\u{2577}", "\nYou can apply this plan"].iter().filter_map(|m| body.find(m)).min().unwrap_or(body.len());
+    body[..end].trim_end().to_string()
+}
+
+/// Compares the changes two human plans show, line for line, with
+/// Terraform's name for itself and terrane's random values normalized.
+/// Returns the first differing lines with their context.
+pub fn compare_plan_texts(tf: &str, tr: &str, subst: &Subst) -> Option<String> {
+    let tf = plan_body(tf).replace("Terraform", "terrane").replace("terraform apply", "terrane apply");
+    let tr = match subst.apply(&Value::String(plan_body(tr))) {
+        Value::String(s) => s,
+        _ => unreachable!("a string stays a string"),
+    };
+    if tf == tr {
+        return None;
+    }
+    let (a, b): (Vec<&str>, Vec<&str>) = (tf.lines().collect(), tr.lines().collect());
+    let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let from = at.saturating_sub(3);
+    let show = |ls: &[&str]| ls[from.min(ls.len())..(at + 4).min(ls.len())].join("\n");
+    Some(format!("line {}:\n--- terraform:\n{}\n--- terrane:\n{}", at + 1, show(&a), show(&b)))
+}
+
+/// Text without ANSI color sequences (`ESC [ ... m`).
+fn strip_colors(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for d in chars.by_ref() {
+                if d == 'm' {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
