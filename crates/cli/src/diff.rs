@@ -680,7 +680,9 @@ mod tests {
     fn resource_bodies_as_terraform_renders_them() {
         let keepers_ty = Type::object([("id", Type::String), ("keepers", Type::map(Type::String)), ("input", Type::list(Type::String)), ("result", Type::list(Type::String))]);
         let kv = |pairs: &[(&str, &str)]| Value::map(Type::String, pairs.iter().map(|(k, v)| (k.to_string(), s(v))).collect());
-        let cases: Vec<(&str, Value, Value, Type, Vec<Path>, &str)> = vec![
+        // (case name, before, after, schema type, paths forcing replacement, body)
+        type Case = (&'static str, Value, Value, Type, Vec<Path>, &'static str);
+        let cases: Vec<Case> = vec![
             (
                 "dynamic_update_lists_objects_sets_heredocs",
                 data(
