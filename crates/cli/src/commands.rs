@@ -8,7 +8,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use terrane_config::{Diagnostic, Severity};
-use terrane_engine::{Engine, Options, Plan, PlanMode};
+use terrane_engine::{Action, Engine, Options, Plan, PlanMode};
 use terrane_state::{InstanceAddr, LockInfo, Run, Snapshot, StateStore};
 
 pub struct Ui {
@@ -178,10 +178,62 @@ fn platform() -> String {
 }
 
 fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
-    Engine::load(dir).map_err(|d| {
+    let engine = Engine::load(dir).map_err(|d| {
         ui.diags(&d);
         1
-    })
+    })?;
+    if !ui.stream && !ui.json {
+        let bold = ui.style.color;
+        let _ = engine.core.events.set(std::sync::Arc::new(move |e: &terrane_engine::walk::Event| {
+            let line = event_line(e);
+            let mut out = std::io::stdout().lock();
+            let _ = if bold { writeln!(out, "\x1b[1m{line}\x1b[0m") } else { writeln!(out, "{line}") };
+        }));
+    }
+    Ok(engine)
+}
+
+/// A progress event as Terraform's UI words it.
+fn event_line(e: &terrane_engine::walk::Event) -> String {
+    use terrane_engine::walk::Event;
+    let id = |id: &Option<String>| id.as_ref().map(|i| format!(" [id={i}]")).unwrap_or_default();
+    let who = |addr: &terrane_state::InstanceAddr, deposed: &Option<&str>| match deposed {
+        Some(k) => format!("{addr} (deposed object {k})"),
+        None => addr.to_string(),
+    };
+    match e {
+        Event::Refreshing { addr, id: i } => format!("{addr}: Refreshing state...{}", id(i)),
+        Event::Started { addr, deposed, action, id: i } => {
+            let what = match action {
+                Action::Create => "Creating...".to_string(),
+                Action::Update => format!("Modifying...{}", id(i)),
+                Action::Read => "Reading...".to_string(),
+                _ => format!("Destroying...{}", id(i)),
+            };
+            format!("{}: {what}", who(addr, deposed))
+        }
+        Event::Finished { addr, deposed, action, id: i, elapsed } => {
+            let t = elapsed_text(*elapsed);
+            let what = match action {
+                Action::Create => format!("Creation complete after {t}{}", id(i)),
+                Action::Update => format!("Modifications complete after {t}{}", id(i)),
+                Action::Read => format!("Read complete after {t}{}", id(i)),
+                _ => format!("Destruction complete after {t}"),
+            };
+            format!("{}: {what}", who(addr, deposed))
+        }
+    }
+}
+
+/// A duration in whole seconds as Go prints one: `0s`, `42s`, `1m5s`,
+/// `2h0m3s`.
+fn elapsed_text(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match (s / 3600, (s / 60) % 60, s % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, m, sec) => format!("{m}m{sec}s"),
+        (h, m, sec) => format!("{h}h{m}m{sec}s"),
+    }
 }
 
 async fn init(ui: &Ui, dir: &Path) -> u8 {
@@ -659,3 +711,43 @@ fn force_unlock(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use terrane_engine::walk::{object_id, Event};
+    use terrane_value::Value;
+
+    fn check(name: &str, got: String, want: &str) {
+        assert_eq!(got, want, "case {name}");
+    }
+
+    #[test]
+    fn progress_lines_as_terraform_words_them() {
+        let addr = terrane_state::ResourceAddr::managed("random_id", "x").instance(terrane_state::InstanceKey::Int(1));
+        let id = || Some("abc".to_string());
+        let cases: Vec<(&str, Event, &str)> = vec![
+            ("refreshing", Event::Refreshing { addr: &addr, id: id() }, "random_id.x[1]: Refreshing state... [id=abc]"),
+            ("refreshing_without_id", Event::Refreshing { addr: &addr, id: None }, "random_id.x[1]: Refreshing state..."),
+            ("creating", Event::Started { addr: &addr, deposed: None, action: Action::Create, id: None }, "random_id.x[1]: Creating..."),
+            ("created", Event::Finished { addr: &addr, deposed: None, action: Action::Create, id: id(), elapsed: Duration::from_millis(1500) }, "random_id.x[1]: Creation complete after 1s [id=abc]"),
+            ("modifying", Event::Started { addr: &addr, deposed: None, action: Action::Update, id: id() }, "random_id.x[1]: Modifying... [id=abc]"),
+            ("modified", Event::Finished { addr: &addr, deposed: None, action: Action::Update, id: id(), elapsed: Duration::from_secs(65) }, "random_id.x[1]: Modifications complete after 1m5s [id=abc]"),
+            ("destroying_deposed", Event::Started { addr: &addr, deposed: Some("00aa"), action: Action::Delete, id: id() }, "random_id.x[1] (deposed object 00aa): Destroying... [id=abc]"),
+            ("destroyed", Event::Finished { addr: &addr, deposed: None, action: Action::Delete, id: None, elapsed: Duration::from_secs(7203) }, "random_id.x[1]: Destruction complete after 2h0m3s"),
+            ("read", Event::Finished { addr: &addr, deposed: None, action: Action::Read, id: id(), elapsed: Duration::ZERO }, "random_id.x[1]: Read complete after 0s [id=abc]"),
+        ];
+        for (name, e, want) in cases {
+            check(name, event_line(&e), want);
+        }
+    }
+
+    #[test]
+    fn progress_never_shows_a_sensitive_id() {
+        let obj = |id: Value| Value::object([("id".to_string(), id)].into_iter().collect());
+        assert_eq!(object_id(&obj(Value::string("x"))), Some("x".to_string()), "case plain_id");
+        assert_eq!(object_id(&obj(Value::string("x").mark_sensitive())), None, "case sensitive_id");
+        assert_eq!(object_id(&obj(Value::unknown(terrane_value::Type::String))), None, "case unknown_id");
+    }
+}

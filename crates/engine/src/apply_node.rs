@@ -187,12 +187,15 @@ async fn read_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &Insta
     if failed {
         return false;
     }
+    let started = std::time::Instant::now();
+    w.core.emit(crate::walk::Event::Started { addr, deposed: None, action: Action::Read, id: None });
     let Some(value) = crate::plan_node::read_data_source(w, rc, addr, &config).await else { return false };
     let object = rc.object(&value, Vec::new(), Status::Ready, false);
     if let Err(d) = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await {
         w.diag(d);
         return false;
     }
+    w.core.emit(crate::walk::Event::Finished { addr, deposed: None, action: Action::Read, id: crate::walk::object_id(&value), elapsed: started.elapsed() });
     w.values.set_instance(module, Mode::Data, &rc.res.ty, &rc.res.name, addr.key.clone(), value);
     true
 }
@@ -202,6 +205,8 @@ pub async fn destroy(w: &Walk, provider: &Arc<dyn Provider>, schema: &Block, pro
     let ty = schema.implied_type();
     let null = Value::null(ty.clone());
     let plain = prior.unmark_deep();
+    let started = std::time::Instant::now();
+    w.core.emit(crate::walk::Event::Started { addr, deposed, action: Action::Delete, id: crate::walk::object_id(prior) });
     let resp = match provider
         .apply_resource_change(ApplyRequest { type_name, prior_state: &plain, planned_state: &null, config: &null, planned_private: private, provider_meta: None })
         .await
@@ -227,6 +232,7 @@ pub async fn destroy(w: &Walk, provider: &Arc<dyn Provider>, schema: &Block, pro
         return false;
     }
     lock(&w.applied).2 += 1;
+    w.core.emit(crate::walk::Event::Finished { addr, deposed, action: Action::Delete, id: None, elapsed: started.elapsed() });
     true
 }
 
@@ -319,6 +325,9 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
     }
     w.diags(errs);
     let planned = resp.planned_state;
+    let action = if prior.is_null() { Action::Create } else { Action::Update };
+    let started = std::time::Instant::now();
+    w.core.emit(crate::walk::Event::Started { addr, deposed: None, action, id: crate::walk::object_id(&prior) });
     let resp = match rc
         .provider
         .apply_resource_change(ApplyRequest { type_name: &rc.res.ty, prior_state: &prior, planned_state: &planned, config: &plain_config, planned_private: &resp.planned_private, provider_meta: None })
@@ -364,6 +373,7 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         w.diag(d);
         return false;
     }
+    w.core.emit(crate::walk::Event::Finished { addr, deposed: None, action, id: crate::walk::object_id(&value), elapsed: started.elapsed() });
     {
         let mut a = lock(&w.applied);
         match change.action {

@@ -378,6 +378,7 @@ async fn plan_managed(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: Ins
         None => (Value::null(ty.clone()), Vec::new(), false),
     };
     if w.phase == Phase::Plan && w.opts.refresh && !prior.is_null() {
+        w.core.emit(crate::walk::Event::Refreshing { addr: &addr, id: crate::walk::object_id(&prior) });
         let resp = match rc.provider.read_resource(ReadRequest { type_name: &rc.res.ty, prior_state: &prior.unmark_deep(), private: &private, provider_meta: None }).await {
             Ok(r) => r,
             Err(e) => {

@@ -117,6 +117,7 @@ impl Engine {
             discovery,
             lockfile,
             progress: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+            events: std::sync::OnceLock::new(),
         };
         Ok(Engine { core: Arc::new(core) })
     }

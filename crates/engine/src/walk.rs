@@ -64,13 +64,46 @@ pub struct EngineCore {
     pub paths: [String; 3],
     /// Objects changed so far by the running apply (for progress displays).
     pub progress: Arc<std::sync::atomic::AtomicUsize>,
+    /// Receives progress events (set once by the CLI).
+    pub events: std::sync::OnceLock<EventSink>,
     /// Where providers come from (for providers only the state names, such
     /// as those of orphaned resources).
     pub discovery: crate::provider::Discovery,
     pub lockfile: crate::provider::discovery::lockfile::LockFile,
 }
 
+/// What the engine reports while it works, for a UI to show as
+/// Terraform's hooks do ("Refreshing state...", "Creating...", "Creation
+/// complete after 1s").
+pub enum Event<'a> {
+    /// A stored object is about to be read back from its provider.
+    Refreshing { addr: &'a InstanceAddr, id: Option<String> },
+    /// An object's create, update, delete or read starts.
+    Started { addr: &'a InstanceAddr, deposed: Option<&'a str>, action: crate::model::Action, id: Option<String> },
+    /// It finished and its result is saved.
+    Finished { addr: &'a InstanceAddr, deposed: Option<&'a str>, action: crate::model::Action, id: Option<String>, elapsed: std::time::Duration },
+}
+
+/// Where [`Event`]s go.
+pub type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// An object's `id` attribute as a UI may show it (never a sensitive one).
+pub fn object_id(v: &Value) -> Option<String> {
+    let id = v.get_attr("id")?;
+    if id.is_sensitive() {
+        return None;
+    }
+    id.as_str().map(str::to_string)
+}
+
 impl EngineCore {
+    /// Reports `e` to the sink a UI installed, if any.
+    pub fn emit(&self, e: Event) {
+        if let Some(sink) = self.events.get() {
+            sink(&e);
+        }
+    }
+
     /// Registers `addr` with the host when it is not yet (a provider only
     /// the state mentions).
     pub fn ensure_provider(&self, addr: &ProviderAddr) -> Result<(), String> {
