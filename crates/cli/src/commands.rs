@@ -183,11 +183,9 @@ fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
         1
     })?;
     if !ui.stream && !ui.json {
-        let bold = ui.style.color;
+        let style = Style { color: ui.style.color };
         let _ = engine.core.events.set(std::sync::Arc::new(move |e: &terrane_engine::walk::Event| {
-            let line = event_line(e);
-            let mut out = std::io::stdout().lock();
-            let _ = if bold { writeln!(out, "\x1b[1m{line}\x1b[0m") } else { writeln!(out, "{line}") };
+            let _ = writeln!(std::io::stdout().lock(), "{}", style.bold(&event_line(e)));
         }));
     }
     Ok(engine)

@@ -53,7 +53,7 @@ impl Act {
         }
     }
 
-    fn symbol(self, style: &Style) -> String {
+    pub fn symbol(self, style: &Style) -> String {
         match self {
             Act::NoOp => "   ".into(),
             Act::Create => format!("  {}", style.green("+")),
@@ -93,10 +93,10 @@ fn null() -> Value {
     Value::null(Type::Dynamic)
 }
 
-/// Equal as Terraform compares JSON values: marks aside, unknowns never
-/// equal.
+/// Equal as Terraform compares JSON values: marks aside (the comparison
+/// ignores them), unknowns never equal.
 fn same(a: &Value, b: &Value) -> bool {
-    a.is_wholly_known() && b.is_wholly_known() && a.unmark_deep().eq_ignoring_refinements(&b.unmark_deep())
+    a.is_wholly_known() && b.is_wholly_known() && a.eq_ignoring_refinements(b)
 }
 
 /// The JSON kind a dynamic value compares by.
@@ -207,16 +207,11 @@ impl Differ<'_> {
                 self.leaf(act, path, Node::Object { attrs, block: false })
             }
             Shape::Map(e) => {
-                let empty = std::collections::BTreeMap::new();
-                let (b, a) = (before.entries().unwrap_or(&empty), after.entries().unwrap_or(&empty));
-                let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
-                keys.sort();
-                keys.dedup();
-                let entries: Vec<(String, Diff)> = keys
+                let entries: Vec<(String, Diff)> = paired_entries(before, after)
                     .into_iter()
-                    .map(|k| {
-                        let (bv, av) = (b.get(k).cloned().unwrap_or_else(null), a.get(k).cloned().unwrap_or_else(null));
-                        (k.clone(), self.value(&bv, &av, e, &path.key(k.clone())))
+                    .map(|(k, bv, av)| {
+                        let d = self.value(&bv, &av, e, &path.key(k.clone()));
+                        (k, d)
                     })
                     .collect();
                 let act = fold(&mut entries.iter().map(|(_, d)| d.act));
@@ -264,8 +259,7 @@ impl Differ<'_> {
                     };
                     elems.push(self.value(bv, &av, e, path));
                 }
-                for (j, av) in a.iter().enumerate().filter(|(j, _)| !taken[*j]) {
-                    let _ = j;
+                for (av, _) in a.iter().zip(&taken).filter(|(_, t)| !**t) {
                     elems.push(self.value(&null(), av, e, path));
                 }
                 let act = fold(&mut elems.iter().map(|d| d.act));
@@ -277,23 +271,28 @@ impl Differ<'_> {
     /// An object's attributes (typed by `ot` when known), those null on
     /// both sides left out.
     fn attributes(&self, before: &Value, after: &Value, ot: Option<&terrane_value::ObjectType>, path: &Path) -> Vec<(String, Diff)> {
-        let empty = std::collections::BTreeMap::new();
-        let b = if before.is_known() { before.entries().unwrap_or(&empty) } else { &empty };
-        let a = if after.is_known() { after.entries().unwrap_or(&empty) } else { &empty };
-        let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
-        keys.sort();
-        keys.dedup();
-        keys.into_iter()
-            .filter_map(|k| {
-                let (bv, av) = (b.get(k).cloned().unwrap_or_else(null), a.get(k).cloned().unwrap_or_else(null));
-                if bv.is_null() && av.is_null() {
-                    return None;
-                }
-                let ty = ot.and_then(|o| o.attr(k)).unwrap_or(&DYNAMIC);
-                Some((k.clone(), self.value(&bv, &av, ty, &path.attr(k.clone()))))
+        paired_entries(before, after)
+            .into_iter()
+            .filter(|(_, bv, av)| !(bv.is_null() && av.is_null()))
+            .map(|(k, bv, av)| {
+                let ty = ot.and_then(|o| o.attr(&k)).unwrap_or(&DYNAMIC);
+                let d = self.value(&bv, &av, ty, &path.attr(k.clone()));
+                (k, d)
             })
             .collect()
     }
+}
+
+/// The union of two objects' or maps' keys, in order, each with its value
+/// on both sides (null where absent or the side is not known).
+fn paired_entries(before: &Value, after: &Value) -> Vec<(String, Value, Value)> {
+    let empty = std::collections::BTreeMap::new();
+    let b = if before.is_known() { before.entries().unwrap_or(&empty) } else { &empty };
+    let a = if after.is_known() { after.entries().unwrap_or(&empty) } else { &empty };
+    let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter().map(|k| (k.clone(), b.get(k).cloned().unwrap_or_else(null), a.get(k).cloned().unwrap_or_else(null))).collect()
 }
 
 /// Pairs up the elements of two sequences as Terraform's list diff does:
@@ -302,8 +301,9 @@ impl Differ<'_> {
 /// it deleted then created (an object element paired with the next new
 /// object element instead). Calls `f(before index, after index)` in order.
 pub fn walk_slice<T>(before: &[T], after: &[T], eq: impl Fn(&T, &T) -> bool, object: impl Fn(&T) -> bool, mut f: impl FnMut(Option<usize>, Option<usize>)) {
-    let reorder = before.iter().all(|b| after.iter().any(|a| eq(b, a)));
-    if before.len() == after.len() && !reorder {
+    // A reordering (every old element still there) is checked only when
+    // the lengths agree.
+    if before.len() == after.len() && !before.iter().all(|b| after.iter().any(|a| eq(b, a))) {
         for i in 0..before.len() {
             f(Some(i), Some(i));
         }
@@ -399,8 +399,20 @@ fn important(key: &str) -> bool {
     matches!(key, "id" | "name" | "tags")
 }
 
-fn unchanged(what: &str, n: usize) -> String {
-    format!("# ({n} unchanged {what}{} hidden)", if n == 1 { "" } else { "s" })
+/// Writes the line counting `n` hidden unchanged children, if any.
+fn hidden_line(out: &mut String, indent: usize, what: &str, n: usize) {
+    if n > 0 {
+        let _ = writeln!(out, "{}    # ({n} unchanged {what}{} hidden)", pad(indent + 1), if n == 1 { "" } else { "s" });
+    }
+}
+
+/// Writes one child of a structure at `indent`: its warnings, then
+/// `symbol lead value tail` (`lead` is `key = ` for keyed children).
+fn child_line(out: &mut String, style: &Style, indent: usize, lead: &str, d: &Diff, opts: Opts, tail: &str) {
+    for w in d.warnings(style, indent + 1) {
+        let _ = writeln!(out, "{}{w}", pad(indent + 1));
+    }
+    let _ = writeln!(out, "{}{} {lead}{}{tail}", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, opts));
 }
 
 impl Diff {
@@ -469,14 +481,9 @@ impl Diff {
                         hidden += 1;
                         continue;
                     }
-                    for w in d.warnings(style, indent + 1) {
-                        let _ = writeln!(out, "{}{w}", pad(indent + 1));
-                    }
-                    let _ = writeln!(out, "{}{} {key:<width$} = {}", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, opts));
+                    child_line(&mut out, style, indent, &format!("{key:<width$} = "), d, opts, "");
                 }
-                if hidden > 0 {
-                    let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("attribute", hidden));
-                }
+                hidden_line(&mut out, indent, "attribute", hidden);
                 let suffix = if *block { "" } else { self.null_suffix(o) };
                 format!("{out}{}    }}{suffix}", pad(indent))
             }
@@ -494,15 +501,10 @@ impl Diff {
                         hidden += 1;
                         continue;
                     }
-                    for w in d.warnings(style, indent + 1) {
-                        let _ = writeln!(out, "{}{w}", pad(indent + 1));
-                    }
                     let comma = if matches!(d.node, Node::Object { .. }) { "," } else { "" };
-                    let _ = writeln!(out, "{}{} {key:<width$} = {}{comma}", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, child));
+                    child_line(&mut out, style, indent, &format!("{key:<width$} = "), d, child, comma);
                 }
-                if hidden > 0 {
-                    let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("element", hidden));
-                }
+                hidden_line(&mut out, indent, "element", hidden);
                 format!("{out}{}    }}{}", pad(indent), self.null_suffix(o))
             }
             Node::List(elems) => self.list(style, elems, indent, o, &forces),
@@ -518,11 +520,9 @@ impl Diff {
                         hidden += 1;
                         continue;
                     }
-                    let _ = writeln!(out, "{}{} {},", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, child));
+                    child_line(&mut out, style, indent, "", d, child, ",");
                 }
-                if hidden > 0 {
-                    let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("element", hidden));
-                }
+                hidden_line(&mut out, indent, "element", hidden);
                 format!("{out}{}    ]{}", pad(indent), self.null_suffix(o))
             }
         }
@@ -536,12 +536,7 @@ impl Diff {
         }
         let changed = Opts { no_null_suffix: true, ..o };
         let context = Opts { show_unchanged: true, ..changed };
-        let line = |out: &mut String, d: &Diff, opts: Opts| {
-            for w in d.warnings(style, indent + 1) {
-                let _ = writeln!(out, "{}{w}", pad(indent + 1));
-            }
-            let _ = writeln!(out, "{}{} {},", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, opts));
-        };
+        let line = |out: &mut String, d: &Diff, opts: Opts| child_line(out, style, indent, "", d, opts, ",");
         let mut out = format!("[{forces}\n");
         let mut skipped: Vec<&Diff> = Vec::new();
         let mut show_next = false;
@@ -551,9 +546,7 @@ impl Diff {
                 continue;
             }
             show_next = false;
-            if skipped.len() > 1 {
-                let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("element", skipped.len() - 1));
-            }
+            hidden_line(&mut out, indent, "element", skipped.len().saturating_sub(1));
             if let Some(last) = skipped.last() {
                 line(&mut out, last, context);
             }
@@ -565,9 +558,7 @@ impl Diff {
                 line(&mut out, d, changed);
             }
         }
-        if !skipped.is_empty() {
-            let _ = writeln!(out, "{}    {}", pad(indent + 1), unchanged("element", skipped.len()));
-        }
+        hidden_line(&mut out, indent, "element", skipped.len());
         format!("{out}{}    ]{}", pad(indent), self.null_suffix(o))
     }
 
@@ -577,11 +568,7 @@ impl Diff {
         if multiline(before) || multiline(after) {
             return self.heredoc(style, before, after, indent, o);
         }
-        let text = |v: &Value| match v.kind() {
-            Kind::Null => "null".to_string(),
-            Kind::String(s) => terrane_value::render::quote(s),
-            _ => crate::render::value(v, 0, false),
-        };
+        let text = |v: &Value| crate::render::value(v, 0, false);
         match self.act {
             Act::Create => format!("{}{forces}", text(after)),
             Act::Delete => format!("{}{}{forces}", text(before), self.null_suffix(o)),

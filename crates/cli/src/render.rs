@@ -113,13 +113,7 @@ pub fn plan(style: &Style, p: &Plan) -> String {
     // first, then by module, data sources before managed resources, type,
     // name and key.
     let mut visible: Vec<&Change> = p.changes.iter().filter(|c| c.action != Action::NoOp || c.importing.is_some() || moved_from(c).is_some()).collect();
-    visible.sort_by(|a, b| {
-        let key = |c: &Change| {
-            let r = &c.addr.resource;
-            (r.module.0.len(), r.module.clone(), r.mode != terrane_state::Mode::Data, r.ty.clone(), r.name.clone(), c.addr.key.clone(), c.deposed.clone())
-        };
-        key(a).cmp(&key(b))
-    });
+    visible.sort_by(|a, b| listing_key(a).cmp(&listing_key(b)));
     let outputs_changed = p.outputs.iter().any(|(_, o)| output_changed(o));
     if visible.is_empty() {
         if p.mode == PlanMode::RefreshOnly && !p.drift.is_empty() {
@@ -191,6 +185,17 @@ pub fn wrap(text: &str) -> String {
     out
 }
 
+/// Module depth, module, managed (data sources first), type, name, key,
+/// deposed key.
+type ListingKey<'a> = (usize, &'a terrane_state::ModulePath, bool, &'a str, &'a str, &'a terrane_state::InstanceKey, &'a Option<String>);
+
+/// Where a change is listed in the plan, as a borrowed sort key (no copies
+/// per comparison of a large plan).
+fn listing_key(c: &Change) -> ListingKey<'_> {
+    let r = &c.addr.resource;
+    (r.module.0.len(), &r.module, r.mode != terrane_state::Mode::Data, &r.ty, &r.name, &c.addr.key, &c.deposed)
+}
+
 /// The changed root outputs, names aligned, each diffed as a dynamic
 /// value (sensitive ones as `(sensitive value)`).
 fn output_changes(style: &Style, outputs: &std::collections::BTreeMap<String, terrane_engine::OutputChange>) -> String {
@@ -210,13 +215,7 @@ fn output_changes(style: &Style, outputs: &std::collections::BTreeMap<String, te
     let width = changed.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = String::new();
     for (k, d) in &changed {
-        let sym = match d.act {
-            diff::Act::NoOp => Action::NoOp,
-            diff::Act::Create => Action::Create,
-            diff::Act::Delete => Action::Delete,
-            diff::Act::Update => Action::Update,
-        };
-        let _ = writeln!(out, "{} {k:<width$} = {}", symbol(style, sym), d.render(style, 0, Opts::default()));
+        let _ = writeln!(out, "{} {k:<width$} = {}", d.act.symbol(style), d.render(style, 0, Opts::default()));
     }
     out
 }
@@ -224,7 +223,8 @@ fn output_changes(style: &Style, outputs: &std::collections::BTreeMap<String, te
 fn output_changed(o: &terrane_engine::OutputChange) -> bool {
     match &o.before {
         None => true,
-        Some(b) => !b.unmark_deep().eq_ignoring_refinements(&o.after.unmark_deep()) || !o.after.is_wholly_known(),
+        // The comparison ignores sensitive marks.
+        Some(b) => !b.eq_ignoring_refinements(&o.after) || !o.after.is_wholly_known(),
     }
 }
 

@@ -401,8 +401,6 @@ fn output_value(o: &OutputState) -> Value {
     }
 }
 
-/// A delete of a stored object, decoded with the provider's schema when it
-/// can be (else a dynamic placeholder).
 /// The change deleting a stored object. It is decoded with its
 /// resource type's schema (so dynamic attributes lose their stored type
 /// wrapper and sensitive paths mark the right values), loosely only when

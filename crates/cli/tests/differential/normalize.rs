@@ -288,15 +288,15 @@ pub fn compare_states(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
 }
 
 /// The part of a human plan that shows the changes: from "will perform
-/// the following actions" (or the outputs' changes, or the no-changes
-/// message) to the rule before the closing note.
+/// the following actions" (or the outputs' changes) to the rule before the
+/// closing note; for a plan without changes, its headline.
 fn plan_body(text: &str) -> String {
     let text = &strip_colors(text);
     if let Some(at) = text.find("No changes.") {
         // Only the headline: the paragraph under it wraps around the name.
         return text[at..].lines().next().unwrap_or_default().to_string();
     }
-    let start = ["will perform the following actions:", "Changes to Outputs:", "No changes."].iter().filter_map(|m| text.find(m)).min().unwrap_or(text.len());
+    let start = ["will perform the following actions:", "Changes to Outputs:"].iter().filter_map(|m| text.find(m)).min().unwrap_or(text.len());
     let body = &text[start..];
     // Up to the closing rule or diagnostics, and without the outputs-only
     // paragraph (it wraps around the tool's name).
