@@ -170,6 +170,24 @@ fn decoding_accepts_alternative_forms() {
     check_decode("92 a6 22 62 6f 6f 6c 22 c3", Type::Dynamic, Ok(Value::bool(true)));
 }
 
+/// Issue 12 item 15: a decoded set keeps elements that differ only by
+/// unknowns apart (two unknowns are never known to be equal), and still
+/// merges wholly known duplicates.
+#[test]
+fn item15_decoded_set_keeps_unknown_elements_distinct() {
+    let obj = Type::object([("a", Type::String), ("b", Type::String)]);
+    let unknown_a = || Value::object_from([("a", Value::unknown(Type::String)), ("b", s("x"))]);
+    // [{a: unknown, b: "x"}, {a: unknown, b: "x"}]
+    let two_unknown = "92 82 a1 61 d4 00 00 a1 62 a1 78 82 a1 61 d4 00 00 a1 62 a1 78";
+    let got = decode(&unhex(two_unknown), &Type::set(obj.clone())).unwrap();
+    assert_eq!(got.elements().map(<[Value]>::len), Some(2), "{got:?}");
+    assert_eq!(got, Value::set(obj.clone(), vec![unknown_a(), unknown_a()]));
+    // Two wholly unknown strings, and two equal known strings.
+    check_decode("92 d4 00 00 d4 00 00", Type::set(Type::String), Ok(Value::set(Type::String, vec![Value::unknown(Type::String), Value::unknown(Type::String)])));
+    let merged = decode(&unhex("92 a1 78 a1 78"), &Type::set(Type::String)).unwrap();
+    assert_eq!(merged.elements().map(<[Value]>::len), Some(1));
+}
+
 #[test]
 fn decoding_errors() {
     check_decode("", Type::String, Err("unexpected end of data"));

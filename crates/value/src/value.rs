@@ -10,7 +10,8 @@
 //! * a known value's type never has `dynamic` where the value is known: an
 //!   object built against a type with `dynamic` attributes takes its type
 //!   from its attribute values, as cty does;
-//! * set elements are deduplicated and kept in one canonical order
+//! * set elements are deduplicated (wholly known ones: elements with
+//!   unknowns inside stay distinct) and kept in one canonical order
 //!   ([`Value::total_cmp`]), so equal sets have equal element slices.
 
 use crate::{Number, ObjectType, Refinements, Type};
@@ -91,7 +92,10 @@ impl Value {
     }
 
     /// A set: elements are put in canonical order and duplicates merged
-    /// (a merged element is sensitive if any of its duplicates was).
+    /// (a merged element is sensitive if any of its duplicates was). An
+    /// element with an unknown anywhere inside is never merged: two
+    /// unknowns are not known to be equal, so such elements stay distinct
+    /// (as in Terraform, a planned set keeps its element count).
     pub fn set(elem: Type, mut elems: Vec<Value>) -> Value {
         let elem = concrete_elem(elem, &elems);
         retype_untyped(&elem, &mut elems);
@@ -452,12 +456,14 @@ fn retype_untyped(elem: &Type, elems: &mut [Value]) {
 
 /// Sorts set elements canonically and merges duplicates (raw-equal ignoring
 /// marks); a merged element keeps the sensitive mark if any copy had it.
+/// Elements that are not wholly known are kept apart even when they look
+/// alike: their unknown parts may resolve to different values.
 pub(crate) fn canonical_set(mut elems: Vec<Value>) -> Vec<Value> {
     elems.sort_by(Value::total_cmp);
     let mut out: Vec<Value> = Vec::with_capacity(elems.len());
     for e in elems {
         match out.last_mut() {
-            Some(last) if last.total_cmp(&e) == Ordering::Equal && same_ignoring_marks(last, &e) => {
+            Some(last) if e.is_wholly_known() && last.total_cmp(&e) == Ordering::Equal && same_ignoring_marks(last, &e) => {
                 if e.has_sensitive() && !last.has_sensitive() {
                     *last = e;
                 }
@@ -470,4 +476,48 @@ pub(crate) fn canonical_set(mut elems: Vec<Value>) -> Vec<Value> {
 
 fn same_ignoring_marks(a: &Value, b: &Value) -> bool {
     a.unmark_deep() == b.unmark_deep()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(a: Value) -> Value {
+        Value::object_from([("a", a), ("b", Value::string("x"))])
+    }
+
+    /// Issue 12 item 15: set construction merges only wholly known
+    /// duplicates; elements equal apart from unknowns stay distinct.
+    #[test]
+    fn item15_set_elements_with_unknowns_stay_distinct() {
+        let unk = || Value::unknown(Type::String);
+        let known = |s: &str| Value::string(s);
+        #[rustfmt::skip]
+        let cases: Vec<(&str, Vec<Value>, usize)> = vec![
+            ("equal known strings merge", vec![known("x"), known("x")], 1),
+            ("two unknown strings stay two", vec![unk(), unk()], 2),
+            ("unknown and known stay two", vec![unk(), known("x")], 2),
+            ("objects equal apart from an unknown stay two", vec![obj(unk()), obj(unk())], 2),
+            ("equal known objects merge", vec![obj(known("y")), obj(known("y"))], 1),
+            ("nulls merge", vec![Value::null(Type::String), Value::null(Type::String)], 1),
+            ("a sensitive duplicate merges and keeps the mark", vec![known("x"), known("x").mark_sensitive()], 1),
+        ];
+        for (name, elems, want) in cases {
+            check(name, elems, want);
+        }
+    }
+
+    #[track_caller]
+    fn check(name: &str, elems: Vec<Value>, want: usize) {
+        let ty = elems[0].ty().clone();
+        let set = Value::set(ty, elems.clone());
+        let got = set.elements().map(<[Value]>::len).unwrap_or(0);
+        assert_eq!(got, want, "{name}: {set:?}");
+        // The canonical order does not depend on the input order.
+        let reversed = Value::set(elems[0].ty().clone(), elems.into_iter().rev().collect());
+        assert_eq!(set, reversed, "{name}: order");
+        if name.contains("sensitive") {
+            assert!(set.elements().unwrap()[0].has_sensitive(), "{name}: mark lost");
+        }
+    }
 }

@@ -223,6 +223,10 @@ fn blocks() {
         &[".st: block set length changed from 1 to 2"],
     );
     check("set_block_unknowns_coalesce_ok", &set, r#"{st=[{x="a", id=?}, {x="a", id="1"}]}"#, r#"{st=[{x="a", id="1"}]}"#, &[]);
+    // Issue 12 item 15: two planned blocks equal apart from unknowns are two
+    // elements (not merged), so two distinct results are consistent.
+    check("item15_set_blocks_alike_but_unknown_ok", &set, r#"{st=[{x="a", id=?}, {x="a", id=?}]}"#, r#"{st=[{x="a", id="1"}, {x="a", id="2"}]}"#, &[]);
+    check("item15_set_unknown_strings_ok", &flat(), r#"{st=[?, ?]}"#, r#"{st=["a", "b"]}"#, &[]);
 
     let computed = Block::new().block("c", NestedBlock::list(inner().computed_block()));
     check("computed_block_null_after_apply", &computed, r#"{c=[{x="a"}]}"#, "{c=null}", &[".c: null block value after apply"]);
