@@ -51,7 +51,11 @@ impl Attribute {
 impl NestedObject {
     /// The object type of one element.
     pub fn object_type(&self) -> Type {
-        Type::object(self.attributes.iter().map(|(k, a)| (k.clone(), a.implied_type())))
+        Type::object(
+            self.attributes
+                .iter()
+                .map(|(k, a)| (k.clone(), a.implied_type())),
+        )
     }
 
     /// The type of the whole attribute value.
@@ -109,14 +113,19 @@ mod tests {
         assert_eq!(block.implied_type().to_string(), want_ty);
         let empty = block.empty_value();
         assert_eq!(empty.to_string(), want_empty);
-        assert!(empty.ty().conforms_to(&block.implied_type()), "empty value {empty:?} does not conform");
+        assert!(
+            empty.ty().conforms_to(&block.implied_type()),
+            "empty value {empty:?} does not conform"
+        );
     }
 
     #[test]
     fn implied_types_and_empty_values() {
         check(Block::new(), "object({})", "{}");
         check(
-            Block::new().attr("a", Attribute::required(Type::String)).attr("n", Attribute::computed(Type::Number)),
+            Block::new()
+                .attr("a", Attribute::required(Type::String))
+                .attr("n", Attribute::computed(Type::Number)),
             "object({a=string, n=number})",
             "{ a = null, n = null }",
         );
@@ -133,15 +142,25 @@ mod tests {
         );
         let dynamic = Block::new().attr("d", Attribute::optional(Type::Dynamic));
         check(
-            Block::new().block("l", NestedBlock::list(dynamic.clone())).block("m", NestedBlock::map(dynamic)),
+            Block::new()
+                .block("l", NestedBlock::list(dynamic.clone()))
+                .block("m", NestedBlock::map(dynamic)),
             "object({l=any, m=any})",
             "{ l = [], m = {} }",
         );
         let nested = Attribute::nested(
             Attribute::optional(Type::Dynamic),
             ObjectNesting::List,
-            [("p".to_string(), Attribute::required(Type::object_with_optional([("q", Type::Number)], &["q"])))].into(),
+            [(
+                "p".to_string(),
+                Attribute::required(Type::object_with_optional([("q", Type::Number)], &["q"])),
+            )]
+            .into(),
         );
-        check(Block::new().attr("na", nested), "object({na=list(object({p=object({q=number})}))})", "{ na = null }");
+        check(
+            Block::new().attr("na", nested),
+            "object({na=list(object({p=object({q=number})}))})",
+            "{ na = null }",
+        );
     }
 }

@@ -19,5 +19,8 @@ mod model;
 pub mod objchange;
 mod validate;
 
-pub use model::{AttrType, Attribute, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting, Schema, StringKind};
+pub use model::{
+    AttrType, Attribute, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting, Schema,
+    StringKind,
+};
 pub use validate::{validate, SchemaError, SchemaKind};

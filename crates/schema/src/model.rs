@@ -143,7 +143,8 @@ impl Block {
 
     /// Whether any attribute, at any depth, has a `dynamic` type.
     pub fn has_dynamic(&self) -> bool {
-        self.attributes.values().any(Attribute::has_dynamic) || self.block_types.values().any(|b| b.block.has_dynamic())
+        self.attributes.values().any(Attribute::has_dynamic)
+            || self.block_types.values().any(|b| b.block.has_dynamic())
     }
 }
 
@@ -185,8 +186,18 @@ impl Attribute {
 
     /// A structural attribute with the given flags taken from `flags`
     /// (built with one of the constructors above on any type).
-    pub fn nested(flags: Attribute, nesting: ObjectNesting, attributes: BTreeMap<String, Attribute>) -> Attribute {
-        Attribute { ty: AttrType::Nested(NestedObject { attributes, nesting }), ..flags }
+    pub fn nested(
+        flags: Attribute,
+        nesting: ObjectNesting,
+        attributes: BTreeMap<String, Attribute>,
+    ) -> Attribute {
+        Attribute {
+            ty: AttrType::Nested(NestedObject {
+                attributes,
+                nesting,
+            }),
+            ..flags
+        }
     }
 
     pub fn sensitive(mut self) -> Attribute {
@@ -227,7 +238,12 @@ impl Attribute {
 
 impl NestedBlock {
     pub fn new(nesting: BlockNesting, block: Block) -> NestedBlock {
-        NestedBlock { block, nesting, min_items: 0, max_items: 0 }
+        NestedBlock {
+            block,
+            nesting,
+            min_items: 0,
+            max_items: 0,
+        }
     }
 
     pub fn single(block: Block) -> NestedBlock {

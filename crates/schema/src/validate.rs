@@ -59,7 +59,12 @@ fn valid_name(name: &str) -> bool {
 }
 
 fn check_name(name: &str, path: &str, errs: &mut Vec<SchemaError>) {
-    let push = |errs: &mut Vec<SchemaError>, m: String| errs.push(SchemaError { path: path.to_string(), message: m });
+    let push = |errs: &mut Vec<SchemaError>, m: String| {
+        errs.push(SchemaError {
+            path: path.to_string(),
+            message: m,
+        })
+    };
     if name.is_empty() {
         push(errs, "name must not be empty".into());
     } else if !valid_name(name) {
@@ -72,7 +77,10 @@ fn validate_block(block: &Block, kind: SchemaKind, prefix: &str, errs: &mut Vec<
         let path = join(prefix, name);
         check_name(name, &path, errs);
         if block.block_types.contains_key(name) {
-            errs.push(SchemaError { path: path.clone(), message: format!("{name:?} is both an attribute and a block type") });
+            errs.push(SchemaError {
+                path: path.clone(),
+                message: format!("{name:?} is both an attribute and a block type"),
+            });
         }
         validate_attribute(a, kind, &path, errs);
     }
@@ -84,7 +92,12 @@ fn validate_block(block: &Block, kind: SchemaKind, prefix: &str, errs: &mut Vec<
 }
 
 fn validate_attribute(a: &Attribute, kind: SchemaKind, path: &str, errs: &mut Vec<SchemaError>) {
-    let mut push = |m: &str| errs.push(SchemaError { path: path.to_string(), message: m.to_string() });
+    let mut push = |m: &str| {
+        errs.push(SchemaError {
+            path: path.to_string(),
+            message: m.to_string(),
+        })
+    };
     if !a.required && !a.optional && !a.computed {
         push("must set one of required, optional or computed");
     }
@@ -104,7 +117,9 @@ fn validate_attribute(a: &Attribute, kind: SchemaKind, path: &str, errs: &mut Ve
         push("write-only attributes are only allowed in managed resource schemas");
     }
     if a.deprecated && a.deprecation_message.is_empty() {
-        push("a deprecated attribute needs a deprecation message telling users what to use instead");
+        push(
+            "a deprecated attribute needs a deprecation message telling users what to use instead",
+        );
     }
     match &a.ty {
         AttrType::Type(t) if t.has_optional_markers() => {
@@ -124,22 +139,40 @@ fn validate_attribute(a: &Attribute, kind: SchemaKind, path: &str, errs: &mut Ve
     }
 }
 
-fn validate_nested_block(b: &NestedBlock, kind: SchemaKind, path: &str, errs: &mut Vec<SchemaError>) {
-    let mut push = |m: String| errs.push(SchemaError { path: path.to_string(), message: m });
+fn validate_nested_block(
+    b: &NestedBlock,
+    kind: SchemaKind,
+    path: &str,
+    errs: &mut Vec<SchemaError>,
+) {
+    let mut push = |m: String| {
+        errs.push(SchemaError {
+            path: path.to_string(),
+            message: m,
+        })
+    };
     match b.nesting {
         BlockNesting::Single | BlockNesting::Group => {
             if b.min_items > 1 || b.max_items > 1 {
-                push(format!("min_items and max_items cannot exceed 1 for a {:?} block", b.nesting));
+                push(format!(
+                    "min_items and max_items cannot exceed 1 for a {:?} block",
+                    b.nesting
+                ));
             }
             if b.nesting == BlockNesting::Group && b.min_items > 0 {
                 push("a group block is never absent, so it cannot have min_items".into());
             }
         }
-        BlockNesting::Set if b.block.has_dynamic() => push("set blocks cannot contain dynamic types".into()),
+        BlockNesting::Set if b.block.has_dynamic() => {
+            push("set blocks cannot contain dynamic types".into())
+        }
         _ => {}
     }
     if b.max_items > 0 && b.min_items > b.max_items {
-        push(format!("min_items ({}) is greater than max_items ({})", b.min_items, b.max_items));
+        push(format!(
+            "min_items ({}) is greater than max_items ({})",
+            b.min_items, b.max_items
+        ));
     }
     validate_block(&b.block, kind, path, errs);
 }
@@ -152,20 +185,40 @@ mod tests {
 
     #[track_caller]
     fn check(block: Block, kind: SchemaKind, want: &[&str]) {
-        let got: Vec<String> = validate(&block, kind).iter().map(ToString::to_string).collect();
+        let got: Vec<String> = validate(&block, kind)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(got, want);
     }
 
     fn flags(required: bool, optional: bool, computed: bool) -> Attribute {
-        Attribute { required, optional, computed, ..Attribute::optional(Type::String) }
+        Attribute {
+            required,
+            optional,
+            computed,
+            ..Attribute::optional(Type::String)
+        }
     }
 
     #[test]
     fn flag_combinations() {
         let m = SchemaKind::ManagedResource;
-        check(Block::new().attr("a", Attribute::required(Type::String)), m, &[]);
-        check(Block::new().attr("a", flags(false, false, false)), m, &["a: must set one of required, optional or computed"]);
-        check(Block::new().attr("a", flags(true, true, false)), m, &["a: cannot be both required and optional"]);
+        check(
+            Block::new().attr("a", Attribute::required(Type::String)),
+            m,
+            &[],
+        );
+        check(
+            Block::new().attr("a", flags(false, false, false)),
+            m,
+            &["a: must set one of required, optional or computed"],
+        );
+        check(
+            Block::new().attr("a", flags(true, true, false)),
+            m,
+            &["a: cannot be both required and optional"],
+        );
         check(
             Block::new().attr("a", flags(true, false, true)),
             m,
@@ -199,19 +252,29 @@ mod tests {
     #[test]
     fn names_and_structure() {
         let m = SchemaKind::ManagedResource;
-        check(Block::new().attr("", Attribute::optional(Type::String)), m, &["name must not be empty"]);
+        check(
+            Block::new().attr("", Attribute::optional(Type::String)),
+            m,
+            &["name must not be empty"],
+        );
         check(
             Block::new().attr("Bad-Name", Attribute::optional(Type::String)),
             m,
             &["Bad-Name: name \"Bad-Name\" is invalid: use lowercase letters, digits and underscores, starting with a letter"],
         );
         check(
-            Block::new().attr("x", Attribute::optional(Type::String)).block("x", NestedBlock::list(Block::new())),
+            Block::new()
+                .attr("x", Attribute::optional(Type::String))
+                .block("x", NestedBlock::list(Block::new())),
             m,
             &["x: \"x\" is both an attribute and a block type"],
         );
         let dynamic = Block::new().attr("d", Attribute::optional(Type::Dynamic));
-        check(Block::new().block("s", NestedBlock::set(dynamic.clone())), m, &["s: set blocks cannot contain dynamic types"]);
+        check(
+            Block::new().block("s", NestedBlock::set(dynamic.clone())),
+            m,
+            &["s: set blocks cannot contain dynamic types"],
+        );
         check(Block::new().block("l", NestedBlock::list(dynamic)), m, &[]);
         check(
             Block::new().block("l", NestedBlock::list(Block::new()).items(3, 2)),
@@ -229,14 +292,21 @@ mod tests {
             &["g: a group block is never absent, so it cannot have min_items"],
         );
         check(
-            Block::new().block("outer", NestedBlock::list(Block::new().attr("inner", flags(true, true, false)))),
+            Block::new().block(
+                "outer",
+                NestedBlock::list(Block::new().attr("inner", flags(true, true, false))),
+            ),
             m,
             &["outer.inner: cannot be both required and optional"],
         );
         let nested = Attribute::nested(
             Attribute::optional(Type::Dynamic),
             ObjectNesting::Set,
-            [("q".to_string(), Attribute::optional(Type::Dynamic)), ("R".to_string(), flags(false, false, false))].into(),
+            [
+                ("q".to_string(), Attribute::optional(Type::Dynamic)),
+                ("R".to_string(), flags(false, false, false)),
+            ]
+            .into(),
         );
         check(
             Block::new().attr("n", nested),

@@ -26,7 +26,13 @@ fn set_of_objects(n: usize) -> Value {
             Value::object_from([
                 ("name", Value::string(format!("element-{i}"))),
                 ("port", Value::number(Number::from_i64(1000 + i as i64))),
-                ("tags", Value::set(Type::String, vec![Value::string("a"), Value::string(format!("t{i}"))])),
+                (
+                    "tags",
+                    Value::set(
+                        Type::String,
+                        vec![Value::string("a"), Value::string(format!("t{i}"))],
+                    ),
+                ),
             ])
         })
         .collect();
@@ -36,12 +42,19 @@ fn set_of_objects(n: usize) -> Value {
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("msgpack");
-    for (name, v) in [("object_10000_attrs", wide_object(10_000)), ("set_1000_objects", set_of_objects(1_000))] {
+    for (name, v) in [
+        ("object_10000_attrs", wide_object(10_000)),
+        ("set_1000_objects", set_of_objects(1_000)),
+    ] {
         let ty = v.ty().clone();
         let bytes = msgpack::encode(&v, &ty).unwrap();
         group.throughput(Throughput::Bytes(bytes.len() as u64));
-        group.bench_with_input(BenchmarkId::new("encode", name), &v, |b, v| b.iter(|| msgpack::encode(v, &ty).unwrap()));
-        group.bench_with_input(BenchmarkId::new("decode", name), &bytes, |b, bytes| b.iter(|| msgpack::decode(bytes, &ty).unwrap()));
+        group.bench_with_input(BenchmarkId::new("encode", name), &v, |b, v| {
+            b.iter(|| msgpack::encode(v, &ty).unwrap())
+        });
+        group.bench_with_input(BenchmarkId::new("decode", name), &bytes, |b, bytes| {
+            b.iter(|| msgpack::decode(bytes, &ty).unwrap())
+        });
     }
     group.finish();
 }

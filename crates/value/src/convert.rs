@@ -40,7 +40,10 @@ pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvertError> {
 }
 
 fn fail<T>(path: &Path, message: impl Into<String>) -> Result<T, ConvertError> {
-    Err(ConvertError { path: path.clone(), message: message.into() })
+    Err(ConvertError {
+        path: path.clone(),
+        message: message.into(),
+    })
 }
 
 /// The message for a value of the wrong type, as Terraform words it.
@@ -73,7 +76,14 @@ fn conv(v: &Value, want: &Type, path: &mut Path) -> Result<Value, ConvertError> 
             let target = want.without_optional_markers();
             let r: Refinements = r.as_deref().cloned().unwrap_or_default();
             let same_family = std::mem::discriminant(v.ty()) == std::mem::discriminant(&target);
-            let kept = if same_family { r } else { Refinements { not_null: r.not_null, ..Default::default() } };
+            let kept = if same_family {
+                r
+            } else {
+                Refinements {
+                    not_null: r.not_null,
+                    ..Default::default()
+                }
+            };
             Value::unknown_refined(target, kept)
         }
         _ => conv_known(v, want, path)?,
@@ -105,20 +115,41 @@ fn conv_known(v: &Value, want: &Type, path: &mut Path) -> Result<Value, ConvertE
         },
         Type::List(t) | Type::Set(t) => {
             let elems = match (v.kind(), v.ty()) {
-                (Kind::Seq(es), Type::List(_) | Type::Tuple(_)) | (Kind::Set(es), Type::Set(_)) => es,
+                (Kind::Seq(es), Type::List(_) | Type::Tuple(_)) | (Kind::Set(es), Type::Set(_)) => {
+                    es
+                }
                 _ => return fail(path, required(want)),
             };
-            let (elem_ty, out) = conv_elements(elems.iter().enumerate().map(|(i, e)| (crate::Step::Index(i as i64), e)), t, path)?;
-            Ok(if matches!(want, Type::List(_)) { Value::list(elem_ty, out) } else { Value::set(elem_ty, out) })
+            let (elem_ty, out) = conv_elements(
+                elems
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (crate::Step::Index(i as i64), e)),
+                t,
+                path,
+            )?;
+            Ok(if matches!(want, Type::List(_)) {
+                Value::list(elem_ty, out)
+            } else {
+                Value::set(elem_ty, out)
+            })
         }
         Type::Map(t) => {
-            let Kind::Map(m) = v.kind() else { return fail(path, required(want)) };
-            let (elem_ty, out) = conv_elements(m.iter().map(|(k, e)| (crate::Step::Key(k.clone()), e)), t, path)?;
+            let Kind::Map(m) = v.kind() else {
+                return fail(path, required(want));
+            };
+            let (elem_ty, out) = conv_elements(
+                m.iter().map(|(k, e)| (crate::Step::Key(k.clone()), e)),
+                t,
+                path,
+            )?;
             let entries: BTreeMap<String, Value> = m.keys().cloned().zip(out).collect();
             Ok(Value::map(elem_ty, entries))
         }
         Type::Tuple(ts) => {
-            let Kind::Seq(es) = v.kind() else { return fail(path, required(want)) };
+            let Kind::Seq(es) = v.kind() else {
+                return fail(path, required(want));
+            };
             if es.len() != ts.len() {
                 return fail(path, required(want));
             }
@@ -132,7 +163,9 @@ fn conv_known(v: &Value, want: &Type, path: &mut Path) -> Result<Value, ConvertE
             Ok(Value::tuple(out))
         }
         Type::Object(ot) => {
-            let Kind::Map(m) = v.kind() else { return fail(path, required(want)) };
+            let Kind::Map(m) = v.kind() else {
+                return fail(path, required(want));
+            };
             let mut out = BTreeMap::new();
             for (name, t) in ot.attrs() {
                 match m.get(name) {
@@ -145,7 +178,12 @@ fn conv_known(v: &Value, want: &Type, path: &mut Path) -> Result<Value, ConvertE
                     None if ot.is_optional(name) => {
                         out.insert(name.clone(), Value::null(t.without_optional_markers()));
                     }
-                    None => return fail(path, format!("attribute {} is required", crate::render::quote(name))),
+                    None => {
+                        return fail(
+                            path,
+                            format!("attribute {} is required", crate::render::quote(name)),
+                        )
+                    }
                 }
             }
             Ok(Value::object(out))
@@ -196,11 +234,15 @@ pub fn type_convertible(from: &Type, want: &Type) -> bool {
     use Type::*;
     match (from, want) {
         (Dynamic, _) | (_, Dynamic) => true,
-        (String, String | Number | Bool) | (Number, Number | String) | (Bool, Bool | String) => true,
+        (String, String | Number | Bool) | (Number, Number | String) | (Bool, Bool | String) => {
+            true
+        }
         (List(a) | Set(a), List(b) | Set(b)) | (Map(a), Map(b)) => type_convertible(a, b),
         (Tuple(ts), List(b) | Set(b)) => ts.iter().all(|t| type_convertible(t, b)),
         (List(_), Tuple(_)) => true,
-        (Tuple(a), Tuple(b)) => a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| type_convertible(x, y)),
+        (Tuple(a), Tuple(b)) => {
+            a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| type_convertible(x, y))
+        }
         (Object(o), Map(b)) => o.attrs().values().all(|t| type_convertible(t, b)),
         (Object(a), Object(b)) => b.attrs().iter().all(|(n, t)| match a.attr(n) {
             Some(s) => type_convertible(s, t),
@@ -218,7 +260,9 @@ pub fn type_convertible(from: &Type, want: &Type) -> bool {
 /// map; tuples of equal length unify element-wise.
 pub fn unify(types: &[Type]) -> Option<Type> {
     let concrete: Vec<&Type> = types.iter().filter(|t| !t.is_dynamic()).collect();
-    let Some(first) = concrete.first() else { return Some(Type::Dynamic) };
+    let Some(first) = concrete.first() else {
+        return Some(Type::Dynamic);
+    };
     if concrete.iter().all(|t| t == first) {
         return Some((*first).clone());
     }
@@ -230,7 +274,9 @@ pub fn unify(types: &[Type]) -> Option<Type> {
             None // number with bool
         };
     }
-    let elems_of = |pick: fn(&Type) -> Option<&Type>| -> Option<Vec<Type>> { concrete.iter().map(|t| pick(t).cloned()).collect() };
+    let elems_of = |pick: fn(&Type) -> Option<&Type>| -> Option<Vec<Type>> {
+        concrete.iter().map(|t| pick(t).cloned()).collect()
+    };
     if concrete.iter().all(|t| matches!(t, Type::List(_))) {
         return unify(&elems_of(Type::element_type)?).map(Type::list);
     }
@@ -238,30 +284,51 @@ pub fn unify(types: &[Type]) -> Option<Type> {
         return unify(&elems_of(Type::element_type)?).map(Type::set);
     }
     if concrete.iter().all(|t| matches!(t, Type::Object(_))) {
-        let names: Vec<Vec<&String>> = concrete.iter().map(|t| t.object_type().map(|o| o.attrs().keys().collect()).unwrap_or_default()).collect();
+        let names: Vec<Vec<&String>> = concrete
+            .iter()
+            .map(|t| {
+                t.object_type()
+                    .map(|o| o.attrs().keys().collect())
+                    .unwrap_or_default()
+            })
+            .collect();
         if names.iter().all(|n| n == &names[0]) {
             let mut attrs = BTreeMap::new();
             for name in &names[0] {
-                let ts: Vec<Type> = concrete.iter().filter_map(|t| t.attr_type(name).cloned()).collect();
+                let ts: Vec<Type> = concrete
+                    .iter()
+                    .filter_map(|t| t.attr_type(name).cloned())
+                    .collect();
                 attrs.insert((*name).clone(), unify(&ts)?);
             }
-            return Some(Type::Object(std::sync::Arc::new(crate::ObjectType::new(attrs))));
+            return Some(Type::Object(std::sync::Arc::new(crate::ObjectType::new(
+                attrs,
+            ))));
         }
     }
     if concrete.iter().all(|t| matches!(t, Type::Tuple(_))) {
         let len = first.tuple_types().map(<[Type]>::len);
-        if concrete.iter().all(|t| t.tuple_types().map(<[Type]>::len) == len) {
+        if concrete
+            .iter()
+            .all(|t| t.tuple_types().map(<[Type]>::len) == len)
+        {
             let n = len.unwrap_or(0);
             let mut out = Vec::with_capacity(n);
             for i in 0..n {
-                let ts: Vec<Type> = concrete.iter().filter_map(|t| t.tuple_types().map(|ts| ts[i].clone())).collect();
+                let ts: Vec<Type> = concrete
+                    .iter()
+                    .filter_map(|t| t.tuple_types().map(|ts| ts[i].clone()))
+                    .collect();
                 out.push(unify(&ts)?);
             }
             return Some(Type::tuple(out));
         }
     }
     // Structural types of differing shapes fall back to collections.
-    if concrete.iter().all(|t| matches!(t, Type::Object(_) | Type::Map(_))) {
+    if concrete
+        .iter()
+        .all(|t| matches!(t, Type::Object(_) | Type::Map(_)))
+    {
         let ts: Vec<Type> = concrete
             .iter()
             .flat_map(|t| match t {
@@ -272,7 +339,10 @@ pub fn unify(types: &[Type]) -> Option<Type> {
             .collect();
         return unify(&ts).map(Type::map);
     }
-    if concrete.iter().all(|t| matches!(t, Type::Tuple(_) | Type::List(_))) {
+    if concrete
+        .iter()
+        .all(|t| matches!(t, Type::Tuple(_) | Type::List(_)))
+    {
         let ts: Vec<Type> = concrete
             .iter()
             .flat_map(|t| match t {

@@ -31,8 +31,16 @@ fn check(input: Value, want_ty: Type, want: Result<Value, &str>) {
 #[test]
 fn primitives() {
     check(s("12.5"), Type::Number, Ok(n("12.5")));
-    check(s("123456789012345678901234567890.125"), Type::Number, Ok(n("123456789012345678901234567890.125")));
-    check(n("123456789012345678901234567890.125"), Type::String, Ok(s("123456789012345678901234567890.125")));
+    check(
+        s("123456789012345678901234567890.125"),
+        Type::Number,
+        Ok(n("123456789012345678901234567890.125")),
+    );
+    check(
+        n("123456789012345678901234567890.125"),
+        Type::String,
+        Ok(s("123456789012345678901234567890.125")),
+    );
     check(s("abc"), Type::Number, Err("a number is required"));
     check(s("true"), Type::Bool, Ok(b(true)));
     check(s("false"), Type::Bool, Ok(b(false)));
@@ -40,59 +48,143 @@ fn primitives() {
     check(b(true), Type::String, Ok(s("true")));
     check(n("1"), Type::Bool, Err("a bool is required"));
     check(b(false), Type::Number, Err("a number is required"));
-    check(Value::list(Type::String, vec![]), Type::String, Err("a string is required"));
+    check(
+        Value::list(Type::String, vec![]),
+        Type::String,
+        Err("a string is required"),
+    );
     check(s("x"), Type::Dynamic, Ok(s("x")));
 }
 
 #[test]
 fn nulls_and_unknowns() {
-    check(Value::null(Type::String), Type::Number, Ok(Value::null(Type::Number)));
-    check(Value::null(Type::Dynamic), Type::list(Type::String), Ok(Value::null(Type::list(Type::String))));
-    check(Value::null(Type::Bool), Type::Number, Err("a number is required"));
-    check(Value::unknown(Type::String), Type::Number, Ok(Value::unknown(Type::Number)));
+    check(
+        Value::null(Type::String),
+        Type::Number,
+        Ok(Value::null(Type::Number)),
+    );
+    check(
+        Value::null(Type::Dynamic),
+        Type::list(Type::String),
+        Ok(Value::null(Type::list(Type::String))),
+    );
+    check(
+        Value::null(Type::Bool),
+        Type::Number,
+        Err("a number is required"),
+    );
+    check(
+        Value::unknown(Type::String),
+        Type::Number,
+        Ok(Value::unknown(Type::Number)),
+    );
     check(
         Value::unknown_refined(Type::String, Refinements::default().with_prefix("ab")),
         Type::Number,
-        Ok(Value::unknown_refined(Type::Number, Refinements::not_null())),
+        Ok(Value::unknown_refined(
+            Type::Number,
+            Refinements::not_null(),
+        )),
     );
     check(
-        Value::unknown_refined(Type::list(Type::Number), Refinements::default().with_length_bounds(Some(2), None)),
+        Value::unknown_refined(
+            Type::list(Type::Number),
+            Refinements::default().with_length_bounds(Some(2), None),
+        ),
         Type::list(Type::String),
-        Ok(Value::unknown_refined(Type::list(Type::String), Refinements::default().with_length_bounds(Some(2), None))),
+        Ok(Value::unknown_refined(
+            Type::list(Type::String),
+            Refinements::default().with_length_bounds(Some(2), None),
+        )),
     );
 }
 
 #[test]
 fn collections() {
     let tup = Value::tuple(vec![s("a"), n("1")]);
-    check(tup.clone(), Type::list(Type::String), Ok(Value::list(Type::String, vec![s("a"), s("1")])));
-    check(tup.clone(), Type::set(Type::String), Ok(Value::set(Type::String, vec![s("1"), s("a")])));
-    check(tup.clone(), Type::list(Type::Number), Err("[0]: a number is required"));
-    check(tup.clone(), Type::list(Type::Dynamic), Ok(Value::list(Type::String, vec![s("a"), s("1")])));
-    check(Value::tuple(vec![s("a"), s("a")]), Type::set(Type::String), Ok(Value::set(Type::String, vec![s("a")])));
+    check(
+        tup.clone(),
+        Type::list(Type::String),
+        Ok(Value::list(Type::String, vec![s("a"), s("1")])),
+    );
+    check(
+        tup.clone(),
+        Type::set(Type::String),
+        Ok(Value::set(Type::String, vec![s("1"), s("a")])),
+    );
+    check(
+        tup.clone(),
+        Type::list(Type::Number),
+        Err("[0]: a number is required"),
+    );
+    check(
+        tup.clone(),
+        Type::list(Type::Dynamic),
+        Ok(Value::list(Type::String, vec![s("a"), s("1")])),
+    );
+    check(
+        Value::tuple(vec![s("a"), s("a")]),
+        Type::set(Type::String),
+        Ok(Value::set(Type::String, vec![s("a")])),
+    );
     check(
         Value::set(Type::String, vec![s("b"), s("a")]),
         Type::list(Type::String),
         Ok(Value::list(Type::String, vec![s("a"), s("b")])),
     );
-    check(tup.clone(), Type::tuple(vec![Type::String, Type::String]), Ok(Value::tuple(vec![s("a"), s("1")])));
-    check(tup, Type::tuple(vec![Type::String]), Err("tuple required with exactly 1 elements"));
+    check(
+        tup.clone(),
+        Type::tuple(vec![Type::String, Type::String]),
+        Ok(Value::tuple(vec![s("a"), s("1")])),
+    );
+    check(
+        tup,
+        Type::tuple(vec![Type::String]),
+        Err("tuple required with exactly 1 elements"),
+    );
     check(
         obj(&[("a", n("1")), ("b", s("2"))]),
         Type::map(Type::Number),
-        Ok(Value::map(Type::Number, [("a".into(), n("1")), ("b".into(), n("2"))].into())),
+        Ok(Value::map(
+            Type::Number,
+            [("a".into(), n("1")), ("b".into(), n("2"))].into(),
+        )),
     );
-    check(obj(&[("a", b(true))]), Type::map(Type::Number), Err("[\"a\"]: a number is required"));
-    check(s("x"), Type::list(Type::String), Err("list of string required"));
-    check(s("x"), Type::map(Type::String), Err("map of string required"));
+    check(
+        obj(&[("a", b(true))]),
+        Type::map(Type::Number),
+        Err("[\"a\"]: a number is required"),
+    );
+    check(
+        s("x"),
+        Type::list(Type::String),
+        Err("list of string required"),
+    );
+    check(
+        s("x"),
+        Type::map(Type::String),
+        Err("map of string required"),
+    );
 }
 
 #[test]
 fn objects() {
     let want = Type::object_with_optional([("a", Type::String), ("b", Type::Number)], &["b"]);
-    check(obj(&[("a", s("x"))]), want.clone(), Ok(obj(&[("a", s("x")), ("b", Value::null(Type::Number))])));
-    check(obj(&[("a", s("x")), ("b", s("2")), ("extra", b(true))]), want.clone(), Ok(obj(&[("a", s("x")), ("b", n("2"))])));
-    check(obj(&[("b", n("1"))]), want.clone(), Err("attribute \"a\" is required"));
+    check(
+        obj(&[("a", s("x"))]),
+        want.clone(),
+        Ok(obj(&[("a", s("x")), ("b", Value::null(Type::Number))])),
+    );
+    check(
+        obj(&[("a", s("x")), ("b", s("2")), ("extra", b(true))]),
+        want.clone(),
+        Ok(obj(&[("a", s("x")), ("b", n("2"))])),
+    );
+    check(
+        obj(&[("b", n("1"))]),
+        want.clone(),
+        Err("attribute \"a\" is required"),
+    );
     check(
         Value::map(Type::String, [("a".into(), s("x"))].into()),
         want.clone(),
@@ -132,21 +224,39 @@ fn unification() {
     check_unify(vec![Type::Dynamic, Type::Number], Some(Type::Number));
     check_unify(vec![Type::Dynamic], Some(Type::Dynamic));
     check_unify(vec![], Some(Type::Dynamic));
-    check_unify(vec![Type::list(Type::String), Type::list(Type::Number)], Some(Type::list(Type::String)));
     check_unify(
-        vec![Type::object([("a", Type::String)]), Type::object([("a", Type::Number)])],
+        vec![Type::list(Type::String), Type::list(Type::Number)],
+        Some(Type::list(Type::String)),
+    );
+    check_unify(
+        vec![
+            Type::object([("a", Type::String)]),
+            Type::object([("a", Type::Number)]),
+        ],
         Some(Type::object([("a", Type::String)])),
     );
     check_unify(
-        vec![Type::object([("a", Type::String)]), Type::object([("b", Type::Number)])],
+        vec![
+            Type::object([("a", Type::String)]),
+            Type::object([("b", Type::Number)]),
+        ],
         Some(Type::map(Type::String)),
     );
     check_unify(
-        vec![Type::tuple(vec![Type::String]), Type::tuple(vec![Type::Number])],
+        vec![
+            Type::tuple(vec![Type::String]),
+            Type::tuple(vec![Type::Number]),
+        ],
         Some(Type::tuple(vec![Type::String])),
     );
-    check_unify(vec![Type::tuple(vec![Type::String]), Type::list(Type::Number)], Some(Type::list(Type::String)));
-    check_unify(vec![Type::list(Type::String), Type::set(Type::String)], None);
+    check_unify(
+        vec![Type::tuple(vec![Type::String]), Type::list(Type::Number)],
+        Some(Type::list(Type::String)),
+    );
+    check_unify(
+        vec![Type::list(Type::String), Type::set(Type::String)],
+        None,
+    );
 }
 
 #[test]
@@ -154,7 +264,10 @@ fn unify_values_converts() {
     let (ty, vs) = unify_values(vec![s("a"), n("2"), Value::null(Type::Dynamic)]).unwrap();
     assert_eq!(ty, Type::String);
     assert_eq!(vs, vec![s("a"), s("2"), Value::null(Type::String)]);
-    assert_eq!(unify_values(vec![b(true), n("1")]).unwrap_err().to_string(), "all values must have the same type");
+    assert_eq!(
+        unify_values(vec![b(true), n("1")]).unwrap_err().to_string(),
+        "all values must have the same type"
+    );
 }
 
 proptest! {

@@ -33,7 +33,10 @@ impl fmt::Display for JsonError {
 impl std::error::Error for JsonError {}
 
 fn fail<T>(path: &Path, message: impl Into<String>) -> Result<T, JsonError> {
-    Err(JsonError { path: path.clone(), message: message.into() })
+    Err(JsonError {
+        path: path.clone(),
+        message: message.into(),
+    })
 }
 
 /// Writes `v` as JSON of type `ty`.
@@ -44,7 +47,10 @@ pub fn encode(v: &Value, ty: &Type) -> Result<Json, JsonError> {
 /// Writes `v` as compact JSON bytes.
 pub fn encode_bytes(v: &Value, ty: &Type) -> Result<Vec<u8>, JsonError> {
     let j = encode(v, ty)?;
-    serde_json::to_vec(&j).map_err(|e| JsonError { path: Path::root(), message: e.to_string() })
+    serde_json::to_vec(&j).map_err(|e| JsonError {
+        path: Path::root(),
+        message: e.to_string(),
+    })
 }
 
 fn enc(v: &Value, ty: &Type, path: &mut Path) -> Result<Json, JsonError> {
@@ -59,7 +65,9 @@ fn enc(v: &Value, ty: &Type, path: &mut Path) -> Result<Json, JsonError> {
         (_, Kind::Null) => Ok(Json::Null),
         (_, Kind::Unknown(_)) => fail(path, "value is not known"),
         (Type::String, Kind::String(s)) => Ok(Json::String(s.to_string())),
-        (Type::Number, Kind::Number(n)) => number_json(n).ok_or(()).or_else(|_| fail(path, format!("{n} cannot be written as JSON"))),
+        (Type::Number, Kind::Number(n)) => number_json(n)
+            .ok_or(())
+            .or_else(|_| fail(path, format!("{n} cannot be written as JSON"))),
         (Type::Bool, Kind::Bool(b)) => Ok(Json::Bool(*b)),
         (Type::List(t) | Type::Set(t), Kind::Seq(es) | Kind::Set(es)) => {
             let mut out = Vec::with_capacity(es.len());
@@ -91,14 +99,23 @@ fn enc(v: &Value, ty: &Type, path: &mut Path) -> Result<Json, JsonError> {
         (Type::Object(o), Kind::Map(m)) => {
             let mut out = Map::new();
             for (k, t) in o.attrs() {
-                let Some(e) = m.get(k) else { return fail(path, format!("missing attribute {k:?}")) };
+                let Some(e) = m.get(k) else {
+                    return fail(path, format!("missing attribute {k:?}"));
+                };
                 path.push(Step::Attr(k.clone()));
                 out.insert(k.clone(), enc(e, t, path)?);
                 path.pop();
             }
             Ok(Json::Object(out))
         }
-        _ => fail(path, format!("a {} value cannot be written as {}", v.ty().friendly_name(), ty.friendly_name())),
+        _ => fail(
+            path,
+            format!(
+                "a {} value cannot be written as {}",
+                v.ty().friendly_name(),
+                ty.friendly_name()
+            ),
+        ),
     }
 }
 
@@ -107,7 +124,9 @@ fn number_json(n: &Number) -> Option<Json> {
     if !n.is_finite() {
         return None;
     }
-    serde_json::from_str::<serde_json::Number>(&n.to_string()).ok().map(Json::Number)
+    serde_json::from_str::<serde_json::Number>(&n.to_string())
+        .ok()
+        .map(Json::Number)
 }
 
 /// Reads JSON of type `ty`.
@@ -117,7 +136,10 @@ pub fn decode(j: &Json, ty: &Type) -> Result<Value, JsonError> {
 
 /// Reads JSON bytes of type `ty`.
 pub fn decode_bytes(bytes: &[u8], ty: &Type) -> Result<Value, JsonError> {
-    let j: Json = serde_json::from_slice(bytes).map_err(|e| JsonError { path: Path::root(), message: format!("invalid JSON: {e}") })?;
+    let j: Json = serde_json::from_slice(bytes).map_err(|e| JsonError {
+        path: Path::root(),
+        message: format!("invalid JSON: {e}"),
+    })?;
     decode(&j, ty)
 }
 
@@ -129,21 +151,34 @@ fn dec(j: &Json, ty: &Type, path: &mut Path) -> Result<Value, JsonError> {
     match (ty, j) {
         (Type::Dynamic, Json::Object(m)) => {
             let (Some(v), Some(t)) = (m.get("value"), m.get("type")) else {
-                return fail(path, "dynamic value must be an object with \"value\" and \"type\"");
+                return fail(
+                    path,
+                    "dynamic value must be an object with \"value\" and \"type\"",
+                );
             };
             if m.len() != 2 {
                 return fail(path, "dynamic value must have only \"value\" and \"type\"");
             }
-            let actual = typejson::from_json(t).map_err(|e| JsonError { path: path.clone(), message: e.to_string() })?;
+            let actual = typejson::from_json(t).map_err(|e| JsonError {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
             if actual.is_dynamic() {
                 return fail(path, "dynamic value must name a concrete type");
             }
             dec(v, &actual, path)
         }
-        (Type::Dynamic, _) => fail(path, "dynamic value must be an object with \"value\" and \"type\""),
+        (Type::Dynamic, _) => fail(
+            path,
+            "dynamic value must be an object with \"value\" and \"type\"",
+        ),
         (Type::String, Json::String(s)) => Ok(Value::string(s.as_str())),
-        (Type::Number, Json::Number(n)) => Number::parse(&n.to_string()).map(Value::number).or_else(|e| fail(path, e.to_string())),
-        (Type::Number, Json::String(s)) => Number::parse(s).map(Value::number).or_else(|e| fail(path, e.to_string())),
+        (Type::Number, Json::Number(n)) => Number::parse(&n.to_string())
+            .map(Value::number)
+            .or_else(|e| fail(path, e.to_string())),
+        (Type::Number, Json::String(s)) => Number::parse(s)
+            .map(Value::number)
+            .or_else(|e| fail(path, e.to_string())),
         (Type::Bool, Json::Bool(b)) => Ok(Value::bool(*b)),
         (Type::List(t) | Type::Set(t), Json::Array(es)) => {
             let mut out = Vec::with_capacity(es.len());
@@ -152,11 +187,22 @@ fn dec(j: &Json, ty: &Type, path: &mut Path) -> Result<Value, JsonError> {
                 out.push(dec(e, t, path)?);
                 path.pop();
             }
-            Ok(if matches!(ty, Type::List(_)) { Value::list((**t).clone(), out) } else { Value::set((**t).clone(), out) })
+            Ok(if matches!(ty, Type::List(_)) {
+                Value::list((**t).clone(), out)
+            } else {
+                Value::set((**t).clone(), out)
+            })
         }
         (Type::Tuple(ts), Json::Array(es)) => {
             if ts.len() != es.len() {
-                return fail(path, format!("tuple of {} elements required, found {}", ts.len(), es.len()));
+                return fail(
+                    path,
+                    format!(
+                        "tuple of {} elements required, found {}",
+                        ts.len(),
+                        es.len()
+                    ),
+                );
             }
             let mut out = Vec::with_capacity(es.len());
             for (i, (e, t)) in es.iter().zip(ts.iter()).enumerate() {
@@ -223,48 +269,95 @@ mod tests {
 
     #[test]
     fn encodes_and_decodes() {
-        check(n("123456789012345678901234567890.125"), Type::Number, "123456789012345678901234567890.125");
+        check(
+            n("123456789012345678901234567890.125"),
+            Type::Number,
+            "123456789012345678901234567890.125",
+        );
         check(n("-7"), Type::Number, "-7");
         check(Value::string("a\"b"), Type::String, r#""a\"b""#);
         check(Value::null(Type::String), Type::String, "null");
         check(Value::bool(false), Type::Bool, "false");
-        check(Value::string("x"), Type::Dynamic, r#"{"value":"x","type":"string"}"#);
+        check(
+            Value::string("x"),
+            Type::Dynamic,
+            r#"{"value":"x","type":"string"}"#,
+        );
         check(Value::null(Type::Dynamic), Type::Dynamic, "null");
         check(
-            Value::object_from([("b", Value::list(Type::Number, vec![n("1")])), ("a", Value::null(Type::String))]),
+            Value::object_from([
+                ("b", Value::list(Type::Number, vec![n("1")])),
+                ("a", Value::null(Type::String)),
+            ]),
             Type::object([("a", Type::String), ("b", Type::list(Type::Number))]),
             r#"{"a":null,"b":[1]}"#,
         );
-        check(Value::set(Type::String, vec![Value::string("b"), Value::string("a")]), Type::set(Type::String), r#"["a","b"]"#);
+        check(
+            Value::set(Type::String, vec![Value::string("b"), Value::string("a")]),
+            Type::set(Type::String),
+            r#"["a","b"]"#,
+        );
         check(
             Value::map(Type::Bool, [("k".into(), Value::bool(true))].into()),
             Type::map(Type::Bool),
             r#"{"k":true}"#,
         );
-        check(Value::tuple(vec![Value::bool(true), n("2.5")]), Type::tuple(vec![Type::Bool, Type::Number]), "[true,2.5]");
+        check(
+            Value::tuple(vec![Value::bool(true), n("2.5")]),
+            Type::tuple(vec![Type::Bool, Type::Number]),
+            "[true,2.5]",
+        );
     }
 
     #[test]
     fn decode_forms_and_errors() {
-        assert_eq!(decode_bytes(br#""12.5""#, &Type::Number).unwrap(), n("12.5"));
+        assert_eq!(
+            decode_bytes(br#""12.5""#, &Type::Number).unwrap(),
+            n("12.5")
+        );
         assert_eq!(
             decode_bytes(br#"{}"#, &Type::object([("a", Type::String)])).unwrap(),
             Value::object_from([("a", Value::null(Type::String))])
         );
-        check_err(r#"{"a":1,"z":2}"#, Type::object([("a", Type::Number)]), "unsupported attribute \"z\"");
-        check_err(r#"{"a":"x"}"#, Type::object([("a", Type::Number)]), ".a: \"x\" is not a valid number");
+        check_err(
+            r#"{"a":1,"z":2}"#,
+            Type::object([("a", Type::Number)]),
+            "unsupported attribute \"z\"",
+        );
+        check_err(
+            r#"{"a":"x"}"#,
+            Type::object([("a", Type::Number)]),
+            ".a: \"x\" is not a valid number",
+        );
         check_err(r#"[1,"x"]"#, Type::list(Type::Bool), "[0]: bool required");
-        check_err(r#"{"value":1}"#, Type::Dynamic, "dynamic value must be an object with \"value\" and \"type\"");
-        check_err(r#"[1,2"#, Type::list(Type::Number), "invalid JSON: EOF while parsing a list at line 1 column 4");
-        check_err(r#"[1]"#, Type::tuple(vec![]), "tuple of 0 elements required, found 1");
+        check_err(
+            r#"{"value":1}"#,
+            Type::Dynamic,
+            "dynamic value must be an object with \"value\" and \"type\"",
+        );
+        check_err(
+            r#"[1,2"#,
+            Type::list(Type::Number),
+            "invalid JSON: EOF while parsing a list at line 1 column 4",
+        );
+        check_err(
+            r#"[1]"#,
+            Type::tuple(vec![]),
+            "tuple of 0 elements required, found 1",
+        );
     }
 
     #[test]
     fn unknowns_and_infinities_are_refused() {
         let v = Value::object_from([("a", Value::unknown(Type::String))]);
-        assert_eq!(encode(&v, v.ty()).unwrap_err().to_string(), ".a: value is not known");
         assert_eq!(
-            encode(&Value::number(Number::PosInfinity), &Type::Number).unwrap_err().to_string(),
+            encode(&v, v.ty()).unwrap_err().to_string(),
+            ".a: value is not known"
+        );
+        assert_eq!(
+            encode(&Value::number(Number::PosInfinity), &Type::Number)
+                .unwrap_err()
+                .to_string(),
             "Infinity cannot be written as JSON"
         );
     }

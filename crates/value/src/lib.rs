@@ -15,18 +15,18 @@
 //! Architecture invariant: this crate does no I/O, is not async and depends
 //! on no other terrane crate. It knows nothing about schemas, HCL or gRPC.
 
+pub mod convert;
+pub mod json;
+pub mod msgpack;
 mod number;
 mod path;
 mod refine;
-pub mod convert;
 pub mod render;
-pub mod typejson;
-pub mod msgpack;
-pub mod json;
-mod ty;
-mod value;
 #[cfg(test)]
 mod test_support;
+mod ty;
+pub mod typejson;
+mod value;
 
 pub use number::{Number, ParseNumberError};
 pub use path::{Path, PathError, Step};

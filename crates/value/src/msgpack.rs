@@ -47,7 +47,12 @@ impl fmt::Display for EncodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid msgpack value{}: {}", at(&self.path), self.message)
+        write!(
+            f,
+            "invalid msgpack value{}: {}",
+            at(&self.path),
+            self.message
+        )
     }
 }
 
@@ -72,7 +77,10 @@ pub fn encode(v: &Value, ty: &Type) -> Result<Vec<u8>, EncodeError> {
 }
 
 fn enc_fail<T>(path: &Path, message: impl Into<String>) -> Result<T, EncodeError> {
-    Err(EncodeError { path: path.clone(), message: message.into() })
+    Err(EncodeError {
+        path: path.clone(),
+        message: message.into(),
+    })
 }
 
 fn enc(out: &mut Vec<u8>, v: &Value, ty: &Type, path: &mut Path) -> Result<(), EncodeError> {
@@ -110,7 +118,10 @@ fn enc(out: &mut Vec<u8>, v: &Value, ty: &Type, path: &mut Path) -> Result<(), E
         }
         (Type::Tuple(ts), Kind::Seq(es)) => {
             if ts.len() != es.len() {
-                return enc_fail(path, format!("tuple has {} elements, type wants {}", es.len(), ts.len()));
+                return enc_fail(
+                    path,
+                    format!("tuple has {} elements, type wants {}", es.len(), ts.len()),
+                );
             }
             rmp::encode::write_array_len(out, es.len() as u32).ok();
             for (i, (e, t)) in es.iter().zip(ts.iter()).enumerate() {
@@ -143,7 +154,16 @@ fn enc(out: &mut Vec<u8>, v: &Value, ty: &Type, path: &mut Path) -> Result<(), E
                 return enc_fail(path, format!("unexpected attribute {extra:?}"));
             }
         }
-        _ => return enc_fail(path, format!("a {} value cannot be written as {}", v.ty().friendly_name(), ty.friendly_name())),
+        _ => {
+            return enc_fail(
+                path,
+                format!(
+                    "a {} value cannot be written as {}",
+                    v.ty().friendly_name(),
+                    ty.friendly_name()
+                ),
+            )
+        }
     }
     Ok(())
 }
@@ -210,7 +230,10 @@ pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, DecodeError> {
     let mut path = Path::root();
     let v = dec(&mut r, ty, &mut path, 0)?;
     if r.pos != bytes.len() {
-        return Err(DecodeError { path, message: format!("{} unexpected bytes after the value", bytes.len() - r.pos) });
+        return Err(DecodeError {
+            path,
+            message: format!("{} unexpected bytes after the value", bytes.len() - r.pos),
+        });
     }
     Ok(v)
 }
@@ -236,14 +259,21 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.pos.checked_add(n).filter(|e| *e <= self.buf.len()).ok_or("unexpected end of data")?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|e| *e <= self.buf.len())
+            .ok_or("unexpected end of data")?;
         let s = &self.buf[self.pos..end];
         self.pos = end;
         Ok(s)
     }
 
     fn be(&mut self, n: usize) -> Result<u64, String> {
-        Ok(self.take(n)?.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b)))
+        Ok(self
+            .take(n)?
+            .iter()
+            .fold(0u64, |acc, b| (acc << 8) | u64::from(*b)))
     }
 
     fn item(&mut self) -> Result<Item<'a>, String> {
@@ -301,35 +331,58 @@ impl<'a> Reader<'a> {
 }
 
 fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<Value, DecodeError> {
-    let fail = |path: &Path, m: String| DecodeError { path: path.clone(), message: m };
+    let fail = |path: &Path, m: String| DecodeError {
+        path: path.clone(),
+        message: m,
+    };
     if depth > MAX_DEPTH {
         return Err(fail(path, "value nested too deeply".into()));
     }
     let item = r.item().map_err(|m| fail(path, m))?;
     match item {
-        Item::Ext(code, payload) => return unknown_from_ext(ty, code, payload).map_err(|m| fail(path, m)),
+        Item::Ext(code, payload) => {
+            return unknown_from_ext(ty, code, payload).map_err(|m| fail(path, m))
+        }
         Item::Nil => return Ok(Value::null(ty.clone())),
         _ => {}
     }
-    let wrong = |path: &Path, what: &str| fail(path, format!("{} required, found {what}", ty.friendly_name()));
+    let wrong = |path: &Path, what: &str| {
+        fail(
+            path,
+            format!("{} required, found {what}", ty.friendly_name()),
+        )
+    };
     match (ty, item) {
         (Type::Dynamic, Item::Array(2)) => {
             let ty_bytes = match r.item().map_err(|m| fail(path, m))? {
                 Item::Bin(b) | Item::Str(b) => b,
-                _ => return Err(fail(path, "dynamic value must start with its type as JSON".into())),
+                _ => {
+                    return Err(fail(
+                        path,
+                        "dynamic value must start with its type as JSON".into(),
+                    ))
+                }
             };
             let actual = typejson::from_bytes(ty_bytes).map_err(|e| fail(path, e.to_string()))?;
             if actual.is_dynamic() {
-                return Err(fail(path, "dynamic value wrapper must name a concrete type".into()));
+                return Err(fail(
+                    path,
+                    "dynamic value wrapper must name a concrete type".into(),
+                ));
             }
             dec(r, &actual, path, depth + 1)
         }
-        (Type::Dynamic, _) => Err(fail(path, "dynamic value must be a [type, value] pair".into())),
+        (Type::Dynamic, _) => Err(fail(
+            path,
+            "dynamic value must be a [type, value] pair".into(),
+        )),
         (Type::String, Item::Str(s)) => match std::str::from_utf8(s) {
             Ok(s) => Ok(Value::string(s)),
             Err(_) => Err(fail(path, "string is not valid UTF-8".into())),
         },
-        (Type::Number, item) => number_from(item).map(Value::number).ok_or_else(|| wrong(path, "a non-number")),
+        (Type::Number, item) => number_from(item)
+            .map(Value::number)
+            .ok_or_else(|| wrong(path, "a non-number")),
         (Type::Bool, Item::Bool(b)) => Ok(Value::bool(b)),
         (Type::List(t) | Type::Set(t), Item::Array(n)) => {
             let mut es = Vec::with_capacity(n.min(r.buf.len() - r.pos));
@@ -338,11 +391,18 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
                 es.push(dec(r, t, path, depth + 1)?);
                 path.pop();
             }
-            Ok(if matches!(ty, Type::List(_)) { Value::list((**t).clone(), es) } else { Value::set((**t).clone(), es) })
+            Ok(if matches!(ty, Type::List(_)) {
+                Value::list((**t).clone(), es)
+            } else {
+                Value::set((**t).clone(), es)
+            })
         }
         (Type::Tuple(ts), Item::Array(n)) => {
             if n != ts.len() {
-                return Err(fail(path, format!("tuple of {} elements required, found {n}", ts.len())));
+                return Err(fail(
+                    path,
+                    format!("tuple of {} elements required, found {n}", ts.len()),
+                ));
             }
             let mut es = Vec::with_capacity(n);
             for (i, t) in ts.iter().enumerate() {
@@ -397,7 +457,9 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
 
 fn key(r: &mut Reader<'_>) -> Result<String, String> {
     match r.item()? {
-        Item::Str(s) => String::from_utf8(s.to_vec()).map_err(|_| "map key is not valid UTF-8".to_string()),
+        Item::Str(s) => {
+            String::from_utf8(s.to_vec()).map_err(|_| "map key is not valid UTF-8".to_string())
+        }
         _ => Err("map keys must be strings".into()),
     }
 }
@@ -422,8 +484,13 @@ fn unknown_from_ext(ty: &Type, code: i8, payload: &[u8]) -> Result<Value, String
         }
         return Ok(Value::unknown(ty.clone()));
     }
-    let mut r = Reader { buf: payload, pos: 0 };
-    let Item::Map(n) = r.item()? else { return Err("refinements must be a map".into()) };
+    let mut r = Reader {
+        buf: payload,
+        pos: 0,
+    };
+    let Item::Map(n) = r.item()? else {
+        return Err("refinements must be a map".into());
+    };
     let mut out = Refinements::default();
     for _ in 0..n {
         let k = match r.item()? {
@@ -441,9 +508,13 @@ fn unknown_from_ext(ty: &Type, code: i8, payload: &[u8]) -> Result<Value, String
                 _ => return Err("string prefix refinement must be a string".into()),
             },
             3 | 4 => {
-                let Item::Array(2) = r.item()? else { return Err("number bound must be [number, inclusive]".into()) };
+                let Item::Array(2) = r.item()? else {
+                    return Err("number bound must be [number, inclusive]".into());
+                };
                 let value = number_from(r.item()?).ok_or("number bound must hold a number")?;
-                let Item::Bool(inclusive) = r.item()? else { return Err("number bound inclusiveness must be a bool".into()) };
+                let Item::Bool(inclusive) = r.item()? else {
+                    return Err("number bound inclusiveness must be a bool".into());
+                };
                 let b = Some(Bound { value, inclusive });
                 if k == 3 {
                     out.number_lower = b;

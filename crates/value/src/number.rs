@@ -50,7 +50,9 @@ impl Number {
     /// Parses decimal text as Terraform accepts it: optional sign, digits,
     /// optional fraction and exponent. `Infinity`/`-Infinity` are accepted too.
     pub fn parse(text: &str) -> Result<Number, ParseNumberError> {
-        let err = || ParseNumberError { text: text.to_string() };
+        let err = || ParseNumberError {
+            text: text.to_string(),
+        };
         let t = text.trim();
         match t {
             "Infinity" | "+Infinity" | "+Inf" | "Inf" => return Ok(Number::PosInfinity),
@@ -105,7 +107,11 @@ impl Number {
             return None;
         }
         if f.is_infinite() {
-            return Some(if f > 0.0 { Number::PosInfinity } else { Number::NegInfinity });
+            return Some(if f > 0.0 {
+                Number::PosInfinity
+            } else {
+                Number::NegInfinity
+            });
         }
         if f == 0.0 {
             return Some(Number::zero());
@@ -114,7 +120,11 @@ impl Number {
         let negative = bits >> 63 == 1;
         let exp_bits = ((bits >> 52) & 0x7ff) as i64;
         let frac = bits & ((1u64 << 52) - 1);
-        let (mantissa, exp) = if exp_bits == 0 { (frac, -1074) } else { (frac | (1u64 << 52), exp_bits - 1075) };
+        let (mantissa, exp) = if exp_bits == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1u64 << 52), exp_bits - 1075)
+        };
         let mut m = BigInt::from(mantissa);
         if negative {
             m = -m;
@@ -266,7 +276,11 @@ mod tests {
 
     #[track_caller]
     fn check(input: &str, want: &str) {
-        assert_eq!(Number::parse(input).unwrap().to_string(), want, "input {input}");
+        assert_eq!(
+            Number::parse(input).unwrap().to_string(),
+            want,
+            "input {input}"
+        );
     }
 
     #[test]
@@ -274,7 +288,10 @@ mod tests {
         check("0", "0");
         check("-0", "0");
         check("1.50", "1.5");
-        check("123456789012345678901234567890.125", "123456789012345678901234567890.125");
+        check(
+            "123456789012345678901234567890.125",
+            "123456789012345678901234567890.125",
+        );
         check("1e3", "1000");
         check("1.5e-3", "0.0015");
         check("-12.000", "-12");
@@ -283,7 +300,19 @@ mod tests {
 
     #[test]
     fn rejects_garbage() {
-        for bad in ["", "abc", "1.2.3", "--1", "1e", ".", "0x10", "1e99999999999", "1e9000", ".02e5120101", "1e-9000"] {
+        for bad in [
+            "",
+            "abc",
+            "1.2.3",
+            "--1",
+            "1e",
+            ".",
+            "0x10",
+            "1e99999999999",
+            "1e9000",
+            ".02e5120101",
+            "1e-9000",
+        ] {
             assert!(Number::parse(bad).is_err(), "{bad:?} accepted");
         }
     }
@@ -291,7 +320,10 @@ mod tests {
     #[test]
     fn floats_convert_exactly() {
         assert_eq!(Number::from_f64(0.5).unwrap().to_string(), "0.5");
-        assert_eq!(Number::from_f64(0.1).unwrap().to_string(), "0.1000000000000000055511151231257827021181583404541015625");
+        assert_eq!(
+            Number::from_f64(0.1).unwrap().to_string(),
+            "0.1000000000000000055511151231257827021181583404541015625"
+        );
         assert_eq!(Number::from_f64(-3.0).unwrap().to_i64(), Some(-3));
         assert_eq!(Number::parse("0.1").unwrap().to_f64_exact(), None);
         assert_eq!(Number::parse("2.25").unwrap().to_f64_exact(), Some(2.25));

@@ -96,14 +96,28 @@ impl Path {
             }
             cur = match (step, cur.kind()) {
                 (Step::Attr(n), Kind::Map(m)) if cur.ty().object_type().is_some() => {
-                    m.get(n).ok_or_else(|| PathError::NoAttr { at: at(), name: n.clone() })?
+                    m.get(n).ok_or_else(|| PathError::NoAttr {
+                        at: at(),
+                        name: n.clone(),
+                    })?
                 }
-                (Step::Key(k), Kind::Map(m)) => m.get(k).ok_or_else(|| PathError::NoKey { at: at(), key: k.clone() })?,
+                (Step::Key(k), Kind::Map(m)) => m.get(k).ok_or_else(|| PathError::NoKey {
+                    at: at(),
+                    key: k.clone(),
+                })?,
                 (Step::Index(ix), Kind::Seq(es)) => usize::try_from(*ix)
                     .ok()
                     .and_then(|u| es.get(u))
-                    .ok_or(PathError::NoIndex { at: at(), index: *ix })?,
-                _ => return Err(PathError::WrongStep { at: at(), ty: cur.ty().friendly_name() }),
+                    .ok_or(PathError::NoIndex {
+                        at: at(),
+                        index: *ix,
+                    })?,
+                _ => {
+                    return Err(PathError::WrongStep {
+                        at: at(),
+                        ty: cur.ty().friendly_name(),
+                    })
+                }
             };
         }
         Ok(cur)
@@ -137,12 +151,21 @@ mod tests {
     #[track_caller]
     fn check(path: Path, want_render: &str, want: Result<&str, &str>) {
         let root = Value::object_from([
-            ("a", Value::list(Type::String, vec![Value::string("x"), Value::string("y")])),
-            ("m", Value::map(Type::String, [("k".to_string(), Value::string("v"))].into())),
+            (
+                "a",
+                Value::list(Type::String, vec![Value::string("x"), Value::string("y")]),
+            ),
+            (
+                "m",
+                Value::map(Type::String, [("k".to_string(), Value::string("v"))].into()),
+            ),
             ("n", Value::null(Type::String)),
         ]);
         assert_eq!(path.to_string(), want_render);
-        let got = path.apply(&root).map(|v| v.as_str().unwrap_or("?").to_string()).map_err(|e| e.to_string());
+        let got = path
+            .apply(&root)
+            .map(|v| v.as_str().unwrap_or("?").to_string())
+            .map_err(|e| e.to_string());
         assert_eq!(got, want.map(str::to_string).map_err(str::to_string));
     }
 
@@ -150,9 +173,21 @@ mod tests {
     fn paths() {
         check(Path::root().attr("a").index(1), ".a[1]", Ok("y"));
         check(Path::root().attr("m").key("k"), ".m[\"k\"]", Ok("v"));
-        check(Path::root().attr("a").index(2), ".a[2]", Err(".a: index 2 out of range"));
+        check(
+            Path::root().attr("a").index(2),
+            ".a[2]",
+            Err(".a: index 2 out of range"),
+        );
         check(Path::root().attr("zz"), ".zz", Err(": no attribute \"zz\""));
-        check(Path::root().attr("n").attr("q"), ".n.q", Err(".n: cannot step into a null value"));
-        check(Path::root().attr("a").key("k"), ".a[\"k\"]", Err(".a: a list of string value cannot be indexed this way"));
+        check(
+            Path::root().attr("n").attr("q"),
+            ".n.q",
+            Err(".n: cannot step into a null value"),
+        );
+        check(
+            Path::root().attr("a").key("k"),
+            ".a[\"k\"]",
+            Err(".a: a list of string value cannot be indexed this way"),
+        );
     }
 }

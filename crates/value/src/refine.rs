@@ -40,7 +40,10 @@ impl Refinements {
     }
 
     pub fn not_null() -> Refinements {
-        Refinements { not_null: true, ..Default::default() }
+        Refinements {
+            not_null: true,
+            ..Default::default()
+        }
     }
 
     /// A string prefix refinement; it implies not-null. Long prefixes are
@@ -76,16 +79,44 @@ impl Refinements {
             Kind::Unknown(r) => {
                 let r = r.as_deref().cloned().unwrap_or_default();
                 (!self.not_null || r.not_null)
-                    && self.string_prefix.as_ref().is_none_or(|p| r.string_prefix.as_ref().is_some_and(|q| q.starts_with(p.as_str())))
-                    && self.number_lower.as_ref().is_none_or(|b| r.number_lower.as_ref().is_some_and(|c| lower_within(c, b)))
-                    && self.number_upper.as_ref().is_none_or(|b| r.number_upper.as_ref().is_some_and(|c| upper_within(c, b)))
-                    && self.length_min.is_none_or(|m| r.length_min.is_some_and(|n| n >= m))
-                    && self.length_max.is_none_or(|m| r.length_max.is_some_and(|n| n <= m))
+                    && self.string_prefix.as_ref().is_none_or(|p| {
+                        r.string_prefix
+                            .as_ref()
+                            .is_some_and(|q| q.starts_with(p.as_str()))
+                    })
+                    && self
+                        .number_lower
+                        .as_ref()
+                        .is_none_or(|b| r.number_lower.as_ref().is_some_and(|c| lower_within(c, b)))
+                    && self
+                        .number_upper
+                        .as_ref()
+                        .is_none_or(|b| r.number_upper.as_ref().is_some_and(|c| upper_within(c, b)))
+                    && self
+                        .length_min
+                        .is_none_or(|m| r.length_min.is_some_and(|n| n >= m))
+                    && self
+                        .length_max
+                        .is_none_or(|m| r.length_max.is_some_and(|n| n <= m))
             }
-            Kind::String(s) => self.string_prefix.as_ref().is_none_or(|p| s.starts_with(p.as_str())),
+            Kind::String(s) => self
+                .string_prefix
+                .as_ref()
+                .is_none_or(|p| s.starts_with(p.as_str())),
             Kind::Number(n) => {
-                self.number_lower.as_ref().is_none_or(|b| if b.inclusive { **n >= b.value } else { **n > b.value })
-                    && self.number_upper.as_ref().is_none_or(|b| if b.inclusive { **n <= b.value } else { **n < b.value })
+                self.number_lower.as_ref().is_none_or(|b| {
+                    if b.inclusive {
+                        **n >= b.value
+                    } else {
+                        **n > b.value
+                    }
+                }) && self.number_upper.as_ref().is_none_or(|b| {
+                    if b.inclusive {
+                        **n <= b.value
+                    } else {
+                        **n < b.value
+                    }
+                })
             }
             Kind::Bool(_) => true,
             Kind::Seq(_) | Kind::Set(_) | Kind::Map(_) => {
@@ -117,10 +148,18 @@ impl std::fmt::Display for Refinements {
             parts.push(format!("starts with {}", crate::render::quote(p)));
         }
         if let Some(b) = &self.number_lower {
-            parts.push(format!("{} {}", if b.inclusive { ">=" } else { ">" }, b.value));
+            parts.push(format!(
+                "{} {}",
+                if b.inclusive { ">=" } else { ">" },
+                b.value
+            ));
         }
         if let Some(b) = &self.number_upper {
-            parts.push(format!("{} {}", if b.inclusive { "<=" } else { "<" }, b.value));
+            parts.push(format!(
+                "{} {}",
+                if b.inclusive { "<=" } else { "<" },
+                b.value
+            ));
         }
         match (self.length_min, self.length_max) {
             (None, None) => {}

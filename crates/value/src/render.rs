@@ -75,7 +75,9 @@ impl fmt::Display for Value {
 impl fmt::Debug for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.kind(), self.refinements()) {
-            (Kind::Unknown(_), Some(r)) if !self.is_sensitive() => write!(f, "unknown({}, {r})", self.ty()),
+            (Kind::Unknown(_), Some(r)) if !self.is_sensitive() => {
+                write!(f, "unknown({}, {r})", self.ty())
+            }
             (Kind::Unknown(_), None) if !self.is_sensitive() => write!(f, "unknown({})", self.ty()),
             (Kind::Null, _) if !self.is_sensitive() => write!(f, "null({})", self.ty()),
             _ => write_value(self, f),
@@ -100,10 +102,25 @@ mod tests {
         check(Value::bool(true), "true");
         check(Value::null(Type::String), "null");
         check(Value::unknown(Type::String), "(known after apply)");
-        check(Value::string("hunter2").mark_sensitive(), "(sensitive value)");
-        check(Value::list(Type::String, vec![Value::string("a"), Value::string("s").mark_sensitive()]), r#"["a", (sensitive value)]"#);
-        check(Value::object_from([("a", Value::bool(false))]), "{ a = false }");
-        check(Value::map(Type::Bool, [("k k".to_string(), Value::bool(true))].into()), r#"{ "k k" = true }"#);
+        check(
+            Value::string("hunter2").mark_sensitive(),
+            "(sensitive value)",
+        );
+        check(
+            Value::list(
+                Type::String,
+                vec![Value::string("a"), Value::string("s").mark_sensitive()],
+            ),
+            r#"["a", (sensitive value)]"#,
+        );
+        check(
+            Value::object_from([("a", Value::bool(false))]),
+            "{ a = false }",
+        );
+        check(
+            Value::map(Type::Bool, [("k k".to_string(), Value::bool(true))].into()),
+            r#"{ "k k" = true }"#,
+        );
         check(Value::object(Default::default()), "{}");
     }
 }

@@ -21,13 +21,19 @@ pub struct ObjectType {
 impl ObjectType {
     /// An object type with no optional attributes.
     pub fn new(attrs: BTreeMap<String, Type>) -> ObjectType {
-        ObjectType { attrs, optional: BTreeSet::new() }
+        ObjectType {
+            attrs,
+            optional: BTreeSet::new(),
+        }
     }
 
     /// An object type with optional-attribute markers. Names in `optional`
     /// that are not attributes are dropped.
     pub fn with_optional(attrs: BTreeMap<String, Type>, optional: BTreeSet<String>) -> ObjectType {
-        let optional = optional.into_iter().filter(|n| attrs.contains_key(n)).collect();
+        let optional = optional
+            .into_iter()
+            .filter(|n| attrs.contains_key(n))
+            .collect();
         ObjectType { attrs, optional }
     }
 
@@ -86,7 +92,9 @@ impl Type {
         I: IntoIterator<Item = (S, Type)>,
         S: Into<String>,
     {
-        Type::Object(Arc::new(ObjectType::new(attrs.into_iter().map(|(k, v)| (k.into(), v)).collect())))
+        Type::Object(Arc::new(ObjectType::new(
+            attrs.into_iter().map(|(k, v)| (k.into(), v)).collect(),
+        )))
     }
 
     /// An object type with optional-attribute markers (a type constraint).
@@ -161,7 +169,9 @@ impl Type {
         match self {
             Type::Dynamic | Type::String | Type::Number | Type::Bool => false,
             Type::List(t) | Type::Set(t) | Type::Map(t) => t.has_optional_markers(),
-            Type::Object(o) => !o.optional.is_empty() || o.attrs.values().any(Type::has_optional_markers),
+            Type::Object(o) => {
+                !o.optional.is_empty() || o.attrs.values().any(Type::has_optional_markers)
+            }
             Type::Tuple(ts) => ts.iter().any(Type::has_optional_markers),
         }
     }
@@ -177,7 +187,10 @@ impl Type {
             Type::Set(t) => Type::set(t.without_optional_markers()),
             Type::Map(t) => Type::map(t.without_optional_markers()),
             Type::Object(o) => Type::Object(Arc::new(ObjectType::new(
-                o.attrs.iter().map(|(k, v)| (k.clone(), v.without_optional_markers())).collect(),
+                o.attrs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.without_optional_markers()))
+                    .collect(),
             ))),
             Type::Tuple(ts) => Type::tuple(ts.iter().map(Type::without_optional_markers).collect()),
             other => other.clone(),
@@ -190,15 +203,21 @@ impl Type {
     pub fn conforms_to(&self, want: &Type) -> bool {
         match (self, want) {
             (_, Type::Dynamic) => true,
-            (Type::String, Type::String) | (Type::Number, Type::Number) | (Type::Bool, Type::Bool) => true,
-            (Type::List(a), Type::List(b)) | (Type::Set(a), Type::Set(b)) | (Type::Map(a), Type::Map(b)) => {
-                a.conforms_to(b)
-            }
+            (Type::String, Type::String)
+            | (Type::Number, Type::Number)
+            | (Type::Bool, Type::Bool) => true,
+            (Type::List(a), Type::List(b))
+            | (Type::Set(a), Type::Set(b))
+            | (Type::Map(a), Type::Map(b)) => a.conforms_to(b),
             (Type::Object(a), Type::Object(b)) => {
                 a.attrs.len() == b.attrs.len()
-                    && a.attrs.iter().all(|(k, t)| b.attrs.get(k).is_some_and(|w| t.conforms_to(w)))
+                    && a.attrs
+                        .iter()
+                        .all(|(k, t)| b.attrs.get(k).is_some_and(|w| t.conforms_to(w)))
             }
-            (Type::Tuple(a), Type::Tuple(b)) => a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.conforms_to(y)),
+            (Type::Tuple(a), Type::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.conforms_to(y))
+            }
             _ => false,
         }
     }

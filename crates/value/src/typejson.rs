@@ -27,14 +27,26 @@ pub fn to_json(ty: &Type) -> Json {
         Type::Set(t) => Json::Array(vec!["set".into(), to_json(t)]),
         Type::Map(t) => Json::Array(vec!["map".into(), to_json(t)]),
         Type::Object(o) => {
-            let attrs: serde_json::Map<String, Json> = o.attrs().iter().map(|(k, t)| (k.clone(), to_json(t))).collect();
+            let attrs: serde_json::Map<String, Json> = o
+                .attrs()
+                .iter()
+                .map(|(k, t)| (k.clone(), to_json(t)))
+                .collect();
             let mut parts = vec![Json::from("object"), Json::Object(attrs)];
             if !o.optional().is_empty() {
-                parts.push(Json::Array(o.optional().iter().map(|n| Json::from(n.as_str())).collect()));
+                parts.push(Json::Array(
+                    o.optional()
+                        .iter()
+                        .map(|n| Json::from(n.as_str()))
+                        .collect(),
+                ));
             }
             Json::Array(parts)
         }
-        Type::Tuple(ts) => Json::Array(vec!["tuple".into(), Json::Array(ts.iter().map(to_json).collect())]),
+        Type::Tuple(ts) => Json::Array(vec![
+            "tuple".into(),
+            Json::Array(ts.iter().map(to_json).collect()),
+        ]),
     }
 }
 
@@ -79,29 +91,48 @@ fn parse(json: &Json, depth: usize) -> Result<Type, TypeJsonError> {
                 ("set", 2) => Ok(Type::set(parse(&parts[1], depth + 1)?)),
                 ("map", 2) => Ok(Type::map(parse(&parts[1], depth + 1)?)),
                 ("tuple", 2) => {
-                    let Json::Array(elems) = &parts[1] else { return err("tuple element types must be an array".into()) };
-                    Ok(Type::tuple(elems.iter().map(|e| parse(e, depth + 1)).collect::<Result<_, _>>()?))
+                    let Json::Array(elems) = &parts[1] else {
+                        return err("tuple element types must be an array".into());
+                    };
+                    Ok(Type::tuple(
+                        elems
+                            .iter()
+                            .map(|e| parse(e, depth + 1))
+                            .collect::<Result<_, _>>()?,
+                    ))
                 }
                 ("object", 2 | 3) => {
-                    let Json::Object(attrs) = &parts[1] else { return err("object attribute types must be a JSON object".into()) };
+                    let Json::Object(attrs) = &parts[1] else {
+                        return err("object attribute types must be a JSON object".into());
+                    };
                     let mut out = BTreeMap::new();
                     for (k, v) in attrs {
                         out.insert(k.clone(), parse(v, depth + 1)?);
                     }
                     let mut optional = BTreeSet::new();
                     if let Some(opt) = parts.get(2) {
-                        let Json::Array(names) = opt else { return err("optional attribute names must be an array".into()) };
+                        let Json::Array(names) = opt else {
+                            return err("optional attribute names must be an array".into());
+                        };
                         for n in names {
-                            let Json::String(n) = n else { return err("optional attribute names must be strings".into()) };
+                            let Json::String(n) = n else {
+                                return err("optional attribute names must be strings".into());
+                            };
                             if !out.contains_key(n) {
-                                return err(format!("optional attribute {n:?} is not an attribute of the object"));
+                                return err(format!(
+                                    "optional attribute {n:?} is not an attribute of the object"
+                                ));
                             }
                             optional.insert(n.clone());
                         }
                     }
-                    Ok(Type::Object(Arc::new(ObjectType::with_optional(out, optional))))
+                    Ok(Type::Object(Arc::new(ObjectType::with_optional(
+                        out, optional,
+                    ))))
                 }
-                (k @ ("list" | "set" | "map" | "tuple" | "object"), n) => err(format!("{k} type has {n} parts")),
+                (k @ ("list" | "set" | "map" | "tuple" | "object"), n) => {
+                    err(format!("{k} type has {n} parts"))
+                }
                 (other, _) => err(format!("unknown type kind {other:?}")),
             }
         }
@@ -133,17 +164,32 @@ mod tests {
         check(r#""bool""#, Ok(Type::Bool));
         check(r#""dynamic""#, Ok(Type::Dynamic));
         check(r#"["list","string"]"#, Ok(Type::list(Type::String)));
-        check(r#"["set",["map","bool"]]"#, Ok(Type::set(Type::map(Type::Bool))));
-        check(r#"["object",{"a":"string","b":"number"}]"#, Ok(Type::object([("a", Type::String), ("b", Type::Number)])));
+        check(
+            r#"["set",["map","bool"]]"#,
+            Ok(Type::set(Type::map(Type::Bool))),
+        );
+        check(
+            r#"["object",{"a":"string","b":"number"}]"#,
+            Ok(Type::object([("a", Type::String), ("b", Type::Number)])),
+        );
         check(
             r#"["object",{"a":"string","b":"number"},["b"]]"#,
-            Ok(Type::object_with_optional([("a", Type::String), ("b", Type::Number)], &["b"])),
+            Ok(Type::object_with_optional(
+                [("a", Type::String), ("b", Type::Number)],
+                &["b"],
+            )),
         );
-        check(r#"["tuple",["string",["list","number"]]]"#, Ok(Type::tuple(vec![Type::String, Type::list(Type::Number)])));
+        check(
+            r#"["tuple",["string",["list","number"]]]"#,
+            Ok(Type::tuple(vec![Type::String, Type::list(Type::Number)])),
+        );
         check(r#"["object",{}]"#, Ok(Type::empty_object()));
         check(r#""str""#, Err("unknown primitive type"));
         check(r#"["list"]"#, Err("list type has 1 parts"));
-        check(r#"["object",{"a":"string"},["b"]]"#, Err("not an attribute"));
+        check(
+            r#"["object",{"a":"string"},["b"]]"#,
+            Err("not an attribute"),
+        );
         check(r#"["frob","string"]"#, Err("unknown type kind"));
         check(r#"3"#, Err("must be a string or an array"));
         check(r#"["list","string""#, Err("EOF"));

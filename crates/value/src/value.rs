@@ -48,11 +48,19 @@ impl Value {
     // ---- constructors -------------------------------------------------
 
     pub fn null(ty: Type) -> Value {
-        Value { ty, kind: Kind::Null, sensitive: false }
+        Value {
+            ty,
+            kind: Kind::Null,
+            sensitive: false,
+        }
     }
 
     pub fn unknown(ty: Type) -> Value {
-        Value { ty, kind: Kind::Unknown(None), sensitive: false }
+        Value {
+            ty,
+            kind: Kind::Unknown(None),
+            sensitive: false,
+        }
     }
 
     /// An unknown with refinements; empty refinements give a plain unknown.
@@ -60,27 +68,64 @@ impl Value {
     /// number, bounds on a string), and `dynamic` keeps only not-null.
     pub fn unknown_refined(ty: Type, r: Refinements) -> Value {
         let r = match &ty {
-            Type::String => Refinements { number_lower: None, number_upper: None, length_min: None, length_max: None, ..r },
-            Type::Number => Refinements { string_prefix: None, length_min: None, length_max: None, ..r },
-            Type::List(_) | Type::Set(_) | Type::Map(_) => {
-                Refinements { string_prefix: None, number_lower: None, number_upper: None, ..r }
-            }
-            _ => Refinements { not_null: r.not_null, ..Default::default() },
+            Type::String => Refinements {
+                number_lower: None,
+                number_upper: None,
+                length_min: None,
+                length_max: None,
+                ..r
+            },
+            Type::Number => Refinements {
+                string_prefix: None,
+                length_min: None,
+                length_max: None,
+                ..r
+            },
+            Type::List(_) | Type::Set(_) | Type::Map(_) => Refinements {
+                string_prefix: None,
+                number_lower: None,
+                number_upper: None,
+                ..r
+            },
+            _ => Refinements {
+                not_null: r.not_null,
+                ..Default::default()
+            },
         };
-        let kind = if r.is_empty() { Kind::Unknown(None) } else { Kind::Unknown(Some(Arc::new(r))) };
-        Value { ty, kind, sensitive: false }
+        let kind = if r.is_empty() {
+            Kind::Unknown(None)
+        } else {
+            Kind::Unknown(Some(Arc::new(r)))
+        };
+        Value {
+            ty,
+            kind,
+            sensitive: false,
+        }
     }
 
     pub fn string(s: impl Into<Arc<str>>) -> Value {
-        Value { ty: Type::String, kind: Kind::String(s.into()), sensitive: false }
+        Value {
+            ty: Type::String,
+            kind: Kind::String(s.into()),
+            sensitive: false,
+        }
     }
 
     pub fn number(n: impl Into<Number>) -> Value {
-        Value { ty: Type::Number, kind: Kind::Number(Arc::new(n.into())), sensitive: false }
+        Value {
+            ty: Type::Number,
+            kind: Kind::Number(Arc::new(n.into())),
+            sensitive: false,
+        }
     }
 
     pub fn bool(b: bool) -> Value {
-        Value { ty: Type::Bool, kind: Kind::Bool(b), sensitive: false }
+        Value {
+            ty: Type::Bool,
+            kind: Kind::Bool(b),
+            sensitive: false,
+        }
     }
 
     /// A list. `elem` is the element type; when it is `dynamic` and there
@@ -88,7 +133,11 @@ impl Value {
     pub fn list(elem: Type, mut elems: Vec<Value>) -> Value {
         let elem = concrete_elem(elem, &elems);
         retype_untyped(&elem, &mut elems);
-        Value { ty: Type::list(elem), kind: Kind::Seq(elems.into()), sensitive: false }
+        Value {
+            ty: Type::list(elem),
+            kind: Kind::Seq(elems.into()),
+            sensitive: false,
+        }
     }
 
     /// A set: elements are put in canonical order and duplicates merged
@@ -99,29 +148,53 @@ impl Value {
     pub fn set(elem: Type, mut elems: Vec<Value>) -> Value {
         let elem = concrete_elem(elem, &elems);
         retype_untyped(&elem, &mut elems);
-        Value { ty: Type::set(elem), kind: Kind::Set(canonical_set(elems).into()), sensitive: false }
+        Value {
+            ty: Type::set(elem),
+            kind: Kind::Set(canonical_set(elems).into()),
+            sensitive: false,
+        }
     }
 
     pub fn map(elem: Type, mut entries: BTreeMap<String, Value>) -> Value {
         let elem = if elem.has_dynamic() {
-            entries.values().map(|e| e.ty()).find(|t| !t.is_dynamic()).cloned().unwrap_or(elem)
+            entries
+                .values()
+                .map(|e| e.ty())
+                .find(|t| !t.is_dynamic())
+                .cloned()
+                .unwrap_or(elem)
         } else {
             elem
         };
         if !elem.is_dynamic() {
             for e in entries.values_mut() {
-                if e.ty.is_dynamic() && !matches!(e.kind, Kind::Seq(_) | Kind::Set(_) | Kind::Map(_)) {
+                if e.ty.is_dynamic()
+                    && !matches!(e.kind, Kind::Seq(_) | Kind::Set(_) | Kind::Map(_))
+                {
                     e.ty = elem.clone();
                 }
             }
         }
-        Value { ty: Type::map(elem), kind: Kind::Map(Arc::new(entries)), sensitive: false }
+        Value {
+            ty: Type::map(elem),
+            kind: Kind::Map(Arc::new(entries)),
+            sensitive: false,
+        }
     }
 
     /// An object whose type is taken from its attribute values.
     pub fn object(attrs: BTreeMap<String, Value>) -> Value {
-        let ty = Type::Object(Arc::new(ObjectType::new(attrs.iter().map(|(k, v)| (k.clone(), v.ty.clone())).collect())));
-        Value { ty, kind: Kind::Map(Arc::new(attrs)), sensitive: false }
+        let ty = Type::Object(Arc::new(ObjectType::new(
+            attrs
+                .iter()
+                .map(|(k, v)| (k.clone(), v.ty.clone()))
+                .collect(),
+        )));
+        Value {
+            ty,
+            kind: Kind::Map(Arc::new(attrs)),
+            sensitive: false,
+        }
     }
 
     /// An object of a known type: the type is reused as is unless it has
@@ -131,7 +204,11 @@ impl Value {
         if ty.has_dynamic() || ty.has_optional_markers() || !matches!(ty, Type::Object(_)) {
             return Value::object(attrs);
         }
-        Value { ty: ty.clone(), kind: Kind::Map(Arc::new(attrs)), sensitive: false }
+        Value {
+            ty: ty.clone(),
+            kind: Kind::Map(Arc::new(attrs)),
+            sensitive: false,
+        }
     }
 
     /// Convenience: an object from `(name, value)` pairs.
@@ -145,14 +222,22 @@ impl Value {
 
     pub fn tuple(elems: Vec<Value>) -> Value {
         let ty = Type::tuple(elems.iter().map(|v| v.ty.clone()).collect());
-        Value { ty, kind: Kind::Seq(elems.into()), sensitive: false }
+        Value {
+            ty,
+            kind: Kind::Seq(elems.into()),
+            sensitive: false,
+        }
     }
 
     /// Internal: a value with the given parts, no checks. Used by decoders
     /// and conversions that already guarantee the invariants.
     #[allow(dead_code)]
     pub(crate) fn from_parts(ty: Type, kind: Kind) -> Value {
-        Value { ty, kind, sensitive: false }
+        Value {
+            ty,
+            kind,
+            sensitive: false,
+        }
     }
 
     // ---- inspection ---------------------------------------------------
@@ -297,13 +382,21 @@ impl Value {
             Kind::Map(m) => Kind::Map(Arc::new(m.iter().map(|(k, v)| (k.clone(), f(v))).collect())),
             other => other.clone(),
         };
-        Value { ty: self.ty.clone(), kind, sensitive: self.sensitive }
+        Value {
+            ty: self.ty.clone(),
+            kind,
+            sensitive: self.sensitive,
+        }
     }
 
     /// The same value with refinements removed everywhere.
     pub fn strip_refinements(&self) -> Value {
         match &self.kind {
-            Kind::Unknown(Some(_)) => Value { ty: self.ty.clone(), kind: Kind::Unknown(None), sensitive: self.sensitive },
+            Kind::Unknown(Some(_)) => Value {
+                ty: self.ty.clone(),
+                kind: Kind::Unknown(None),
+                sensitive: self.sensitive,
+            },
             Kind::Seq(_) | Kind::Set(_) | Kind::Map(_) if !self.is_wholly_known() => {
                 self.map_children(Value::strip_refinements)
             }
@@ -318,32 +411,48 @@ impl Value {
     /// are equal; nulls are equal when their types are (a `dynamic` null
     /// equals any null).
     pub fn eq_ignoring_refinements(&self, other: &Value) -> bool {
-        if let (Kind::Seq(a), Kind::Seq(b)) | (Kind::Set(a), Kind::Set(b)) = (&self.kind, &other.kind) {
+        if let (Kind::Seq(a), Kind::Seq(b)) | (Kind::Set(a), Kind::Set(b)) =
+            (&self.kind, &other.kind)
+        {
             if Arc::ptr_eq(a, b) {
                 return self.ty == other.ty;
             }
         }
         match (&self.kind, &other.kind) {
-            (Kind::Null, Kind::Null) => self.ty == other.ty || self.ty.is_dynamic() || other.ty.is_dynamic(),
-            (Kind::Unknown(_), Kind::Unknown(_)) => self.ty == other.ty || self.ty.is_dynamic() || other.ty.is_dynamic(),
+            (Kind::Null, Kind::Null) => {
+                self.ty == other.ty || self.ty.is_dynamic() || other.ty.is_dynamic()
+            }
+            (Kind::Unknown(_), Kind::Unknown(_)) => {
+                self.ty == other.ty || self.ty.is_dynamic() || other.ty.is_dynamic()
+            }
             (Kind::String(a), Kind::String(b)) => a == b,
             (Kind::Number(a), Kind::Number(b)) => a == b,
             (Kind::Bool(a), Kind::Bool(b)) => a == b,
             (Kind::Seq(a), Kind::Seq(b)) => {
-                self.same_shape(other) && a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.eq_ignoring_refinements(y))
+                self.same_shape(other)
+                    && a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| x.eq_ignoring_refinements(y))
             }
             (Kind::Set(a), Kind::Set(b)) => {
                 if !self.same_shape(other) || a.len() != b.len() {
                     return false;
                 }
-                if a.iter().zip(b.iter()).all(|(x, y)| x.eq_ignoring_refinements(y)) {
+                if a.iter()
+                    .zip(b.iter())
+                    .all(|(x, y)| x.eq_ignoring_refinements(y))
+                {
                     return true;
                 }
                 // Refinements can change the canonical order of unknowns:
                 // fall back to matching each element once.
                 let mut used = vec![false; b.len()];
                 a.iter().all(|x| {
-                    let hit = b.iter().enumerate().find(|(i, y)| !used[*i] && x.eq_ignoring_refinements(y));
+                    let hit = b
+                        .iter()
+                        .enumerate()
+                        .find(|(i, y)| !used[*i] && x.eq_ignoring_refinements(y));
                     hit.map(|(i, _)| used[i] = true).is_some()
                 })
             }
@@ -351,7 +460,9 @@ impl Value {
                 Arc::ptr_eq(a, b)
                     || (self.same_shape(other)
                         && a.len() == b.len()
-                        && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| ka == kb && va.eq_ignoring_refinements(vb)))
+                        && a.iter()
+                            .zip(b.iter())
+                            .all(|((ka, va), (kb, vb))| ka == kb && va.eq_ignoring_refinements(vb)))
             }
             _ => false,
         }
@@ -422,7 +533,9 @@ impl PartialEq for Value {
             (Kind::String(a), Kind::String(b)) => a == b,
             (Kind::Number(a), Kind::Number(b)) => a == b,
             (Kind::Bool(a), Kind::Bool(b)) => a == b,
-            (Kind::Seq(a), Kind::Seq(b)) | (Kind::Set(a), Kind::Set(b)) => Arc::ptr_eq(a, b) || a[..] == b[..],
+            (Kind::Seq(a), Kind::Seq(b)) | (Kind::Set(a), Kind::Set(b)) => {
+                Arc::ptr_eq(a, b) || a[..] == b[..]
+            }
             (Kind::Map(a), Kind::Map(b)) => Arc::ptr_eq(a, b) || a == b,
             _ => false,
         }
@@ -438,7 +551,12 @@ fn concrete_elem(elem: Type, elems: &[Value]) -> Type {
     if !elem.has_dynamic() {
         return elem;
     }
-    elems.iter().map(|e| e.ty()).find(|t| !t.is_dynamic()).cloned().unwrap_or(elem)
+    elems
+        .iter()
+        .map(|e| e.ty())
+        .find(|t| !t.is_dynamic())
+        .cloned()
+        .unwrap_or(elem)
 }
 
 /// Gives untyped (dynamic) nulls and unknowns among `elems` the collection's
@@ -463,7 +581,11 @@ pub(crate) fn canonical_set(mut elems: Vec<Value>) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::with_capacity(elems.len());
     for e in elems {
         match out.last_mut() {
-            Some(last) if e.is_wholly_known() && last.total_cmp(&e) == Ordering::Equal && same_ignoring_marks(last, &e) => {
+            Some(last)
+                if e.is_wholly_known()
+                    && last.total_cmp(&e) == Ordering::Equal
+                    && same_ignoring_marks(last, &e) =>
+            {
                 if e.has_sensitive() && !last.has_sensitive() {
                     *last = e;
                 }
@@ -517,7 +639,10 @@ mod tests {
         let reversed = Value::set(elems[0].ty().clone(), elems.into_iter().rev().collect());
         assert_eq!(set, reversed, "{name}: order");
         if name.contains("sensitive") {
-            assert!(set.elements().unwrap()[0].has_sensitive(), "{name}: mark lost");
+            assert!(
+                set.elements().unwrap()[0].has_sensitive(),
+                "{name}: mark lost"
+            );
         }
     }
 }

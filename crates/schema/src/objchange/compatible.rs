@@ -18,7 +18,13 @@ pub fn assert_object_compatible(schema: &Block, planned: &Value, actual: &Value)
     errs
 }
 
-fn check_object(schema: &Block, planned: &Value, actual: &Value, path: &mut Path, errs: &mut Vec<PlanError>) {
+fn check_object(
+    schema: &Block,
+    planned: &Value,
+    actual: &Value,
+    path: &mut Path,
+    errs: &mut Vec<PlanError>,
+) {
     let root = if path.is_root() { "Root object " } else { "" };
     if planned.is_null() && !actual.is_null() {
         errs.push(err(path, format!("{root}was absent, but now present")));
@@ -35,7 +41,8 @@ fn check_object(schema: &Block, planned: &Value, actual: &Value, path: &mut Path
         let ty = || attr.implied_type();
         let (p, a) = (attr_of(planned, name, ty), attr_of(actual, name, ty));
         path.push(Step::Attr(name.clone()));
-        let sensitive = attr.sensitive || p.has_sensitive() || a.has_sensitive() || nested_sensitive(attr);
+        let sensitive =
+            attr.sensitive || p.has_sensitive() || a.has_sensitive() || nested_sensitive(attr);
         let mut found = Vec::new();
         check_value(&p.unmark_deep(), &a.unmark_deep(), path, &mut found);
         if sensitive && !found.is_empty() {
@@ -47,7 +54,10 @@ fn check_object(schema: &Block, planned: &Value, actual: &Value, path: &mut Path
     }
     for (name, bt) in &schema.block_types {
         let ty = || bt.implied_type();
-        let (p, a) = (attr_of(planned, name, ty).unmark_deep(), attr_of(actual, name, ty).unmark_deep());
+        let (p, a) = (
+            attr_of(planned, name, ty).unmark_deep(),
+            attr_of(actual, name, ty).unmark_deep(),
+        );
         path.push(Step::Attr(name.clone()));
         check_block(bt.nesting, &bt.block, &p, &a, path, errs);
         path.pop();
@@ -56,10 +66,21 @@ fn check_object(schema: &Block, planned: &Value, actual: &Value, path: &mut Path
 
 /// Whether a nested-attribute object declares sensitive attributes inside.
 fn nested_sensitive(attr: &crate::Attribute) -> bool {
-    attr.nested_object().is_some_and(|o| o.attributes.values().any(|a| a.sensitive || nested_sensitive(a)))
+    attr.nested_object().is_some_and(|o| {
+        o.attributes
+            .values()
+            .any(|a| a.sensitive || nested_sensitive(a))
+    })
 }
 
-fn check_block(nesting: BlockNesting, block: &Block, planned: &Value, actual: &Value, path: &mut Path, errs: &mut Vec<PlanError>) {
+fn check_block(
+    nesting: BlockNesting,
+    block: &Block,
+    planned: &Value,
+    actual: &Value,
+    path: &mut Path,
+    errs: &mut Vec<PlanError>,
+) {
     if block.computed && nesting != BlockNesting::Single && actual.is_null() && !planned.is_null() {
         errs.push(err(path, "null block value after apply"));
         return;
@@ -76,9 +97,14 @@ fn check_block(nesting: BlockNesting, block: &Block, planned: &Value, actual: &V
             check_object(block, planned, actual, path, errs);
         }
         BlockNesting::List => {
-            let (Some(pl), Some(al)) = (planned.elements(), actual.elements()) else { return };
+            let (Some(pl), Some(al)) = (planned.elements(), actual.elements()) else {
+                return;
+            };
             if pl.len() != al.len() {
-                errs.push(err(path, format!("block count changed from {} to {}", pl.len(), al.len())));
+                errs.push(err(
+                    path,
+                    format!("block count changed from {} to {}", pl.len(), al.len()),
+                ));
                 return;
             }
             for (i, (p, a)) in pl.iter().zip(al.iter()).enumerate() {
@@ -91,14 +117,20 @@ fn check_block(nesting: BlockNesting, block: &Block, planned: &Value, actual: &V
             if !planned.is_known() || planned.is_null() || actual.is_null() {
                 return;
             }
-            let (Some(pm), Some(am)) = (planned.entries(), actual.entries()) else { return };
+            let (Some(pm), Some(am)) = (planned.entries(), actual.entries()) else {
+                return;
+            };
             let object = matches!(planned.ty(), Type::Object(_));
             for (k, p) in pm.iter() {
                 let Some(a) = am.get(k) else {
                     errs.push(err(path, format!("block key {k:?} has vanished")));
                     continue;
                 };
-                path.push(if object { Step::Attr(k.clone()) } else { Step::Key(k.clone()) });
+                path.push(if object {
+                    Step::Attr(k.clone())
+                } else {
+                    Step::Key(k.clone())
+                });
                 check_object(block, p, a, path, errs);
                 path.pop();
             }
@@ -107,14 +139,19 @@ fn check_block(nesting: BlockNesting, block: &Block, planned: &Value, actual: &V
             }
         }
         BlockNesting::Set => {
-            let (Some(pl), Some(al)) = (planned.elements(), actual.elements()) else { return };
+            let (Some(pl), Some(al)) = (planned.elements(), actual.elements()) else {
+                return;
+            };
             correlate_sets(pl, al, path, errs, |p, a| {
                 let mut e = Vec::new();
                 check_object(block, p, a, &mut Path::root(), &mut e);
                 e.is_empty()
             });
             if pl.len() < al.len() {
-                errs.push(err(path, format!("block set length changed from {} to {}", pl.len(), al.len())));
+                errs.push(err(
+                    path,
+                    format!("block set length changed from {} to {}", pl.len(), al.len()),
+                ));
             }
         }
     }
@@ -125,14 +162,29 @@ fn check_value(planned: &Value, actual: &Value, path: &mut Path, errs: &mut Vec<
         return;
     }
     if !actual.ty().conforms_to(planned.ty()) {
-        errs.push(err(path, format!("wrong final value type: {} required, but now {}", planned.ty(), actual.ty())));
+        errs.push(err(
+            path,
+            format!(
+                "wrong final value type: {} required, but now {}",
+                planned.ty(),
+                actual.ty()
+            ),
+        ));
         return;
     }
     if !planned.is_known() {
         let admitted = planned.refinements().is_none_or(|r| r.admits(actual));
         if !admitted {
-            let placeholder = planned.refinements().map(|r| format!("(known after apply: {r})")).unwrap_or_default();
-            errs.push(err(path, format!("final value {actual} does not conform to planning placeholder {placeholder}")));
+            let placeholder = planned
+                .refinements()
+                .map(|r| format!("(known after apply: {r})"))
+                .unwrap_or_default();
+            errs.push(err(
+                path,
+                format!(
+                    "final value {actual} does not conform to planning placeholder {placeholder}"
+                ),
+            ));
         }
         return;
     }
@@ -173,7 +225,11 @@ fn check_value(planned: &Value, actual: &Value, path: &mut Path, errs: &mut Vec<
             for (k, p) in pm.iter() {
                 match am.get(k) {
                     Some(a) => {
-                        path.push(if object { Step::Attr(k.clone()) } else { Step::Key(k.clone()) });
+                        path.push(if object {
+                            Step::Attr(k.clone())
+                        } else {
+                            Step::Key(k.clone())
+                        });
                         check_value(p, a, path, errs);
                         path.pop();
                     }
@@ -191,7 +247,10 @@ fn check_value(planned: &Value, actual: &Value, path: &mut Path, errs: &mut Vec<
                 e.is_empty()
             });
             if pl.len() < al.len() {
-                errs.push(err(path, format!("length changed from {} to {}", pl.len(), al.len())));
+                errs.push(err(
+                    path,
+                    format!("length changed from {} to {}", pl.len(), al.len()),
+                ));
             }
         }
         _ => {
@@ -205,7 +264,13 @@ fn check_value(planned: &Value, actual: &Value, path: &mut Path, errs: &mut Vec<
 /// Every planned element must be compatible with some actual element and
 /// vice versa. Equal elements pair up first, so the common case of an
 /// unchanged set stays linear; the rest are compared pairwise.
-fn correlate_sets(planned: &[Value], actual: &[Value], path: &Path, errs: &mut Vec<PlanError>, compatible: impl Fn(&Value, &Value) -> bool) {
+fn correlate_sets(
+    planned: &[Value],
+    actual: &[Value],
+    path: &Path,
+    errs: &mut Vec<PlanError>,
+    compatible: impl Fn(&Value, &Value) -> bool,
+) {
     let mut p_ok = vec![false; planned.len()];
     let mut a_ok = vec![false; actual.len()];
     for (i, p) in planned.iter().enumerate() {
@@ -231,7 +296,13 @@ fn correlate_sets(planned: &[Value], actual: &[Value], path: &Path, errs: &mut V
     for (i, ok) in p_ok.iter().enumerate() {
         if !ok {
             found = true;
-            errs.push(err(path, format!("planned set element {} does not correlate with any element in actual", planned[i])));
+            errs.push(err(
+                path,
+                format!(
+                    "planned set element {} does not correlate with any element in actual",
+                    planned[i]
+                ),
+            ));
         }
     }
     if found {
@@ -239,7 +310,13 @@ fn correlate_sets(planned: &[Value], actual: &[Value], path: &Path, errs: &mut V
     }
     for (j, ok) in a_ok.iter().enumerate() {
         if !ok {
-            errs.push(err(path, format!("actual set element {} does not correlate with any element in plan", actual[j])));
+            errs.push(err(
+                path,
+                format!(
+                    "actual set element {} does not correlate with any element in plan",
+                    actual[j]
+                ),
+            ));
         }
     }
 }

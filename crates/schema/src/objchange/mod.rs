@@ -47,7 +47,10 @@ impl fmt::Display for PlanError {
 impl std::error::Error for PlanError {}
 
 fn err(path: &Path, message: impl Into<String>) -> PlanError {
-    PlanError { path: path.clone(), message: message.into() }
+    PlanError {
+        path: path.clone(),
+        message: message.into(),
+    }
 }
 
 /// The schema of one element of a nested block or nested attribute: blocks

@@ -13,13 +13,25 @@ use std::collections::BTreeMap;
 use terrane_value::{Path, Step, Type, Value};
 
 /// All the ways `planned` breaks the rules; empty when the plan is valid.
-pub fn assert_plan_valid(schema: &Block, prior: &Value, config: &Value, planned: &Value) -> Vec<PlanError> {
+pub fn assert_plan_valid(
+    schema: &Block,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+) -> Vec<PlanError> {
     let mut errs = Vec::new();
     check_block(schema, prior, config, planned, &mut Path::root(), &mut errs);
     errs
 }
 
-fn check_block(schema: &Block, prior: &Value, config: &Value, planned: &Value, path: &mut Path, errs: &mut Vec<PlanError>) {
+fn check_block(
+    schema: &Block,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    path: &mut Path,
+    errs: &mut Vec<PlanError>,
+) {
     if planned.is_null() && !config.is_null() {
         errs.push(err(path, "planned for absence but config wants existence"));
         return;
@@ -37,8 +49,14 @@ fn check_block(schema: &Block, prior: &Value, config: &Value, planned: &Value, p
         let ty = || bt.implied_type();
         let planned_v = attr_of(planned, name, ty);
         let config_v = attr_of(config, name, ty);
-        let prior_v = if prior.is_null() { Value::null(ty()) } else { attr_of(prior, name, ty) };
-        check_nested_block(bt.nesting, &bt.block, &prior_v, &config_v, &planned_v, path, errs);
+        let prior_v = if prior.is_null() {
+            Value::null(ty())
+        } else {
+            attr_of(prior, name, ty)
+        };
+        check_nested_block(
+            bt.nesting, &bt.block, &prior_v, &config_v, &planned_v, path, errs,
+        );
         path.pop();
     }
 }
@@ -58,7 +76,10 @@ fn check_nested_block(
         return;
     }
     if !config.is_known() {
-        errs.push(err(path, format!("planned value {planned} for unknown dynamic block")));
+        errs.push(err(
+            path,
+            format!("planned value {planned} for unknown dynamic block"),
+        ));
         return;
     }
     if config.is_null() && block.computed {
@@ -84,9 +105,19 @@ fn check_nested_block(
     let elem_ty = block.implied_type();
     match nesting {
         BlockNesting::List => {
-            let (pl, cl) = (planned.elements().unwrap_or(&[]), config.elements().unwrap_or(&[]));
+            let (pl, cl) = (
+                planned.elements().unwrap_or(&[]),
+                config.elements().unwrap_or(&[]),
+            );
             if pl.len() != cl.len() {
-                errs.push(err(path, format!("block count in plan ({}) disagrees with count in config ({})", pl.len(), cl.len())));
+                errs.push(err(
+                    path,
+                    format!(
+                        "block count in plan ({}) disagrees with count in config ({})",
+                        pl.len(),
+                        cl.len()
+                    ),
+                ));
                 return;
             }
             for (i, (pev, cev)) in pl.iter().zip(cl.iter()).enumerate() {
@@ -94,7 +125,11 @@ fn check_nested_block(
                 if !pev.is_known() {
                     errs.push(err(path, UNKNOWN_ELEMENT));
                 } else {
-                    let prior_ev = prior.elements().and_then(|es| es.get(i)).cloned().unwrap_or_else(|| Value::null(elem_ty.clone()));
+                    let prior_ev = prior
+                        .elements()
+                        .and_then(|es| es.get(i))
+                        .cloned()
+                        .unwrap_or_else(|| Value::null(elem_ty.clone()));
                     check_block(block, &prior_ev, cev, pev, path, errs);
                 }
                 path.pop();
@@ -102,24 +137,41 @@ fn check_nested_block(
         }
         BlockNesting::Map => {
             let empty = BTreeMap::new();
-            let (pm, cm) = (planned.entries().unwrap_or(&empty), config.entries().unwrap_or(&empty));
+            let (pm, cm) = (
+                planned.entries().unwrap_or(&empty),
+                config.entries().unwrap_or(&empty),
+            );
             let object = matches!(planned.ty(), Type::Object(_));
             for (k, pev) in pm.iter() {
                 let Some(cev) = cm.get(k) else {
-                    errs.push(err(path, format!("block key {k:?} from plan is not present in config")));
+                    errs.push(err(
+                        path,
+                        format!("block key {k:?} from plan is not present in config"),
+                    ));
                     continue;
                 };
-                path.push(if object { Step::Attr(k.clone()) } else { Step::Key(k.clone()) });
+                path.push(if object {
+                    Step::Attr(k.clone())
+                } else {
+                    Step::Key(k.clone())
+                });
                 if !pev.is_known() {
                     errs.push(err(path, UNKNOWN_ELEMENT));
                 } else {
-                    let prior_ev = prior.entries().and_then(|m| m.get(k)).cloned().unwrap_or_else(|| Value::null(elem_ty.clone()));
+                    let prior_ev = prior
+                        .entries()
+                        .and_then(|m| m.get(k))
+                        .cloned()
+                        .unwrap_or_else(|| Value::null(elem_ty.clone()));
                     check_block(block, &prior_ev, cev, pev, path, errs);
                 }
                 path.pop();
             }
             for k in cm.keys().filter(|k| !pm.contains_key(*k)) {
-                errs.push(err(path, format!("block key {k:?} from config is not present in plan")));
+                errs.push(err(
+                    path,
+                    format!("block key {k:?} from config is not present in plan"),
+                ));
             }
         }
         _ => {
@@ -136,19 +188,37 @@ fn check_nested_block(
     }
 }
 
-fn check_attributes(attrs: &BTreeMap<String, Attribute>, prior: &Value, config: &Value, planned: &Value, path: &mut Path, errs: &mut Vec<PlanError>) {
+fn check_attributes(
+    attrs: &BTreeMap<String, Attribute>,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    path: &mut Path,
+    errs: &mut Vec<PlanError>,
+) {
     for (name, attr) in attrs {
         let ty = || attr.implied_type();
         let planned_v = attr_of(planned, name, ty);
         let config_v = attr_of(config, name, ty);
-        let prior_v = if prior.is_null() { Value::null(ty()) } else { attr_of(prior, name, ty) };
+        let prior_v = if prior.is_null() {
+            Value::null(ty())
+        } else {
+            attr_of(prior, name, ty)
+        };
         path.push(Step::Attr(name.clone()));
         check_value(attr, &prior_v, &config_v, &planned_v, path, errs);
         path.pop();
     }
 }
 
-fn check_value(attr: &Attribute, prior: &Value, config: &Value, planned: &Value, path: &mut Path, errs: &mut Vec<PlanError>) {
+fn check_value(
+    attr: &Attribute,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    path: &mut Path,
+    errs: &mut Vec<PlanError>,
+) {
     if planned.eq_ignoring_refinements(config) {
         return;
     }
@@ -157,7 +227,10 @@ fn check_value(attr: &Attribute, prior: &Value, config: &Value, planned: &Value,
     }
     if attr.write_only {
         if !planned.is_null() {
-            errs.push(err(path, "planned value for write-only attribute is not null"));
+            errs.push(err(
+                path,
+                "planned value for write-only attribute is not null",
+            ));
         }
         return;
     }
@@ -167,11 +240,18 @@ fn check_value(attr: &Attribute, prior: &Value, config: &Value, planned: &Value,
     if config.is_null() && attr.computed {
         return;
     }
-    let sensitive = attr.sensitive || planned.has_sensitive() || config.has_sensitive() || prior.has_sensitive();
+    let sensitive = attr.sensitive
+        || planned.has_sensitive()
+        || config.has_sensitive()
+        || prior.has_sensitive();
     if config.is_null() && !planned.is_null() {
         errs.push(err(
             path,
-            if sensitive { "planned value for a non-computed attribute".to_string() } else { format!("planned value {planned} for a non-computed attribute") },
+            if sensitive {
+                "planned value for a non-computed attribute".to_string()
+            } else {
+                format!("planned value {planned} for a non-computed attribute")
+            },
         ));
         return;
     }
@@ -182,13 +262,24 @@ fn check_value(attr: &Attribute, prior: &Value, config: &Value, planned: &Value,
     let message = match (prior.is_null(), sensitive) {
         (true, true) => "sensitive planned value does not match config value".to_string(),
         (true, false) => format!("planned value {planned} does not match config value {config}"),
-        (false, true) => "sensitive planned value does not match config value nor prior value".to_string(),
-        (false, false) => format!("planned value {planned} does not match config value {config} nor prior value {prior}"),
+        (false, true) => {
+            "sensitive planned value does not match config value nor prior value".to_string()
+        }
+        (false, false) => format!(
+            "planned value {planned} does not match config value {config} nor prior value {prior}"
+        ),
     };
     errs.push(err(path, message));
 }
 
-fn check_nested_object(obj: &NestedObject, prior: &Value, config: &Value, planned: &Value, path: &mut Path, errs: &mut Vec<PlanError>) {
+fn check_nested_object(
+    obj: &NestedObject,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    path: &mut Path,
+    errs: &mut Vec<PlanError>,
+) {
     if planned.is_null() && !config.is_null() {
         errs.push(err(path, "planned for absence but config wants existence"));
         return;
@@ -206,7 +297,9 @@ fn check_nested_object(obj: &NestedObject, prior: &Value, config: &Value, planne
     }
     let nested = Nested::Object(obj);
     match obj.nesting {
-        ObjectNesting::Single => check_attributes(&obj.attributes, prior, config, planned, path, errs),
+        ObjectNesting::Single => {
+            check_attributes(&obj.attributes, prior, config, planned, path, errs)
+        }
         ObjectNesting::List => {
             let (Some(pl), Some(cl)) = (planned.elements(), config.elements()) else {
                 if config.is_known() {
@@ -215,11 +308,22 @@ fn check_nested_object(obj: &NestedObject, prior: &Value, config: &Value, planne
                 return;
             };
             if pl.len() != cl.len() {
-                errs.push(err(path, format!("count in plan ({}) disagrees with count in config ({})", pl.len(), cl.len())));
+                errs.push(err(
+                    path,
+                    format!(
+                        "count in plan ({}) disagrees with count in config ({})",
+                        pl.len(),
+                        cl.len()
+                    ),
+                ));
                 return;
             }
             for (i, (pev, cev)) in pl.iter().zip(cl.iter()).enumerate() {
-                let prior_ev = prior.elements().and_then(|es| es.get(i)).cloned().unwrap_or_else(|| Value::null(nested.element_type()));
+                let prior_ev = prior
+                    .elements()
+                    .and_then(|es| es.get(i))
+                    .cloned()
+                    .unwrap_or_else(|| Value::null(nested.element_type()));
                 path.push(Step::Index(i as i64));
                 check_attributes(&obj.attributes, &prior_ev, cev, pev, path, errs);
                 path.pop();
@@ -233,29 +337,55 @@ fn check_nested_object(obj: &NestedObject, prior: &Value, config: &Value, planne
                 return;
             };
             if pm.len() != cm.len() {
-                errs.push(err(path, format!("count in plan ({}) disagrees with count in config ({})", pm.len(), cm.len())));
+                errs.push(err(
+                    path,
+                    format!(
+                        "count in plan ({}) disagrees with count in config ({})",
+                        pm.len(),
+                        cm.len()
+                    ),
+                ));
                 return;
             }
             for (k, pev) in pm.iter() {
                 let Some(cev) = cm.get(k) else {
-                    errs.push(err(path, format!("map key {k:?} from plan is not present in config")));
+                    errs.push(err(
+                        path,
+                        format!("map key {k:?} from plan is not present in config"),
+                    ));
                     continue;
                 };
-                let prior_ev = prior.entries().and_then(|m| m.get(k)).cloned().unwrap_or_else(|| Value::null(nested.element_type()));
+                let prior_ev = prior
+                    .entries()
+                    .and_then(|m| m.get(k))
+                    .cloned()
+                    .unwrap_or_else(|| Value::null(nested.element_type()));
                 path.push(Step::Key(k.clone()));
                 check_attributes(&obj.attributes, &prior_ev, cev, pev, path, errs);
                 path.pop();
             }
             for k in cm.keys().filter(|k| !pm.contains_key(*k)) {
-                errs.push(err(path, format!("map key {k:?} from config is not present in plan")));
+                errs.push(err(
+                    path,
+                    format!("map key {k:?} from config is not present in plan"),
+                ));
             }
         }
         ObjectNesting::Set => {
-            let (Some(pl), Some(cl)) = (planned.elements(), config.elements()) else { return };
+            let (Some(pl), Some(cl)) = (planned.elements(), config.elements()) else {
+                return;
+            };
             let (plo, phi) = set_length_range(pl);
             let (clo, chi) = set_length_range(cl);
             if phi < clo || chi < plo {
-                errs.push(err(path, format!("count in plan ({}) disagrees with count in config ({})", pl.len(), cl.len())));
+                errs.push(err(
+                    path,
+                    format!(
+                        "count in plan ({}) disagrees with count in config ({})",
+                        pl.len(),
+                        cl.len()
+                    ),
+                ));
             }
         }
     }

@@ -33,17 +33,29 @@ pub fn planned_data_resource_object(schema: &Block, config: &Value) -> Value {
 /// empty collection, replaces that configuration with null so the provider
 /// may fill the block in. Recurses through nested blocks.
 pub fn prepare_computed_blocks(schema: &Block, config: &Value) -> Value {
-    let Some(entries) = config.entries() else { return config.clone() };
+    let Some(entries) = config.entries() else {
+        return config.clone();
+    };
     let mut out = (*entries).clone();
     let mut changed = false;
     for (name, bt) in &schema.block_types {
         let Some(v) = entries.get(name) else { continue };
-        let new_v = if bt.block.computed && v.is_known() && !v.is_null() && v.length() == Some(0) && bt.nesting != BlockNesting::Single && bt.nesting != BlockNesting::Group {
+        let new_v = if bt.block.computed
+            && v.is_known()
+            && !v.is_null()
+            && v.length() == Some(0)
+            && bt.nesting != BlockNesting::Single
+            && bt.nesting != BlockNesting::Group
+        {
             Value::null(v.ty().clone())
         } else {
             match (bt.nesting, v.kind()) {
-                (BlockNesting::Single | BlockNesting::Group, _) => prepare_computed_blocks(&bt.block, v),
-                (_, Kind::Seq(_) | Kind::Set(_) | Kind::Map(_)) if !bt.block.block_types.is_empty() => {
+                (BlockNesting::Single | BlockNesting::Group, _) => {
+                    prepare_computed_blocks(&bt.block, v)
+                }
+                (_, Kind::Seq(_) | Kind::Set(_) | Kind::Map(_))
+                    if !bt.block.block_types.is_empty() =>
+                {
                     v.map_children(|e| prepare_computed_blocks(&bt.block, e))
                 }
                 _ => v.clone(),
@@ -88,14 +100,20 @@ fn proposed_nested_block(bt: &NestedBlock, prior: &Value, config: &Value) -> Val
     }
 }
 
-fn proposed_attributes(attrs: &BTreeMap<String, Attribute>, prior: &Value, config: &Value) -> BTreeMap<String, Value> {
+fn proposed_attributes(
+    attrs: &BTreeMap<String, Attribute>,
+    prior: &Value,
+    config: &Value,
+) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
     for (name, attr) in attrs {
         let prior_v = attr_of(prior, name, || attr.implied_type());
         let config_v = attr_of(config, name, || attr.implied_type());
         let new_v = if attr.computed && config_v.is_null() {
             match attr.nested_object() {
-                Some(obj) if attr.optional && has_configured_nested_value(obj, &prior_v) => config_v,
+                Some(obj) if attr.optional && has_configured_nested_value(obj, &prior_v) => {
+                    config_v
+                }
                 _ => prior_v,
             }
         } else if let Some(obj) = attr.nested_object() {
@@ -157,13 +175,16 @@ fn proposed_object(nested: Nested<'_>, prior: &Value, config: &Value) -> Value {
             if config.is_null() || !config.is_known() {
                 return config.clone();
             }
-            Value::object(proposed_attributes(&o.attributes, prior, config)).with_sensitive(config.is_sensitive())
+            Value::object(proposed_attributes(&o.attributes, prior, config))
+                .with_sensitive(config.is_sensitive())
         }
     }
 }
 
 fn nesting_list(nested: Nested<'_>, prior: &Value, config: &Value) -> Value {
-    let Some(config_elems) = config.elements().filter(|es| !es.is_empty()) else { return config.clone() };
+    let Some(config_elems) = config.elements().filter(|es| !es.is_empty()) else {
+        return config.clone();
+    };
     let prior_elems = prior.elements();
     let mut out = Vec::with_capacity(config_elems.len());
     for (i, cev) in config_elems.iter().enumerate() {
@@ -184,16 +205,29 @@ fn nesting_list(nested: Nested<'_>, prior: &Value, config: &Value) -> Value {
 }
 
 fn nesting_map(nested: Nested<'_>, prior: &Value, config: &Value) -> Value {
-    let Some(config_map) = config.entries().filter(|m| !m.is_empty()) else { return config.clone() };
+    let Some(config_map) = config.entries().filter(|m| !m.is_empty()) else {
+        return config.clone();
+    };
     let prior_map = prior.entries();
     let mut out = BTreeMap::new();
+    // Elements with no prior element are the configuration's elements
+    // unchanged, as in Terraform: their computed attributes stay null and
+    // dynamic nulls keep their type. A wholly unknown prior (a data source's
+    // planned object) has no elements when the map is an object (dynamic
+    // attributes inside); a typed map indexes it, and its elements' computed
+    // attributes become unknown.
+    let object = matches!(config.ty(), Type::Object(_));
     for (k, cev) in config_map.iter() {
         let pev = if !prior.is_known() {
-            Value::unknown(nested.element_type())
+            (!object).then(|| Value::unknown(nested.element_type()))
         } else {
-            prior_map.and_then(|m| m.get(k)).cloned().unwrap_or_else(|| Value::null(nested.element_type()))
+            prior_map.and_then(|m| m.get(k)).cloned()
         };
-        out.insert(k.clone(), proposed_object(nested, &pev, cev));
+        let new_v = match pev {
+            Some(pev) => proposed_object(nested, &pev, cev),
+            None => cev.clone(),
+        };
+        out.insert(k.clone(), new_v);
     }
     let v = match config.ty() {
         Type::Object(_) => Value::object(out),
@@ -203,16 +237,31 @@ fn nesting_map(nested: Nested<'_>, prior: &Value, config: &Value) -> Value {
 }
 
 fn nesting_set(nested: Nested<'_>, prior: &Value, config: &Value) -> Value {
-    let Some(config_elems) = config.elements().filter(|es| !es.is_empty()) else { return config.clone() };
-    let prior_elems: &[Value] = if prior.is_known() { prior.elements().unwrap_or(&[]) } else { &[] };
+    let Some(config_elems) = config.elements().filter(|es| !es.is_empty()) else {
+        return config.clone();
+    };
+    let prior_elems: &[Value] = if prior.is_known() {
+        prior.elements().unwrap_or(&[])
+    } else {
+        &[]
+    };
     let mut used = vec![false; prior_elems.len()];
     let mut out = Vec::with_capacity(config_elems.len());
     for cev in config_elems.iter() {
-        let found = prior_elems.iter().enumerate().find(|(i, p)| !used[*i] && valid_prior_from_config(nested, p, cev));
+        let found = prior_elems
+            .iter()
+            .enumerate()
+            .find(|(i, p)| !used[*i] && valid_prior_from_config(nested, p, cev));
         let pev = match found {
             Some((i, p)) => {
                 used[i] = true;
                 p.clone()
+            }
+            // A nested attribute's element with no prior is the
+            // configuration's element as it is; a block merges against null.
+            None if matches!(nested, Nested::Object(_)) => {
+                out.push(cev.clone());
+                continue;
             }
             None => Value::null(nested.element_type()),
         };
@@ -245,7 +294,10 @@ fn object_walk(nested: Nested<'_>, prior: &Value, config: &Value) -> bool {
         return false;
     }
     for (name, attr) in nested.attributes() {
-        let (p, c) = (attr_of(prior, name, || attr.implied_type()), attr_of(config, name, || attr.implied_type()));
+        let (p, c) = (
+            attr_of(prior, name, || attr.implied_type()),
+            attr_of(config, name, || attr.implied_type()),
+        );
         if p.eq_ignoring_refinements(&c) {
             continue;
         }
@@ -253,7 +305,12 @@ fn object_walk(nested: Nested<'_>, prior: &Value, config: &Value) -> bool {
             return false;
         }
         let ok = match attr.nested_object() {
-            Some(obj) => elements_walk(Nested::Object(obj), obj.nesting == ObjectNesting::Single, &p, &c),
+            Some(obj) => elements_walk(
+                Nested::Object(obj),
+                obj.nesting == ObjectNesting::Single,
+                &p,
+                &c,
+            ),
             None => attr.computed && c.is_null(),
         };
         if !ok {
@@ -262,7 +319,10 @@ fn object_walk(nested: Nested<'_>, prior: &Value, config: &Value) -> bool {
     }
     if let Nested::Block(b) = nested {
         for (name, bt) in &b.block_types {
-            let (p, c) = (attr_of(prior, name, || bt.implied_type()), attr_of(config, name, || bt.implied_type()));
+            let (p, c) = (
+                attr_of(prior, name, || bt.implied_type()),
+                attr_of(config, name, || bt.implied_type()),
+            );
             if p.eq_ignoring_refinements(&c) {
                 continue;
             }
@@ -285,10 +345,17 @@ fn elements_walk(nested: Nested<'_>, single: bool, prior: &Value, config: &Value
         return object_walk(nested, prior, config);
     }
     if let (Some(pe), Some(ce)) = (prior.elements(), config.elements()) {
-        return pe.len() == ce.len() && pe.iter().zip(ce.iter()).all(|(p, c)| object_walk(nested, p, c));
+        return pe.len() == ce.len()
+            && pe
+                .iter()
+                .zip(ce.iter())
+                .all(|(p, c)| object_walk(nested, p, c));
     }
     if let (Some(pm), Some(cm)) = (prior.entries(), config.entries()) {
-        return pm.len() == cm.len() && pm.iter().all(|(k, p)| cm.get(k).is_some_and(|c| object_walk(nested, p, c)));
+        return pm.len() == cm.len()
+            && pm
+                .iter()
+                .all(|(k, p)| cm.get(k).is_some_and(|c| object_walk(nested, p, c)));
     }
     false
 }

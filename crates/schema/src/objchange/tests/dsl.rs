@@ -13,7 +13,10 @@ use terrane_value::{convert::convert, Bound, Number, Refinements, Type, Value};
 
 /// Parses `src` and shapes it to `ty`.
 pub fn val(ty: &Type, src: &str) -> Value {
-    let mut p = Parser { s: src.as_bytes(), i: 0 };
+    let mut p = Parser {
+        s: src.as_bytes(),
+        i: 0,
+    };
     let v = p.value();
     p.ws();
     assert_eq!(p.i, src.len(), "trailing input in {src:?}");
@@ -32,19 +35,34 @@ pub fn shape(ty: &Type, v: &Value) -> Value {
         match ty {
             Type::Dynamic => v.clone(),
             Type::Object(o) => {
-                let entries = v.entries().unwrap_or_else(|| panic!("object literal required for {ty}, got {v}"));
+                let entries = v
+                    .entries()
+                    .unwrap_or_else(|| panic!("object literal required for {ty}, got {v}"));
                 for k in entries.keys() {
                     assert!(o.attr(k).is_some(), "attribute {k} not in {ty}");
                 }
                 let attrs: BTreeMap<String, Value> = o
                     .attrs()
                     .iter()
-                    .map(|(k, t)| (k.clone(), entries.get(k).map(|e| shape(t, e)).unwrap_or_else(|| Value::null(t.clone()))))
+                    .map(|(k, t)| {
+                        (
+                            k.clone(),
+                            entries
+                                .get(k)
+                                .map(|e| shape(t, e))
+                                .unwrap_or_else(|| Value::null(t.clone())),
+                        )
+                    })
                     .collect();
                 Value::object_typed(ty, attrs)
             }
             Type::List(t) | Type::Set(t) => {
-                let es: Vec<Value> = v.elements().unwrap_or_else(|| panic!("list literal required for {ty}")).iter().map(|e| shape(t, e)).collect();
+                let es: Vec<Value> = v
+                    .elements()
+                    .unwrap_or_else(|| panic!("list literal required for {ty}"))
+                    .iter()
+                    .map(|e| shape(t, e))
+                    .collect();
                 if matches!(ty, Type::List(_)) {
                     Value::list((**t).clone(), es)
                 } else {
@@ -52,11 +70,18 @@ pub fn shape(ty: &Type, v: &Value) -> Value {
                 }
             }
             Type::Map(t) => {
-                let m = v.entries().unwrap_or_else(|| panic!("map literal required for {ty}"));
-                Value::map((**t).clone(), m.iter().map(|(k, e)| (k.clone(), shape(t, e))).collect())
+                let m = v
+                    .entries()
+                    .unwrap_or_else(|| panic!("map literal required for {ty}"));
+                Value::map(
+                    (**t).clone(),
+                    m.iter().map(|(k, e)| (k.clone(), shape(t, e))).collect(),
+                )
             }
             Type::Tuple(ts) => {
-                let es = v.elements().unwrap_or_else(|| panic!("list literal required for {ty}"));
+                let es = v
+                    .elements()
+                    .unwrap_or_else(|| panic!("list literal required for {ty}"));
                 Value::tuple(ts.iter().zip(es.iter()).map(|(t, e)| shape(t, e)).collect())
             }
             prim => convert(v, prim).unwrap_or_else(|e| panic!("{v} as {prim}: {e}")),
@@ -92,7 +117,13 @@ impl Parser<'_> {
     }
 
     fn expect(&mut self, c: u8) {
-        assert!(self.eat(c), "expected {:?} at {} in {:?}", c as char, self.i, String::from_utf8_lossy(self.s));
+        assert!(
+            self.eat(c),
+            "expected {:?} at {} in {:?}",
+            c as char,
+            self.i,
+            String::from_utf8_lossy(self.s)
+        );
     }
 
     fn string(&mut self) -> String {
@@ -109,7 +140,9 @@ impl Parser<'_> {
     fn word(&mut self) -> String {
         self.ws();
         let start = self.i;
-        while self.i < self.s.len() && (self.s[self.i].is_ascii_alphanumeric() || b"_-.".contains(&self.s[self.i])) {
+        while self.i < self.s.len()
+            && (self.s[self.i].is_ascii_alphanumeric() || b"_-.".contains(&self.s[self.i]))
+        {
             self.i += 1;
         }
         String::from_utf8(self.s[start..self.i].to_vec()).unwrap()
@@ -143,7 +176,11 @@ impl Parser<'_> {
                 self.i += 1;
                 let mut m = BTreeMap::new();
                 while !self.eat(b'}') {
-                    let k = if self.peek() == b'"' { self.string() } else { self.word() };
+                    let k = if self.peek() == b'"' {
+                        self.string()
+                    } else {
+                        self.word()
+                    };
                     self.expect(b'=');
                     m.insert(k, self.value());
                     self.eat(b',');
@@ -154,7 +191,9 @@ impl Parser<'_> {
                 "true" => Value::bool(true),
                 "false" => Value::bool(false),
                 "null" => Value::null(Type::Dynamic),
-                w => Value::number(Number::parse(w).unwrap_or_else(|_| panic!("bad literal {w:?}"))),
+                w => {
+                    Value::number(Number::parse(w).unwrap_or_else(|_| panic!("bad literal {w:?}")))
+                }
             },
         }
     }
@@ -174,7 +213,8 @@ impl Parser<'_> {
                 self.i += 1;
                 let w = self.word();
                 let (lo, hi) = w.split_once("..").unwrap();
-                let r = Refinements::not_null().with_length_bounds(lo.parse().ok(), hi.parse().ok());
+                let r =
+                    Refinements::not_null().with_length_bounds(lo.parse().ok(), hi.parse().ok());
                 Value::unknown_refined(Type::list(Type::String), r)
             }
             b'[' | b'(' => {
@@ -185,8 +225,14 @@ impl Parser<'_> {
                 let close = self.s[self.i];
                 self.i += 1;
                 let r = Refinements::not_null().with_number_bounds(
-                    Some(Bound { value: lo, inclusive: c == b'[' }),
-                    Some(Bound { value: hi, inclusive: close == b']' }),
+                    Some(Bound {
+                        value: lo,
+                        inclusive: c == b'[',
+                    }),
+                    Some(Bound {
+                        value: hi,
+                        inclusive: close == b']',
+                    }),
                 );
                 Value::unknown_refined(Type::Number, r)
             }
