@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `disable` | plaintext only |
 //! | `allow` | plaintext; TLS when the server refuses the plaintext session |
-//! | `prefer` (default) | TLS when the server offers it, plaintext when it does not (or when the handshake fails) |
+//! | `prefer` (default) | TLS when the server offers it; plaintext when it does not, when the handshake fails or when the server refuses the TLS session |
 //! | `require` | TLS or nothing; the certificate is unchecked unless a root certificate is there (then as `verify-ca`) |
 //! | `verify-ca` | TLS; the certificate must chain to `sslrootcert`; the host name is not checked |
 //! | `verify-full` | TLS; chain and host name (DNS name or IP address in the certificate) checked |
@@ -224,8 +224,9 @@ fn split_key_values(conn: &str) -> Result<Split, Error> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fallback {
     Never,
-    /// `prefer`: plaintext again when the TLS handshake failed.
-    OnHandshakeFailure,
+    /// `prefer`: plaintext again when the TLS handshake failed, or the
+    /// server refused the session it made over TLS.
+    OnTlsFailure,
     /// `allow`: TLS when the server refused the plaintext session.
     OnServerRefusal,
 }
@@ -244,7 +245,7 @@ impl Attempt {
     pub fn may_fall_back(&self, e: &tokio_postgres::Error) -> bool {
         match self.fallback {
             Fallback::Never => false,
-            Fallback::OnHandshakeFailure => self.tls.handshake_failed(),
+            Fallback::OnTlsFailure => self.tls.handshake_failed() || (self.tls.handshake_succeeded() && e.as_db_error().is_some()),
             Fallback::OnServerRefusal => e.as_db_error().is_some(),
         }
     }
@@ -265,7 +266,7 @@ impl TlsOptions {
         Ok(match self.mode {
             SslMode::Disable => unreachable!("handled above"),
             SslMode::Allow => vec![plain(Fallback::OnServerRefusal), with_tls(Wire::Require, Fallback::Never)],
-            SslMode::Prefer => vec![with_tls(Wire::Prefer, Fallback::OnHandshakeFailure), plain(Fallback::Never)],
+            SslMode::Prefer => vec![with_tls(Wire::Prefer, Fallback::OnTlsFailure), plain(Fallback::Never)],
             SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => vec![with_tls(Wire::Require, Fallback::Never)],
         })
     }

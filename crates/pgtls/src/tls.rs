@@ -166,22 +166,28 @@ pub struct MakeRustls {
     config: Option<Arc<ClientConfig>>,
     roots_from: Option<Arc<str>>,
     failed: Arc<AtomicBool>,
+    succeeded: Arc<AtomicBool>,
 }
 
 impl MakeRustls {
     pub(crate) fn new((config, roots_from): (Arc<ClientConfig>, Option<String>)) -> MakeRustls {
-        MakeRustls { config: Some(config), roots_from: roots_from.map(Arc::from), failed: Arc::new(AtomicBool::new(false)) }
+        MakeRustls { config: Some(config), roots_from: roots_from.map(Arc::from), failed: Arc::default(), succeeded: Arc::default() }
     }
 
     /// A connector for plaintext attempts (tokio-postgres is told
     /// `sslmode=disable` with it, so it never starts a handshake).
     pub(crate) fn plaintext() -> MakeRustls {
-        MakeRustls { config: None, roots_from: None, failed: Arc::new(AtomicBool::new(false)) }
+        MakeRustls { config: None, roots_from: None, failed: Arc::default(), succeeded: Arc::default() }
     }
 
     /// Whether a handshake through this connector (or a clone) failed.
     pub fn handshake_failed(&self) -> bool {
         self.failed.load(Ordering::SeqCst)
+    }
+
+    /// Whether a handshake through this connector (or a clone) succeeded.
+    pub fn handshake_succeeded(&self) -> bool {
+        self.succeeded.load(Ordering::SeqCst)
     }
 }
 
@@ -223,9 +229,8 @@ where
                 tokio_rustls::TlsConnector::from(config).connect(name, stream).await.map_err(|e| HandshakeError::from_io(e, &host, make.roots_from.as_deref()))
             }
             .await;
-            if result.is_err() {
-                make.failed.store(true, Ordering::SeqCst);
-            }
+            let outcome = if result.is_ok() { &make.succeeded } else { &make.failed };
+            outcome.store(true, Ordering::SeqCst);
             result.map(|s| RustlsStream(Box::new(s)))
         })
     }

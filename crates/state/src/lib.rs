@@ -28,7 +28,7 @@ pub use addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr};
 pub use crypt::Encryption;
 pub use error::{Result, StateError};
 pub use model::{Change, InstanceState, ObjectState, OutputState, ResourceState, Snapshot, Status};
-pub use pg::PgStore;
+pub use pg::{pg_connect, PgStore};
 pub use sqlite::SqliteStore;
 pub use store::{check_plan_freshness, LockInfo, Run, StateStore};
 

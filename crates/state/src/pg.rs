@@ -13,7 +13,7 @@ use crate::error::{Result, StateError};
 use crate::model::{Change, Snapshot};
 use crate::rows::{key_json, module_json, object_row, output_row, snapshot_from_rows, ObjectRow, OutputRow};
 use crate::store::{LockInfo, Run, StateStore};
-use postgres::{Client, GenericClient, NoTls};
+use postgres::{Client, GenericClient};
 
 /// The PostgreSQL state store.
 pub struct PgStore {
@@ -129,12 +129,35 @@ impl PgStore {
     }
 
     fn client(&self) -> Result<Client> {
-        Ok(Client::connect(&self.url, NoTls)?)
+        pg_connect(&self.url)
     }
 
     fn lock_key(&self, workspace: &str) -> String {
         format!("terrane-state/{}/{workspace}", self.schema)
     }
+}
+
+/// Connects to `url` (a `postgres://` URL or libpq's `key=value` form),
+/// honouring libpq's `sslmode` (default `prefer`) and `sslrootcert`: TLS
+/// over rustls, `verify-ca` checks the issuer, `verify-full` also the host
+/// name (see terrane-pgtls).
+pub fn pg_connect(url: &str) -> Result<Client> {
+    let (config, tls) = terrane_pgtls::parse(url).map_err(|e| StateError::PostgresSession(e.0))?;
+    let attempts = tls.attempts().map_err(|e| StateError::PostgresSession(e.0))?;
+    let config = postgres::Config::from(config);
+    terrane_pgtls::connect_blocking(attempts, |mode, tls| config.clone().ssl_mode(mode).connect(tls)).map_err(|e| StateError::PostgresSession(format!("cannot connect: {}", with_causes(&e))))
+}
+
+/// An error and its causes, `: `-separated (tokio-postgres shows only the
+/// kind, "db error" or "error performing TLS handshake", by itself).
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
 }
 
 fn read_lock(c: &mut impl GenericClient, s: &str, workspace: &str) -> Result<Option<LockInfo>> {

