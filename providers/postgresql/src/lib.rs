@@ -41,7 +41,7 @@ use values::{n, s};
 /// The provider; `configure` makes its connection pool.
 pub struct PostgresProvider;
 
-const SSLMODES: [&str; 6] = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"];
+const SSLMODES: [&str; 6] = terrane_pgtls::SslMode::NAMES;
 
 fn provider_schema() -> ResourceSchema {
     ResourceSchema::new(0)
@@ -50,7 +50,8 @@ fn provider_schema() -> ResourceSchema {
         .attr("username", Attr::string().optional().describe("User to connect as (PGUSER; default postgres)."))
         .attr("password", Attr::string().optional().sensitive().describe("Password (PGPASSWORD)."))
         .attr("database", Attr::string().optional().describe("Database to connect to (PGDATABASE; default postgres)."))
-        .attr("sslmode", Attr::string().optional().validate(OneOf(SSLMODES.iter().map(|m| m.to_string()).collect())).describe("disable, allow or prefer (PGSSLMODE; default prefer). TLS modes are not supported yet."))
+        .attr("sslmode", Attr::string().optional().validate(OneOf(SSLMODES.iter().map(|m| m.to_string()).collect())).describe("disable, allow, prefer, require, verify-ca or verify-full, as libpq defines them (PGSSLMODE; default prefer). verify-ca checks that sslrootcert issued the server's certificate, verify-full also its host name."))
+        .attr("sslrootcert", Attr::string().optional().describe("PEM file of the CA certificates that may issue the server's certificate, or \"system\" for the machine's trusted roots (PGSSLROOTCERT; default ~/.postgresql/root.crt when it exists)."))
         .attr("connect_timeout", Attr::number().optional().validate(AtLeast(1)).describe("Seconds to wait for a connection (PGCONNECT_TIMEOUT; default 15)."))
         .attr("max_connections", Attr::number().optional().validate(AtLeast(1)).describe("Most connections (and so statements) in use at once (default 10)."))
 }
@@ -72,23 +73,21 @@ pub fn resolve(config: &Value) -> Result<Settings, Diagnostics> {
     if !SSLMODES.contains(&sslmode.as_str()) {
         return Err(Diagnostics::attr_error(Path::root().attr("sslmode"), "Invalid sslmode", format!("{sslmode:?} is not one of {}.", SSLMODES.join(", "))));
     }
-    if matches!(sslmode.as_str(), "require" | "verify-ca" | "verify-full") {
-        return Err(Diagnostics::attr_error(
-            Path::root().attr("sslmode"),
-            "TLS connections are not supported yet",
-            format!("sslmode {sslmode:?} needs TLS, which this build of the provider does not speak yet; use disable, allow or prefer."),
-        ));
-    }
-    Ok(Settings {
+    let settings = Settings {
         host: setting(config, "host", "PGHOST", "localhost"),
         port,
         username: setting(config, "username", "PGUSER", "postgres"),
         password: s(config, "password").or_else(|| std::env::var("PGPASSWORD").ok()),
         database: setting(config, "database", "PGDATABASE", "postgres"),
         sslmode,
+        sslrootcert: s(config, "sslrootcert").or_else(|| std::env::var("PGSSLROOTCERT").ok()).filter(|v| !v.is_empty()),
         connect_timeout: Duration::from_secs(timeout.max(1) as u64),
         max_connections: n(config, "max_connections").unwrap_or(10).max(1) as usize,
-    })
+    };
+    // A root certificate that cannot be used is reported now, on its
+    // attribute, not at the first connection.
+    settings.tls_attempts()?;
+    Ok(settings)
 }
 
 #[async_trait]
@@ -142,7 +141,9 @@ mod tests {
     #[test]
     fn settings() {
         check("explicit", cfg(&[("host", Value::string("db.internal")), ("port", Value::number(6543)), ("database", Value::string("app"))]), Ok(("db.internal", 6543, "app")));
-        check("tls_refused_on_sslmode", cfg(&[("host", Value::string("h")), ("port", Value::number(1)), ("database", Value::string("d")), ("sslmode", Value::string("verify-full"))]), Err(".sslmode"));
+        check("tls_mode_accepted", cfg(&[("host", Value::string("h")), ("port", Value::number(1)), ("database", Value::string("d")), ("sslmode", Value::string("require"))]), Ok(("h", 1, "d")));
+        check("unknown_sslmode", cfg(&[("host", Value::string("h")), ("port", Value::number(1)), ("database", Value::string("d")), ("sslmode", Value::string("verify"))]), Err(".sslmode"));
+        check("unreadable_sslrootcert", cfg(&[("host", Value::string("h")), ("port", Value::number(1)), ("database", Value::string("d")), ("sslmode", Value::string("verify-full")), ("sslrootcert", Value::string("/nonexistent/ca.pem"))]), Err(".sslrootcert"));
         check("port_out_of_range", cfg(&[("host", Value::string("h")), ("port", Value::number(70000)), ("database", Value::string("d"))]), Err(".port"));
     }
 }

@@ -17,7 +17,8 @@ use std::time::Duration;
 use terrane_sdk::{Diagnostics, Path};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Client, NoTls};
+use terrane_pgtls::{HandshakeFailure, SslMode, TlsOptions};
+use tokio_postgres::Client;
 
 /// How to reach the server (the provider configuration, resolved).
 #[derive(Clone)]
@@ -28,6 +29,8 @@ pub struct Settings {
     pub password: Option<String>,
     pub database: String,
     pub sslmode: String,
+    /// CA certificates (PEM file) for verify-ca/verify-full, or `system`.
+    pub sslrootcert: Option<String>,
     pub connect_timeout: Duration,
     pub max_connections: usize,
 }
@@ -41,7 +44,27 @@ impl std::fmt::Debug for Settings {
             .field("password", &self.password.as_ref().map(|_| "(sensitive value)"))
             .field("database", &self.database)
             .field("sslmode", &self.sslmode)
+            .field("sslrootcert", &self.sslrootcert)
             .finish()
+    }
+}
+
+impl Settings {
+    /// The TLS settings, checked: an unknown sslmode or an unusable
+    /// root certificate is a diagnostic on its attribute.
+    pub fn tls(&self) -> Result<TlsOptions, Diagnostics> {
+        let mode = SslMode::parse(&self.sslmode)
+            .ok_or_else(|| Diagnostics::attr_error(Path::root().attr("sslmode"), "Invalid sslmode", format!("{:?} is not one of {}.", self.sslmode, SslMode::NAMES.join(", "))))?;
+        Ok(TlsOptions { mode, root_cert: self.sslrootcert.clone() })
+    }
+
+    /// The connection attempts sslmode calls for (reads the root
+    /// certificates).
+    pub fn tls_attempts(&self) -> Result<Vec<terrane_pgtls::Attempt>, Diagnostics> {
+        self.tls()?.attempts().map_err(|e| {
+            let attr = if e.0.contains("sslrootcert") { "sslrootcert" } else { "sslmode" };
+            Diagnostics::attr_error(Path::root().attr(attr), "Invalid TLS settings", format!("{e}."))
+        })
     }
 }
 
@@ -173,11 +196,14 @@ impl Pool {
         if let Some(p) = &s.password {
             cfg.password(p.as_bytes());
         }
-        cfg.ssl_mode(match s.sslmode.as_str() {
-            "disable" => tokio_postgres::config::SslMode::Disable,
-            _ => tokio_postgres::config::SslMode::Prefer,
-        });
-        match cfg.connect(NoTls).await {
+        let attempts = s.tls_attempts().map_err(ConnectError::Other)?;
+        let connected = terrane_pgtls::connect_async(attempts, |mode, tls| {
+            let mut cfg = cfg.clone();
+            cfg.ssl_mode(mode);
+            async move { cfg.connect(tls).await }
+        })
+        .await;
+        match connected {
             Ok((client, connection)) => {
                 tokio::spawn(async move {
                     let _ = connection.await;
@@ -193,6 +219,14 @@ impl Pool {
 /// A connection failure, on the provider attribute to fix.
 pub fn connect_diag(s: &Settings, db: &str, e: &tokio_postgres::Error) -> Diagnostics {
     let at = format!("{}:{} as {:?}", s.host, s.port, s.username);
+    if let Some(h) = terrane_pgtls::handshake_error(e) {
+        let (attr, summary) = match h.failure {
+            HandshakeFailure::Untrusted => ("sslrootcert", "Cannot connect to PostgreSQL: the server's certificate is not trusted"),
+            HandshakeFailure::WrongHost => ("host", "Cannot connect to PostgreSQL: the server's certificate is for another host"),
+            HandshakeFailure::BadCertificate | HandshakeFailure::Other => ("sslmode", "Cannot connect to PostgreSQL: TLS handshake failed"),
+        };
+        return Diagnostics::attr_error(Path::root().attr(attr), summary, format!("Connecting to {at} with sslmode {:?}: {h}.", s.sslmode));
+    }
     if let Some(dbe) = e.as_db_error() {
         let code = dbe.code();
         let (attr, summary) = if *code == SqlState::INVALID_PASSWORD {
@@ -210,7 +244,9 @@ pub fn connect_diag(s: &Settings, db: &str, e: &tokio_postgres::Error) -> Diagno
     let source = std::error::Error::source(e).map(|x| x.to_string()).unwrap_or_default();
     let refused = source.contains("refused") || text.contains("refused");
     let timed_out = text.contains("timed out") || source.contains("timed out");
-    let (attr, summary) = if refused {
+    let (attr, summary) = if text.starts_with("error performing TLS handshake") {
+        ("sslmode", "Cannot connect to PostgreSQL: TLS failed")
+    } else if refused {
         ("port", "Cannot connect to PostgreSQL: nothing listens there")
     } else if timed_out {
         ("connect_timeout", "Cannot connect to PostgreSQL: timed out")

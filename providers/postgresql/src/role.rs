@@ -1,9 +1,13 @@
 //! `postgresql_role`: a cluster-wide role. Every property changes in place
 //! (ALTER ROLE ... WITH, RENAME TO, GRANT/REVOKE membership, SET
-//! search_path), in one transaction. The password is sent but never read
-//! back (the server keeps only a hash): `password` stays as written in
-//! state; `password_wo` is write-only and is sent on create and whenever
-//! `password_wo_version` changes. Import ID: the role name.
+//! search_path), in one transaction. The password is never sent as text:
+//! the provider computes the verifier the server would store (SCRAM-SHA-256,
+//! or MD5 when the server's `password_encryption` says so) and sends that,
+//! so the password cannot reach the server log (`log_statement`, a failed
+//! statement's log line) or pg_stat_statements. It is never read back:
+//! `password` stays as written in state; `password_wo` is write-only and is
+//! sent on create and whenever `password_wo_version` changes. Import ID:
+//! the role name.
 
 use crate::normalize::{keep, parse_search_path, same_instant};
 use crate::pool::{code_of, read_diag, run_in_tx, Pool};
@@ -90,8 +94,45 @@ fn search_path_stmt(name: &str, path: Option<&[String]>) -> Stmt {
     }
 }
 
-/// CREATE ROLE and what goes with it; `password` from `password` or the
-/// write-only `password_wo` (given by the configuration).
+/// How the server stores passwords (its `password_encryption`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PasswordEncryption {
+    ScramSha256,
+    Md5,
+}
+
+/// What is sent for `password` of role `role`: the verifier the server
+/// would compute itself. A value that already is a verifier
+/// (`SCRAM-SHA-256$...`, or `md5` and 32 hex digits) is sent unchanged, as
+/// the server would take it as one either way.
+pub fn password_verifier(password: &str, role: &str, how: PasswordEncryption) -> String {
+    let is_md5 = password.len() == 35 && password.starts_with("md5") && password[3..].bytes().all(|b| b.is_ascii_hexdigit());
+    if password.starts_with("SCRAM-SHA-256$") || is_md5 {
+        return password.to_string();
+    }
+    match how {
+        PasswordEncryption::ScramSha256 => postgres_protocol::password::scram_sha_256(password.as_bytes()),
+        PasswordEncryption::Md5 => postgres_protocol::password::md5(password.as_bytes(), role),
+    }
+}
+
+/// The session's `password_encryption` (md5 or scram-sha-256).
+async fn password_encryption(conn: &tokio_postgres::Client) -> Result<PasswordEncryption, Diagnostics> {
+    let row = conn.query_one("SELECT current_setting('password_encryption')", &[]).await.map_err(|e| read_diag(&e, "the server's password_encryption"))?;
+    let how: String = row.get(0);
+    Ok(if how == "md5" { PasswordEncryption::Md5 } else { PasswordEncryption::ScramSha256 })
+}
+
+/// The verifier for `password` of `role`, as this server stores them.
+async fn verifier_for(conn: &tokio_postgres::Client, password: Option<&str>, role: &str) -> Result<Option<String>, Diagnostics> {
+    match password {
+        Some(p) => Ok(Some(password_verifier(p, role, password_encryption(conn).await?))),
+        None => Ok(None),
+    }
+}
+
+/// CREATE ROLE and what goes with it; `password` is the verifier (see
+/// [`password_verifier`]) of `password` or the write-only `password_wo`.
 pub fn create_stmts(planned: &Value, password: Option<&str>) -> Vec<Stmt> {
     let name = s(planned, "name").unwrap_or_default();
     let mut create = options(Stmt::new().kw("CREATE ROLE ").ident(&name), planned);
@@ -109,7 +150,7 @@ pub fn create_stmts(planned: &Value, password: Option<&str>) -> Vec<Stmt> {
 }
 
 /// What changes a role from `prior` to `planned`; `password` is the new
-/// password when one must be sent, `Some(None)` to remove it.
+/// password's verifier when one must be sent, `Some(None)` to remove it.
 pub fn update_stmts(prior: &Value, planned: &Value, password: Option<Option<&str>>) -> Vec<Stmt> {
     let old = s(prior, "name").unwrap_or_default();
     let name = s(planned, "name").unwrap_or_default();
@@ -220,7 +261,8 @@ impl Resource for Role {
         let pool = pool_of(&self.data)?;
         let password = s(planned, "password").or_else(|| s(config, "password_wo"));
         let mut conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
-        run_in_tx(&mut conn, &create_stmts(planned, password.as_deref()), "Cannot create role", blame).await?;
+        let verifier = verifier_for(&conn, password.as_deref(), &s(planned, "name").unwrap_or_default()).await?;
+        run_in_tx(&mut conn, &create_stmts(planned, verifier.as_deref()), "Cannot create role", blame).await?;
         drop(conn);
         self.read_state(planned, None).await?.ok_or_else(|| Diagnostics::error("Role vanished", "The role was created but could not be read back."))
     }
@@ -241,7 +283,11 @@ impl Resource for Role {
             None
         };
         let mut conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
-        run_in_tx(&mut conn, &update_stmts(prior, planned, password.as_ref().map(|p| p.as_deref())), "Cannot update role", blame).await?;
+        let verifier = match password {
+            Some(p) => Some(verifier_for(&conn, p.as_deref(), &s(planned, "name").unwrap_or_default()).await?),
+            None => None,
+        };
+        run_in_tx(&mut conn, &update_stmts(prior, planned, verifier.as_ref().map(|p| p.as_deref())), "Cannot update role", blame).await?;
         drop(conn);
         self.read_state(planned, None).await?.ok_or_else(|| Diagnostics::error("Role vanished", "The role was updated but could not be read back."))
     }
@@ -319,6 +365,23 @@ mod tests {
         check("password_removed", update_stmts(&base, &base, Some(None))[..1].to_vec(), &[r#"ALTER ROLE "App" WITH NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT LOGIN NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 5 VALID UNTIL '2031-01-01' PASSWORD NULL"#]);
         let quoted = role(&[("name", Value::string(r#"x" SUPERUSER --"#))]);
         check("hostile_name_quoted", create_stmts(&quoted, None), &[r#"CREATE ROLE "x"" SUPERUSER --" WITH NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT NOLOGIN NOREPLICATION NOBYPASSRLS CONNECTION LIMIT -1 VALID UNTIL 'infinity'"#]);
+    }
+
+    #[test]
+    fn item12_password_is_sent_as_a_verifier() {
+        let scram = password_verifier("hunter2", "app", PasswordEncryption::ScramSha256);
+        let parts: Vec<&str> = scram.split(['$', ':']).collect();
+        assert_eq!((parts.len(), parts[0], parts[1]), (5, "SCRAM-SHA-256", "4096"), "case scram_format: {scram}");
+        assert!(!scram.contains("hunter2"), "case scram_hides_password");
+        assert_ne!(scram, password_verifier("hunter2", "app", PasswordEncryption::ScramSha256), "case scram_salted_afresh");
+        let md5 = password_verifier("hunter2", "app", PasswordEncryption::Md5);
+        assert_eq!(md5, postgres_protocol::password::md5(b"hunter2", "app"), "case md5_salted_with_role_name");
+        assert!(md5.starts_with("md5") && md5.len() == 35 && !md5.contains("hunter2"), "case md5_format");
+        assert_eq!(password_verifier(&scram, "app", PasswordEncryption::Md5), scram, "case scram_verifier_passed_through");
+        assert_eq!(password_verifier(&md5, "app", PasswordEncryption::ScramSha256), md5, "case md5_verifier_passed_through");
+        assert!(password_verifier("md5-not-a-hash", "app", PasswordEncryption::ScramSha256).starts_with("SCRAM-SHA-256$"), "case md5_lookalike_hashed");
+        let shown = create_stmts(&role(&[("name", Value::string("app"))]), Some(&scram));
+        assert!(shown[0].sql.ends_with(&format!("PASSWORD '{scram}'")) && shown[0].shown.ends_with("PASSWORD '***'"), "case verifier_sent_and_hidden");
     }
 
     #[test]

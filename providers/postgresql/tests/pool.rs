@@ -18,6 +18,7 @@ fn settings(srv: &support::Server, max: usize) -> Settings {
         password: Some(srv.password.clone()),
         database: srv.database.clone(),
         sslmode: "disable".into(),
+        sslrootcert: None,
         connect_timeout: Duration::from_secs(5),
         max_connections: max,
     }
