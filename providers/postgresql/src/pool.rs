@@ -62,7 +62,7 @@ impl Settings {
     /// certificates).
     pub fn tls_attempts(&self) -> Result<Vec<terrane_pgtls::Attempt>, Diagnostics> {
         self.tls()?.attempts().map_err(|e| {
-            let attr = if e.0.contains("sslrootcert") { "sslrootcert" } else { "sslmode" };
+            let attr = if e.0.starts_with("sslrootcert") { "sslrootcert" } else { "sslmode" };
             Diagnostics::attr_error(Path::root().attr(attr), "Invalid TLS settings", format!("{e}."))
         })
     }
