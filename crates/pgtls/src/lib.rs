@@ -46,7 +46,14 @@ pub enum SslMode {
 
 impl SslMode {
     /// Every spelling, in libpq's order.
-    pub const NAMES: [&'static str; 6] = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"];
+    pub const NAMES: [&'static str; 6] = [
+        "disable",
+        "allow",
+        "prefer",
+        "require",
+        "verify-ca",
+        "verify-full",
+    ];
 
     pub fn parse(text: &str) -> Option<SslMode> {
         Some(match text {
@@ -82,7 +89,10 @@ pub struct TlsOptions {
 
 impl Default for TlsOptions {
     fn default() -> TlsOptions {
-        TlsOptions { mode: SslMode::Prefer, root_cert: None }
+        TlsOptions {
+            mode: SslMode::Prefer,
+            root_cert: None,
+        }
     }
 }
 
@@ -104,19 +114,32 @@ impl std::error::Error for Error {}
 /// parses the rest with tokio-postgres.
 pub fn parse(conn: &str) -> Result<(tokio_postgres::Config, TlsOptions), Error> {
     let (rest, tls) = split(conn)?;
-    let config = rest.parse::<tokio_postgres::Config>().map_err(|e| Error(format!("invalid PostgreSQL connection string: {e}")))?;
+    let config = rest
+        .parse::<tokio_postgres::Config>()
+        .map_err(|e| Error(format!("invalid PostgreSQL connection string: {e}")))?;
     Ok((config, tls))
 }
 
 /// The connection string without the TLS settings, and those settings.
 pub fn split(conn: &str) -> Result<(String, TlsOptions), Error> {
     let trimmed = conn.trim_start();
-    let pairs = if trimmed.starts_with("postgres://") || trimmed.starts_with("postgresql://") { split_url(conn)? } else { split_key_values(conn)? };
+    let pairs = if trimmed.starts_with("postgres://") || trimmed.starts_with("postgresql://") {
+        split_url(conn)?
+    } else {
+        split_key_values(conn)?
+    };
     let (rest, taken) = pairs;
     let mut tls = TlsOptions::default();
     for (key, value) in taken {
         match key.as_str() {
-            "sslmode" => tls.mode = SslMode::parse(&value).ok_or_else(|| Error(format!("invalid sslmode {value:?}: expected one of {}", SslMode::NAMES.join(", "))))?,
+            "sslmode" => {
+                tls.mode = SslMode::parse(&value).ok_or_else(|| {
+                    Error(format!(
+                        "invalid sslmode {value:?}: expected one of {}",
+                        SslMode::NAMES.join(", ")
+                    ))
+                })?
+            }
             _ => tls.root_cert = Some(value).filter(|v| !v.is_empty()),
         }
     }
@@ -146,7 +169,11 @@ fn split_url(url: &str) -> Result<Split, Error> {
             kept.push(part);
         }
     }
-    let rest = if kept.is_empty() { base.to_string() } else { format!("{base}?{}", kept.join("&")) };
+    let rest = if kept.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
     Ok((rest, taken))
 }
 
@@ -156,9 +183,14 @@ fn percent_decode(text: &str) -> Result<String, Error> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            let hex = b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = b
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             let Some(byte) = hex else {
-                return Err(Error("invalid percent-encoding in a connection URL parameter".into()));
+                return Err(Error(
+                    "invalid percent-encoding in a connection URL parameter".into(),
+                ));
             };
             out.push(byte);
             i += 3;
@@ -167,7 +199,8 @@ fn percent_decode(text: &str) -> Result<String, Error> {
             i += 1;
         }
     }
-    String::from_utf8(out).map_err(|_| Error("a connection URL parameter is not UTF-8 once percent-decoded".into()))
+    String::from_utf8(out)
+        .map_err(|_| Error("a connection URL parameter is not UTF-8 once percent-decoded".into()))
 }
 
 /// libpq's `key = value` list: values are bare words or single-quoted,
@@ -187,7 +220,9 @@ fn split_key_values(conn: &str) -> Result<Split, Error> {
         }
         while chars.next_if(|c| c.is_whitespace()).is_some() {}
         if chars.next() != Some('=') {
-            return Err(Error(format!("invalid PostgreSQL connection string: {key:?} is not followed by \"=\"")));
+            return Err(Error(format!(
+                "invalid PostgreSQL connection string: {key:?} is not followed by \"=\""
+            )));
         }
         while chars.next_if(|c| c.is_whitespace()).is_some() {}
         let mut value = String::new();
@@ -195,9 +230,19 @@ fn split_key_values(conn: &str) -> Result<Split, Error> {
             loop {
                 match chars.next() {
                     Some('\'') => break,
-                    Some('\\') => value.push(chars.next().ok_or_else(|| Error("invalid PostgreSQL connection string: unterminated quoted value".into()))?),
+                    Some('\\') => value.push(chars.next().ok_or_else(|| {
+                        Error(
+                            "invalid PostgreSQL connection string: unterminated quoted value"
+                                .into(),
+                        )
+                    })?),
                     Some(c) => value.push(c),
-                    None => return Err(Error("invalid PostgreSQL connection string: unterminated quoted value".into())),
+                    None => {
+                        return Err(Error(
+                            "invalid PostgreSQL connection string: unterminated quoted value"
+                                .into(),
+                        ))
+                    }
                 }
             }
         } else {
@@ -214,7 +259,10 @@ fn split_key_values(conn: &str) -> Result<Split, Error> {
         if ours(&key) {
             taken.push((key, value));
         } else {
-            kept.push(format!("{key}='{}'", value.replace('\\', "\\\\").replace('\'', "\\'")));
+            kept.push(format!(
+                "{key}='{}'",
+                value.replace('\\', "\\\\").replace('\'', "\\'")
+            ));
         }
     }
     Ok((kept.join(" "), taken))
@@ -245,7 +293,10 @@ impl Attempt {
     pub fn may_fall_back(&self, e: &tokio_postgres::Error) -> bool {
         match self.fallback {
             Fallback::Never => false,
-            Fallback::OnTlsFailure => self.tls.handshake_failed() || (self.tls.handshake_succeeded() && e.as_db_error().is_some()),
+            Fallback::OnTlsFailure => {
+                self.tls.handshake_failed()
+                    || (self.tls.handshake_succeeded() && e.as_db_error().is_some())
+            }
             Fallback::OnServerRefusal => e.as_db_error().is_some(),
         }
     }
@@ -257,17 +308,33 @@ impl TlsOptions {
     /// here, before any network traffic).
     pub fn attempts(&self) -> Result<Vec<Attempt>, Error> {
         use tokio_postgres::config::SslMode as Wire;
-        let plain = |fallback| Attempt { ssl_mode: Wire::Disable, tls: MakeRustls::plaintext(), fallback };
+        let plain = |fallback| Attempt {
+            ssl_mode: Wire::Disable,
+            tls: MakeRustls::plaintext(),
+            fallback,
+        };
         if self.mode == SslMode::Disable {
             return Ok(vec![plain(Fallback::Never)]);
         }
         let tls = MakeRustls::new(tls::client_config(self.check()?)?);
-        let with_tls = |ssl_mode, fallback| Attempt { ssl_mode, tls: tls.clone(), fallback };
+        let with_tls = |ssl_mode, fallback| Attempt {
+            ssl_mode,
+            tls: tls.clone(),
+            fallback,
+        };
         Ok(match self.mode {
             SslMode::Disable => unreachable!("handled above"),
-            SslMode::Allow => vec![plain(Fallback::OnServerRefusal), with_tls(Wire::Require, Fallback::Never)],
-            SslMode::Prefer => vec![with_tls(Wire::Prefer, Fallback::OnTlsFailure), plain(Fallback::Never)],
-            SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => vec![with_tls(Wire::Require, Fallback::Never)],
+            SslMode::Allow => vec![
+                plain(Fallback::OnServerRefusal),
+                with_tls(Wire::Require, Fallback::Never),
+            ],
+            SslMode::Prefer => vec![
+                with_tls(Wire::Prefer, Fallback::OnTlsFailure),
+                plain(Fallback::Never),
+            ],
+            SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => {
+                vec![with_tls(Wire::Require, Fallback::Never)]
+            }
         })
     }
 
@@ -282,7 +349,9 @@ impl TlsOptions {
         Ok(match (self.mode, roots) {
             (SslMode::VerifyFull, Some(r)) => tls::Check::Full(r),
             (SslMode::VerifyCa, Some(r)) => tls::Check::Chain(r),
-            (SslMode::VerifyFull | SslMode::VerifyCa, None) => unreachable!("roots() refuses verify modes without a root certificate"),
+            (SslMode::VerifyFull | SslMode::VerifyCa, None) => {
+                unreachable!("roots() refuses verify modes without a root certificate")
+            }
             // libpq: with a root certificate at hand, require (and prefer,
             // allow) check the chain as verify-ca does.
             (_, Some(r)) => tls::Check::Chain(r),
@@ -320,18 +389,31 @@ impl TlsOptions {
 }
 
 fn default_root_cert() -> Option<PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".postgresql/root.crt"))
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".postgresql/root.crt"))
 }
 
 fn system_bundle() -> Option<PathBuf> {
     let from_env = std::env::var_os("SSL_CERT_FILE").map(PathBuf::from);
-    let known = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"].map(PathBuf::from);
+    let known = [
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/etc/pki/tls/certs/ca-bundle.crt",
+        "/etc/ssl/cert.pem",
+    ]
+    .map(PathBuf::from);
     from_env.into_iter().chain(known).find(|p| p.is_file())
 }
 
 /// Runs the attempts in order until one connects or one's failure allows
 /// no fallback; the error is the last attempt's.
-pub fn connect_blocking<C>(attempts: Vec<Attempt>, mut connect: impl FnMut(tokio_postgres::config::SslMode, MakeRustls) -> Result<C, tokio_postgres::Error>) -> Result<C, tokio_postgres::Error> {
+pub fn connect_blocking<C>(
+    attempts: Vec<Attempt>,
+    mut connect: impl FnMut(
+        tokio_postgres::config::SslMode,
+        MakeRustls,
+    ) -> Result<C, tokio_postgres::Error>,
+) -> Result<C, tokio_postgres::Error> {
     let mut last = None;
     for a in attempts {
         match connect(a.ssl_mode, a.tls.clone()) {
@@ -349,7 +431,10 @@ pub fn connect_blocking<C>(attempts: Vec<Attempt>, mut connect: impl FnMut(tokio
 }
 
 /// [`connect_blocking`] for async connects.
-pub async fn connect_async<C, F, Fut>(attempts: Vec<Attempt>, mut connect: F) -> Result<C, tokio_postgres::Error>
+pub async fn connect_async<C, F, Fut>(
+    attempts: Vec<Attempt>,
+    mut connect: F,
+) -> Result<C, tokio_postgres::Error>
 where
     F: FnMut(tokio_postgres::config::SslMode, MakeRustls) -> Fut,
     Fut: std::future::Future<Output = Result<C, tokio_postgres::Error>>,

@@ -3,10 +3,14 @@
 
 use crate::Error;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::crypto::{
+    verify_tls12_signature, verify_tls13_signature, CryptoProvider, WebPkiSupportedAlgorithms,
+};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
 use std::future::Future;
 use std::io;
 use std::path::Path;
@@ -28,18 +32,34 @@ impl Roots {
     /// Every certificate of a PEM file; `what` names the setting.
     pub(crate) fn load(path: &Path, what: &str) -> Result<Roots, Error> {
         let shown = path.display();
-        let iter = CertificateDer::pem_file_iter(path).map_err(|e| Error(format!("{what} {shown}: cannot read the file: {e}")))?;
+        let iter = CertificateDer::pem_file_iter(path)
+            .map_err(|e| Error(format!("{what} {shown}: cannot read the file: {e}")))?;
         let mut store = RootCertStore::empty();
         let mut count = 0;
         for (i, cert) in iter.enumerate() {
-            let cert = cert.map_err(|e| Error(format!("{what} {shown}: certificate {} is not valid PEM: {e}", i + 1)))?;
-            store.add(cert).map_err(|e| Error(format!("{what} {shown}: certificate {} cannot be a trust anchor: {e}", i + 1)))?;
+            let cert = cert.map_err(|e| {
+                Error(format!(
+                    "{what} {shown}: certificate {} is not valid PEM: {e}",
+                    i + 1
+                ))
+            })?;
+            store.add(cert).map_err(|e| {
+                Error(format!(
+                    "{what} {shown}: certificate {} cannot be a trust anchor: {e}",
+                    i + 1
+                ))
+            })?;
             count += 1;
         }
         if count == 0 {
-            return Err(Error(format!("{what} {shown}: the file holds no PEM certificate")));
+            return Err(Error(format!(
+                "{what} {shown}: the file holds no PEM certificate"
+            )));
         }
-        Ok(Roots { store: Arc::new(store), from: format!("{what} ({shown})") })
+        Ok(Roots {
+            store: Arc::new(store),
+            from: format!("{what} ({shown})"),
+        })
     }
 }
 
@@ -60,12 +80,37 @@ fn provider() -> Arc<CryptoProvider> {
 /// The rustls configuration for `check`, and where its roots came from.
 pub(crate) fn client_config(check: Check) -> Result<(Arc<ClientConfig>, Option<String>), Error> {
     let provider = provider();
-    let builder = ClientConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().map_err(|e| Error(format!("TLS setup failed: {e}")))?;
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error(format!("TLS setup failed: {e}")))?;
     let algorithms = provider.signature_verification_algorithms;
     let (mut config, roots_from) = match check {
-        Check::Full(roots) => (builder.with_root_certificates(roots.store).with_no_client_auth(), Some(roots.from)),
-        Check::Chain(roots) => (builder.dangerous().with_custom_certificate_verifier(Arc::new(ChainOnly { roots: Some(roots.store), algorithms })).with_no_client_auth(), Some(roots.from)),
-        Check::Nothing => (builder.dangerous().with_custom_certificate_verifier(Arc::new(ChainOnly { roots: None, algorithms })).with_no_client_auth(), None),
+        Check::Full(roots) => (
+            builder
+                .with_root_certificates(roots.store)
+                .with_no_client_auth(),
+            Some(roots.from),
+        ),
+        Check::Chain(roots) => (
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(ChainOnly {
+                    roots: Some(roots.store),
+                    algorithms,
+                }))
+                .with_no_client_auth(),
+            Some(roots.from),
+        ),
+        Check::Nothing => (
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(ChainOnly {
+                    roots: None,
+                    algorithms,
+                }))
+                .with_no_client_auth(),
+            None,
+        ),
     };
     // PostgreSQL 17 checks the protocol name when the client offers one.
     config.alpn_protocols = vec![b"postgresql".to_vec()];
@@ -84,19 +129,42 @@ struct ChainOnly {
 }
 
 impl ServerCertVerifier for ChainOnly {
-    fn verify_server_cert(&self, end_entity: &CertificateDer<'_>, intermediates: &[CertificateDer<'_>], _name: &ServerName<'_>, _ocsp: &[u8], now: UnixTime) -> Result<ServerCertVerified, rustls::Error> {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        _name: &ServerName<'_>,
+        _ocsp: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
         if let Some(roots) = &self.roots {
             let cert = rustls::server::ParsedCertificate::try_from(end_entity)?;
-            rustls::client::verify_server_cert_signed_by_trust_anchor(&cert, roots, intermediates, now, self.algorithms.all)?;
+            rustls::client::verify_server_cert_signed_by_trust_anchor(
+                &cert,
+                roots,
+                intermediates,
+                now,
+                self.algorithms.all,
+            )?;
         }
         Ok(ServerCertVerified::assertion())
     }
 
-    fn verify_tls12_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
-    fn verify_tls13_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
@@ -139,8 +207,14 @@ impl HandshakeError {
     }
 
     fn from_io(e: io::Error, host: &str, roots_from: Option<&str>) -> HandshakeError {
-        let Some(tls) = e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) else {
-            return HandshakeError::new(HandshakeFailure::Other, format!("TLS handshake with {host:?} failed: {e}"));
+        let Some(tls) = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        else {
+            return HandshakeError::new(
+                HandshakeFailure::Other,
+                format!("TLS handshake with {host:?} failed: {e}"),
+            );
         };
         let roots = roots_from.unwrap_or("the root certificates");
         match tls {
@@ -171,13 +245,23 @@ pub struct MakeRustls {
 
 impl MakeRustls {
     pub(crate) fn new((config, roots_from): (Arc<ClientConfig>, Option<String>)) -> MakeRustls {
-        MakeRustls { config: Some(config), roots_from: roots_from.map(Arc::from), failed: Arc::default(), succeeded: Arc::default() }
+        MakeRustls {
+            config: Some(config),
+            roots_from: roots_from.map(Arc::from),
+            failed: Arc::default(),
+            succeeded: Arc::default(),
+        }
     }
 
     /// A connector for plaintext attempts (tokio-postgres is told
     /// `sslmode=disable` with it, so it never starts a handshake).
     pub(crate) fn plaintext() -> MakeRustls {
-        MakeRustls { config: None, roots_from: None, failed: Arc::default(), succeeded: Arc::default() }
+        MakeRustls {
+            config: None,
+            roots_from: None,
+            failed: Arc::default(),
+            succeeded: Arc::default(),
+        }
     }
 
     /// Whether a handshake through this connector (or a clone) failed.
@@ -199,10 +283,16 @@ where
     type TlsConnect = RustlsConnect;
     type Error = std::convert::Infallible;
 
-    fn make_tls_connect(&mut self, domain: &str) -> Result<RustlsConnect, std::convert::Infallible> {
+    fn make_tls_connect(
+        &mut self,
+        domain: &str,
+    ) -> Result<RustlsConnect, std::convert::Infallible> {
         // The name is checked when a handshake starts: a Unix-socket
         // connection passes "" here and never shakes hands.
-        Ok(RustlsConnect { make: self.clone(), host: domain.to_string() })
+        Ok(RustlsConnect {
+            make: self.clone(),
+            host: domain.to_string(),
+        })
     }
 }
 
@@ -229,7 +319,11 @@ where
                 tokio_rustls::TlsConnector::from(config).connect(name, stream).await.map_err(|e| HandshakeError::from_io(e, &host, make.roots_from.as_deref()))
             }
             .await;
-            let outcome = if result.is_ok() { &make.succeeded } else { &make.failed };
+            let outcome = if result.is_ok() {
+                &make.succeeded
+            } else {
+                &make.failed
+            };
             outcome.store(true, Ordering::SeqCst);
             result.map(|s| RustlsStream(Box::new(s)))
         })
@@ -240,13 +334,21 @@ where
 pub struct RustlsStream<S>(Box<tokio_rustls::client::TlsStream<S>>);
 
 impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for RustlsStream<S> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         Pin::new(&mut *self.0).poll_read(cx, buf)
     }
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for RustlsStream<S> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut *self.0).poll_write(cx, buf)
     }
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -255,7 +357,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for RustlsStream<S> {
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut *self.0).poll_shutdown(cx)
     }
-    fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut *self.0).poll_write_vectored(cx, bufs)
     }
     fn is_write_vectored(&self) -> bool {
@@ -266,7 +372,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for RustlsStream<S> {
 impl<S: AsyncRead + AsyncWrite + Unpin> TlsStream for RustlsStream<S> {
     fn channel_binding(&self) -> ChannelBinding {
         let (_, session) = self.0.get_ref();
-        match session.peer_certificates().and_then(|certs| certs.first()).and_then(|c| server_end_point(c)) {
+        match session
+            .peer_certificates()
+            .and_then(|certs| certs.first())
+            .and_then(|c| server_end_point(c))
+        {
             Some(hash) => ChannelBinding::tls_server_end_point(hash),
             None => ChannelBinding::none(),
         }
@@ -302,10 +412,18 @@ pub(crate) fn server_end_point(cert: &[u8]) -> Option<Vec<u8>> {
 /// Certificate ::= SEQUENCE { tbsCertificate SEQUENCE, signatureAlgorithm
 /// SEQUENCE { algorithm OID, ... }, signature BIT STRING }.
 pub(crate) fn signature_algorithm(cert: &[u8]) -> Option<&[u8]> {
-    let (0x30, body, _) = der(cert)? else { return None };
-    let (0x30, _tbs, rest) = der(body)? else { return None };
-    let (0x30, algorithm, _) = der(rest)? else { return None };
-    let (0x06, oid, _) = der(algorithm)? else { return None };
+    let (0x30, body, _) = der(cert)? else {
+        return None;
+    };
+    let (0x30, _tbs, rest) = der(body)? else {
+        return None;
+    };
+    let (0x30, algorithm, _) = der(rest)? else {
+        return None;
+    };
+    let (0x06, oid, _) = der(algorithm)? else {
+        return None;
+    };
     Some(oid)
 }
 
@@ -320,7 +438,9 @@ fn der(b: &[u8]) -> Option<(u8, &[u8], &[u8])> {
         if n == 0 || n > 4 || b.len() < n {
             return None;
         }
-        let len = b[..n].iter().fold(0usize, |acc, x| acc << 8 | usize::from(*x));
+        let len = b[..n]
+            .iter()
+            .fold(0usize, |acc, x| acc << 8 | usize::from(*x));
         b = &b[n..];
         len
     };

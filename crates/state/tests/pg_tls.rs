@@ -18,8 +18,15 @@ impl Server {
     /// A URL for `user` at `host` with extra parameters.
     fn url(&self, user: &str, host: &str, params: &str) -> String {
         let password = if user == "terrane" { "terrane" } else { "pw" };
-        let q = if params.is_empty() { String::new() } else { format!("?{params}") };
-        format!("postgres://{user}:{password}@{host}:{}/terrane{q}", self.port)
+        let q = if params.is_empty() {
+            String::new()
+        } else {
+            format!("?{params}")
+        };
+        format!(
+            "postgres://{user}:{password}@{host}:{}/terrane{q}",
+            self.port
+        )
     }
 }
 
@@ -27,7 +34,12 @@ impl Server {
 /// connection error's text.
 fn session_ssl(url: &str) -> Result<bool, String> {
     let mut c = pg_connect(url).map_err(|e| e.to_string())?;
-    c.query_one("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", &[]).map(|r| r.get(0)).map_err(|e| e.to_string())
+    c.query_one(
+        "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+        &[],
+    )
+    .map(|r| r.get(0))
+    .map_err(|e| e.to_string())
 }
 
 #[derive(Debug)]
@@ -42,7 +54,10 @@ fn check(case: &str, got: Result<bool, String>, want: Want) {
     match (&got, &want) {
         (Ok(true), Want::Tls) | (Ok(false), Want::Plain) => {}
         (Err(e), Want::Fails(text)) if e.contains(text) => {
-            assert!(!e.contains("pw@") && !e.contains(":terrane@"), "case {case}: the error shows the URL's password: {e}");
+            assert!(
+                !e.contains("pw@") && !e.contains(":terrane@"),
+                "case {case}: the error shows the URL's password: {e}"
+            );
         }
         _ => panic!("case {case}: got {got:?}, want {want:?}"),
     }
@@ -52,7 +67,9 @@ fn wrong_ca_pem(dir: &Path) -> String {
     let key = rcgen::KeyPair::generate().unwrap();
     let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
     params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    params.distinguished_name.push(rcgen::DnType::CommonName, "terrane test CA");
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "terrane test CA");
     let path = dir.join("wrong-ca.pem");
     std::fs::write(&path, params.self_signed(&key).unwrap().pem()).unwrap();
     path.display().to_string()
@@ -60,14 +77,31 @@ fn wrong_ca_pem(dir: &Path) -> String {
 
 #[test]
 fn item13_state_store_tls_modes() {
-    let Some(url) = terrane_testkit::pg_url() else { return };
-    let Some(ca) = terrane_testkit::pg_ca() else { return };
+    let Some(url) = terrane_testkit::pg_url() else {
+        return;
+    };
+    let Some(ca) = terrane_testkit::pg_ca() else {
+        return;
+    };
     let dir = terrane_testkit::temp_dir();
-    let port = url.rsplit_once(':').and_then(|(_, p)| p.split('/').next()).expect("port in TERRANE_TEST_PG_URL").to_string();
-    let srv = Server { port, ca: ca.display().to_string(), wrong_ca: wrong_ca_pem(dir.path()) };
+    let port = url
+        .rsplit_once(':')
+        .and_then(|(_, p)| p.split('/').next())
+        .expect("port in TERRANE_TEST_PG_URL")
+        .to_string();
+    let srv = Server {
+        port,
+        ca: ca.display().to_string(),
+        wrong_ca: wrong_ca_pem(dir.path()),
+    };
     let sfx = format!("{:08x}", rand::random::<u32>());
-    let (tls_user, plain_user, pw_user) = (format!("tlsonly_{sfx}"), format!("plainonly_{sfx}"), format!("scram_{sfx}"));
-    let mut admin = pg_connect(&srv.url("terrane", "127.0.0.1", "sslmode=disable")).expect("connect as the superuser");
+    let (tls_user, plain_user, pw_user) = (
+        format!("tlsonly_{sfx}"),
+        format!("plainonly_{sfx}"),
+        format!("scram_{sfx}"),
+    );
+    let mut admin = pg_connect(&srv.url("terrane", "127.0.0.1", "sslmode=disable"))
+        .expect("connect as the superuser");
     admin
         .batch_execute(&format!(
             "CREATE ROLE {tls_user} LOGIN SUPERUSER IN ROLE terrane_tls_only;
@@ -113,12 +147,41 @@ fn item13_state_store_tls_modes() {
     // the plaintext-only one does not), and verification failures are
     // reported by name.
     let schema = format!("tls_{sfx}");
-    let open = |url: String| PgStore::open(&url, &schema, None).and_then(|s| s.workspaces()).map(|_| true).map_err(|e| e.to_string());
-    check("store_tls_only_role_over_verify_full", open(srv.url(&tls_user, "localhost", &format!("sslmode=verify-full&sslrootcert={ca}"))), Want::Tls);
-    check("store_tls_only_role_over_disable", open(srv.url(&tls_user, "localhost", "sslmode=disable")), Want::Fails("no encryption"));
-    check("store_plain_only_role_over_require", open(srv.url(&plain_user, "localhost", "sslmode=require")), Want::Fails("SSL encryption"));
+    let open = |url: String| {
+        PgStore::open(&url, &schema, None)
+            .and_then(|s| s.workspaces())
+            .map(|_| true)
+            .map_err(|e| e.to_string())
+    };
+    check(
+        "store_tls_only_role_over_verify_full",
+        open(srv.url(
+            &tls_user,
+            "localhost",
+            &format!("sslmode=verify-full&sslrootcert={ca}"),
+        )),
+        Want::Tls,
+    );
+    check(
+        "store_tls_only_role_over_disable",
+        open(srv.url(&tls_user, "localhost", "sslmode=disable")),
+        Want::Fails("no encryption"),
+    );
+    check(
+        "store_plain_only_role_over_require",
+        open(srv.url(&plain_user, "localhost", "sslmode=require")),
+        Want::Fails("SSL encryption"),
+    );
     check("store_verify_full_wrong_host", open(srv.url(&tls_user, "127.0.0.1", &format!("sslmode=verify-full&sslrootcert={ca}"))), Want::Fails("PostgreSQL state store: cannot connect: error performing TLS handshake: the server's certificate does not name the host \"127.0.0.1\""));
-    check("store_verify_full_wrong_ca", open(srv.url(&tls_user, "localhost", &format!("sslmode=verify-full&sslrootcert={wrong}"))), Want::Fails("not trusted"));
+    check(
+        "store_verify_full_wrong_ca",
+        open(srv.url(
+            &tls_user,
+            "localhost",
+            &format!("sslmode=verify-full&sslrootcert={wrong}"),
+        )),
+        Want::Fails("not trusted"),
+    );
 
     admin
         .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; DROP ROLE {tls_user}; DROP ROLE {plain_user}; DROP ROLE {pw_user};"))

@@ -120,7 +120,7 @@ fn import_existing_objects_then_no_changes(tool: Tool) {
         // The tables data source sees the pre-existing tables and views.
         work.write(
             "tables.tf",
-            &format!("data \"postgresql_tables\" \"app\" {{\n  database = postgresql_database.app.name\n  schemas = [\"app\"]\n  table_types = [\"BASE TABLE\"]\n}}\n\noutput \"tables\" {{\n  value = [for t in data.postgresql_tables.app.tables : \"${{t.schema_name}}.${{t.object_name}}\"]\n}}\n"),
+            "data \"postgresql_tables\" \"app\" {\n  database = postgresql_database.app.name\n  schemas = [\"app\"]\n  table_types = [\"BASE TABLE\"]\n}\n\noutput \"tables\" {\n  value = [for t in data.postgresql_tables.app.tables : \"${t.schema_name}.${t.object_name}\"]\n}\n",
         );
         work.apply();
         assert_eq!(work.expect(&["output", "-json", "tables"], 0).stdout.trim(), r#"["app.items","app.orders"]"#, "case tables_data_source");

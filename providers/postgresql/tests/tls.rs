@@ -32,7 +32,11 @@ struct Case {
 }
 
 fn main_tf(srv: &Server, c: &Case) -> String {
-    let root = c.root.as_ref().map(|r| format!("  sslrootcert     = \"{r}\"\n")).unwrap_or_default();
+    let root = c
+        .root
+        .as_ref()
+        .map(|r| format!("  sslrootcert     = \"{r}\"\n"))
+        .unwrap_or_default();
     format!(
         "terraform {{\n  required_providers {{\n    postgresql = {{ source = \"terrane/postgresql\" }}\n  }}\n}}\n\nprovider \"postgresql\" {{\n  host            = \"{}\"\n  port            = {}\n  username        = \"{}\"\n  database        = \"{}\"\n  sslmode         = \"{}\"\n{root}  connect_timeout = 5\n}}\n\ndata \"postgresql_schemas\" \"all\" {{}}\n\noutput \"count\" {{\n  value = length(data.postgresql_schemas.all.schemas)\n}}\n",
         c.host, srv.port, c.user, srv.database, c.sslmode
@@ -43,18 +47,41 @@ fn main_tf(srv: &Server, c: &Case) -> String {
 fn check(work: &Work, srv: &Server, c: &Case) {
     let src = main_tf(srv, c);
     work.write("main.tf", &src);
-    let out = work.run_env(&["plan", "-input=false", "-no-color"], &[("PGSSLMODE", ""), ("PGSSLROOTCERT", "")]);
+    let out = work.run_env(
+        &["plan", "-input=false", "-no-color"],
+        &[("PGSSLMODE", ""), ("PGSSLROOTCERT", "")],
+    );
     let text = format!("{}\n{}", out.stdout, out.stderr);
     let Some((summary, attr, detail)) = c.fails else {
         assert_eq!(out.code, 0, "case {}: plan should succeed\n{text}", c.name);
         return;
     };
     assert_ne!(out.code, 0, "case {}: plan should fail\n{text}", c.name);
-    assert!(text.contains(summary), "case {}: summary {summary:?} missing\n{text}", c.name);
-    assert!(text.contains(detail), "case {}: detail {detail:?} missing\n{text}", c.name);
-    let line = src.lines().position(|l| l.trim_start().starts_with(&format!("{attr} "))).expect("attribute in main.tf") + 1;
-    let placed = text.lines().skip_while(|l| !l.contains(summary)).take(6).any(|l| l.contains(&format!("on main.tf line {line},")));
-    assert!(placed, "case {}: the diagnostic is not on main.tf line {line} ({attr})\n{text}", c.name);
+    assert!(
+        text.contains(summary),
+        "case {}: summary {summary:?} missing\n{text}",
+        c.name
+    );
+    assert!(
+        text.contains(detail),
+        "case {}: detail {detail:?} missing\n{text}",
+        c.name
+    );
+    let line = src
+        .lines()
+        .position(|l| l.trim_start().starts_with(&format!("{attr} ")))
+        .expect("attribute in main.tf")
+        + 1;
+    let placed = text
+        .lines()
+        .skip_while(|l| !l.contains(summary))
+        .take(6)
+        .any(|l| l.contains(&format!("on main.tf line {line},")));
+    assert!(
+        placed,
+        "case {}: the diagnostic is not on main.tf line {line} ({attr})\n{text}",
+        c.name
+    );
 }
 
 fn wrong_ca(dir: &std::path::Path) -> String {
@@ -68,31 +95,152 @@ fn wrong_ca(dir: &std::path::Path) -> String {
 
 fn provider_tls_modes(tool: Tool) {
     let Some((tf, srv)) = peers(tool) else { return };
-    let Some(ca) = terrane_testkit::pg_ca() else { return };
+    let Some(ca) = terrane_testkit::pg_ca() else {
+        return;
+    };
     let x = suffix();
     let (tls_user, plain_user) = (format!("tlsonly_{x}"), format!("plainonly_{x}"));
     srv.exec(None, &format!("CREATE ROLE {tls_user} LOGIN IN ROLE terrane_tls_only; CREATE ROLE {plain_user} LOGIN IN ROLE terrane_plain_only"));
     let work = Work::new(tf, tool);
     let ca = Some(ca.display().to_string());
     let wrong = Some(wrong_ca(work.path()));
-    let case = |name, host, user: &str, sslmode, root: &Option<String>, fails| Case { name, host, user: user.to_string(), sslmode, root: root.clone(), fails };
+    let case = |name, host, user: &str, sslmode, root: &Option<String>, fails| Case {
+        name,
+        host,
+        user: user.to_string(),
+        sslmode,
+        root: root.clone(),
+        fails,
+    };
     let mut cases = vec![
-        case("require_is_tls", "127.0.0.1", &tls_user, "require", &None, None),
-        case("prefer_is_tls", "127.0.0.1", &tls_user, "prefer", &None, None),
-        case("verify_full_right_ca_and_host", "localhost", &tls_user, "verify-full", &ca, None),
-        case("verify_full_wrong_ca", "localhost", &tls_user, "verify-full", &wrong, Some(("the server's certificate is not trusted", "sslrootcert", "no CA in sslrootcert"))),
-        case("verify_full_wrong_host", "127.0.0.1", &tls_user, "verify-full", &ca, Some(("the server's certificate is for another host", "host", "does not name the host \"127.0.0.1\""))),
-        case("verify_ca_ignores_host", "127.0.0.1", &tls_user, "verify-ca", &ca, None),
-        case("verify_ca_wrong_ca", "127.0.0.1", &tls_user, "verify-ca", &wrong, Some(("the server's certificate is not trusted", "sslrootcert", "no CA in sslrootcert"))),
-        case("allow_retries_with_tls", "127.0.0.1", &tls_user, "allow", &None, None),
-        case("disable_is_plaintext", "127.0.0.1", &plain_user, "disable", &None, None),
-        case("tls_only_role_refused_by_disable", "127.0.0.1", &tls_user, "disable", &None, Some(("PostgreSQL rejected the user", "username", "no encryption"))),
-        case("plain_only_role_refused_by_require", "127.0.0.1", &plain_user, "require", &None, Some(("PostgreSQL rejected the user", "username", "SSL encryption"))),
-        case("unreadable_root_named", "localhost", &tls_user, "verify-full", &Some("/nonexistent/ca.pem".to_string()), Some(("Invalid TLS settings", "sslrootcert", "cannot read the file"))),
+        case(
+            "require_is_tls",
+            "127.0.0.1",
+            &tls_user,
+            "require",
+            &None,
+            None,
+        ),
+        case(
+            "prefer_is_tls",
+            "127.0.0.1",
+            &tls_user,
+            "prefer",
+            &None,
+            None,
+        ),
+        case(
+            "verify_full_right_ca_and_host",
+            "localhost",
+            &tls_user,
+            "verify-full",
+            &ca,
+            None,
+        ),
+        case(
+            "verify_full_wrong_ca",
+            "localhost",
+            &tls_user,
+            "verify-full",
+            &wrong,
+            Some((
+                "the server's certificate is not trusted",
+                "sslrootcert",
+                "no CA in sslrootcert",
+            )),
+        ),
+        case(
+            "verify_full_wrong_host",
+            "127.0.0.1",
+            &tls_user,
+            "verify-full",
+            &ca,
+            Some((
+                "the server's certificate is for another host",
+                "host",
+                "does not name the host \"127.0.0.1\"",
+            )),
+        ),
+        case(
+            "verify_ca_ignores_host",
+            "127.0.0.1",
+            &tls_user,
+            "verify-ca",
+            &ca,
+            None,
+        ),
+        case(
+            "verify_ca_wrong_ca",
+            "127.0.0.1",
+            &tls_user,
+            "verify-ca",
+            &wrong,
+            Some((
+                "the server's certificate is not trusted",
+                "sslrootcert",
+                "no CA in sslrootcert",
+            )),
+        ),
+        case(
+            "allow_retries_with_tls",
+            "127.0.0.1",
+            &tls_user,
+            "allow",
+            &None,
+            None,
+        ),
+        case(
+            "disable_is_plaintext",
+            "127.0.0.1",
+            &plain_user,
+            "disable",
+            &None,
+            None,
+        ),
+        case(
+            "tls_only_role_refused_by_disable",
+            "127.0.0.1",
+            &tls_user,
+            "disable",
+            &None,
+            Some(("PostgreSQL rejected the user", "username", "no encryption")),
+        ),
+        case(
+            "plain_only_role_refused_by_require",
+            "127.0.0.1",
+            &plain_user,
+            "require",
+            &None,
+            Some(("PostgreSQL rejected the user", "username", "SSL encryption")),
+        ),
+        case(
+            "unreadable_root_named",
+            "localhost",
+            &tls_user,
+            "verify-full",
+            &Some("/nonexistent/ca.pem".to_string()),
+            Some((
+                "Invalid TLS settings",
+                "sslrootcert",
+                "cannot read the file",
+            )),
+        ),
     ];
-    let home_root = std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".postgresql/root.crt"));
+    let home_root =
+        std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".postgresql/root.crt"));
     if !home_root.is_some_and(|p| p.exists()) {
-        cases.push(case("verify_full_without_root", "localhost", &tls_user, "verify-full", &None, Some(("Invalid TLS settings", "sslmode", "needs the CA certificate"))));
+        cases.push(case(
+            "verify_full_without_root",
+            "localhost",
+            &tls_user,
+            "verify-full",
+            &None,
+            Some((
+                "Invalid TLS settings",
+                "sslmode",
+                "needs the CA certificate",
+            )),
+        ));
     }
     work.write("main.tf", &main_tf(&srv, &cases[0]));
     work.expect(&["init", "-input=false", "-no-color"], 0);
