@@ -18,6 +18,9 @@
 //! `sslrootcert` that is named but cannot be read is an error in every
 //! mode that may use TLS (libpq would quietly skip the check).
 //!
+//! Unix-domain sockets never use TLS ([`TlsOptions::for_config`]), as in
+//! libpq.
+//!
 //! Over TLS the SCRAM exchange is bound to the server's certificate
 //! (`tls-server-end-point` channel binding), so `channel_binding=require`
 //! works.
@@ -303,6 +306,22 @@ impl Attempt {
 }
 
 impl TlsOptions {
+    /// As in libpq, TLS is never used over Unix-domain sockets: when every
+    /// host of `config` is a socket directory (and no `hostaddr` is given),
+    /// the connection is plaintext whatever sslmode says.
+    pub fn for_config(mut self, config: &tokio_postgres::Config) -> TlsOptions {
+        let hosts = config.get_hosts();
+        let sockets_only = !hosts.is_empty()
+            && config.get_hostaddrs().is_empty()
+            && hosts
+                .iter()
+                .all(|h| !matches!(h, tokio_postgres::config::Host::Tcp(_)));
+        if sockets_only {
+            self.mode = SslMode::Disable;
+        }
+        self
+    }
+
     /// The attempts a connection makes, in order. Reads the root
     /// certificates (so a missing or broken `sslrootcert` is reported
     /// here, before any network traffic).

@@ -59,6 +59,27 @@ fn item13_connection_strings_split() {
             .map(|(c, t)| (c.get_ports().to_vec(), t.mode)),
         Ok((vec![5433], SslMode::VerifyFull)),
     );
+    let mode_for = |s: &str| parse(s).map(|(c, t)| t.for_config(&c).mode);
+    check(
+        "unix_socket_is_plaintext_as_in_libpq",
+        mode_for("host=/run/postgresql sslmode=verify-full"),
+        Ok(SslMode::Disable),
+    );
+    check(
+        "tcp_host_keeps_mode",
+        mode_for("host=/run/postgresql,db.example sslmode=verify-full"),
+        Ok(SslMode::VerifyFull),
+    );
+    check(
+        "hostaddr_keeps_mode",
+        mode_for("host=/run/postgresql hostaddr=127.0.0.1 sslmode=require"),
+        Ok(SslMode::Require),
+    );
+    check(
+        "no_host_keeps_mode",
+        mode_for("dbname=x sslmode=require"),
+        Ok(SslMode::Require),
+    );
     let bad = |s: &str| split(s).expect_err(s).0;
     assert!(
         bad("postgres://h/db?sslmode=verify").contains("invalid sslmode \"verify\""),

@@ -143,7 +143,7 @@ impl PgStore {
 /// name (see terrane-pgtls).
 pub fn pg_connect(url: &str) -> Result<Client> {
     let (config, tls) = terrane_pgtls::parse(url).map_err(|e| StateError::PostgresSession(e.0))?;
-    let attempts = tls.attempts().map_err(|e| StateError::PostgresSession(e.0))?;
+    let attempts = tls.for_config(&config).attempts().map_err(|e| StateError::PostgresSession(e.0))?;
     let config = postgres::Config::from(config);
     terrane_pgtls::connect_blocking(attempts, |mode, tls| config.clone().ssl_mode(mode).connect(tls)).map_err(|e| StateError::PostgresSession(format!("cannot connect: {}", with_causes(&e))))
 }

@@ -61,7 +61,9 @@ impl Settings {
     /// The connection attempts sslmode calls for (reads the root
     /// certificates).
     pub fn tls_attempts(&self) -> Result<Vec<terrane_pgtls::Attempt>, Diagnostics> {
-        self.tls()?.attempts().map_err(|e| {
+        let mut host = tokio_postgres::Config::new();
+        host.host(&self.host);
+        self.tls()?.for_config(&host).attempts().map_err(|e| {
             let attr = if e.0.starts_with("sslrootcert") { "sslrootcert" } else { "sslmode" };
             Diagnostics::attr_error(Path::root().attr(attr), "Invalid TLS settings", format!("{e}."))
         })
