@@ -10,6 +10,7 @@ mod json;
 mod planfile;
 mod render;
 mod statecmd;
+mod stateshow;
 mod stream;
 mod vars;
 

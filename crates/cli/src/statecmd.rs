@@ -1,18 +1,17 @@
-//! `state list|show|rm|mv|pull|push` and `fmt`.
+//! `state list|rm|mv|pull|push` (`state show` is in `stateshow`) and `fmt`.
 
 use crate::args::Args;
 use crate::commands::{lock, open_store, Ui};
-use crate::render;
 use std::path::Path;
 use terrane_state::{Change, InstanceAddr, Snapshot};
 
-fn workspace() -> String {
+pub(crate) fn workspace() -> String {
     std::env::var("TF_WORKSPACE").ok().filter(|w| !w.is_empty()).unwrap_or_else(|| "default".into())
 }
 
 /// Instances of `s` whose address matches `pattern` (an instance, or a
 /// resource meaning all its instances, or a module prefix).
-fn matching(s: &Snapshot, pattern: &str) -> Vec<InstanceAddr> {
+pub(crate) fn matching(s: &Snapshot, pattern: &str) -> Vec<InstanceAddr> {
     let mut out = Vec::new();
     for (raddr, r) in &s.resources {
         for key in r.instances.keys() {
@@ -25,39 +24,6 @@ fn matching(s: &Snapshot, pattern: &str) -> Vec<InstanceAddr> {
         }
     }
     out
-}
-
-pub fn show_all(s: &Snapshot) {
-    if s.resources.is_empty() && s.outputs.is_empty() {
-        println!("The state file is empty. No resources are represented.");
-        return;
-    }
-    for (raddr, r) in &s.resources {
-        for key in r.instances.keys() {
-            show_one(s, &raddr.instance(key.clone()));
-        }
-    }
-    if !s.outputs.is_empty() {
-        print!("\nOutputs:\n\n{}", render::stored_outputs(s, "(sensitive value)", render::show_value));
-    }
-}
-
-fn show_one(s: &Snapshot, a: &InstanceAddr) {
-    let Some(o) = s.object(a, None) else { return };
-    let v = terrane_engine::model::mark_paths(&terrane_engine::run::decode_loose(&o.attributes), &o.sensitive_paths);
-    let kw = if a.resource.mode == terrane_state::Mode::Data { "data" } else { "resource" };
-    println!("# {a}:{}", if o.status == terrane_state::Status::Tainted { " (tainted)" } else { "" });
-    println!("{kw} \"{}\" \"{}\" {{", a.resource.ty, a.resource.name);
-    if let Some(m) = v.entries() {
-        let width = m.iter().filter(|(_, x)| !x.is_null()).map(|(k, _)| k.len()).max().unwrap_or(0);
-        for (k, x) in m {
-            if x.is_null() {
-                continue;
-            }
-            println!("    {k:<width$} = {}", render::value(x, 2, false));
-        }
-    }
-    println!("}}\n");
 }
 
 pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
@@ -79,21 +45,6 @@ pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
                         println!("{addr}");
                     }
                 }
-            }
-            0
-        }
-        "show" => {
-            let s = match read() {
-                Ok(s) => s,
-                Err(c) => return c,
-            };
-            let Some(p) = a.positional.first() else { return ui.error("Missing address", "Usage: terrane state show ADDRESS") };
-            let found = matching(&s, p);
-            if found.is_empty() {
-                return ui.error("No instance found for the given address!", format!("This command requires that the address references one specific instance. {p:?} matched nothing."));
-            }
-            for x in found {
-                show_one(&s, &x);
             }
             0
         }
