@@ -136,7 +136,7 @@ pub async fn dispatch(a: Args) -> u8 {
         ["show"] => show(&ui, &dir, &a).await,
         ["output"] => output(&ui, &dir, &a),
         ["graph"] => graph(&ui, &dir, &a),
-        ["fmt"] => crate::statecmd::fmt(&ui, &dir, &a),
+        ["fmt"] => crate::fmt::fmt(&ui, &dir, &a),
         ["force-unlock"] => force_unlock(&ui, &dir, &a),
         ["state", "show"] => crate::stateshow::state_show(&ui, &dir, &a).await,
         ["state", sub] => statecmd::run(&ui, &dir, sub, &a),

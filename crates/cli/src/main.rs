@@ -6,6 +6,7 @@
 mod args;
 mod commands;
 mod diff;
+mod fmt;
 mod json;
 mod planfile;
 mod render;
