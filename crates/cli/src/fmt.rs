@@ -10,7 +10,8 @@
 //! new text goes to a temporary file in the same directory (the original's
 //! permissions) that is then renamed over the original, so a crash leaves
 //! either the old file or the new one. `-check` lists unformatted files
-//! and exits 3 without writing, as Terraform does.
+//! and exits 3 without writing, and `-recursive` descends into
+//! subdirectories, as Terraform's do.
 
 mod layout;
 mod rewrite;
@@ -93,18 +94,31 @@ fn is_formattable(p: &Path) -> bool {
     p.is_file() && p.extension().is_some_and(|e| e == "tf" || e == "tfvars")
 }
 
-/// `fmt [-check] [DIR|FILE]...`: the working directory when none is given.
+/// The formattable files of `dir` in name order, then (with `recursive`)
+/// those of its subdirectories, hidden ones (`.terraform`, `.terrane`)
+/// left out.
+fn collect(dir: &Path, recursive: bool, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    files.extend(entries.iter().filter(|p| is_formattable(p)).cloned());
+    if recursive {
+        for d in entries.iter().filter(|p| p.is_dir() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'))) {
+            collect(d, true, files)?;
+        }
+    }
+    Ok(())
+}
+
+/// `fmt [-check] [-recursive] [DIR|FILE]...`: the working directory when
+/// none is given.
 pub fn fmt(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let targets: Vec<PathBuf> = if a.positional.is_empty() { vec![dir.to_path_buf()] } else { a.positional.iter().map(PathBuf::from).collect() };
     let mut files = Vec::new();
     for t in &targets {
         if t.is_dir() {
-            let mut found: Vec<PathBuf> = match std::fs::read_dir(t) {
-                Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| is_formattable(p)).collect(),
-                Err(e) => return ui.error("Failed to read directory", format!("{}: {e}", t.display())),
-            };
-            found.sort();
-            files.extend(found);
+            if let Err(e) = collect(t, a.has("recursive"), &mut files) {
+                return ui.error("Failed to read directory", e);
+            }
         } else if is_formattable(t) {
             files.push(t.clone());
         } else {

@@ -135,7 +135,7 @@ fn space_after(t: &Token, before: Option<Kind>, after: &Token) -> bool {
     if a == Newline {
         return false;
     }
-    if (k == Ident && a == OParen) || k == Dot || a == Dot || a == Comma || a == Ellipsis {
+    if (k == Ident && a == OParen) || matches!(k, Dot | DoubleColon) || matches!(a, Dot | DoubleColon | Comma | Ellipsis) {
         return false;
     }
     if k == Comma {

@@ -34,6 +34,8 @@ pub enum Kind {
     CParen,
     Comma,
     Dot,
+    /// `::` of a provider function name.
+    DoubleColon,
     Ellipsis,
     /// `=` of an attribute or object element.
     Equal,
@@ -330,6 +332,7 @@ fn operator(s: &str) -> Option<(Kind, usize)> {
         ("&&", Kind::And),
         ("||", Kind::Or),
         ("=>", Kind::FatArrow),
+        ("::", Kind::DoubleColon),
     ];
     for (text, kind) in LONG {
         if s.starts_with(text) {

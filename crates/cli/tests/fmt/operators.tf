@@ -15,4 +15,5 @@ locals {
   n = [ 1 , 2 ]
   o = { }
   p = [ ]
+  q = provider :: local :: direxists( path.module )
 }
