@@ -187,6 +187,53 @@ mod tests {
         check("comment at the end", "a = 1 # c  ", "a = 1 # c  ");
     }
 
+    /// Blanks between tokens never matter: every input of the differential
+    /// table, with blanks (spaces, tabs) sprinkled between its tokens, comes
+    /// out exactly as the input itself does.
+    #[test]
+    fn extra_blanks_between_tokens_change_nothing() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fmt");
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for e in std::fs::read_dir(&dir).expect("tests/fmt") {
+            let path = e.expect("entry").path();
+            let text = std::fs::read_to_string(&path).expect("input");
+            let want = format_source(&text).expect("formats");
+            let (toks, tail) = tokens::tokenize(&text).expect("tokenizes");
+            for round in 0..20 {
+                use tokens::Kind::*;
+                let mut messy = String::new();
+                let mut prev = None;
+                let mut at = 0;
+                for t in &toks {
+                    // The blanks written before the token stay.
+                    let gap = (0..).find(|k| text[at + k..].starts_with(&t.text)).expect("token in order");
+                    messy.push_str(&text[at..at + gap]);
+                    at += gap + t.text.len();
+                    // Blanks go only where they separate expression tokens;
+                    // next to a template's text they would be text.
+                    let literal = matches!(prev, None | Some(OQuote | QuotedLit | StringLit | OHeredoc | CHeredoc | TemplateSeqEnd)) || matches!(t.kind, QuotedLit | StringLit | CQuote | CHeredoc | TemplateInterp | TemplateControl);
+                    prev = Some(t.kind);
+                    if !literal && next() % 3 == 0 {
+                        messy.push_str(["  ", "\t", " \t "][(next() % 3) as usize]);
+                    }
+                    messy.push_str(&t.text);
+                }
+                messy.push_str(tail);
+                if hcl_edit::parser::parse_body(&messy).is_err() {
+                    continue;
+                }
+                let got = format_source(&messy).unwrap_or_else(|e| panic!("{} round {round}: {e}:\n{messy}", path.display()));
+                assert_eq!(got, want, "{} round {round}:\n{messy}", path.display());
+            }
+        }
+    }
+
     #[test]
     fn meaning_check_refuses_changed_text() {
         assert!(meaning_changed("t.tf", "a = [\"--port=8080\"]\n", "a = [\"--port = 8080\"]\n").is_some());

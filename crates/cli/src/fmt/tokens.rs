@@ -16,7 +16,7 @@ pub enum Kind {
     QuotedLit,
     /// `<<EOT` or `<<-EOT` with its line break.
     OHeredoc,
-    /// The closing marker line of a heredoc, leading blanks included.
+    /// The closing marker line of a heredoc, blanks around it included.
     CHeredoc,
     /// Literal text of a heredoc (line breaks included).
     StringLit,
@@ -268,7 +268,8 @@ impl<'a> Lexer<'a> {
             }
             if at_line_start {
                 let line = rest.split('\n').next().unwrap_or(rest);
-                if line.trim_start_matches([' ', '\t']).trim_end_matches('\r') == marker {
+                // Blanks may surround the marker; they stay part of it.
+                if line.trim_matches([' ', '\t', '\r']) == marker {
                     self.literal(start, Kind::StringLit);
                     let len = line.len() - if line.ends_with('\r') { 1 } else { 0 };
                     self.push(Kind::CHeredoc, len);

@@ -5,6 +5,6 @@ EOT
   bb = 2
   ccc = <<-EOT
     indented ${var.x} line
-  EOT
+  EOT  
   d = 4
 }
