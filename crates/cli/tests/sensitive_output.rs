@@ -71,6 +71,10 @@ resource "terraform_data" "nested" {
 resource "terraform_data" "listed" {
   triggers_replace = ["a", var.pw]
 }
+resource "terraform_data" "multiline" {
+  input            = { v = "a\nb\n", w = ["x\ny"] }
+  triggers_replace = "l1\nl2"
+}
 output "o" {
   value = terraform_data.nested.input.user
 }
