@@ -42,6 +42,28 @@ fn without_ids(text: &str) -> String {
         .join("\n")
 }
 
+/// The text of every top-level attribute `name` of the printed objects:
+/// its `    name = ...` line and the deeper lines that continue it.
+fn attribute_texts(out: &str, name: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut current: Option<String> = None;
+    for line in out.lines() {
+        let top = line.starts_with("    ") && !line.starts_with("     ");
+        if top || !line.starts_with("    ") {
+            found.extend(current.take());
+        }
+        if top && line[4..].split_whitespace().next() == Some(name) {
+            current = Some(String::new());
+        }
+        if let Some(c) = current.as_mut() {
+            c.push_str(line);
+            c.push('\n');
+        }
+    }
+    found.extend(current);
+    found
+}
+
 struct ShowCase {
     name: &'static str,
     config: &'static str,
@@ -144,6 +166,15 @@ fn check_show(case: &ShowCase, terraform: Option<&terrane_testkit::Terraform>) {
         o.stdout
     );
 
+    // `input` itself never shows its sensitive part (its copy in `output`
+    // is shown, as Terraform shows it).
+    let inputs = attribute_texts(&o.stdout, "input");
+    for input in &inputs {
+        assert!(!input.contains("copied-to-output"), "{}: a sensitive part of input is printed:\n{input}", case.name);
+    }
+    if case.args[0] == "show" {
+        assert!(inputs.iter().any(|t| t.contains("pass = (sensitive value)")), "{}: the nested input's sensitive part is not marked:\n{}", case.name, o.stdout);
+    }
     let json = terrane(&ours, &["show", "-json"], &[]);
     assert_eq!(
         json.code, 0,
