@@ -77,6 +77,8 @@ pub fn meaning_changed(name: &str, before: &str, after: &str) -> Option<String> 
 /// Writes `text` over `path` through a temporary file in the same
 /// directory, keeping the original's permissions, then renames it.
 fn replace_file(path: &Path, text: &str) -> std::io::Result<()> {
+    // A symbolic link keeps pointing at the file it names, now formatted.
+    let path = &std::fs::canonicalize(path)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

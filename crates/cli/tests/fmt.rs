@@ -125,6 +125,16 @@ fn item7_fmt_replaces_files_by_rename_keeping_their_mode() {
         assert_eq!(m.permissions().mode() & 0o777, *mode, "{name}: mode changed");
         assert_ne!(m.ino(), ino, "{name}: written in place, not through a rename");
     }
+    // A symbolic link stays a link to the (formatted) file it names.
+    let real = dir.path().join("real.tf");
+    std::fs::write(&real, "x   =   1\n").expect("write");
+    std::os::unix::fs::symlink(&real, dir.path().join("link.tf")).expect("symlink");
+    let o = terrane(dir.path(), &["fmt", "link.tf"]);
+    assert_eq!(o.code, 0, "fmt of a link failed:\n{}", o.stderr);
+    assert!(std::fs::symlink_metadata(dir.path().join("link.tf")).expect("stat").file_type().is_symlink(), "the link was replaced by a file");
+    assert_eq!(std::fs::read_to_string(&real).expect("read"), "x = 1\n");
+    std::fs::remove_file(dir.path().join("link.tf")).expect("rm");
+    std::fs::remove_file(&real).expect("rm");
     let mut left: Vec<String> = std::fs::read_dir(dir.path()).expect("dir").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
     left.sort();
     assert_eq!(left, ["group_readable.tf", "private.tf", "shared.tfvars"], "temporary files left behind");
