@@ -46,7 +46,7 @@ pub fn meaning_changed(name: &str, before: &str, after: &str) -> Option<String> 
     let parse = |t: &str| hcl_edit::parser::parse_body(t).map_err(|e| e.message().to_string());
     match (parse(before), parse(after)) {
         (Ok(a), Ok(b)) if terrane_config::canon::same_body(&a, &b) => {}
-        (Ok(_), Ok(_)) => return Some("the syntax trees differ".into()),
+        (Ok(a), Ok(b)) => return Some(format!("{} would change", terrane_config::canon::body_differences(&a, &b).join(", "))),
         (_, Err(e)) => return Some(format!("the formatted text does not parse: {e}")),
         (Err(e), _) => return Some(format!("the file does not parse: {e}")),
     }
@@ -239,7 +239,8 @@ mod tests {
     #[test]
     fn meaning_check_refuses_changed_text() {
         assert!(meaning_changed("t.tf", "a = [\"--port=8080\"]\n", "a = [\"--port = 8080\"]\n").is_some());
-        assert!(meaning_changed("t.tfvars", "a = \"x\"\n", "a = \"y\"\n").is_some());
+        assert_eq!(meaning_changed("t.tfvars", "a = \"x\"\nb = 1\n", "a = \"y\"\nb = 1\n").as_deref(), Some("attribute a would change"));
+        assert_eq!(meaning_changed("t.tf", "locals {\n  a = <<EOT\nX=1\nEOT\n}\n", "locals {\n  a = <<EOT\nX = 1\nEOT\n}\n").as_deref(), Some("block locals would change"));
         assert_eq!(meaning_changed("t.tfvars", "a   =  \"x\"\n", "a = \"x\"\n"), None);
     }
 }

@@ -40,6 +40,24 @@ pub fn same_expr(a: &Expression, b: &Expression) -> bool {
     normal(a) == normal(b)
 }
 
+/// The top-level items (`attribute x`, `block resource "a" "b"`) where
+/// two files' bodies differ, compared as [`same_body`] does.
+pub fn body_differences(a: &Body, b: &Body) -> Vec<String> {
+    let (a, b) = (normal_body(a), normal_body(b));
+    let name = |s: &hcl_edit::structure::Structure| match s {
+        hcl_edit::structure::Structure::Attribute(at) => format!("attribute {}", at.key.as_str()),
+        hcl_edit::structure::Structure::Block(bl) => {
+            let labels: Vec<String> = bl.labels.iter().map(|l| format!("{:?}", l.as_str())).collect();
+            format!("block {} {}", bl.ident.as_str(), labels.join(" ")).trim_end().to_string()
+        }
+    };
+    let mut out: Vec<String> = a.iter().zip(b.iter()).filter(|(x, y)| x != y).map(|(x, _)| name(x)).collect();
+    if a.len() != b.len() {
+        out.push(format!("the number of items ({} instead of {})", b.len(), a.len()));
+    }
+    out
+}
+
 fn normal(e: &Expression) -> Expression {
     let mut e = e.clone();
     Normalize.visit_expr_mut(&mut e);
