@@ -136,8 +136,9 @@ pub async fn dispatch(a: Args) -> u8 {
         ["show"] => show(&ui, &dir, &a).await,
         ["output"] => output(&ui, &dir, &a),
         ["graph"] => graph(&ui, &dir, &a),
-        ["fmt"] => crate::statecmd::fmt(&ui, &dir, &a),
+        ["fmt"] => crate::fmt::fmt(&ui, &dir, &a),
         ["force-unlock"] => force_unlock(&ui, &dir, &a),
+        ["state", "show"] => crate::stateshow::state_show(&ui, &dir, &a).await,
         ["state", sub] => statecmd::run(&ui, &dir, sub, &a),
         other => ui.error("Unknown command", format!("{:?} is not a terrane command. Run \"terrane help\" for the list.", other.join(" "))),
     }
@@ -618,7 +619,7 @@ async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     if ui.json {
         println!("{}", json::state(&s));
     } else {
-        statecmd::show_all(&s);
+        crate::stateshow::show_all(dir, &s).await;
     }
     0
 }

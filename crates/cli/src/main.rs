@@ -6,10 +6,12 @@
 mod args;
 mod commands;
 mod diff;
+mod fmt;
 mod json;
 mod planfile;
 mod render;
 mod statecmd;
+mod stateshow;
 mod stream;
 mod vars;
 

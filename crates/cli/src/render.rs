@@ -380,6 +380,15 @@ pub fn show_value(v: &Value, indent: usize) -> String {
     let pad = " ".repeat(indent + 4);
     let close = " ".repeat(indent);
     match v.kind() {
+        // A multi-line string as a heredoc closed at the attribute's own
+        // indentation.
+        Kind::String(s) if s.contains('\n') => {
+            let mut out = String::from("<<-EOT\n");
+            for line in s.lines() {
+                let _ = writeln!(out, "{pad}{line}");
+            }
+            format!("{out}{close}EOT")
+        }
         Kind::Seq(es) | Kind::Set(es) if !es.is_empty() => {
             let mut out = String::from("[\n");
             for e in es.iter() {

@@ -1,18 +1,17 @@
-//! `state list|show|rm|mv|pull|push` and `fmt`.
+//! `state list|rm|mv|pull|push` (`state show` is in `stateshow`).
 
 use crate::args::Args;
 use crate::commands::{lock, open_store, Ui};
-use crate::render;
 use std::path::Path;
 use terrane_state::{Change, InstanceAddr, Snapshot};
 
-fn workspace() -> String {
+pub(crate) fn workspace() -> String {
     std::env::var("TF_WORKSPACE").ok().filter(|w| !w.is_empty()).unwrap_or_else(|| "default".into())
 }
 
 /// Instances of `s` whose address matches `pattern` (an instance, or a
 /// resource meaning all its instances, or a module prefix).
-fn matching(s: &Snapshot, pattern: &str) -> Vec<InstanceAddr> {
+pub(crate) fn matching(s: &Snapshot, pattern: &str) -> Vec<InstanceAddr> {
     let mut out = Vec::new();
     for (raddr, r) in &s.resources {
         for key in r.instances.keys() {
@@ -25,39 +24,6 @@ fn matching(s: &Snapshot, pattern: &str) -> Vec<InstanceAddr> {
         }
     }
     out
-}
-
-pub fn show_all(s: &Snapshot) {
-    if s.resources.is_empty() && s.outputs.is_empty() {
-        println!("The state file is empty. No resources are represented.");
-        return;
-    }
-    for (raddr, r) in &s.resources {
-        for key in r.instances.keys() {
-            show_one(s, &raddr.instance(key.clone()));
-        }
-    }
-    if !s.outputs.is_empty() {
-        print!("\nOutputs:\n\n{}", render::stored_outputs(s, "(sensitive value)", render::show_value));
-    }
-}
-
-fn show_one(s: &Snapshot, a: &InstanceAddr) {
-    let Some(o) = s.object(a, None) else { return };
-    let v = terrane_engine::model::mark_paths(&terrane_engine::run::decode_loose(&o.attributes), &o.sensitive_paths);
-    let kw = if a.resource.mode == terrane_state::Mode::Data { "data" } else { "resource" };
-    println!("# {a}:{}", if o.status == terrane_state::Status::Tainted { " (tainted)" } else { "" });
-    println!("{kw} \"{}\" \"{}\" {{", a.resource.ty, a.resource.name);
-    if let Some(m) = v.entries() {
-        let width = m.iter().filter(|(_, x)| !x.is_null()).map(|(k, _)| k.len()).max().unwrap_or(0);
-        for (k, x) in m {
-            if x.is_null() {
-                continue;
-            }
-            println!("    {k:<width$} = {}", render::value(x, 2, false));
-        }
-    }
-    println!("}}\n");
 }
 
 pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
@@ -79,21 +45,6 @@ pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
                         println!("{addr}");
                     }
                 }
-            }
-            0
-        }
-        "show" => {
-            let s = match read() {
-                Ok(s) => s,
-                Err(c) => return c,
-            };
-            let Some(p) = a.positional.first() else { return ui.error("Missing address", "Usage: terrane state show ADDRESS") };
-            let found = matching(&s, p);
-            if found.is_empty() {
-                return ui.error("No instance found for the given address!", format!("This command requires that the address references one specific instance. {p:?} matched nothing."));
-            }
-            for x in found {
-                show_one(&s, &x);
             }
             0
         }
@@ -201,119 +152,4 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
         }
         _ => 1,
     }
-}
-
-/// `fmt`: re-indents blocks by two spaces, aligns the `=` of consecutive
-/// one-line arguments and trims trailing space; heredoc bodies are kept.
-/// `-check` exits 3 when a file is not formatted, as Terraform does.
-pub fn fmt(ui: &Ui, dir: &Path, a: &Args) -> u8 {
-    let mut files: Vec<std::path::PathBuf> = match std::fs::read_dir(dir) {
-        Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "tf" || e == "tfvars")).collect(),
-        Err(e) => return ui.error("Failed to read directory", e.to_string()),
-    };
-    files.sort();
-    let mut unformatted = false;
-    for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else { continue };
-        if let Err(e) = hcl_edit::parser::parse_body(&text) {
-            return ui.error("Invalid syntax", format!("{}: {}", f.display(), e.message()));
-        }
-        let out = format_text(&text);
-        if out != text {
-            unformatted = true;
-            println!("{}", f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default());
-            if !a.has("check") {
-                if let Err(e) = std::fs::write(&f, out) {
-                    return ui.error("Failed to write file", e.to_string());
-                }
-            }
-        }
-    }
-    if a.has("check") && unformatted {
-        3
-    } else {
-        0
-    }
-}
-
-pub fn format_text(text: &str) -> String {
-    let mut lines: Vec<String> = Vec::new();
-    let mut depth: i64 = 0;
-    let mut heredoc: Option<String> = None;
-    for raw in text.lines() {
-        if let Some(end) = &heredoc {
-            if raw.trim() == end {
-                heredoc = None;
-                lines.push(format!("{}{}", "  ".repeat(depth.max(0) as usize), raw.trim()));
-            } else {
-                lines.push(raw.to_string());
-            }
-            continue;
-        }
-        let t = raw.trim();
-        let closes = t.chars().take_while(|c| matches!(c, '}' | ']' | ')')).count() as i64;
-        let indent = (depth - closes).max(0) as usize;
-        lines.push(if t.is_empty() { String::new() } else { format!("{}{}", "  ".repeat(indent), t) });
-        if let Some(pos) = t.find("<<") {
-            let tag: String = t[pos + 2..].trim_start_matches('-').chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-            if !tag.is_empty() {
-                heredoc = Some(tag);
-            }
-        }
-        let mut in_str = false;
-        let mut prev = ' ';
-        for c in t.chars() {
-            if c == '"' && prev != '\\' {
-                in_str = !in_str;
-            } else if !in_str {
-                match c {
-                    '{' | '[' | '(' => depth += 1,
-                    '}' | ']' | ')' => depth -= 1,
-                    '#' => break,
-                    _ => {}
-                }
-            }
-            prev = c;
-        }
-    }
-    // Align `=` in runs of one-line arguments at the same indentation.
-    let mut i = 0;
-    while i < lines.len() {
-        let key_of = |l: &str| -> Option<(usize, usize)> {
-            let ind = l.len() - l.trim_start().len();
-            let t = l.trim_start();
-            let eq = t.find(" = ").or_else(|| t.find('='))?;
-            let key = t[..eq].trim_end();
-            if key.is_empty() || !key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '"') || t.ends_with('{') && !t.contains("= {") {
-                return None;
-            }
-            Some((ind, key.len()))
-        };
-        let Some((ind, _)) = key_of(&lines[i]) else {
-            i += 1;
-            continue;
-        };
-        let mut j = i;
-        let mut width = 0;
-        while j < lines.len() {
-            match key_of(&lines[j]) {
-                Some((ind2, w)) if ind2 == ind => {
-                    width = width.max(w);
-                    j += 1;
-                }
-                _ => break,
-            }
-        }
-        for line in lines.iter_mut().take(j).skip(i) {
-            let t = line.trim_start().to_string();
-            let eq = t.find('=').unwrap_or(0);
-            let key = t[..eq].trim_end();
-            let rest = t[eq + 1..].trim_start();
-            *line = format!("{}{key:<width$} = {rest}", " ".repeat(ind));
-        }
-        i = j.max(i + 1);
-    }
-    let mut out = lines.join("\n");
-    out.push('\n');
-    out
 }

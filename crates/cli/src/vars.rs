@@ -8,8 +8,8 @@
 use crate::args::Args;
 use std::collections::BTreeMap;
 use std::path::Path;
-use terrane_config::{Diagnostic, Module};
-use terrane_eval::{default_ctx, eval_str, MapScope};
+use terrane_config::{Diagnostic, LineIndex, Module};
+use terrane_eval::{default_ctx, Evaluator, MapScope};
 use terrane_value::{Type, Value};
 
 fn is_string_var(m: &Module, name: &str) -> bool {
@@ -23,12 +23,53 @@ fn literal_or_expr(m: &Module, name: &str, raw: &str, source: &str) -> Result<Va
     if is_string_var(m, name) && !matches!(m.variables.get(name).and_then(|v| v.constraint.as_ref()).map(|c| &c.ty), Some(Type::Dynamic)) {
         return Ok(Value::string(raw));
     }
+    let index = LineIndex::new(source, raw);
+    let at = Some(index.at(1, 1));
+    // Terraform reads these values as constant expressions: no variables
+    // and no function calls. Its messages for them never quote the text,
+    // and neither do these, so a sensitive variable's mistyped value is
+    // never echoed back (an evaluator message about an unknown variable
+    // would name it).
+    let expr = match hcl_edit::parser::parse_expr(raw) {
+        Ok(e) => e,
+        Err(e) => {
+            let loc = e.location();
+            return Err(Diagnostic::error("Invalid expression", e.message().to_string(), Some(index.at(loc.line(), loc.column()))));
+        }
+    };
+    let mut found = NonConstant::default();
+    hcl_edit::visit::Visit::visit_expr(&mut found, &expr);
+    if found.variables {
+        return Err(Diagnostic::error("Variables not allowed", "Variables may not be used here.", at));
+    }
+    if found.calls {
+        return Err(Diagnostic::error("Function calls not allowed", "Functions may not be called here.", at));
+    }
     let scope = MapScope::new();
     let ctx = default_ctx(Path::new("."));
-    let (v, d) = eval_str(source, raw, &scope, &ctx);
-    match d.into_iter().next() {
+    let mut ev = Evaluator::new(&scope, &ctx, &index);
+    let v = ev.eval(&expr);
+    match ev.into_diagnostics().into_iter().next() {
         Some(d) => Err(d),
         None => Ok(v),
+    }
+}
+
+/// What makes an expression non-constant: a variable or a function call.
+#[derive(Default)]
+struct NonConstant {
+    variables: bool,
+    calls: bool,
+}
+
+impl hcl_edit::visit::Visit for NonConstant {
+    fn visit_expr(&mut self, e: &hcl_edit::expr::Expression) {
+        match e {
+            hcl_edit::expr::Expression::Variable(_) => self.variables = true,
+            hcl_edit::expr::Expression::FuncCall(_) => self.calls = true,
+            _ => {}
+        }
+        hcl_edit::visit::visit_expr(self, e);
     }
 }
 

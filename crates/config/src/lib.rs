@@ -10,6 +10,7 @@
 //! into terrane-value types. No I/O beyond reading the files of
 //! [`load_module`]; not async; depends only on terrane-value.
 
+pub mod canon;
 mod decode;
 mod decode_resource;
 mod diag;

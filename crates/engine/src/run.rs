@@ -406,20 +406,7 @@ fn output_value(o: &OutputState) -> Value {
 /// wrapper and sensitive paths mark the right values), loosely only when
 /// the provider cannot give a schema of the object's version.
 async fn delete_change(core: &EngineCore, addr: &InstanceAddr, deposed: Option<String>, o: &terrane_state::ObjectState, provider: &str, reason: Option<Reason>) -> Change {
-    let name = graph::default_provider_name(&addr.resource.ty).to_string();
-    let alias = provider.rsplit_once("].").map(|(_, a)| a.to_string());
-    let key = provider_key(core, &name, alias.as_deref());
-    let key = if provider.contains(&key.addr.to_string()) { key } else { parse_provider_key(provider).unwrap_or(key) };
-    // A provider only the state mentions is registered on first use.
-    let schema = match core.ensure_provider(&key.addr) {
-        Ok(()) => core.host.schema(&key.addr).await.ok(),
-        Err(_) => None,
-    };
-    let typed = schema
-        .as_ref()
-        .and_then(|s| s.resource(&addr.resource.ty))
-        .filter(|s| s.version == o.schema_version as i64)
-        .and_then(|s| terrane_value::json::decode(&o.attributes, &s.block.implied_type()).ok());
+    let (key, typed) = decode_stored(core, addr, o, provider).await;
     let before = typed.unwrap_or_else(|| decode_loose(&o.attributes));
     let before = crate::model::mark_paths(&before, &o.sensitive_paths);
     Change {
@@ -438,6 +425,36 @@ async fn delete_change(core: &EngineCore, addr: &InstanceAddr, deposed: Option<S
         importing: None,
         dependencies: o.dependencies.clone(),
         create_before_destroy: o.create_before_destroy,
+    }
+}
+
+/// A stored object's attributes decoded with its resource type's schema
+/// (None when the provider cannot give a schema of the object's version),
+/// and the provider configuration `provider` (as state records it) names.
+async fn decode_stored(core: &EngineCore, addr: &InstanceAddr, o: &terrane_state::ObjectState, provider: &str) -> (crate::provider::ProviderConfigKey, Option<Value>) {
+    let name = graph::default_provider_name(&addr.resource.ty).to_string();
+    let alias = provider.rsplit_once("].").map(|(_, a)| a.to_string());
+    let key = provider_key(core, &name, alias.as_deref());
+    let key = if provider.contains(&key.addr.to_string()) { key } else { parse_provider_key(provider).unwrap_or(key) };
+    // A provider only the state mentions is registered on first use.
+    let schema = match core.ensure_provider(&key.addr) {
+        Ok(()) => core.host.schema(&key.addr).await.ok(),
+        Err(_) => None,
+    };
+    let schema = schema.as_ref().and_then(|s| if addr.resource.mode == Mode::Data { s.data_source(&addr.resource.ty) } else { s.resource(&addr.resource.ty) });
+    let typed = schema.filter(|s| s.version == o.schema_version as i64).and_then(|s| terrane_value::json::decode(&o.attributes, &s.block.implied_type()).ok());
+    (key, typed)
+}
+
+impl Engine {
+    /// A stored object as `show` and `state show` print it: decoded with
+    /// its resource type's schema (dynamic attributes lose their stored
+    /// type wrapper) and marked sensitive at its recorded paths. None when
+    /// no schema of the object's version is available: a loose decoding
+    /// would put the marks on the wrong nodes.
+    pub async fn stored_object_value(&self, addr: &InstanceAddr, o: &terrane_state::ObjectState, provider: &str) -> Option<Value> {
+        let (_, typed) = decode_stored(&self.core, addr, o, provider).await;
+        typed.map(|v| crate::model::mark_paths(&v, &o.sensitive_paths))
     }
 }
 
