@@ -55,6 +55,12 @@ pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u
     store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| StateFailure::Lock(e.to_string()).report(ui))
 }
 
+/// Releases the lock on a blocking thread: the PostgreSQL store's client
+/// runs a runtime of its own, which cannot start on this one's thread.
+async fn release(run: Box<dyn Run>) -> terrane_state::Result<()> {
+    tokio::task::spawn_blocking(move || run.finish()).await.unwrap_or_else(|e| Err(terrane_state::StateError::PostgresSession(format!("releasing the lock failed: {e}"))))
+}
+
 /// Why an operation could not start from the state.
 enum StateFailure {
     Open(String),
@@ -139,7 +145,8 @@ pub async fn dispatch(a: Args) -> u8 {
         ["fmt"] => crate::fmt::fmt(&ui, &dir, &a),
         ["force-unlock"] => force_unlock(&ui, &dir, &a),
         ["state", "show"] => crate::stateshow::state_show(&ui, &dir, &a).await,
-        ["state", sub] => statecmd::run(&ui, &dir, sub, &a),
+        // Off the runtime's thread (the PostgreSQL store blocks on its own).
+        ["state", sub] => std::thread::scope(|s| s.spawn(|| statecmd::run(&ui, &dir, sub, &a)).join()).unwrap_or(1),
         other => ui.error("Unknown command", format!("{:?} is not a terrane command. Run \"terrane help\" for the list.", other.join(" "))),
     }
 }
@@ -469,7 +476,7 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     let plan = match saved {
         Some(p) => {
             if let Err(e) = terrane_state::check_plan_freshness(&snapshot, &p.lineage, p.serial) {
-                let _ = run.finish();
+                let _ = release(run).await;
                 return ui.error("Saved plan is stale", e.to_string());
             }
             p
@@ -479,7 +486,7 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             ui.diags(&p.diagnostics);
             if p.has_errors() {
                 engine.shutdown().await;
-                let _ = run.finish();
+                let _ = release(run).await;
                 return 1;
             }
             if ui.stream {
@@ -491,7 +498,7 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             }
             if !p.has_changes() && !(opts.mode == PlanMode::RefreshOnly && !p.drift.is_empty()) {
                 engine.shutdown().await;
-                let _ = run.finish();
+                let _ = release(run).await;
                 if ui.stream {
                     println!("{}", crate::stream::apply_summary(0, 0, 0, "apply"));
                 } else {
@@ -506,7 +513,7 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             };
             if !confirm(ui, a, question) {
                 engine.shutdown().await;
-                let _ = run.finish();
+                let _ = release(run).await;
                 return 1;
             }
             p
@@ -517,10 +524,13 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     let (result, run) = engine.apply(&plan, &snapshot, run, opts.clone()).await;
     ticker.abort();
     engine.shutdown().await;
-    if let Err(e) = run.finish() {
+    if let Err(e) = release(run).await {
         ui.diags(&[Diagnostic::error("Failed to release the state lock", e.to_string(), None)]);
     }
     ui.diags(&result.diagnostics);
+    if let Some((state, unrecorded)) = &result.errored_state {
+        crate::errored::save(ui, dir, state, *unrecorded);
+    }
     let interrupted = engine.interrupt_flag().load(Ordering::SeqCst);
     if interrupted {
         eprintln!("\nterrane was interrupted: operations in flight finished and were saved; run apply again to finish the rest.");
@@ -585,7 +595,7 @@ async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     println!("{}: Importing from ID {id:?}...", addr);
     let (diags, run) = engine.import(&snapshot, run, &addr, id, opts).await;
     engine.shutdown().await;
-    let _ = run.finish();
+    let _ = release(run).await;
     ui.diags(&diags);
     if has_errors(&diags) {
         return 1;

@@ -6,6 +6,7 @@
 mod args;
 mod commands;
 mod diff;
+mod errored;
 mod fmt;
 mod json;
 mod planfile;

@@ -138,6 +138,11 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
                     Err(e) => return ui.error("Failed to read state file", format!("{f}: {e}")),
                 }
             };
+            // An emergency file sealed because state encryption is on.
+            let bytes = match crate::errored::open(bytes) {
+                Ok(b) => b,
+                Err(e) => return ui.error("Invalid state file", format!("{f}: {e}")),
+            };
             let incoming = match terrane_state::tfstate::import(&bytes) {
                 Ok(x) => x,
                 Err(e) => return ui.error("Invalid state file", e.to_string()),

@@ -25,14 +25,46 @@ use terrane_value::Value;
 /// Makes a change durable (and mirrors it in the walk's state).
 pub fn persist(w: &Walk, change: StateChange) -> Result<(), Diagnostic> {
     if let Some(p) = &w.persist {
-        lock(p).persist(std::slice::from_ref(&change)).map_err(|e| Diagnostic::error("Failed to persist state", e.to_string(), None))?;
+        // Off the walk's thread: a store may block on a runtime of its own
+        // (the PostgreSQL client does), which cannot start inside ours.
+        let r = {
+            let mut guard = lock(p);
+            let run: &mut Box<dyn terrane_state::Run> = &mut guard;
+            let change = &change;
+            std::thread::scope(|s| s.spawn(move || run.persist(std::slice::from_ref(change)).map_err(|e| e.to_string())).join()).unwrap_or_else(|_| Err("the state store panicked while writing".to_string()))
+        };
+        match r {
+            Ok(serial) => recorded(w, serial),
+            Err(e) => return Err(unrecorded(w, change, e)),
+        }
     }
     lock(&w.state).apply(&change);
     w.core.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(())
 }
 
-type Commit = (StateChange, tokio::sync::oneshot::Sender<Result<(), String>>);
+/// The end of the detail of every persist failure after the first.
+pub const REPEATED_PERSIST_FAILURE: &str = " (see the first \"Failed to persist state\" error)";
+
+fn recorded(w: &Walk, serial: u64) {
+    w.last_serial.fetch_max(serial, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// A change that happened but could not be recorded: kept for the
+/// emergency state file, and no new work starts after it. Only the first
+/// failure says why; the rest would repeat it.
+fn unrecorded(w: &Walk, change: StateChange, why: String) -> Diagnostic {
+    lock(&w.unrecorded).push(change);
+    let first = !w.persist_failed.swap(true, std::sync::atomic::Ordering::SeqCst);
+    let detail = if first {
+        format!("{why}\n\nNo new changes will be started; changes already in progress finish and are kept for the emergency state file.")
+    } else {
+        format!("{why}{REPEATED_PERSIST_FAILURE}")
+    };
+    Diagnostic::error("Failed to persist state", detail, None)
+}
+
+type Commit = (StateChange, tokio::sync::oneshot::Sender<Result<u64, String>>);
 
 /// Group commit of concurrent instance changes: changes that arrive while
 /// a transaction is being written wait and go together in the next one.
@@ -60,7 +92,10 @@ pub async fn persist_durable(w: &Walk, change: StateChange) -> Result<(), Diagno
         tokio::task::spawn_blocking(move || write_commits(&queue, run));
     }
     let result = rx.await.unwrap_or_else(|_| Err("the state writer stopped".into()));
-    result.map_err(|e| Diagnostic::error("Failed to persist state", e, None))?;
+    match result {
+        Ok(serial) => recorded(w, serial),
+        Err(e) => return Err(unrecorded(w, change, e)),
+    }
     lock(&w.state).apply(&change);
     w.core.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(())
@@ -76,13 +111,13 @@ fn write_commits(queue: &std::sync::Mutex<(Vec<Commit>, bool)>, run: Arc<std::sy
     loop {
         let batch = std::mem::take(&mut lock(queue).0);
         let (changes, senders): (Vec<StateChange>, Vec<_>) = batch.into_iter().unzip();
-        let results: Vec<Result<(), String>> = match run.as_ref() {
+        let results: Vec<Result<u64, String>> = match run.as_ref() {
             Some(r) => {
                 let mut r = lock(r);
                 match r.persist(&changes) {
-                    Ok(_) => changes.iter().map(|_| Ok(())).collect(),
+                    Ok(serial) => changes.iter().map(|_| Ok(serial)).collect(),
                     Err(e) if changes.len() == 1 => vec![Err(e.to_string())],
-                    Err(_) => changes.iter().map(|c| r.persist(std::slice::from_ref(c)).map(|_| ()).map_err(|e| e.to_string())).collect(),
+                    Err(_) => changes.iter().map(|c| r.persist(std::slice::from_ref(c)).map_err(|e| e.to_string())).collect(),
                 }
             }
             None => changes.iter().map(|_| Err("the state writer stopped".to_string())).collect(),
@@ -129,7 +164,8 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
         for key in exp.keys() {
             let inst = instance_vars(&exp, &key);
             let (w, rc, module) = (w.clone(), rc.clone(), module.clone());
-            tasks.spawn(async move {
+            let (what, range) = (rc.addr(&module, key.clone()).to_string(), rc.res.range.clone());
+            tasks.spawn(crate::walk::guarded(w.clone(), what, range, async move {
                 let addr = rc.addr(&module, key.clone());
                 let planned = w.planned.get(&(addr.clone(), None)).cloned();
                 let current = lock(&w.state).object(&addr, None).cloned();
@@ -171,10 +207,12 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                 } else {
                     Box::pin(apply_instance(&w, &rc, &module, &addr, inst, &change, current)).await
                 }
-            });
+            }));
         }
     }
     while let Some(r) = tasks.join_next().await {
+        // A panic is caught (and reported) inside the task; a task that
+        // still ends abnormally (cancelled) is a failure, never a success.
         ok &= r.unwrap_or(false);
     }
     ok
@@ -466,7 +504,11 @@ pub async fn apply_deletes(w: &Arc<Walk>, deletes: Vec<Change>) -> bool {
                 if w.interrupted() {
                     return (i, false);
                 }
-                (i, Box::pin(delete_one(&w, &c)).await)
+                let what = match &c.deposed {
+                    Some(d) => format!("{} (deposed object {d})", c.addr),
+                    None => c.addr.to_string(),
+                };
+                (i, crate::walk::guarded(w.clone(), what, None, delete_one(&w, &c)).await)
             });
         }
         let Some(r) = tasks.join_next().await else { break };

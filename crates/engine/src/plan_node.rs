@@ -197,7 +197,8 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
         for key in exp.keys() {
             let inst = instance_vars(&exp, &key);
             let (w, rc, module) = (w.clone(), rc.clone(), module.clone());
-            tasks.spawn(async move {
+            let (what, range) = (rc.addr(&module, key.clone()).to_string(), rc.res.range.clone());
+            tasks.spawn(crate::walk::guarded(w.clone(), what, range, async move {
                 let addr = rc.addr(&module, key);
                 lock(&w.expanded).insert(addr.clone());
                 let _permit = w.limit.acquire().await;
@@ -209,7 +210,7 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                 } else {
                     Box::pin(plan_managed(&w, &rc, &module, addr, inst)).await
                 }
-            });
+            }));
         }
     }
     while let Some(r) = tasks.join_next().await {

@@ -33,8 +33,14 @@ pub struct ApplyResult {
     pub diagnostics: Vec<Diagnostic>,
     /// Root outputs after apply (value, sensitive).
     pub outputs: BTreeMap<String, (Value, bool)>,
-    /// The state as apply left it.
+    /// The state as apply left it (what was recorded).
     pub state: Option<Snapshot>,
+    /// When changes were made that could not be recorded (lock lost, disk
+    /// full, database connection gone): the complete state — recorded and
+    /// unrecorded objects, the store's lineage, a serial above the last
+    /// recorded one — for the emergency state file; and how many changes
+    /// it holds that the store lacks.
+    pub errored_state: Option<(Snapshot, usize)>,
 }
 
 impl ApplyResult {
@@ -232,6 +238,11 @@ impl Engine {
         if mode == PlanMode::Normal {
             for (name, (v, sensitive)) in &outs {
                 let before = current.outputs.get(name).map(output_value);
+                // A null output is never stored (as in Terraform), so an
+                // absent one that stays null is no change.
+                if before.is_none() && v.unmark_deep().is_null() {
+                    continue;
+                }
                 plan.outputs.insert(name.clone(), OutputChange { before, after: v.clone(), sensitive: *sensitive });
             }
             for (name, o) in &current.outputs {
@@ -320,8 +331,22 @@ fn finish(mut result: ApplyResult, w: Arc<Walk>, run: Arc<Mutex<Box<dyn Run>>>) 
     result.added = a;
     result.changed = c;
     result.destroyed = d;
-    result.diagnostics.extend(lock(&w.diags).iter().cloned());
-    result.state = Some(std::mem::replace(&mut *lock(&w.state), Snapshot::empty()));
+    // Every unrecorded change failed the same way: the first says why,
+    // the emergency state file's report counts them all.
+    result.diagnostics.extend(lock(&w.diags).iter().filter(|d| !d.detail.ends_with(crate::apply_node::REPEATED_PERSIST_FAILURE)).cloned());
+    let recorded = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
+    let unrecorded = std::mem::take(&mut *lock(&w.unrecorded));
+    if !unrecorded.is_empty() {
+        // Terraform's errored.tfstate holds the whole state, as `state push`
+        // replaces the whole state with it.
+        let mut full = recorded.clone();
+        for c in &unrecorded {
+            full.apply(c);
+        }
+        full.serial = recorded.serial.max(w.last_serial.load(std::sync::atomic::Ordering::SeqCst)) + 1;
+        result.errored_state = Some((full, unrecorded.len()));
+    }
+    result.state = Some(recorded);
     // Every task of the walk has finished: this is the last reference.
     drop(w);
     let run = match Arc::try_unwrap(run) {

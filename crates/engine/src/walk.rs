@@ -144,6 +144,13 @@ pub struct Walk {
     pub outputs: Mutex<BTreeMap<String, (Value, bool)>>,
     /// Apply: number of objects changed, for the summary.
     pub applied: Mutex<(usize, usize, usize)>,
+    /// Apply: changes made to real objects that could not be recorded
+    /// (lock lost, disk full, database gone), in the order they happened.
+    pub unrecorded: Mutex<Vec<terrane_state::Change>>,
+    /// Apply: set at the first failure to persist; no new work starts.
+    pub persist_failed: AtomicBool,
+    /// Apply: the newest serial the store returned.
+    pub last_serial: std::sync::atomic::AtomicU64,
 }
 
 impl Walk {
@@ -167,6 +174,9 @@ impl Walk {
             commits: Default::default(),
             outputs: Mutex::new(BTreeMap::new()),
             applied: Mutex::new((0, 0, 0)),
+            unrecorded: Mutex::new(Vec::new()),
+            persist_failed: AtomicBool::new(false),
+            last_serial: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -178,8 +188,10 @@ impl Walk {
         lock(&self.diags).extend(ds);
     }
 
+    /// Whether new work must not start: Ctrl-C, or state can no longer be
+    /// recorded (what is in flight still finishes and is kept aside).
     pub fn interrupted(&self) -> bool {
-        self.core.interrupted.load(Ordering::SeqCst)
+        self.core.interrupted.load(Ordering::SeqCst) || self.persist_failed.load(Ordering::SeqCst)
     }
 
     pub fn func_ctx(&self) -> FuncCtx<'_> {
@@ -234,7 +246,10 @@ impl Walk {
                 }
                 let w = self.clone();
                 let r = run.clone();
-                tasks.spawn(async move { (id, r(w, id).await) });
+                tasks.spawn(async move {
+                    let what = w.core.graph.nodes[id].to_string();
+                    (id, guarded(w.clone(), what, None, r(w, id)).await)
+                });
             }
             let Some(res) = tasks.join_next().await else { break };
             let (id, ok) = match res {
@@ -258,6 +273,53 @@ impl Walk {
                 break;
             }
         }
+    }
+}
+
+/// Runs one task's work, turning a panic inside it (the engine's or an
+/// in-process provider's) into an error diagnostic naming `what` and a
+/// failed result, so a panic never reads as success.
+pub async fn guarded<F>(w: Arc<Walk>, what: String, range: Option<terrane_config::SourceRange>, work: F) -> bool
+where
+    F: std::future::Future<Output = bool>,
+{
+    match (CatchPanic(Box::pin(work))).await {
+        Ok(ok) => ok,
+        Err(msg) => {
+            let detail = if w.phase == Phase::Apply {
+                format!("terrane or an in-process provider panicked while working on {what}: {msg}. The operation did not complete normally: the real object may or may not have been changed; check it before applying again.")
+            } else {
+                format!("terrane or an in-process provider panicked while working on {what}: {msg}.")
+            };
+            w.diag(Diagnostic::error("Internal error: a task panicked", detail, range));
+            false
+        }
+    }
+}
+
+/// A future whose panic is caught and returned as its message.
+struct CatchPanic<F>(std::pin::Pin<Box<F>>);
+
+impl<F: std::future::Future> std::future::Future for CatchPanic<F> {
+    type Output = Result<F::Output, String>;
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let inner = &mut self.0;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.as_mut().poll(cx))) {
+            Ok(std::task::Poll::Ready(v)) => std::task::Poll::Ready(Ok(v)),
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Err(payload) => std::task::Poll::Ready(Err(panic_message(payload.as_ref()))),
+        }
+    }
+}
+
+/// The text of a panic payload (`panic!("...")` carries a `&str` or a `String`).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-text payload".to_string()
     }
 }
 

@@ -71,7 +71,10 @@ pub fn render_template(text: &str, path: &Path, vars: &Value) -> Result<Value, S
             scope.roots.insert(k.clone(), v.clone());
         }
     }
-    let ctx = FuncCtx { base_dir: Path::new("."), render_template: &render_template, pure_only: false };
+    // Inside a template, `templatefile` refuses to run (as in Terraform):
+    // a template that renders itself would otherwise recurse until the
+    // stack overflows.
+    let ctx = FuncCtx { base_dir: Path::new("."), render_template: &refuse_nested_template, pure_only: false };
     let name = path.display().to_string();
     let index = LineIndex::new(&name, text);
     let template = hcl_edit::parser::parse_template(text).map_err(|e| {
@@ -85,6 +88,12 @@ pub fn render_template(text: &str, path: &Path, vars: &Value) -> Result<Value, S
         Some(d) => Err(d.to_string()),
         None => Ok(v),
     }
+}
+
+/// The template engine seen from inside a template: none, with
+/// Terraform's message.
+fn refuse_nested_template(_text: &str, _path: &Path, _vars: &Value) -> Result<Value, String> {
+    Err("cannot recursively call templatefile from inside another template function".to_string())
 }
 
 /// A function context for the given working directory, with the template

@@ -15,6 +15,12 @@ fn invalid(path: &Path, summary: &str, detail: String) -> Vec<Diagnostic> {
     vec![Diagnostic { severity: Severity::Error, summary: summary.into(), detail, path: Some(path.clone()) }]
 }
 
+/// A path as the plugin framework's validators print it (`length`, not
+/// `.length`).
+fn framework_path(path: &Path) -> String {
+    path.to_string().trim_start_matches('.').to_string()
+}
+
 fn settled(v: &Value) -> bool {
     v.is_wholly_known() && !v.is_null()
 }
@@ -45,7 +51,22 @@ impl Validator for AtLeast {
     fn check(&self, path: &Path, v: &Value, _c: &Value) -> Vec<Diagnostic> {
         match v.as_number() {
             Some(n) if settled(v) && *n < terrane_value::Number::from_i64(self.0) => {
-                invalid(path, "Invalid Attribute Value", format!("Attribute {path} value must be at least {}, got: {n}", self.0))
+                invalid(path, "Invalid Attribute Value", format!("Attribute {} value must be at least {}, got: {n}", framework_path(path), self.0))
+            }
+            _ => vec![],
+        }
+    }
+}
+
+/// A number within inclusive bounds: for sizes a provider allocates, so a
+/// huge value is refused at its attribute instead of exhausting memory.
+pub struct Between(pub i64, pub i64);
+
+impl Validator for Between {
+    fn check(&self, path: &Path, v: &Value, _c: &Value) -> Vec<Diagnostic> {
+        match v.as_number() {
+            Some(n) if settled(v) && (*n < terrane_value::Number::from_i64(self.0) || *n > terrane_value::Number::from_i64(self.1)) => {
+                invalid(path, "Invalid Attribute Value", format!("Attribute {} value must be between {} and {}, got: {n}", framework_path(path), self.0, self.1))
             }
             _ => vec![],
         }

@@ -12,6 +12,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use terrane_sdk::validate::Between;
 use terrane_sdk::{Applied, Attr, Ctx, Diagnostics, Provider, Resource, ResourceSchema, ResourceType, SimpleResource, Type, Value};
 
 /// The provider.
@@ -43,13 +44,23 @@ enum Kind {
     Shuffle,
 }
 
+// Upper bounds of what the provider allocates. Without them a length such
+// as 1e11 aborts the process on a failed allocation (with the state lock
+// held) instead of getting a diagnostic at the attribute.
+/// Characters of `random_string`/`random_password` (and each `min_*`).
+const MAX_LENGTH: i64 = 65_536;
+/// Bytes of `random_id`.
+const MAX_BYTE_LENGTH: i64 = 4_096;
+/// Words of `random_pet`.
+const MAX_PET_WORDS: i64 = 1_024;
+
 fn keepers() -> Attr {
     Attr::of(Type::map(Type::String)).optional().requires_replace().describe("Arbitrary map of values that, when changed, will trigger recreation of resource.")
 }
 
 fn id_schema() -> ResourceSchema {
     ResourceSchema::new(0)
-        .attr("byte_length", Attr::number().required().requires_replace().validate(terrane_sdk::validate::AtLeast(1)))
+        .attr("byte_length", Attr::number().required().requires_replace().validate(Between(1, MAX_BYTE_LENGTH)))
         .attr("prefix", Attr::string().optional().requires_replace())
         .attr("keepers", keepers())
         .attr("id", Attr::string().computed().use_state_for_unknown())
@@ -61,10 +72,10 @@ fn id_schema() -> ResourceSchema {
 
 fn string_schema_with(sensitive: bool) -> ResourceSchema {
     let flag = || Attr::bool().default(Value::bool(true)).requires_replace();
-    let min = || Attr::number().default(Value::number(0)).requires_replace();
+    let min = || Attr::number().default(Value::number(0)).requires_replace().validate(Between(0, MAX_LENGTH));
     let result = Attr::string().computed().use_state_for_unknown();
     let s = ResourceSchema::new(if sensitive { 3 } else { 2 })
-        .attr("length", Attr::number().required().requires_replace().validate(terrane_sdk::validate::AtLeast(1)))
+        .attr("length", Attr::number().required().requires_replace().validate(Between(1, MAX_LENGTH)))
         .attr("special", flag())
         .attr("upper", flag())
         .attr("lower", flag())
@@ -103,7 +114,7 @@ fn integer_schema() -> ResourceSchema {
 
 fn pet_schema() -> ResourceSchema {
     ResourceSchema::new(0)
-        .attr("length", Attr::number().default(Value::number(2)).requires_replace().validate(terrane_sdk::validate::AtLeast(1)))
+        .attr("length", Attr::number().default(Value::number(2)).requires_replace().validate(Between(1, MAX_PET_WORDS)))
         .attr("prefix", Attr::string().optional().requires_replace())
         .attr("separator", Attr::string().default(Value::string("-")).requires_replace())
         .attr("keepers", keepers())
@@ -121,7 +132,7 @@ fn shuffle_schema() -> ResourceSchema {
     ResourceSchema::new(0)
         .attr("input", Attr::of(Type::list(Type::String)).required().requires_replace())
         .attr("seed", Attr::string().optional().requires_replace())
-        .attr("result_count", Attr::number().optional().requires_replace())
+        .attr("result_count", Attr::number().optional().requires_replace().validate(terrane_sdk::validate::AtLeast(0)))
         .attr("keepers", keepers())
         .attr("result", Attr::of(Type::list(Type::String)).computed().use_state_for_unknown())
         .attr("id", Attr::string().computed().use_state_for_unknown())
@@ -193,8 +204,8 @@ fn generate(kind: Kind, planned: &Value) -> Result<BTreeMap<String, Value>, Diag
     match kind {
         Kind::Id => {
             let n = num(planned, "byte_length").unwrap_or(0);
-            if !(1..=4096).contains(&n) {
-                return Err(bad("Invalid byte_length", format!("byte_length must be between 1 and 4096, got {n}")));
+            if !(1..=MAX_BYTE_LENGTH).contains(&n) {
+                return Err(bad("Invalid byte_length", format!("byte_length must be between 1 and {MAX_BYTE_LENGTH}, got {n}")));
             }
             let bytes: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
             id_fields(&bytes, text(planned, "prefix").unwrap_or_default(), &mut out);
@@ -220,7 +231,7 @@ fn generate(kind: Kind, planned: &Value) -> Result<BTreeMap<String, Value>, Diag
             out.insert("id".into(), Value::string(n.to_string()));
         }
         Kind::Pet => {
-            let len = num(planned, "length").unwrap_or(2).max(1) as usize;
+            let len = num(planned, "length").unwrap_or(2).clamp(1, MAX_PET_WORDS) as usize;
             let mut parts: Vec<String> = Vec::new();
             if let Some(p) = text(planned, "prefix") {
                 parts.push(p);
@@ -265,7 +276,14 @@ const NUMERIC: &str = "0123456789";
 const SPECIAL: &str = "!@#$%&*()-_=+[]{}<>:?";
 
 fn random_string(planned: &Value, rng: &mut impl Rng) -> Result<String, Diagnostics> {
-    let length = num(planned, "length").unwrap_or(0).max(0) as usize;
+    let length = num(planned, "length").unwrap_or(0).max(0);
+    // Validation refuses these at the attribute; checked again here so no
+    // path reaches a huge allocation.
+    let mins = ["min_upper", "min_lower", "min_numeric", "min_special"];
+    if length > MAX_LENGTH || mins.iter().any(|m| num(planned, m).unwrap_or(0) > MAX_LENGTH) {
+        return Err(bad("Invalid Attribute Value", format!("length and min_* must be at most {MAX_LENGTH}")));
+    }
+    let length = length as usize;
     let special = text(planned, "override_special").unwrap_or_else(|| SPECIAL.to_string());
     let classes: Vec<(bool, &str, usize)> = vec![
         (flag(planned, "upper"), UPPER, num(planned, "min_upper").unwrap_or(0).max(0) as usize),

@@ -1,0 +1,147 @@
+//! The emergency state file, as Terraform's `errored.tfstate`: when an
+//! apply changed real objects it could not record (the lock was taken
+//! away, the disk filled, the database connection dropped), the complete
+//! state — recorded and unrecorded objects — is written to the working
+//! directory in Terraform's state v4 format, mode 0600, so
+//! `terrane state push errored.tfstate` restores it and the next plan
+//! creates nothing twice.
+//!
+//! With state encryption on (`TERRANE_STATE_PASSPHRASE`) the file is
+//! sealed: [`SEALED_MAGIC`], a 16-byte salt, the PBKDF2 iteration count
+//! (4 bytes, big-endian), then AES-256-GCM ciphertext under a key derived
+//! from the same passphrase. `state push` opens it with that passphrase.
+
+use crate::commands::Ui;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use terrane_config::Diagnostic;
+use terrane_state::crypt::{new_salt, Cipher, DEFAULT_ITERATIONS};
+use terrane_state::{Encryption, Snapshot};
+
+/// First bytes of a sealed emergency state file.
+pub const SEALED_MAGIC: &[u8] = b"terrane sealed state v1\n";
+
+/// The file's bytes: Terraform's format, sealed when encryption is on.
+fn contents(state: &Snapshot, enc: Option<&Encryption>) -> Vec<u8> {
+    let text =
+        terrane_state::tfstate::export(&terrane_engine::model::with_closure_dependencies(state));
+    match enc {
+        None => text.into_bytes(),
+        Some(enc) => {
+            let salt = new_salt();
+            let iterations = if enc.iterations == 0 {
+                DEFAULT_ITERATIONS
+            } else {
+                enc.iterations
+            };
+            let cipher = Cipher::derive(&enc.passphrase, &salt, iterations);
+            let mut out = SEALED_MAGIC.to_vec();
+            out.extend_from_slice(&salt);
+            out.extend_from_slice(&iterations.to_be_bytes());
+            out.extend_from_slice(&cipher.seal(text.as_bytes()));
+            out
+        }
+    }
+}
+
+/// `bytes` as state JSON: opened with the passphrase when sealed, as they
+/// are otherwise. A sealed file without the passphrase, or with another
+/// one, is an error (never read as something else).
+pub fn open(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    let Some(rest) = bytes.strip_prefix(SEALED_MAGIC) else {
+        return Ok(bytes);
+    };
+    let Some(enc) = Encryption::from_env() else {
+        return Err("the file is a sealed terrane state file; set TERRANE_STATE_PASSPHRASE to the passphrase of the state it came from".into());
+    };
+    if rest.len() < 20 {
+        return Err("the sealed state file is truncated".into());
+    }
+    let (salt, rest) = rest.split_at(16);
+    let (iter, sealed) = rest.split_at(4);
+    let iterations = u32::from_be_bytes([iter[0], iter[1], iter[2], iter[3]]);
+    Cipher::derive(&enc.passphrase, salt, iterations).open(sealed).ok_or_else(|| "the sealed state file does not open with TERRANE_STATE_PASSPHRASE (wrong passphrase, or the file was altered)".to_string())
+}
+
+/// Writes `bytes` to a new file in `dir`: `errored.tfstate`, or
+/// `errored.N.tfstate` when an earlier one is still there (never
+/// overwritten: it may hold the only record of other objects).
+fn write_new(dir: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    for n in 0..1000 {
+        let name = if n == 0 {
+            "errored.tfstate".to_string()
+        } else {
+            format!("errored.{n}.tfstate")
+        };
+        let path = dir.join(name);
+        let mut f = match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let written = f.write_all(bytes).and_then(|_| f.sync_all());
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&path);
+            return Err(e);
+        }
+        return Ok(path);
+    }
+    Err(std::io::Error::other(
+        "errored.tfstate through errored.999.tfstate all exist",
+    ))
+}
+
+/// Writes the emergency state file for `state` (holding `unrecorded`
+/// changes the store lacks) and reports it with the way back. When the
+/// file cannot be written (the disk the state was on may be the full
+/// one), the contents go to standard output instead, as Terraform does.
+pub fn save(ui: &Ui, dir: &Path, state: &Snapshot, unrecorded: usize) {
+    let enc = Encryption::from_env();
+    let bytes = contents(state, enc.as_ref());
+    let sealed = if enc.is_some() {
+        " It is sealed with TERRANE_STATE_PASSPHRASE (state encryption is on); `state push` opens it with the same passphrase."
+    } else {
+        ""
+    };
+    let what = format!(
+        "{unrecorded} change(s) to real infrastructure could not be recorded in the state store."
+    );
+    match write_new(dir, &bytes) {
+        Ok(path) => {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            ui.diags(&[Diagnostic::error(
+                "Failed to save state",
+                format!("{what} The complete state (what was recorded and what was not) has been written to {name} in the working directory (mode 0600).{sealed}\n\nOnce the state store works again (and no one else holds its lock), restore it with:\n\n    terrane state push {name}\n\nThen run plan: nothing is created twice. Keep {name} until then: it is the only record of those objects."),
+                None,
+            )]);
+        }
+        Err(e) => {
+            ui.diags(&[Diagnostic::error(
+                "Failed to save state",
+                format!("{what} Writing the emergency state file in the working directory failed too: {e}. The complete state follows on standard output{}; save it to a file and restore it with `terrane state push FILE` once the state store works again.", if enc.is_some() { " (sealed, base64-encoded: decode it with `base64 -d`)" } else { "" }),
+                None,
+            )]);
+            let mut out = std::io::stdout();
+            let _ = if enc.is_some() {
+                use base64::Engine as _;
+                writeln!(
+                    out,
+                    "{}",
+                    base64::engine::general_purpose::STANDARD.encode(&bytes)
+                )
+            } else {
+                out.write_all(&bytes)
+            };
+            let _ = out.flush();
+        }
+    }
+}
