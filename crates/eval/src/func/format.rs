@@ -102,7 +102,14 @@ fn parse(fmt: &str) -> Res<(Vec<Piece>, usize)> {
         }
         if it.peek().map(|p| p.1) == Some('.') {
             it.next();
-            v.prec = Some(digits(&mut it).parse().unwrap_or(0));
+            let d = digits(&mut it);
+            v.prec = Some(if d.is_empty() { 0 } else { d.parse().unwrap_or(usize::MAX) });
+        }
+        // A width or precision is memory to fill: bounded, so a typo like
+        // `%999999999999d` is an error instead of a failed allocation that
+        // aborts the process (Terraform has no bound and tries).
+        if v.width.is_none() && !w.is_empty() || v.width.is_some_and(|n| n > MAX_WIDTH) || v.prec.is_some_and(|n| n > MAX_WIDTH) {
+            return call_err(format!("the width or precision at offset {at} is larger than {MAX_WIDTH}"));
         }
         let Some((end, verb)) = it.next() else {
             return call_err(format!("invalid format string starting at offset {at}"));
@@ -165,6 +172,9 @@ fn render(fmt: &str, args: &[Value]) -> Res<Result<String, String>> {
     }
     Ok(Ok(out))
 }
+
+/// The largest width or precision a verb may ask for.
+pub const MAX_WIDTH: usize = 10_000_000;
 
 fn format(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let args: Vec<Value> = a[1..].to_vec();
