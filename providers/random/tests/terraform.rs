@@ -131,3 +131,26 @@ fn random_provider_lifecycle_under_terraform() {
     let destroy = expect(&["destroy", "-auto-approve", "-input=false", "-no-color", "-var", "rotation=two"], 0);
     assert!(destroy.stdout.contains("8 destroyed"), "case destroy_all\n{}", destroy.stdout);
 }
+
+/// Issue 12 item 6: sizes that would exhaust memory are refused by the
+/// provider's validation at their attribute, so real Terraform running
+/// this plugin shows the same diagnostic as terrane, before any apply.
+#[test]
+fn item6_oversized_lengths_refused_under_terraform() {
+    let Some(tf) = terrane_testkit::terraform() else { return };
+    let cases: &[(&str, &str, &str)] = &[
+        ("random_string_length", "resource \"random_string\" \"a\" {\n  length = 1e11\n}\n", "Attribute length value must be between 1 and 65536, got: 100000000000"),
+        ("random_password_min_special", "resource \"random_password\" \"p\" {\n  length      = 8\n  min_special = 1e11\n}\n", "Attribute min_special value must be between 0 and 65536, got: 100000000000"),
+        ("random_id_byte_length", "resource \"random_id\" \"i\" {\n  byte_length = 5000\n}\n", "Attribute byte_length value must be between 1 and 4096, got: 5000"),
+    ];
+    for (name, body, want) in cases {
+        let dir = terrane_testkit::temp_dir();
+        let rc = terrane_testkit::dev_overrides(dir.path(), &[("registry.terraform.io/terrane/random", Path::new(env!("CARGO_BIN_EXE_terraform-provider-random")))]);
+        std::fs::write(dir.path().join("main.tf"), format!("terraform {{\n  required_providers {{\n    random = {{ source = \"terrane/random\" }}\n  }}\n}}\n{body}")).unwrap();
+        let env = [("TF_CLI_CONFIG_FILE", rc.as_str())];
+        let out = tf.run(dir.path(), &["validate", "-no-color"], &env);
+        let flat = format!("{}{}", out.stdout, out.stderr).split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(out.code, 1, "case {name}: terraform validate\n{flat}");
+        assert!(flat.contains("Error: Invalid Attribute Value") && flat.contains(want), "case {name}: terraform shows\n{}\n{}", out.stdout, out.stderr);
+    }
+}
