@@ -49,10 +49,14 @@ fn contents(state: &Snapshot, enc: Option<&Encryption>) -> Vec<u8> {
 /// are otherwise. A sealed file without the passphrase, or with another
 /// one, is an error (never read as something else).
 pub fn open(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    open_with(bytes, Encryption::from_env().as_ref())
+}
+
+fn open_with(bytes: Vec<u8>, enc: Option<&Encryption>) -> Result<Vec<u8>, String> {
     let Some(rest) = bytes.strip_prefix(SEALED_MAGIC) else {
         return Ok(bytes);
     };
-    let Some(enc) = Encryption::from_env() else {
+    let Some(enc) = enc else {
         return Err("the file is a sealed terrane state file; set TERRANE_STATE_PASSPHRASE to the passphrase of the state it came from".into());
     };
     if rest.len() < 20 {
@@ -119,14 +123,14 @@ pub fn save(ui: &Ui, dir: &Path, state: &Snapshot, unrecorded: usize) {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             ui.diags(&[Diagnostic::error(
-                "Failed to save state",
-                format!("{what} The complete state (what was recorded and what was not) has been written to {name} in the working directory (mode 0600).{sealed}\n\nOnce the state store works again (and no one else holds its lock), restore it with:\n\n    terrane state push {name}\n\nThen run plan: nothing is created twice. Keep {name} until then: it is the only record of those objects."),
+                "Failed to persist state to backend",
+                format!("{what} To allow for recovery, the complete state (what was recorded and what was not) has been written to {name} in the working directory (mode 0600).{sealed}\n\nRunning apply again before restoring it would create those objects a second time. Once the state store works again (and no one else holds its lock), restore it with:\n\n    terrane state push {name}\n\nThen run plan: nothing is created twice. Keep {name} until then: it is the only record of those objects."),
                 None,
             )]);
         }
         Err(e) => {
             ui.diags(&[Diagnostic::error(
-                "Failed to save state",
+                "Failed to persist state to backend",
                 format!("{what} Writing the emergency state file in the working directory failed too: {e}. The complete state follows on standard output{}; save it to a file and restore it with `terrane state push FILE` once the state store works again.", if enc.is_some() { " (sealed, base64-encoded: decode it with `base64 -d`)" } else { "" }),
                 None,
             )]);
@@ -143,5 +147,49 @@ pub fn save(ui: &Ui, dir: &Path, state: &Snapshot, unrecorded: usize) {
             };
             let _ = out.flush();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> Snapshot {
+        let mut s = Snapshot::empty();
+        s.serial = 7;
+        s.outputs.insert("secret".into(), terrane_state::OutputState { value: serde_json::json!("hunter2-value"), ty: serde_json::json!("string"), sensitive: true });
+        s
+    }
+
+    #[test]
+    fn item2_emergency_file_sealed_and_opened() {
+        let enc = Encryption { passphrase: "right".into(), iterations: 1000 };
+        let wrong = Encryption { passphrase: "wrong".into(), iterations: 1000 };
+        let s = state();
+        let plain = contents(&s, None);
+        let sealed = contents(&s, Some(&enc));
+        assert!(String::from_utf8_lossy(&plain).contains("hunter2-value"), "case plain_is_state_json");
+        assert!(sealed.starts_with(SEALED_MAGIC), "case sealed_is_marked");
+        assert!(!sealed.windows(7).any(|w| w == b"hunter2"), "case sealed_hides_values");
+        assert_eq!(open_with(sealed.clone(), Some(&enc)).unwrap(), plain, "case opens_with_passphrase");
+        assert!(open_with(sealed.clone(), Some(&wrong)).is_err(), "case wrong_passphrase_refused");
+        assert!(open_with(sealed.clone(), None).unwrap_err().contains("TERRANE_STATE_PASSPHRASE"), "case no_passphrase_refused");
+        assert!(open_with(sealed[..SEALED_MAGIC.len() + 10].to_vec(), Some(&enc)).is_err(), "case truncated_refused");
+        assert_eq!(open_with(plain.clone(), Some(&enc)).unwrap(), plain, "case plain_passes_through");
+        let s = terrane_state::tfstate::import(&plain).unwrap();
+        assert_eq!(s.serial, 7, "case serial_kept");
+    }
+
+    #[test]
+    fn item2_emergency_file_never_overwritten() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let first = write_new(dir.path(), b"one").unwrap();
+        let second = write_new(dir.path(), b"two").unwrap();
+        assert_eq!(first.file_name().unwrap(), "errored.tfstate", "case first_name");
+        assert_eq!(second.file_name().unwrap(), "errored.1.tfstate", "case second_name");
+        assert_eq!(std::fs::read(&first).unwrap(), b"one", "case first_kept");
+        assert_eq!(std::fs::metadata(&second).unwrap().permissions().mode() & 0o777, 0o600, "case mode_0600");
+        assert!(write_new(&dir.path().join("missing"), b"x").is_err(), "case unwritable_dir_is_an_error");
     }
 }

@@ -276,7 +276,11 @@ fn check(case: Case) {
     // Let a good part of the apply be recorded first.
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
-        if env.recorded().is_some_and(|r| r.len() >= 200) {
+        // The store is read only once the apply has made it and started
+        // creating (two processes creating the same new SQLite store at
+        // once can race on its tables).
+        let creating = std::fs::read_to_string(env.path().join("apply.out")).is_ok_and(|o| o.contains("Creating..."));
+        if creating && env.recorded().is_some_and(|r| r.len() >= 200) {
             break;
         }
         if let Some(s) = child.try_wait().unwrap() {
