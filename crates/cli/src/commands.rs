@@ -57,8 +57,11 @@ pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u
 
 /// Releases the lock on a blocking thread: the PostgreSQL store's client
 /// runs a runtime of its own, which cannot start on this one's thread.
-async fn release(run: Box<dyn Run>) -> terrane_state::Result<()> {
-    tokio::task::spawn_blocking(move || run.finish()).await.unwrap_or_else(|e| Err(terrane_state::StateError::PostgresSession(format!("releasing the lock failed: {e}"))))
+async fn release(run: Box<dyn Run>) -> Result<(), String> {
+    match tokio::task::spawn_blocking(move || run.finish().map_err(|e| e.to_string())).await {
+        Ok(r) => r,
+        Err(e) => Err(format!("releasing the lock failed: {e}")),
+    }
 }
 
 /// Why an operation could not start from the state.
