@@ -180,19 +180,23 @@ async fn item4_plugin_children_and_socket_dir_go_with_the_plugin() {
 /// its parent's.
 #[test]
 fn item4_plugin_outlives_the_thread_that_launched_it() {
+    // The plugins are killed at the end: their socket directories go
+    // with this temporary one.
+    let base = terrane_testkit::temp_dir();
     for (name, unwatched) in [
         ("plugin_without_parent_watch", "1"),
         ("terrane_served_plugin", "0"),
     ] {
+        let sockets = base.path().display().to_string();
         let (pid, start) = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .unwrap();
-            let env = vec![(
-                "TERRANE_FIXTURE_UNWATCHED".to_string(),
-                unwatched.to_string(),
-            )];
+            let env = vec![
+                ("TERRANE_FIXTURE_UNWATCHED".to_string(), unwatched.to_string()),
+                ("PLUGIN_UNIX_SOCKET_DIR".to_string(), sockets),
+            ];
             let client = rt
                 .block_on(launch(
                     Path::new(FIXTURE),
