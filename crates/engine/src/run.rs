@@ -76,6 +76,11 @@ impl Engine {
         let mut provider_addrs = BTreeMap::new();
         let mut constraints: BTreeMap<ProviderAddr, Constraints> = BTreeMap::new();
         collect_providers(&config, &mut provider_addrs, &mut constraints, &mut diags);
+        // The variable holding the state's encryption key never reaches a
+        // provider (the standard secret variables are withheld already).
+        if let Some(name) = config.module.state.as_ref().and_then(|s| s.encryption_key_env.as_deref()) {
+            terrane_plugin::withhold_env(name);
+        }
         let host = Arc::new(ProviderHost::new(HostOptions::default()));
         let cli = match CliConfig::load_from_env() {
             Ok(c) => c,

@@ -4,7 +4,9 @@
 //! a timeout, reporting an early exit with the plugin's stderr); connect
 //! over the unix socket with mutual TLS pinned to the certificate the
 //! plugin announced; shut it down gracefully (GRPCController.Shutdown, then
-//! a kill after two seconds).
+//! a kill after two seconds), taking its process group and socket
+//! directory with it. How the process is started (death signal, process
+//! group, secrets withheld) is in [`crate::process`].
 //!
 //! The gRPC clients run over [`Conn`], one HTTP/2 connection driven by
 //! hyper directly. tonic's `Channel` would put a buffer task, a reconnect
@@ -24,7 +26,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use terrane_tfplugin6::plugin::grpc_controller_client::GrpcControllerClient;
 use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use crate::process;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 /// A gRPC connection to a plugin (see the module docs); cheap to clone,
@@ -66,9 +69,54 @@ pub enum LaunchError {
     Connect { path: String, reason: String },
 }
 
+/// The longest handshake line (or plugin log line) the launcher reads: a
+/// real one is a few hundred bytes plus a certificate of about 1 KiB. A
+/// plugin that writes more without a newline is refused instead of
+/// filling memory.
+pub const MAX_HANDSHAKE_LINE: usize = 64 << 10;
+
+/// A plugin process as the launcher owns it: on drop (a launch that
+/// failed, a client never shut down) its whole process group is killed
+/// and its socket directory removed. See [`crate::process`].
+struct Process {
+    child: Child,
+    /// The plugin's own socket directory, once it announced it.
+    socket_dir: Option<PathBuf>,
+}
+
+impl Process {
+    /// Kills the plugin's group, reaps the plugin and removes what it
+    /// left behind.
+    async fn kill(&mut self) {
+        if let Some(pid) = self.child.id() {
+            process::kill_group(pid);
+        }
+        let _ = self.child.wait().await;
+        self.clean();
+    }
+
+    fn clean(&mut self) {
+        if let Some(dir) = self.socket_dir.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        // `id` is None once the child was reaped: then there is nothing
+        // left to kill under that id.
+        if let Some(pid) = self.child.id() {
+            process::kill_group(pid);
+        }
+        self.clean();
+    }
+}
+
 /// A running plugin and a gRPC channel to it.
 pub struct PluginClient {
-    child: Child,
+    process: Process,
+    pid: u32,
     conn: Conn,
     /// The protocol version the plugin chose.
     pub protocol: u32,
@@ -79,7 +127,8 @@ pub struct PluginClient {
 pub struct LaunchOptions {
     pub versions: Vec<u32>,
     pub timeout: Duration,
-    /// Extra environment for the plugin.
+    /// Extra environment for the plugin (never one of the withheld secret
+    /// variables, see [`crate::withheld_env`]).
     pub env: Vec<(String, String)>,
 }
 
@@ -94,52 +143,104 @@ pub async fn launch(path: &Path, opts: LaunchOptions) -> Result<PluginClient, La
     let name = path.display().to_string();
     let identity = Identity::generate().map_err(|e| LaunchError::Handshake { path: name.clone(), reason: e.to_string() })?;
     let offered = opts.versions.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
-    let mut child = Command::new(path)
-        .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
+    let mut cmd = Command::new(path);
+    cmd.env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
         .env("PLUGIN_PROTOCOL_VERSIONS", &offered)
         .env("PLUGIN_CLIENT_CERT", &identity.cert_pem)
         .envs(opts.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| LaunchError::Spawn { path: name.clone(), source })?;
+        .kill_on_drop(true);
+    process::prepare(&mut cmd);
+    let mut child = process::spawn(cmd).await.map_err(|source| LaunchError::Spawn { path: name.clone(), source })?;
+    let pid = child.id().unwrap_or_default();
     let stdout = child.stdout.take().expect("piped stdout");
-    let mut stderr = child.stderr.take().expect("piped stderr");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = match tokio::time::timeout(opts.timeout, lines.next_line()).await {
+    let stderr = child.stderr.take().expect("piped stderr");
+    let mut process = Process { child, socket_dir: None };
+    let mut stdout = BufReader::new(stdout);
+    let line = match tokio::time::timeout(opts.timeout, read_line(&mut stdout, MAX_HANDSHAKE_LINE)).await {
         Err(_) => {
-            let _ = child.kill().await;
+            process.kill().await;
             return Err(LaunchError::Timeout { path: name, secs: opts.timeout.as_secs() });
         }
-        Ok(Ok(Some(line))) => line,
+        Ok(Ok(Some((line, true)))) => String::from_utf8_lossy(&line).into_owned(),
+        Ok(Ok(Some((_, false)))) => {
+            process.kill().await;
+            return Err(LaunchError::Handshake { path: name, reason: format!("the handshake line is longer than {} KiB (no newline); refused", MAX_HANDSHAKE_LINE >> 10) });
+        }
         Ok(_) => {
-            let status = child.wait().await.map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text).await;
-            return Err(LaunchError::Exited { path: name, status, stderr: text.trim().to_string() });
+            let status = process.child.wait().await.map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
+            // Whatever the plugin started goes with it, so nothing holds
+            // its stderr open.
+            process::kill_group(pid);
+            let mut text = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(5), stderr.take(MAX_HANDSHAKE_LINE as u64).read_to_end(&mut text)).await;
+            return Err(LaunchError::Exited { path: name, status, stderr: String::from_utf8_lossy(&text).trim().to_string() });
         }
     };
     // Keep draining the plugin's output so it never blocks on a full pipe;
-    // its stderr lines are its logs.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    let threshold = log_threshold();
+    // its stderr lines are its logs. Both read in bounded pieces.
     tokio::spawn(async move {
-        let mut err = BufReader::new(stderr).lines();
-        while let Ok(Some(l)) = err.next_line().await {
-            if shown(&l, threshold) {
-                eprintln!("{l}");
-            }
-        }
+        let mut buf = vec![0u8; 8 << 10];
+        while matches!(stdout.read(&mut buf).await, Ok(n) if n > 0) {}
     });
+    tokio::spawn(forward_logs(BufReader::new(stderr), log_threshold()));
     let hs = handshake::parse(&line, &opts.versions).map_err(|reason| LaunchError::Handshake { path: name.clone(), reason })?;
+    process.socket_dir = process::own_socket_dir(&hs.addr, pid);
     if hs.network != "unix" {
         return Err(LaunchError::Handshake { path: name, reason: format!("unsupported network {:?}", hs.network) });
     }
     let server_cert = hs.server_cert_der.clone().ok_or_else(|| LaunchError::Handshake { path: name.clone(), reason: "the plugin did not offer TLS".into() })?;
     let conn = connect(&hs.addr, server_cert, &identity).await.map_err(|reason| LaunchError::Connect { path: name.clone(), reason })?;
-    Ok(PluginClient { child, conn, protocol: hs.version, path: path.to_path_buf() })
+    Ok(PluginClient { process, pid, conn, protocol: hs.version, path: path.to_path_buf() })
+}
+
+/// Reads one line of at most `cap` bytes, without its newline: `(bytes,
+/// true)` for a whole line (or the last, unterminated one at end of
+/// input), `(bytes, false)` when `cap` bytes came without a newline (the
+/// rest of the line stays unread), `None` at end of input.
+async fn read_line<R: AsyncBufRead + Unpin>(r: &mut R, cap: usize) -> std::io::Result<Option<(Vec<u8>, bool)>> {
+    let mut line = Vec::new();
+    loop {
+        let avail = r.fill_buf().await?;
+        if avail.is_empty() {
+            return Ok((!line.is_empty()).then_some((line, true)));
+        }
+        let room = cap - line.len();
+        match avail.iter().position(|&b| b == b'\n') {
+            Some(i) if i <= room => {
+                line.extend_from_slice(&avail[..i]);
+                r.consume(i + 1);
+                return Ok(Some((line, true)));
+            }
+            _ if avail.len() >= room => {
+                line.extend_from_slice(&avail[..room]);
+                r.consume(room);
+                return Ok(Some((line, false)));
+            }
+            _ => {
+                let n = avail.len();
+                line.extend_from_slice(avail);
+                r.consume(n);
+            }
+        }
+    }
+}
+
+/// Shows the plugin's stderr lines the user asked for (see [`shown`]). A
+/// line longer than [`MAX_HANDSHAKE_LINE`] is passed on in pieces of that
+/// size, each judged as its line's first piece was.
+async fn forward_logs<R: AsyncBufRead + Unpin>(mut err: R, threshold: Option<u8>) {
+    let mut continued: Option<bool> = None;
+    while let Ok(Some((piece, whole))) = read_line(&mut err, MAX_HANDSHAKE_LINE).await {
+        let text = String::from_utf8_lossy(&piece);
+        let show = continued.unwrap_or_else(|| shown(&text, threshold));
+        if show {
+            eprintln!("{text}");
+        }
+        continued = (!whole).then_some(show);
+    }
 }
 
 async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Result<Conn, String> {
@@ -178,17 +279,33 @@ impl PluginClient {
         ProviderClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN)).max_decoding_message_size(crate::MAX_MESSAGE_SIZE).max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
     }
 
-    /// Asks the plugin to stop, waits up to two seconds, then kills it.
-    /// Returns whether it exited on its own.
+    /// The plugin's process id.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Asks the plugin to stop and waits up to two seconds for it to
+    /// exit, then kills it. Either way its process group is killed too (the
+    /// processes it started and left behind) and a socket directory it left
+    /// is removed. Returns whether it exited on its own.
     pub async fn shutdown(mut self) -> bool {
-        let _ = GrpcControllerClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN)).shutdown(terrane_tfplugin6::plugin::Empty {}).await;
-        match tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await {
-            Ok(_) => true,
-            Err(_) => {
-                let _ = self.child.kill().await;
-                false
-            }
+        let mut controller = GrpcControllerClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN));
+        let process = &mut self.process;
+        let exited = tokio::time::timeout(Duration::from_secs(2), async {
+            let _ = controller.shutdown(terrane_tfplugin6::plugin::Empty {}).await;
+            process.child.wait().await
+        })
+        .await
+        .is_ok();
+        if exited {
+            // Reaped: its group id stays reserved only while members
+            // remain, which are exactly the ones to kill.
+            process::kill_group(self.pid);
+            process.clean();
+        } else {
+            process.kill().await;
         }
+        exited
     }
 }
 

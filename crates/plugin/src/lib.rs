@@ -8,6 +8,9 @@
 //!   binary, check its handshake, connect with pinned mutual TLS.
 //! * `coalesce`: the client collects the writes of one scheduler round
 //!   into one socket write.
+//! * [`process`]: plugin processes die with the engine (death signal from a
+//!   long-lived launcher thread, own process group) and never see
+//!   terrane's secrets ([`withhold_env`]).
 //!
 //! Architecture invariant: the only crate besides tfplugin6, the SDK's
 //! server module and the engine's plugin client that sees protobuf types;
@@ -17,7 +20,9 @@ pub mod cert;
 mod client;
 mod coalesce;
 pub mod handshake;
+pub mod process;
 mod server;
 
-pub use client::{launch, Conn, LaunchError, LaunchOptions, PluginClient};
+pub use client::{launch, Conn, LaunchError, LaunchOptions, PluginClient, MAX_HANDSHAKE_LINE};
+pub use process::{withheld_env, withhold_env, SECRET_ENV};
 pub use server::{serve, serve_main, ServeError, ServeOptions, MAX_MESSAGE_SIZE};

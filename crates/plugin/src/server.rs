@@ -6,7 +6,10 @@
 //! services (health "plugin" SERVING, GRPCController.Shutdown,
 //! GRPCStdio), prints the handshake line and serves until Terraform asks it
 //! to shut down (or SIGTERM). In debug mode it skips the cookie and TLS and
-//! prints a `TF_REATTACH_PROVIDERS` value instead.
+//! prints a `TF_REATTACH_PROVIDERS` value instead. The socket lives in a
+//! private (0700) directory that is removed on every way out; when the
+//! launching process dies the plugin stops at once and takes its process
+//! group down (see `ParentWatch`).
 
 use crate::cert::{cert_from_pem, Identity, Pinned};
 use crate::handshake::{self, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
@@ -44,11 +47,15 @@ pub struct ServeOptions {
     /// CPU than with a worker per core). A provider with CPU-heavy calls
     /// should move that work to `spawn_blocking` or raise this.
     pub worker_threads: usize,
+    /// Stop as soon as the launching process is gone (`ParentWatch`).
+    /// Default on; off only stands in for a plugin that does not watch
+    /// (as Go plugins do not), in tests.
+    pub watch_parent: bool,
 }
 
 impl ServeOptions {
     pub fn new(address: impl Into<String>) -> ServeOptions {
-        ServeOptions { versions: vec![6], debug: std::env::var("TERRANE_PLUGIN_DEBUG").is_ok_and(|v| v == "1"), address: address.into(), worker_threads: 1 }
+        ServeOptions { versions: vec![6], debug: std::env::var("TERRANE_PLUGIN_DEBUG").is_ok_and(|v| v == "1"), address: address.into(), worker_threads: 1, watch_parent: true }
     }
 }
 
@@ -78,9 +85,19 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
     let version = handshake::negotiate(offered.as_deref(), &opts.versions)
         .ok_or_else(|| ServeError::NoCommonVersion { offered: offered.clone().unwrap_or_default(), supported: opts.versions.clone() })?;
 
-    let dir = socket_dir().map_err(ServeError::Listen)?;
-    let path = dir.join("plugin.sock");
+    // Before anything is created that would need cleaning up.
+    let parent = if opts.debug || !opts.watch_parent { None } else { Some(ParentWatch::start().map_err(ServeError::Listen)?) };
+
+    let dir = SocketDir::create().map_err(ServeError::Listen)?;
+    let path = dir.0.join("plugin.sock");
     let listener = UnixListener::bind(&path).map_err(ServeError::Listen)?;
+    if let Some(parent) = parent {
+        let dir = dir.0.clone();
+        tokio::spawn(async move {
+            parent.gone().await;
+            orphaned(&dir)
+        });
+    }
 
     let tls = match (opts.debug, std::env::var("PLUGIN_CLIENT_CERT").ok()) {
         (false, Some(pem)) if !pem.trim().is_empty() => {
@@ -177,7 +194,7 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
         .serve_with_incoming_shutdown(incoming, stopped)
         .await;
     accept_task.abort();
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(dir);
     result.map_err(ServeError::from)
 }
 
@@ -200,18 +217,95 @@ pub fn serve_main<P: Provider>(provider: P, opts: ServeOptions) -> ! {
     }
 }
 
-fn socket_dir() -> std::io::Result<PathBuf> {
-    let base = std::env::var_os("PLUGIN_UNIX_SOCKET_DIR").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
-    for attempt in 0..100u32 {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-        let dir = base.join(format!("terrane-plugin-{}-{nanos:x}-{attempt}", std::process::id()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+/// The plugin's private socket directory (0700, as go-plugin makes it),
+/// removed when serving ends, however it ends (SIGTERM and Shutdown end it
+/// normally; on parent death [`orphaned`] removes it).
+struct SocketDir(PathBuf);
+
+impl SocketDir {
+    /// `terrane-plugin-<pid>-…` under `PLUGIN_UNIX_SOCKET_DIR` or the
+    /// temporary directory. The launcher relies on the pid in the name:
+    /// it removes the directory of a plugin it had to kill only when the
+    /// name carries that plugin's pid.
+    fn create() -> std::io::Result<SocketDir> {
+        use std::os::unix::fs::DirBuilderExt;
+        let base = std::env::var_os("PLUGIN_UNIX_SOCKET_DIR").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+        for attempt in 0..100u32 {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+            let dir = base.join(format!("terrane-plugin-{}-{nanos:x}-{attempt}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => return Ok(SocketDir(dir)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::other("could not create a socket directory"))
+    }
+}
+
+impl Drop for SocketDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Notices that the process that launched this plugin is gone, so that an
+/// orphaned plugin does not run on (terrane's launcher already sets a
+/// death signal, Terraform's does not; either may be killed outright).
+///
+/// On Linux the plugin asks for SIGHUP when its parent dies
+/// (`PR_SET_PDEATHSIG`, replacing the launcher's SIGKILL now that the
+/// signal is handled). The kernel also sends it when only the parent's
+/// forking *thread* exits; the parent is then still there and still our
+/// parent, so every signal is checked against `getppid`, which changes
+/// only when the parent process is gone. Elsewhere `getppid` is polled.
+struct ParentWatch {
+    parent: nix::unistd::Pid,
+    hangup: tokio::signal::unix::Signal,
+}
+
+impl ParentWatch {
+    fn start() -> std::io::Result<ParentWatch> {
+        let parent = nix::unistd::getppid();
+        // The handler first, so the signal never finds the default action
+        // (terminate) in place.
+        let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+        #[cfg(target_os = "linux")]
+        nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGHUP).map_err(std::io::Error::from)?;
+        Ok(ParentWatch { parent, hangup })
+    }
+
+    /// Resolves once the parent is gone (at once if it died before the
+    /// death signal was armed).
+    async fn gone(mut self) {
+        while nix::unistd::getppid() == self.parent {
+            if cfg!(target_os = "linux") {
+                if self.hangup.recv().await.is_none() {
+                    // The runtime is going away, and the plugin with it.
+                    std::future::pending::<()>().await;
+                }
+            } else {
+                tokio::select! {
+                    _ = self.hangup.recv() => {}
+                    _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
+                }
+            }
         }
     }
-    Err(std::io::Error::other("could not create a socket directory"))
+}
+
+/// The parent died: nobody will read a response. Remove the socket
+/// directory, then take down the plugin's process group (whatever the
+/// provider started) and the plugin with it, without waiting for calls in
+/// flight. Only when the plugin leads its own group, as terrane launches
+/// it: under Terraform the group is Terraform's, and the plugin just exits.
+fn orphaned(dir: &std::path::Path) -> ! {
+    let _ = std::fs::remove_dir_all(dir);
+    let me = nix::unistd::getpid();
+    if nix::unistd::getpgrp() == me {
+        let _ = nix::sys::signal::killpg(me, nix::sys::signal::Signal::SIGKILL);
+    }
+    std::process::exit(1)
 }
 
 struct Controller {

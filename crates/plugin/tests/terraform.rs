@@ -68,7 +68,9 @@ fn debug_mode_reattach_works_with_terraform() {
     let Some(tf) = terrane_testkit::terraform() else { return };
     let dir = terrane_testkit::temp_dir();
     let rc = setup(dir.path());
-    let mut child = Command::new(example_binary()).env("TERRANE_PLUGIN_DEBUG", "1").stdout(Stdio::piped()).spawn().unwrap();
+    // The plugin is killed at the end: its socket directory goes with the temporary one.
+    let sockets = terrane_testkit::temp_dir();
+    let mut child = Command::new(example_binary()).env("TERRANE_PLUGIN_DEBUG", "1").env("PLUGIN_UNIX_SOCKET_DIR", sockets.path()).stdout(Stdio::piped()).spawn().unwrap();
     let mut reattach = None;
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
         let line = line.unwrap();
@@ -118,7 +120,9 @@ async fn tls_connect(addr: &str, server_der: Vec<u8>, client: &terrane_plugin::c
 fn only_the_pinned_client_certificate_is_accepted() {
     let expected = terrane_plugin::cert::Identity::generate().unwrap();
     let stranger = terrane_plugin::cert::Identity::generate().unwrap();
+    let sockets = terrane_testkit::temp_dir();
     let mut child = Command::new(example_binary())
+        .env("PLUGIN_UNIX_SOCKET_DIR", sockets.path())
         .env("TF_PLUGIN_MAGIC_COOKIE", terrane_plugin::handshake::MAGIC_COOKIE_VALUE)
         .env("PLUGIN_PROTOCOL_VERSIONS", "6")
         .env("PLUGIN_CLIENT_CERT", &expected.cert_pem)

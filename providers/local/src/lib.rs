@@ -12,7 +12,8 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use sha2::Digest;
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
+use std::io::Write as _;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::sync::Arc;
 use terrane_sdk::validate::{Matches, OneOfAttributes};
 use terrane_sdk::{Applied, Attr, Ctx, DataSource, Function, FunctionError, Param, DataSourceType, Diagnostics, Path, Provider, Resource, ResourceSchema, ResourceType, SimpleDataSource, SimpleResource, Value};
@@ -135,6 +136,22 @@ fn io_error(path: &str, what: &str, e: std::io::Error) -> Diagnostics {
     Diagnostics::attr_error(Path::root().attr("filename"), format!("Unable to {what} file"), format!("{path}: {e}"))
 }
 
+/// Opens `path` for writing with nothing written yet, never readable
+/// beyond `mode` (local_sensitive_file's content must not be readable by
+/// others for a moment): a new file gets `mode` (less the umask) from the
+/// open call itself, and the file, new or existing, is set to exactly
+/// `mode` through its descriptor before a byte is written.
+fn open_for_write(path: &std::path::Path, mode: u32) -> std::io::Result<std::fs::File> {
+    let file = create_file(path, mode)?;
+    file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    Ok(file)
+}
+
+/// The open call: create (or truncate) with `mode`.
+fn create_file(path: &std::path::Path, mode: u32) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(mode).open(path)
+}
+
 fn parse_mode(s: &str) -> u32 {
     u32::from_str_radix(s, 8).unwrap_or(0o777)
 }
@@ -169,13 +186,14 @@ impl Resource for LocalFile {
         let filename = terrane_sdk::str_attr(planned, "filename").unwrap_or_default();
         let path = std::path::Path::new(&filename);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
-            std::fs::create_dir_all(dir).map_err(|e| io_error(&filename, "create the directory of", e))?;
+            // Created with their mode (less the umask), not opened up first.
             let mode = parse_mode(&terrane_sdk::str_attr(planned, "directory_permission").unwrap_or_else(|| "0777".into()));
+            std::fs::DirBuilder::new().recursive(true).mode(mode).create(dir).map_err(|e| io_error(&filename, "create the directory of", e))?;
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).map_err(|e| io_error(&filename, "set permissions on the directory of", e))?;
         }
-        std::fs::write(path, &bytes).map_err(|e| io_error(&filename, "write", e))?;
         let mode = parse_mode(&terrane_sdk::str_attr(planned, "file_permission").unwrap_or_else(|| "0777".into()));
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| io_error(&filename, "set permissions on", e))?;
+        let mut file = open_for_write(path, mode).map_err(|e| io_error(&filename, "write", e))?;
+        file.write_all(&bytes).map_err(|e| io_error(&filename, "write", e))?;
         Ok(Applied::new(merge(planned, hash_attrs(&bytes))))
     }
 
@@ -243,5 +261,61 @@ impl DataSource for DataFile {
         extra.insert("content".into(), Value::string(String::from_utf8_lossy(&bytes).into_owned()));
         extra.insert("content_base64".into(), Value::string(base64::engine::general_purpose::STANDARD.encode(&bytes)));
         Ok(merge(config, extra))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode_of(p: &std::path::Path) -> u32 {
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    /// item 14: a local_sensitive_file is never readable beyond its mode,
+    /// not even between creation and chmod. Under umask 0 the open call
+    /// alone must give the file its mode (a default open gives 0666); an
+    /// existing, wider file is narrowed before anything is written.
+    #[test]
+    fn item14_sensitive_file_created_with_its_final_mode() {
+        let dir = terrane_testkit::temp_dir();
+        let old = nix::sys::stat::umask(nix::sys::stat::Mode::empty());
+        let result = std::panic::catch_unwind(|| {
+            let cases = [("new_0600", 0o600, None), ("new_0700_sensitive_default", 0o700, None), ("new_0640", 0o640, None), ("existing_0666_narrowed", 0o600, Some(0o666))];
+            for (name, mode, existing) in cases {
+                let path = dir.path().join(name);
+                if let Some(m) = existing {
+                    std::fs::write(&path, "old").unwrap();
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(m)).unwrap();
+                } else {
+                    let f = create_file(&path, mode).unwrap();
+                    assert_eq!(mode_of(&path), mode, "case {name}: mode from the open call");
+                    drop(f);
+                    std::fs::remove_file(&path).unwrap();
+                }
+                let f = open_for_write(&path, mode).unwrap();
+                assert_eq!((mode_of(&path), f.metadata().unwrap().len()), (mode, 0), "case {name}: mode before the first byte");
+            }
+        });
+        nix::sys::stat::umask(old);
+        result.unwrap();
+    }
+
+    /// The resource still writes the content with the configured mode.
+    #[tokio::test]
+    async fn sensitive_file_resource_writes_content_with_its_mode() {
+        let dir = terrane_testkit::temp_dir();
+        let path = dir.path().join("sub/secret.txt");
+        let schema = sensitive_file_schema();
+        let mut m = schema.block_schema().empty_value().entries().map(|e| (*e).clone()).unwrap_or_default();
+        m.insert("content".into(), Value::string("s3cret"));
+        m.insert("filename".into(), Value::string(path.display().to_string()));
+        m.insert("file_permission".into(), Value::string("0600"));
+        m.insert("directory_permission".into(), Value::string("0700"));
+        let planned = Value::object_typed(&schema.block_schema().implied_type(), m);
+        LocalFile { sensitive: true }.create(&Ctx::default(), &planned, &planned).await.unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "s3cret", "case content");
+        assert_eq!(mode_of(&path), 0o600, "case file_mode");
+        assert_eq!(mode_of(path.parent().unwrap()), 0o700, "case directory_mode");
     }
 }

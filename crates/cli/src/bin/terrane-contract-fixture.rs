@@ -8,7 +8,9 @@
 //! `inconsistent_result` (apply returns a value other than planned),
 //! `unknown_after_apply`, `null_after_apply`, `invalid_refresh` (read
 //! returns an unknown), `null_data` (a data source returns null),
-//! `apply_error` (apply fails after creating: the object is tainted).
+//! `apply_error` (apply fails after creating: the object is tainted),
+//! `hang_with_child` (create starts a child process, `sleep`, and never
+//! returns: the process tests kill terrane meanwhile and look for both).
 
 use async_trait::async_trait;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -64,6 +66,13 @@ impl Resource for Thing {
         match mode().as_str() {
             "inconsistent_result" => Ok(Applied::new(set(&done, "value", Value::string("something else")))),
             "apply_error" => Err(Diagnostics::error("Creation half-failed", "The object was created but could not be finished.")),
+            "hang_with_child" => {
+                let child = std::process::Command::new("sleep").arg("600").stdin(std::process::Stdio::null()).spawn();
+                if let Err(e) = child {
+                    return Err(Diagnostics::error("Cannot start the child process", e.to_string()));
+                }
+                std::future::pending().await
+            }
             _ => Ok(Applied::new(done)),
         }
     }
