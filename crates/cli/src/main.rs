@@ -12,6 +12,7 @@ mod planfile;
 mod render;
 mod statecmd;
 mod stateshow;
+mod stateconf;
 mod stream;
 mod vars;
 
