@@ -40,15 +40,19 @@ fn host_name() -> String {
         .unwrap_or_else(|| "localhost".into())
 }
 
-/// When process `pid` started (clock ticks since boot), from
-/// `/proc/PID/stat`; None when there is no such process (or no /proc).
-pub fn process_start_time(pid: u32) -> Option<u64> {
+/// The fields of `/proc/PID/stat` after the command name (field 3, the
+/// state, first); None when there is no such process (or no /proc).
+fn proc_stat(pid: u32) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may hold spaces or
-    // parentheses itself: count fields from the last ')'. Field 3 is the
-    // first after it, so field 22 is the 20th.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+    // parentheses itself: count fields from the last ')'.
+    Some(stat[stat.rfind(')')? + 1..].split_whitespace().map(str::to_string).collect())
+}
+
+/// When process `pid` started (clock ticks since boot; field 22 of
+/// `/proc/PID/stat`); None when there is no such process (or no /proc).
+pub fn process_start_time(pid: u32) -> Option<u64> {
+    proc_stat(pid)?.get(19)?.parse().ok()
 }
 
 impl LockInfo {
@@ -77,10 +81,14 @@ impl LockInfo {
         if self.pid == 0 || self.host != host_name() || !std::path::Path::new("/proc/self/stat").exists() {
             return false;
         }
-        match (process_start_time(self.pid), self.start_time) {
-            (None, _) => !std::path::Path::new(&format!("/proc/{}", self.pid)).exists(),
-            (Some(now), Some(recorded)) => now != recorded,
-            (Some(_), None) => false,
+        match proc_stat(self.pid) {
+            None => !std::path::Path::new(&format!("/proc/{}", self.pid)).exists(),
+            // Exited but not yet reaped (a zombie): it holds nothing.
+            Some(f) if matches!(f.first().map(String::as_str), Some("Z" | "X" | "x")) => true,
+            Some(f) => match (f.get(19).and_then(|t| t.parse::<u64>().ok()), self.start_time) {
+                (Some(now), Some(recorded)) => now != recorded,
+                _ => false,
+            },
         }
     }
 }

@@ -169,7 +169,11 @@ fn item3_lock_of_a_dead_holder_is_taken_over() {
     );
     run.finish().unwrap();
 
-    // Planted holders: who is provably dead, who is not.
+    // Planted holders: who is provably dead, who is not. A holder that
+    // exited but was not reaped yet (a zombie) holds nothing either.
+    let mut zombie = Command::new("sleep").arg("0.2").spawn().unwrap();
+    let zombie_start = terrane_state::process_start_time(zombie.id());
+    std::thread::sleep(std::time::Duration::from_millis(700));
     let me = LockInfo::new("OperationTypeApply", "");
     let cases: Vec<(&str, LockInfo, bool)> = vec![
         (
@@ -188,6 +192,7 @@ fn item3_lock_of_a_dead_holder_is_taken_over() {
             },
             true,
         ),
+        ("exited_not_reaped", LockInfo { pid: zombie.id(), start_time: zombie_start, ..me.clone() }, true),
         ("live_same_process", me.clone(), false),
         (
             "other_host",
@@ -237,4 +242,5 @@ fn item3_lock_of_a_dead_holder_is_taken_over() {
             Err(e) => panic!("case {case}: {e}"),
         }
     }
+    zombie.wait().unwrap();
 }
