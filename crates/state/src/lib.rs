@@ -59,13 +59,13 @@ pub fn open_store(config: &StoreConfig) -> Result<Box<dyn StateStore>> {
     }
 }
 
-/// Opens the store `config` describes for [`StateStore::rotate_key`]: an
-/// embedded store still in encryption format 1 opens too (for nothing but
+/// Opens the store `config` describes for [`StateStore::rotate_key`]: a
+/// store still in encryption format 1 opens too (for nothing but
 /// re-encryption).
 pub fn open_store_for_rotation(config: &StoreConfig) -> Result<Box<dyn StateStore>> {
     match &config.location {
         StoreLocation::Sqlite(path) => Ok(Box::new(SqliteStore::open_for_rotation(path, config.encryption.as_ref())?)),
-        StoreLocation::Postgres { .. } => open_store(config),
+        StoreLocation::Postgres { url, schema } => Ok(Box::new(PgStore::open_for_rotation(url, schema, config.encryption.as_ref())?)),
     }
 }
 

@@ -20,6 +20,8 @@ pub struct PgStore {
     url: String,
     schema: String,
     cipher: Option<Cipher>,
+    /// Encrypted in format 1: only [`PgStore::rotate`] may use it.
+    legacy_v1: bool,
 }
 
 fn valid_schema_name(s: &str) -> bool {
@@ -29,10 +31,20 @@ fn valid_schema_name(s: &str) -> bool {
 impl PgStore {
     /// Connects to `url`, creating the schema's tables on first use.
     pub fn open(url: &str, schema: &str, encryption: Option<&Encryption>) -> Result<PgStore> {
+        PgStore::open_with(url, schema, encryption, false)
+    }
+
+    /// Like [`PgStore::open`], but also opens a store encrypted in the old
+    /// format 1, for [`PgStore::rotate`] to re-encrypt.
+    pub fn open_for_rotation(url: &str, schema: &str, encryption: Option<&Encryption>) -> Result<PgStore> {
+        PgStore::open_with(url, schema, encryption, true)
+    }
+
+    fn open_with(url: &str, schema: &str, encryption: Option<&Encryption>, allow_legacy: bool) -> Result<PgStore> {
         if !valid_schema_name(schema) {
             return Err(StateError::Data { what: "PostgreSQL schema name".into(), detail: format!("{schema:?} must be lowercase letters, digits and underscores") });
         }
-        let mut store = PgStore { url: url.into(), schema: schema.into(), cipher: None };
+        let mut store = PgStore { url: url.into(), schema: schema.into(), cipher: None, legacy_v1: false };
         let mut c = store.client()?;
         let s = &store.schema;
         let mut tx = c.transaction()?;
@@ -66,7 +78,9 @@ impl PgStore {
             }
             _ => {
                 let mut get = |k: &str| -> Result<Option<Vec<u8>>> { Ok(tx.query_opt(&format!("SELECT value FROM {s}.meta WHERE key=$1"), &[&k])?.map(|r| r.get(0))) };
-                crate::crypt::unlock(&mut get, encryption, &what, false)?.cipher
+                let unlocked = crate::crypt::unlock(&mut get, encryption, &what, allow_legacy)?;
+                store.legacy_v1 = unlocked.legacy_v1;
+                unlocked.cipher
             }
         };
         tx.commit()?;
@@ -78,7 +92,7 @@ impl PgStore {
     pub fn rotate(&mut self, new: Option<&Encryption>) -> Result<()> {
         let s = self.schema.clone();
         let what = format!("PostgreSQL schema {s}");
-        let mut c = self.client()?;
+        let mut c = pg_connect(&self.url)?;
         let mut tx = c.transaction()?;
         tx.execute(&format!("LOCK TABLE {s}.locks, {s}.objects, {s}.outputs, {s}.meta IN EXCLUSIVE MODE"), &[])?;
         if let Some(w) = tx.query_opt(&format!("SELECT workspace FROM {s}.locks LIMIT 1"), &[])? {
@@ -89,7 +103,7 @@ impl PgStore {
         let new_key = new.map(NewKey::derive).transpose()?;
         let old = self.cipher.clone();
         let recode = |data: &[u8], aad: &[u8]| -> Result<Vec<u8>> {
-            crate::crypt::recode(old.as_ref(), false, new_key.as_ref().map(|k| &k.cipher), data, aad)
+            crate::crypt::recode(old.as_ref(), self.legacy_v1, new_key.as_ref().map(|k| &k.cipher), data, aad)
                 .ok_or_else(|| StateError::Decrypt { path: what.clone(), what: "a stored value".into() })
         };
         let rows = tx.query(&format!("SELECT workspace, module, mode, type, name, key, deposed, attributes, private FROM {s}.objects"), &[])?;
@@ -118,10 +132,14 @@ impl PgStore {
         // Old row versions keep the old blobs until vacuumed: rewrite now.
         c.batch_execute(&format!("VACUUM FULL {s}.objects, {s}.outputs, {s}.meta"))?;
         self.cipher = new_key.map(|k| k.cipher);
+        self.legacy_v1 = false;
         Ok(())
     }
 
     fn client(&self) -> Result<Client> {
+        if self.legacy_v1 {
+            return Err(StateError::OldEncryptionFormat { path: format!("PostgreSQL schema {}", self.schema) });
+        }
         pg_connect(&self.url)
     }
 

@@ -510,3 +510,45 @@ fn item8_serials_keep_their_range() {
         "case negative_serial_is_corruption: {err}"
     );
 }
+
+/// The PostgreSQL store's format-1 path: refused, then migrated by rotation.
+#[test]
+fn item14_postgres_format1_store_refused_then_migrated_by_rotation() {
+    use aes_gcm::aead::{Aead, KeyInit};
+    let Some(url) = terrane_testkit::pg_url() else { return };
+    let schema = format!("t_v1_{}", std::process::id());
+    {
+        let store = PgStore::open(&url, &schema, None).unwrap();
+        let mut run = store.lock("default", LockInfo::new("OperationTypeApply", "")).unwrap();
+        run.persist(&[set("old", InstanceKey::None, "PGV1SECRET")]).unwrap();
+        run.finish().unwrap();
+    }
+    let salt = [3u8; 16];
+    let mut key = [0u8; 32];
+    pbkdf2::pbkdf2_hmac::<sha2::Sha256>(b"old pg pass", &salt, 1000, &mut key);
+    let aead = aes_gcm::Aes256Gcm::new(&key.into());
+    let seal = |plain: &[u8]| {
+        let nonce = [5u8; 12];
+        let mut out = nonce.to_vec();
+        out.extend(aead.encrypt(aes_gcm::Nonce::from_slice(&nonce), plain).unwrap());
+        out
+    };
+    let mut c = terrane_state::pg_connect(&url).unwrap();
+    let attrs: Vec<u8> = c.query_one(&format!("SELECT attributes FROM {schema}.objects"), &[]).unwrap().get(0);
+    c.execute(&format!("UPDATE {schema}.objects SET attributes=$1"), &[&seal(&attrs)]).unwrap();
+    c.execute(
+        &format!("INSERT INTO {schema}.meta(key, value) VALUES ('kdf_salt', $1), ('kdf_iterations', $2), ('key_check', $3)"),
+        &[&salt.to_vec(), &b"1000".to_vec(), &seal(b"terrane state key check v1")],
+    )
+    .unwrap();
+    drop(c);
+    let old = Encryption { passphrase: "old pg pass".into(), iterations: 1000 };
+    let err = PgStore::open(&url, &schema, Some(&old)).err().expect("format 1 refused");
+    assert!(matches!(err, StateError::OldEncryptionFormat { .. }) && err.to_string().contains("rotate-key"), "case pg_format1_refused_clearly: {err}");
+    let mut store = PgStore::open_for_rotation(&url, &schema, Some(&old)).unwrap();
+    assert!(store.snapshot("default").is_err(), "case pg_format1_not_readable_before_rotation");
+    let new = Encryption { passphrase: "new pg pass".into(), iterations: 1000 };
+    store.rotate(Some(&new)).unwrap();
+    let snap = PgStore::open(&url, &schema, Some(&new)).unwrap().snapshot("default").unwrap();
+    assert_eq!(snap.object(&ResourceAddr::managed("terraform_data", "old").instance(InstanceKey::None), None).unwrap().attributes["id"], "PGV1SECRET", "case pg_migrated_by_rotation");
+}
