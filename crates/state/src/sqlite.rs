@@ -136,10 +136,12 @@ impl SqliteStore {
                 conn.execute_batch("ALTER TABLE locks ADD COLUMN start_time INTEGER").map_err(err)?;
             }
         }
-        for suffix in ["", "-wal", "-shm"] {
-            let f = PathBuf::from(format!("{}{suffix}", path.display()));
+        // Files (and the default `.terrane` directory) left readable by an
+        // earlier terrane are tightened, now that the store is known ours.
+        let own_dir = path.parent().filter(|d| d.file_name().is_some_and(|n| n == ".terrane")).map(|d| (d.to_path_buf(), 0o700));
+        for (f, mode) in own_dir.into_iter().chain(["", "-wal", "-shm"].iter().map(|suffix| (PathBuf::from(format!("{}{suffix}", path.display())), 0o600))) {
             match std::fs::metadata(&f) {
-                Ok(m) if m.permissions().mode() & 0o077 != 0 => std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).map_err(io)?,
+                Ok(m) if m.permissions().mode() & 0o077 != 0 => std::fs::set_permissions(&f, std::fs::Permissions::from_mode(mode)).map_err(io)?,
                 _ => {}
             }
         }

@@ -205,11 +205,14 @@ fn item14_state_files_are_private() {
     }
     run.finish().unwrap();
     drop(store);
-    // A store left 0644 by an earlier terrane is tightened when opened.
+    // A store left 0644 in a 0755 .terrane by an earlier terrane is
+    // tightened when opened.
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o755)).unwrap();
     SqliteStore::open(&path, None).unwrap();
     assert_eq!(mode_of(&path), 0o600, "case loose_existing_store_tightened");
+    assert_eq!(mode_of(parent), 0o700, "case loose_existing_terrane_dir_tightened");
 }
 
 #[test]
