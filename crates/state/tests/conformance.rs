@@ -113,6 +113,26 @@ fn sqlite_store_conformance() {
     store.delete_workspace("default").expect_err("case default_workspace_kept");
 }
 
+/// The same behaviour with encryption on (item 14): row-bound blobs survive
+/// deposing (the deposed key is not part of a blob's binding), moving a
+/// resource's provider, removal and import.
+#[test]
+fn item14_sqlite_store_conformance_encrypted() {
+    let dir = terrane_testkit::temp_dir();
+    let enc = Encryption { passphrase: "conformance".into(), iterations: 1000 };
+    let store = SqliteStore::open(&SqliteStore::default_path(dir.path()), Some(&enc)).unwrap();
+    conformance(&store, "default");
+}
+
+#[test]
+fn item14_postgres_store_conformance_encrypted() {
+    let Some(url) = terrane_testkit::pg_url() else { return };
+    let schema = format!("t_conf_enc_{}", std::process::id());
+    let enc = Encryption { passphrase: "conformance".into(), iterations: 1000 };
+    let store = PgStore::open(&url, &schema, Some(&enc)).unwrap();
+    conformance(&store, "default");
+}
+
 #[test]
 fn postgres_store_conformance() {
     let Some(url) = terrane_testkit::pg_url() else { return };
