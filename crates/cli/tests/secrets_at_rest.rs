@@ -165,6 +165,9 @@ fn secrets_never_at_rest_or_in_output() {
     step(&["output", "-no-color"], 0);
     step(&["output", "-no-color", "password"], 0);
     step(&["plan", "-out=tf2.plan", "-no-color"], 0);
+    step(&["plan", "-json"], 0);
+    step(&["apply", "-json", "-auto-approve"], 0);
+    step(&["refresh", "-no-color"], 0);
 
     // The generated password, from the commands that print it on purpose.
     let raw = terrane(d, &["output", "-raw", "password"]);
