@@ -127,7 +127,7 @@ async fn start_from_state(store: Result<Box<dyn StateStore>, terrane_state::Stor
         let taken_over = run.taken_over().cloned();
         let s = run.snapshot();
         let run = if s.is_err() || !keep {
-            let _ = off_runtime(|| run.finish());
+            let _ = run.finish();
             None
         } else {
             Some(run)
