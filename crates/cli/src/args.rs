@@ -14,7 +14,7 @@ pub struct Args {
 }
 
 /// Flags that take a separate value when written without `=`.
-const VALUED: &[&str] = &["var", "var-file", "target", "exclude", "replace", "out", "parallelism", "state", "chdir", "lock-timeout", "type", "format"];
+const VALUED: &[&str] = &["var", "var-file", "target", "exclude", "replace", "out", "parallelism", "state", "chdir", "lock-timeout", "type", "format", "new-key-env"];
 
 /// Subcommands that have their own subcommand (`state list`).
 const NESTED: &[&str] = &["state"];

@@ -5,6 +5,7 @@ use crate::args::Args;
 use crate::render::{self, Style};
 use crate::{json, planfile, statecmd, vars};
 use std::io::{BufRead, IsTerminal, Write};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use terrane_config::{Diagnostic, Severity};
@@ -46,22 +47,41 @@ fn workspace() -> String {
     std::env::var("TF_WORKSPACE").ok().filter(|w| !w.is_empty()).unwrap_or_else(|| "default".into())
 }
 
-pub fn open_store(dir: &Path) -> Result<Box<dyn StateStore>, String> {
-    terrane_state::open_store(dir, None, None).map_err(|e| e.to_string())
+/// The store the configuration in `dir` names (its terraform block's
+/// state settings, read first), opened; failures are reported.
+pub fn open_store(ui: &Ui, dir: &Path) -> Result<Box<dyn StateStore>, u8> {
+    let settings = crate::stateconf::settings_of(dir).map_err(|d| {
+        ui.diags(&d);
+        1
+    })?;
+    let config = store_config(ui, dir, settings.as_ref())?;
+    terrane_state::open_store(&config).map_err(|e| ui.error("Failed to open state", e.to_string()))
 }
 
-/// Takes the workspace lock, reporting the holder when someone has it.
+/// The store configuration for `settings`, or the error reported.
+pub fn store_config(ui: &Ui, dir: &Path, settings: Option<&terrane_config::StateSettings>) -> Result<terrane_state::StoreConfig, u8> {
+    crate::stateconf::store_config(dir, settings).map_err(|d| {
+        ui.diags(&[d]);
+        1
+    })
+}
+
+/// Runs `f` on a thread of its own and waits for it. The PostgreSQL
+/// store's client is synchronous and runs its own runtime, which cannot
+/// start on a thread already driving this one: every store call made from
+/// the command's async code goes through here (or a blocking task).
+pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| s.spawn(f).join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+}
+
+/// Takes the workspace lock, reporting the holder when someone has it,
+/// and noting a stale lock of a dead process that was taken over.
 pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u8> {
-    store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| StateFailure::Lock(e.to_string()).report(ui))
-}
-
-/// Releases the lock on a blocking thread: the PostgreSQL store's client
-/// runs a runtime of its own, which cannot start on this one's thread.
-async fn release(run: Box<dyn Run>) -> Result<(), String> {
-    match tokio::task::spawn_blocking(move || run.finish().map_err(|e| e.to_string())).await {
-        Ok(r) => r,
-        Err(e) => Err(format!("releasing the lock failed: {e}")),
+    let run = store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| StateFailure::Lock(e.to_string()).report(ui))?;
+    if let Some(holder) = run.taken_over() {
+        ui.diags(&[crate::stateconf::takeover_note(holder)]);
     }
+    Ok(run)
 }
 
 /// Why an operation could not start from the state.
@@ -85,22 +105,26 @@ impl StateFailure {
 }
 
 /// The state an operation starts from: the store, the lock when it is
-/// kept, and the snapshot.
-type Started = (Box<dyn StateStore>, Option<Box<dyn Run>>, Snapshot);
+/// kept, the snapshot, and a dead holder's lock that was taken over.
+type Started = (Box<dyn StateStore>, Option<Box<dyn Run>>, Snapshot, Option<LockInfo>);
 
 /// Opens the state store, takes the lock for `op` (unless `lock` is false)
 /// and reads the snapshot, on a blocking thread, so the provider plugins
 /// started by `Engine::prestart_providers` boot meanwhile. With `keep` the
 /// lock is returned held (apply); otherwise it is released once read.
-async fn start_from_state(dir: &Path, op: &'static str, lock: bool, keep: bool) -> Result<Started, StateFailure> {
-    let dir = dir.to_path_buf();
+/// `store` is either the configuration to open or a store already open.
+async fn start_from_state(store: Result<Box<dyn StateStore>, terrane_state::StoreConfig>, op: &'static str, lock: bool, keep: bool) -> Result<Started, StateFailure> {
     let read = tokio::task::spawn_blocking(move || {
-        let store = open_store(&dir).map_err(StateFailure::Open)?;
+        let store = match store {
+            Ok(s) => s,
+            Err(config) => terrane_state::open_store(&config).map_err(|e| StateFailure::Open(e.to_string()))?,
+        };
         if !lock {
             let s = store.snapshot(&workspace()).map_err(|e| StateFailure::Read(e.to_string()))?;
-            return Ok((store, None, s));
+            return Ok((store, None, s, None));
         }
         let mut run = store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| StateFailure::Lock(e.to_string()))?;
+        let taken_over = run.taken_over().cloned();
         let s = run.snapshot();
         let run = if s.is_err() || !keep {
             let _ = run.finish();
@@ -109,7 +133,7 @@ async fn start_from_state(dir: &Path, op: &'static str, lock: bool, keep: bool) 
             Some(run)
         };
         let s = s.map_err(|e| StateFailure::Read(e.to_string()))?;
-        Ok((store, run, s))
+        Ok((store, run, s, taken_over))
     });
     read.await.unwrap_or_else(|e| Err(StateFailure::Read(format!("the state reader stopped: {e}"))))
 }
@@ -143,13 +167,13 @@ pub async fn dispatch(a: Args) -> u8 {
         ["refresh"] => apply_cmd(&ui, &dir, &a, Some(PlanMode::RefreshOnly)).await,
         ["import"] => import(&ui, &dir, &a).await,
         ["show"] => show(&ui, &dir, &a).await,
-        ["output"] => output(&ui, &dir, &a),
+        ["output"] => off_runtime(|| output(&ui, &dir, &a)),
         ["graph"] => graph(&ui, &dir, &a),
         ["fmt"] => crate::fmt::fmt(&ui, &dir, &a),
-        ["force-unlock"] => force_unlock(&ui, &dir, &a),
+        ["force-unlock"] => off_runtime(|| force_unlock(&ui, &dir, &a)),
         ["state", "show"] => crate::stateshow::state_show(&ui, &dir, &a).await,
-        // Off the runtime's thread (the PostgreSQL store blocks on its own).
-        ["state", sub] => std::thread::scope(|s| s.spawn(|| statecmd::run(&ui, &dir, sub, &a)).join()).unwrap_or(1),
+        ["state", "push"] => statecmd::push(&ui, &dir, &a).await,
+        ["state", sub] => off_runtime(|| statecmd::run(&ui, &dir, sub, &a)),
         other => ui.error("Unknown command", format!("{:?} is not a terrane command. Run \"terrane help\" for the list.", other.join(" "))),
     }
 }
@@ -171,7 +195,8 @@ All other commands:
   output        Show output values from your root module
   refresh       Update the state to match remote systems
   show          Show the current state or a saved plan
-  state         Advanced state management (list, show, rm, mv, pull, push)
+  state         Advanced state management (list, show, rm, mv, pull, push,
+                rotate-key)
   version       Show the current terrane version
 
 Global options:
@@ -280,7 +305,7 @@ async fn init(ui: &Ui, dir: &Path) -> u8 {
             return ui.error("Failed to write the dependency lock file", e.to_string());
         }
     }
-    if let Err(e) = std::fs::create_dir_all(dir.join(".terrane")) {
+    if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir.join(".terrane")) {
         return ui.error("Failed to create .terrane", e.to_string());
     }
     println!("\n{}", ui.style.bold("terrane has been successfully initialized!"));
@@ -360,9 +385,18 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Ok(o) => o,
         Err(c) => return c,
     };
+    let config = match store_config(ui, dir, engine.core.config.module.state.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
     engine.prestart_providers();
-    let snapshot = match start_from_state(dir, "OperationTypePlan", !a.is_false("lock"), false).await {
-        Ok((_, _, s)) => s,
+    let (store, snapshot) = match start_from_state(Err(config), "OperationTypePlan", !a.is_false("lock"), false).await {
+        Ok((store, _, s, taken_over)) => {
+            if let Some(h) = taken_over {
+                ui.diags(&[crate::stateconf::takeover_note(&h)]);
+            }
+            (store, s)
+        }
         Err(f) => {
             engine.shutdown().await;
             return f.report(ui);
@@ -384,7 +418,7 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     }
     let rule = "\u{2500}".repeat(77);
     if let Some(out) = a.value("out") {
-        if let Err(e) = std::fs::write(out, planfile::write(&plan)) {
+        if let Err(e) = planfile::save(Path::new(out), &planfile::write(&plan, store.cipher())) {
             return ui.error("Failed to write plan file", e.to_string());
         }
         if !ui.stream {
@@ -450,11 +484,36 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         Ok(e) => e,
         Err(c) => return c,
     };
+    let config = match store_config(ui, dir, engine.core.config.module.state.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    // The key an emergency state file would be sealed with.
+    let sealing = config.encryption.clone();
+    let key_var = crate::errored::key_var(engine.core.config.module.state.as_ref()).to_string();
+    // A saved plan is opened with the store's key: the store is opened
+    // first then (otherwise while the providers start).
+    let mut store_or_config = Err(config);
     let saved: Option<Plan> = match (a.positional.first(), mode) {
-        (Some(f), None) => match std::fs::read(f).map_err(|e| e.to_string()).and_then(|b| planfile::read(&b)) {
-            Ok(p) => Some(p),
-            Err(e) => return ui.error("Failed to load the saved plan", format!("{f}: {e}")),
-        },
+        (Some(f), None) => {
+            let bytes = match std::fs::read(f) {
+                Ok(b) => b,
+                Err(e) => return ui.error("Failed to load the saved plan", format!("{f}: {e}")),
+            };
+            let store = match store_or_config {
+                Err(config) => match off_runtime(|| terrane_state::open_store(&config)) {
+                    Ok(s) => s,
+                    Err(e) => return StateFailure::Open(e.to_string()).report(ui),
+                },
+                Ok(s) => s,
+            };
+            let plan = planfile::read(&bytes, store.cipher());
+            store_or_config = Ok(store);
+            match plan {
+                Ok(p) => Some(p),
+                Err(e) => return ui.error("Failed to load the saved plan", format!("{f}: {e}")),
+            }
+        }
         _ => None,
     };
     let mut opts = match options(ui, &engine, a, mode.unwrap_or(PlanMode::Normal)) {
@@ -467,9 +526,14 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     }
     let op = if opts.mode == PlanMode::Destroy { "OperationTypeDestroy" } else { "OperationTypeApply" };
     engine.prestart_providers();
-    let (_store, run, snapshot) = match start_from_state(dir, op, true, true).await {
-        Ok((store, Some(run), s)) => (store, run, s),
-        Ok((_, None, _)) => unreachable!("a kept lock is returned"),
+    let (_store, run, snapshot) = match start_from_state(store_or_config, op, true, true).await {
+        Ok((store, Some(run), s, taken_over)) => {
+            if let Some(h) = taken_over {
+                ui.diags(&[crate::stateconf::takeover_note(&h)]);
+            }
+            (store, run, s)
+        }
+        Ok((_, None, _, _)) => unreachable!("a kept lock is returned"),
         Err(f) => {
             engine.shutdown().await;
             return f.report(ui);
@@ -479,7 +543,7 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     let plan = match saved {
         Some(p) => {
             if let Err(e) = terrane_state::check_plan_freshness(&snapshot, &p.lineage, p.serial) {
-                let _ = release(run).await;
+                let _ = off_runtime(|| run.finish());
                 return ui.error("Saved plan is stale", e.to_string());
             }
             p
@@ -489,7 +553,7 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             ui.diags(&p.diagnostics);
             if p.has_errors() {
                 engine.shutdown().await;
-                let _ = release(run).await;
+                let _ = off_runtime(|| run.finish());
                 return 1;
             }
             if ui.stream {
@@ -499,9 +563,9 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             } else {
                 print!("{}", render::plan(&ui.style, &p));
             }
-            if !p.has_changes() && !(opts.mode == PlanMode::RefreshOnly && !p.drift.is_empty()) {
+            if !p.has_changes() && (opts.mode != PlanMode::RefreshOnly || p.drift.is_empty()) {
                 engine.shutdown().await;
-                let _ = release(run).await;
+                let _ = off_runtime(|| run.finish());
                 if ui.stream {
                     println!("{}", crate::stream::apply_summary(0, 0, 0, "apply"));
                 } else {
@@ -516,7 +580,7 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             };
             if !confirm(ui, a, question) {
                 engine.shutdown().await;
-                let _ = release(run).await;
+                let _ = off_runtime(|| run.finish());
                 return 1;
             }
             p
@@ -527,12 +591,13 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     let (result, run) = engine.apply(&plan, &snapshot, run, opts.clone()).await;
     ticker.abort();
     engine.shutdown().await;
-    if let Err(e) = release(run).await {
+    if let Err(e) = off_runtime(|| run.finish()) {
         ui.diags(&[Diagnostic::error("Failed to release the state lock", e.to_string(), None)]);
     }
     ui.diags(&result.diagnostics);
     if let Some((state, unrecorded)) = &result.errored_state {
-        crate::errored::save(ui, dir, state, *unrecorded);
+        let key = sealing.as_ref().map(|enc| crate::errored::Key { enc, var: &key_var });
+        crate::errored::save(ui, dir, state, *unrecorded, key);
     }
     let interrupted = engine.interrupt_flag().load(Ordering::SeqCst);
     if interrupted {
@@ -583,22 +648,29 @@ async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Ok(o) => o,
         Err(c) => return c,
     };
-    let store = match open_store(dir) {
-        Ok(s) => s,
-        Err(e) => return ui.error("Failed to open state", e),
-    };
-    let mut run = match lock(ui, store.as_ref(), "OperationTypeImport") {
-        Ok(r) => r,
+    let config = match store_config(ui, dir, engine.core.config.module.state.as_ref()) {
+        Ok(c) => c,
         Err(c) => return c,
     };
-    let snapshot = match run.snapshot() {
-        Ok(s) => s,
-        Err(e) => return ui.error("Failed to read state", e.to_string()),
+    let started = off_runtime(|| {
+        let store = terrane_state::open_store(&config).map_err(|e| ui.error("Failed to open state", e.to_string()))?;
+        let mut run = lock(ui, store.as_ref(), "OperationTypeImport")?;
+        match run.snapshot() {
+            Ok(s) => Ok((store, run, s)),
+            Err(e) => {
+                let _ = run.finish();
+                Err(ui.error("Failed to read state", e.to_string()))
+            }
+        }
+    });
+    let (_store, run, snapshot) = match started {
+        Ok(x) => x,
+        Err(c) => return c,
     };
     println!("{}: Importing from ID {id:?}...", addr);
     let (diags, run) = engine.import(&snapshot, run, &addr, id, opts).await;
     engine.shutdown().await;
-    let _ = release(run).await;
+    let _ = off_runtime(|| run.finish());
     ui.diags(&diags);
     if has_errors(&diags) {
         return 1;
@@ -609,7 +681,20 @@ async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
 
 async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     if let Some(f) = a.positional.first() {
-        let plan = match std::fs::read(f).map_err(|e| e.to_string()).and_then(|b| planfile::read(&b)) {
+        let bytes = match std::fs::read(f) {
+            Ok(b) => b,
+            Err(e) => return ui.error("Failed to read the plan file", format!("{f}: {e}")),
+        };
+        // A sealed plan needs the store's key.
+        let store = if planfile::is_sealed(&bytes) {
+            match off_runtime(|| open_store(ui, dir)) {
+                Ok(s) => Some(s),
+                Err(c) => return c,
+            }
+        } else {
+            None
+        };
+        let plan = match planfile::read(&bytes, store.as_ref().and_then(|s| s.cipher())) {
             Ok(p) => p,
             Err(e) => return ui.error("Failed to read the plan file", format!("{f}: {e}")),
         };
@@ -621,13 +706,13 @@ async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         }
         return 0;
     }
-    let store = match open_store(dir) {
+    let s = off_runtime(|| {
+        let store = open_store(ui, dir)?;
+        store.snapshot(&workspace()).map_err(|e| ui.error("Failed to read state", e.to_string()))
+    });
+    let s = match s {
         Ok(s) => s,
-        Err(e) => return ui.error("Failed to open state", e),
-    };
-    let s = match store.snapshot(&workspace()) {
-        Ok(s) => s,
-        Err(e) => return ui.error("Failed to read state", e.to_string()),
+        Err(c) => return c,
     };
     if ui.json {
         println!("{}", json::state(&s));
@@ -638,9 +723,9 @@ async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
 }
 
 fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
-    let store = match open_store(dir) {
+    let store = match open_store(ui, dir) {
         Ok(s) => s,
-        Err(e) => return ui.error("Failed to open state", e),
+        Err(c) => return c,
     };
     let s = match store.snapshot(&workspace()) {
         Ok(s) => s,
@@ -648,7 +733,7 @@ fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     };
     if let Some(name) = a.positional.first() {
         let Some(o) = s.outputs.get(name) else {
-            return ui.error("Output not found", format!("The output variable requested could not be found in the state file. If you recently added this to your configuration, be sure to run `terrane apply`, since the state won't be updated with new output variables until that command is run."));
+            return ui.error("Output not found", "The output variable requested could not be found in the state file. If you recently added this to your configuration, be sure to run `terrane apply`, since the state won't be updated with new output variables until that command is run.");
         };
         if a.has("raw") {
             match &o.value {
@@ -710,9 +795,9 @@ fn force_unlock(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let Some(id) = a.positional.first() else {
         return ui.error("Missing lock ID", "Usage: terrane force-unlock LOCK_ID");
     };
-    let store = match open_store(dir) {
+    let store = match open_store(ui, dir) {
         Ok(s) => s,
-        Err(e) => return ui.error("Failed to open state", e),
+        Err(c) => return c,
     };
     match store.force_unlock(&workspace(), id) {
         Ok(()) => {

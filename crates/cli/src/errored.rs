@@ -6,18 +6,33 @@
 //! `terrane state push errored.tfstate` restores it and the next plan
 //! creates nothing twice.
 //!
-//! With state encryption on (`TERRANE_STATE_PASSPHRASE`) the file is
-//! sealed: [`SEALED_MAGIC`], a 16-byte salt, the PBKDF2 iteration count
-//! (4 bytes, big-endian), then AES-256-GCM ciphertext under a key derived
-//! from the same passphrase. `state push` opens it with that passphrase.
+//! With state encryption on (the state block's `encryption_key_env`, or
+//! `TERRANE_STATE_PASSPHRASE`) the file is sealed: [`SEALED_MAGIC`], a
+//! 16-byte salt, the PBKDF2 iteration count (4 bytes, big-endian), then
+//! AES-256-GCM ciphertext (bound to [`SEALED_MAGIC`] as associated data)
+//! under a key derived from the state's passphrase and the fresh salt. It
+//! needs nothing from the store, which may be the thing that is gone;
+//! `state push` opens it with the same passphrase.
 
 use crate::commands::Ui;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use terrane_config::Diagnostic;
-use terrane_state::crypt::{new_salt, Cipher, DEFAULT_ITERATIONS};
+use terrane_state::crypt::{check_iterations, new_salt, Cipher, DEFAULT_ITERATIONS};
 use terrane_state::{Encryption, Snapshot};
+
+/// The state's key and the variable it came from (named in messages).
+#[derive(Clone, Copy)]
+pub struct Key<'a> {
+    pub enc: &'a Encryption,
+    pub var: &'a str,
+}
+
+/// The variable holding the state key under `settings`.
+pub fn key_var(settings: Option<&terrane_config::StateSettings>) -> &str {
+    settings.and_then(|s| s.encryption_key_env.as_deref()).unwrap_or("TERRANE_STATE_PASSPHRASE")
+}
 
 /// First bytes of a sealed emergency state file.
 pub const SEALED_MAGIC: &[u8] = b"terrane sealed state v1\n";
@@ -39,25 +54,21 @@ fn contents(state: &Snapshot, enc: Option<&Encryption>) -> Vec<u8> {
             let mut out = SEALED_MAGIC.to_vec();
             out.extend_from_slice(&salt);
             out.extend_from_slice(&iterations.to_be_bytes());
-            out.extend_from_slice(&cipher.seal(text.as_bytes()));
+            out.extend_from_slice(&cipher.seal(text.as_bytes(), SEALED_MAGIC));
             out
         }
     }
 }
 
-/// `bytes` as state JSON: opened with the passphrase when sealed, as they
-/// are otherwise. A sealed file without the passphrase, or with another
+/// `bytes` as state JSON: opened with the state's key when sealed, as
+/// they are otherwise. A sealed file without the key, or with another
 /// one, is an error (never read as something else).
-pub fn open(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
-    open_with(bytes, Encryption::from_env().as_ref())
-}
-
-fn open_with(bytes: Vec<u8>, enc: Option<&Encryption>) -> Result<Vec<u8>, String> {
+pub fn open(bytes: Vec<u8>, key: Option<Key>) -> Result<Vec<u8>, String> {
     let Some(rest) = bytes.strip_prefix(SEALED_MAGIC) else {
         return Ok(bytes);
     };
-    let Some(enc) = enc else {
-        return Err("the file is a sealed terrane state file; set TERRANE_STATE_PASSPHRASE to the passphrase of the state it came from".into());
+    let Some(key) = key else {
+        return Err("the file is a sealed terrane state file, and this state is not encrypted: set the state's key (the state block's encryption_key_env, or TERRANE_STATE_PASSPHRASE) to the passphrase of the state it came from".into());
     };
     if rest.len() < 20 {
         return Err("the sealed state file is truncated".into());
@@ -65,7 +76,10 @@ fn open_with(bytes: Vec<u8>, enc: Option<&Encryption>) -> Result<Vec<u8>, String
     let (salt, rest) = rest.split_at(16);
     let (iter, sealed) = rest.split_at(4);
     let iterations = u32::from_be_bytes([iter[0], iter[1], iter[2], iter[3]]);
-    Cipher::derive(&enc.passphrase, salt, iterations).open(sealed).ok_or_else(|| "the sealed state file does not open with TERRANE_STATE_PASSPHRASE (wrong passphrase, or the file was altered)".to_string())
+    let iterations = check_iterations(iterations, "the sealed state file").map_err(|e| e.to_string())?;
+    Cipher::derive(&key.enc.passphrase, salt, iterations)
+        .open(sealed, SEALED_MAGIC)
+        .ok_or_else(|| format!("the sealed state file does not open with the key in {} (another passphrase, or the file was altered)", key.var))
 }
 
 /// Writes `bytes` to a new file in `dir`: `errored.tfstate`, or
@@ -105,13 +119,12 @@ fn write_new(dir: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
 /// changes the store lacks) and reports it with the way back. When the
 /// file cannot be written (the disk the state was on may be the full
 /// one), the contents go to standard output instead, as Terraform does.
-pub fn save(ui: &Ui, dir: &Path, state: &Snapshot, unrecorded: usize) {
-    let enc = Encryption::from_env();
-    let bytes = contents(state, enc.as_ref());
-    let sealed = if enc.is_some() {
-        " It is sealed with TERRANE_STATE_PASSPHRASE (state encryption is on); `state push` opens it with the same passphrase."
-    } else {
-        ""
+pub fn save(ui: &Ui, dir: &Path, state: &Snapshot, unrecorded: usize, key: Option<Key>) {
+    let enc = key.map(|k| k.enc);
+    let bytes = contents(state, enc);
+    let sealed = match key {
+        Some(k) => format!(" It is sealed with the state's key from {} (state encryption is on); `state push` opens it with the same key.", k.var),
+        None => String::new(),
     };
     let what = format!(
         "{unrecorded} change(s) to real infrastructure could not be recorded in the state store."
@@ -163,19 +176,29 @@ mod tests {
 
     #[test]
     fn item2_emergency_file_sealed_and_opened() {
-        let enc = Encryption { passphrase: "right".into(), iterations: 1000 };
+        let right = Encryption { passphrase: "right".into(), iterations: 1000 };
         let wrong = Encryption { passphrase: "wrong".into(), iterations: 1000 };
+        let enc = Key { enc: &right, var: "MY_STATE_KEY" };
+        let wrong = Key { enc: &wrong, var: "MY_STATE_KEY" };
         let s = state();
         let plain = contents(&s, None);
-        let sealed = contents(&s, Some(&enc));
+        let sealed = contents(&s, Some(&right));
         assert!(String::from_utf8_lossy(&plain).contains("hunter2-value"), "case plain_is_state_json");
         assert!(sealed.starts_with(SEALED_MAGIC), "case sealed_is_marked");
         assert!(!sealed.windows(7).any(|w| w == b"hunter2"), "case sealed_hides_values");
-        assert_eq!(open_with(sealed.clone(), Some(&enc)).unwrap(), plain, "case opens_with_passphrase");
-        assert!(open_with(sealed.clone(), Some(&wrong)).is_err(), "case wrong_passphrase_refused");
-        assert!(open_with(sealed.clone(), None).unwrap_err().contains("TERRANE_STATE_PASSPHRASE"), "case no_passphrase_refused");
-        assert!(open_with(sealed[..SEALED_MAGIC.len() + 10].to_vec(), Some(&enc)).is_err(), "case truncated_refused");
-        assert_eq!(open_with(plain.clone(), Some(&enc)).unwrap(), plain, "case plain_passes_through");
+        assert_eq!(open(sealed.clone(), Some(enc)).unwrap(), plain, "case opens_with_passphrase");
+        assert!(open(sealed.clone(), Some(wrong)).is_err(), "case wrong_passphrase_refused");
+        assert!(open(sealed.clone(), None).unwrap_err().contains("not encrypted"), "case no_passphrase_refused");
+        assert!(open(sealed[..SEALED_MAGIC.len() + 10].to_vec(), Some(enc)).is_err(), "case truncated_refused");
+        let count_at = SEALED_MAGIC.len() + 16;
+        let mut slow = sealed.clone();
+        slow[count_at..count_at + 4].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(open(slow, Some(enc)).is_err(), "case tampered_work_factor_refused_before_deriving");
+        let mut flipped = sealed.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert!(open(flipped, Some(enc)).unwrap_err().contains("MY_STATE_KEY"), "case altered_refused_naming_the_key_variable");
+        assert_eq!(open(plain.clone(), Some(enc)).unwrap(), plain, "case plain_passes_through");
         let s = terrane_state::tfstate::import(&plain).unwrap();
         assert_eq!(s.serial, 7, "case serial_kept");
     }

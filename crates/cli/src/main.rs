@@ -13,6 +13,7 @@ mod planfile;
 mod render;
 mod statecmd;
 mod stateshow;
+mod stateconf;
 mod stream;
 mod vars;
 

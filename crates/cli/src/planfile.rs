@@ -3,6 +3,11 @@
 //! survive), sensitive paths, private data, the refreshed prior state as a
 //! Terraform v4 state document, and the lineage and serial the plan was
 //! made against, so a stale plan is refused.
+//!
+//! When the state is encrypted, the document is sealed with the store's
+//! key (AES-256-GCM, bound to being a plan file) behind the [`SEALED`]
+//! marker: the prior state and the variables never sit in a plan file in
+//! plaintext. Plan files are created 0600 (see [`save`]).
 
 use base64::Engine as _;
 use serde_json::{json, Value as Json};
@@ -14,6 +19,37 @@ use terrane_state::InstanceAddr;
 use terrane_value::{typejson, Path, Type, Value};
 
 const FORMAT: &str = "terrane-plan/1";
+/// The first bytes of a sealed plan file.
+pub const SEALED: &[u8] = b"terrane-sealed-plan/1\n";
+
+fn plan_aad() -> Vec<u8> {
+    terrane_state::crypt::aad(&[b"plan-file", FORMAT.as_bytes()])
+}
+
+/// Writes `bytes` to `path` readable by the owner only: a fresh file is
+/// created 0600 beside it and renamed over `path`, so the contents never
+/// exist under a looser mode (not even an existing file's).
+pub fn save(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into());
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Whether `bytes` is a sealed plan file.
+pub fn is_sealed(bytes: &[u8]) -> bool {
+    bytes.starts_with(SEALED)
+}
 
 fn b64(b: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(b)
@@ -134,8 +170,20 @@ fn change_from(c: &Json) -> Result<Change, String> {
     })
 }
 
-/// Writes a plan.
-pub fn write(p: &Plan) -> Vec<u8> {
+/// Writes a plan, sealed with `cipher` when the state is encrypted.
+pub fn write(p: &Plan, cipher: Option<&terrane_state::Cipher>) -> Vec<u8> {
+    let doc = write_plain(p);
+    match cipher {
+        Some(c) => {
+            let mut out = SEALED.to_vec();
+            out.extend(c.seal(&doc, &plan_aad()));
+            out
+        }
+        None => doc,
+    }
+}
+
+fn write_plain(p: &Plan) -> Vec<u8> {
     let changes: Vec<Json> = p.changes.iter().map(change_json).collect();
     let outputs: BTreeMap<String, Json> = p
         .outputs
@@ -157,8 +205,20 @@ pub fn write(p: &Plan) -> Vec<u8> {
     serde_json::to_vec_pretty(&doc).unwrap_or_default()
 }
 
-/// Reads a plan written by [`write`].
-pub fn read(bytes: &[u8]) -> Result<Plan, String> {
+/// Reads a plan written by [`write`]; a sealed one needs the key of the
+/// store it was made from.
+pub fn read(bytes: &[u8], cipher: Option<&terrane_state::Cipher>) -> Result<Plan, String> {
+    if let Some(sealed) = bytes.strip_prefix(SEALED) {
+        let Some(c) = cipher else {
+            return Err("the plan file is encrypted with the state's key, but no key is configured: name the variable holding it with encryption_key_env in the terraform { state \"...\" { } } block".into());
+        };
+        let plain = c.open(sealed, &plan_aad()).ok_or("the plan file is encrypted, and the state's key does not open it: it was made with another key, or it was altered")?;
+        return read_plain(&plain);
+    }
+    read_plain(bytes)
+}
+
+fn read_plain(bytes: &[u8]) -> Result<Plan, String> {
     let doc: Json = serde_json::from_slice(bytes).map_err(|e| format!("not a terrane plan file: {e}"))?;
     if doc["format"] != FORMAT {
         return Err(format!("not a terrane plan file (format {:?})", doc["format"]));

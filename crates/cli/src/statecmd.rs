@@ -1,24 +1,25 @@
-//! `state list|rm|mv|pull|push` (`state show` is in `stateshow`).
+//! `state list|rm|mv|pull|push|rotate-key` (`state show` is in
+//! `stateshow`).
 
 use crate::args::Args;
 use crate::commands::{lock, open_store, Ui};
+use std::collections::BTreeSet;
 use std::path::Path;
-use terrane_state::{Change, InstanceAddr, Snapshot};
+use terrane_config::Diagnostic;
+use terrane_state::{Change, InstanceAddr, Snapshot, Target};
 
 pub(crate) fn workspace() -> String {
     std::env::var("TF_WORKSPACE").ok().filter(|w| !w.is_empty()).unwrap_or_else(|| "default".into())
 }
 
-/// Instances of `s` whose address matches `pattern` (an instance, or a
-/// resource meaning all its instances, or a module prefix).
-pub(crate) fn matching(s: &Snapshot, pattern: &str) -> Vec<InstanceAddr> {
+/// Instances of `s` the target means (an instance; a resource, meaning
+/// all its instances; a module instance, meaning everything in it).
+pub(crate) fn matching(s: &Snapshot, target: &Target) -> Vec<InstanceAddr> {
     let mut out = Vec::new();
     for (raddr, r) in &s.resources {
         for key in r.instances.keys() {
             let a = raddr.instance(key.clone());
-            let text = a.to_string();
-            let res = raddr.to_string();
-            if text == pattern || res == pattern || text.starts_with(&format!("{pattern}.")) || text.starts_with(&format!("{pattern}[")) {
+            if target.matches(&a) {
                 out.push(a);
             }
         }
@@ -26,22 +27,35 @@ pub(crate) fn matching(s: &Snapshot, pattern: &str) -> Vec<InstanceAddr> {
     out
 }
 
+/// Parses the address arguments strictly, reporting the first bad one as
+/// Terraform does ("Invalid address").
+pub(crate) fn targets(ui: &Ui, args: &[String]) -> Result<Vec<Target>, u8> {
+    args.iter().map(|p| Target::parse(p).map_err(|e| ui.error("Invalid address", format!("{:?}: {}", e.text, e.reason)))).collect()
+}
+
 pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
-    let store = match open_store(dir) {
+    if sub == "rotate-key" {
+        return rotate_key(ui, dir, a);
+    }
+    let store = match open_store(ui, dir) {
         Ok(s) => s,
-        Err(e) => return ui.error("Failed to open state", e),
+        Err(c) => return c,
     };
     let read = || store.snapshot(&workspace()).map_err(|e| ui.error("Failed to read state", e.to_string()));
     match sub {
         "list" => {
+            let filter = match targets(ui, &a.positional) {
+                Ok(t) => t,
+                Err(c) => return c,
+            };
             let s = match read() {
                 Ok(s) => s,
                 Err(c) => return c,
             };
             for (raddr, r) in &s.resources {
                 for key in r.instances.keys() {
-                    let addr = raddr.instance(key.clone()).to_string();
-                    if a.positional.is_empty() || a.positional.iter().any(|p| addr == *p || addr.starts_with(&format!("{p}[")) || addr.starts_with(&format!("{p}."))) {
+                    let addr = raddr.instance(key.clone());
+                    if filter.is_empty() || filter.iter().any(|t| t.matches(&addr)) {
                         println!("{addr}");
                     }
                 }
@@ -59,7 +73,7 @@ pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
             let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
             0
         }
-        "rm" | "mv" | "push" => {
+        "rm" | "mv" => {
             let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid") {
                 Ok(r) => r,
                 Err(c) => return c,
@@ -70,7 +84,7 @@ pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
             }
             code
         }
-        other => ui.error("Unknown state subcommand", format!("{other:?} is not one of list, show, rm, mv, pull, push.")),
+        other => ui.error("Unknown state subcommand", format!("{other:?} is not one of list, show, rm, mv, pull, push, rotate-key.")),
     }
 }
 
@@ -81,25 +95,39 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
     };
     match sub {
         "rm" => {
-            let mut changes = Vec::new();
-            for p in &a.positional {
-                let found = matching(&s, p);
+            if a.positional.is_empty() {
+                return ui.error("Invalid number of arguments", "At least one address is required.");
+            }
+            let targets = match targets(ui, &a.positional) {
+                Ok(t) => t,
+                Err(c) => return c,
+            };
+            // Every target must match something; nothing is removed otherwise.
+            let mut removed: BTreeSet<InstanceAddr> = BTreeSet::new();
+            for (t, p) in targets.iter().zip(&a.positional) {
+                let found = matching(&s, t);
                 if found.is_empty() {
                     return ui.error("Invalid target address", format!("No matching objects found. To view the available instances, use \"terrane state list\". Please modify the address to reference a specific instance: {p}"));
                 }
-                for x in found {
-                    if let Some(inst) = s.resources.get(&x.resource).and_then(|r| r.instances.get(&x.key)) {
-                        for k in inst.deposed.keys() {
-                            changes.push(Change::RemoveObject { addr: x.clone(), deposed: Some(k.clone()) });
-                        }
+                removed.extend(found);
+            }
+            let mut changes = Vec::new();
+            for x in &removed {
+                if let Some(inst) = s.resources.get(&x.resource).and_then(|r| r.instances.get(&x.key)) {
+                    for k in inst.deposed.keys() {
+                        changes.push(Change::RemoveObject { addr: x.clone(), deposed: Some(k.clone()) });
                     }
-                    changes.push(Change::RemoveObject { addr: x.clone(), deposed: None });
-                    println!("Removed {x}");
                 }
+                changes.push(Change::RemoveObject { addr: x.clone(), deposed: None });
             }
             match run.persist(&changes) {
                 Ok(_) => {
-                    println!("Successfully removed {} resource instance(s).", a.positional.len().max(1));
+                    let mut out = String::new();
+                    for x in &removed {
+                        out.push_str(&format!("Removed {x}\n"));
+                    }
+                    out.push_str(&format!("Successfully removed {} resource instance(s).\n", removed.len()));
+                    let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
                     0
                 }
                 Err(e) => ui.error("Failed to persist state", e.to_string()),
@@ -126,35 +154,261 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
                 Err(e) => ui.error("Failed to persist state", e.to_string()),
             }
         }
-        "push" => {
-            let Some(f) = a.positional.first() else { return ui.error("Missing file", "Usage: terrane state push FILE") };
-            let bytes = if f == "-" {
-                let mut b = Vec::new();
-                let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut b);
-                b
-            } else {
-                match std::fs::read(f) {
-                    Ok(b) => b,
-                    Err(e) => return ui.error("Failed to read state file", format!("{f}: {e}")),
-                }
-            };
-            // An emergency file sealed because state encryption is on.
-            let bytes = match crate::errored::open(bytes) {
-                Ok(b) => b,
-                Err(e) => return ui.error("Invalid state file", format!("{f}: {e}")),
-            };
-            let incoming = match terrane_state::tfstate::import(&bytes) {
-                Ok(x) => x,
-                Err(e) => return ui.error("Invalid state file", e.to_string()),
-            };
-            if !a.has("force") && !s.resources.is_empty() && incoming.lineage != s.lineage {
-                return ui.error("Failed to write state", "cannot import state with lineage different from the current state; use -force to overwrite.");
-            }
-            match run.replace(&incoming) {
-                Ok(_) => 0,
-                Err(e) => ui.error("Failed to write state", e.to_string()),
-            }
-        }
         _ => 1,
     }
+}
+
+/// Whether `incoming` may replace `current` without `-force`, in
+/// Terraform's words: never another lineage over a non-empty state, never
+/// an older serial, never different content under the same serial. (The
+/// serial rule holds even over an empty state of the same lineage:
+/// rolling the serial back would make a stale saved plan valid again.)
+pub fn push_refusal(current: &Snapshot, incoming: &Snapshot) -> Option<String> {
+    let empty = current.resources.is_empty() && current.outputs.is_empty();
+    if incoming.lineage != current.lineage {
+        if empty {
+            return None;
+        }
+        return Some(format!(
+            "cannot import state with lineage {:?} over unrelated state with lineage {:?}",
+            incoming.lineage, current.lineage
+        ));
+    }
+    if incoming.serial < current.serial {
+        return Some(format!(
+            "cannot import state with serial {} over newer state with serial {}",
+            incoming.serial, current.serial
+        ));
+    }
+    if incoming.serial == current.serial
+        && (incoming.resources != current.resources || incoming.outputs != current.outputs)
+    {
+        return Some(format!("cannot overwrite existing state with serial {} with a different state that has the same serial", current.serial));
+    }
+    None
+}
+
+/// `provider["registry.terraform.io/hashicorp/random"].alias` → the
+/// provider's address.
+fn provider_of(s: &str) -> Option<terrane_engine::provider::ProviderAddr> {
+    let start = s.find("provider[\"")? + "provider[\"".len();
+    let end = s[start..].find("\"]")? + start;
+    terrane_engine::provider::ProviderAddr::parse(&s[start..end]).ok()
+}
+
+/// Checks every object's attributes against its provider's schema (the
+/// state crate has no schemas): the resource type must exist, its schema
+/// version must not be newer than the provider's, and attributes at the
+/// provider's version must decode with the schema's type. Objects at an
+/// older version are left for the provider's upgrade on the next plan.
+async fn check_schemas(engine: &terrane_engine::Engine, snap: &Snapshot) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for (raddr, r) in &snap.resources {
+        let Some(paddr) = provider_of(&r.provider) else {
+            diags.push(Diagnostic::error(
+                "Invalid state file",
+                format!(
+                    "{raddr}: {:?} is not a provider configuration address",
+                    r.provider
+                ),
+                None,
+            ));
+            continue;
+        };
+        let schema = match engine.core.ensure_provider(&paddr) {
+            Ok(()) => engine
+                .core
+                .host
+                .schema(&paddr)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        };
+        let schema = match schema {
+            Ok(s) => s,
+            Err(e) => {
+                diags.push(Diagnostic::error(
+                    "Cannot check the state against its provider",
+                    format!("{raddr} belongs to {}, whose schema is not available ({e}); run terrane init with a configuration that requires it, then push again.", paddr.for_display()),
+                    None,
+                ));
+                continue;
+            }
+        };
+        let rs = match raddr.mode {
+            terrane_state::Mode::Managed => schema.resource(&raddr.ty),
+            terrane_state::Mode::Data => schema.data_source(&raddr.ty),
+        };
+        let Some(rs) = rs else {
+            diags.push(Diagnostic::error(
+                "Invalid state file",
+                format!(
+                    "{raddr}: provider {} has no {} type {:?}",
+                    paddr.for_display(),
+                    if raddr.mode == terrane_state::Mode::Data {
+                        "data source"
+                    } else {
+                        "resource"
+                    },
+                    raddr.ty
+                ),
+                None,
+            ));
+            continue;
+        };
+        let ty = rs.block.implied_type();
+        for (key, inst) in &r.instances {
+            let addr = raddr.instance(key.clone());
+            for (deposed, o) in inst
+                .current
+                .iter()
+                .map(|o| (None, o))
+                .chain(inst.deposed.iter().map(|(k, o)| (Some(k), o)))
+            {
+                let what = match deposed {
+                    Some(k) => format!("{addr} (deposed object {k})"),
+                    None => addr.to_string(),
+                };
+                if o.schema_version as i64 > rs.version {
+                    diags.push(Diagnostic::error(
+                        "Invalid state file",
+                        format!(
+                            "{what}: schema version {} is newer than the provider's ({})",
+                            o.schema_version, rs.version
+                        ),
+                        None,
+                    ));
+                } else if o.schema_version as i64 == rs.version {
+                    if let Err(e) = terrane_value::json::decode(&o.attributes, &ty) {
+                        diags.push(Diagnostic::error(
+                            "Invalid state file",
+                            format!(
+                                "{what}: the attributes do not fit the schema of {}: {e}",
+                                raddr.ty
+                            ),
+                            None,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    diags
+}
+
+/// `state push FILE|-`: replaces the workspace's state with a v4 file,
+/// after checking it (state crate: shape, names, ranges, duplicates; here:
+/// attributes against provider schemas; lineage and serial against the
+/// current state unless `-force`).
+pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    let Some(f) = a.positional.first() else {
+        return ui.error("Missing file", "Usage: terrane state push [-force] FILE");
+    };
+    let bytes = if f == "-" {
+        let mut b = Vec::new();
+        if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut b) {
+            return ui.error("Failed to read state file", format!("standard input: {e}"));
+        }
+        b
+    } else {
+        match std::fs::read(f) {
+            Ok(b) => b,
+            Err(e) => return ui.error("Failed to read state file", format!("{f}: {e}")),
+        }
+    };
+    let engine = match terrane_engine::Engine::load(dir) {
+        Ok(e) => e,
+        Err(d) => {
+            ui.diags(&d);
+            return 1;
+        }
+    };
+    let settings = engine.core.config.module.state.as_ref();
+    let config = match crate::commands::store_config(ui, dir, settings) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    // An emergency file (errored.tfstate) sealed because encryption is on.
+    let key_var = crate::errored::key_var(settings);
+    let key = config.encryption.as_ref().map(|enc| crate::errored::Key { enc, var: key_var });
+    let bytes = match crate::errored::open(bytes, key) {
+        Ok(b) => b,
+        Err(e) => return ui.error("Invalid state file", format!("{f}: {e}")),
+    };
+    let incoming = match terrane_state::tfstate::import(&bytes) {
+        Ok(x) => x,
+        Err(e) => return ui.error("Invalid state file", format!("{f}: {e}")),
+    };
+    let diags = check_schemas(&engine, &incoming).await;
+    engine.shutdown().await;
+    if !diags.is_empty() {
+        ui.diags(&diags);
+        return 1;
+    }
+    crate::commands::off_runtime(|| {
+        let store = match terrane_state::open_store(&config) {
+            Ok(s) => s,
+            Err(e) => return ui.error("Failed to open state", e.to_string()),
+        };
+        let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid") {
+            Ok(r) => r,
+            Err(c) => return c,
+        };
+        let result = run
+            .snapshot()
+            .map_err(|e| ui.error("Failed to read state", e.to_string()))
+            .and_then(|current| {
+                if let Some(why) = push_refusal(&current, &incoming).filter(|_| !a.has("force")) {
+                    return Err(ui.error("Failed to write state", why));
+                }
+                run.replace(&incoming)
+                    .map_err(|e| ui.error("Failed to write state", e.to_string()))
+            });
+        if let Err(e) = run.finish() {
+            return ui.error("Failed to release the state lock", e.to_string());
+        }
+        u8::from(result.is_err())
+    })
+}
+
+/// `state rotate-key -new-key-env=VAR | -decrypt`: re-encrypts the whole
+/// store with the key in `$VAR` (or decrypts it), then leaves no page with
+/// an old value. The current key comes from the state settings as for
+/// every command; afterwards the settings must name the new key.
+fn rotate_key(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    let new = match (a.value("new-key-env"), a.has("decrypt")) {
+        (Some(_), true) => return ui.error("Invalid arguments", "-new-key-env and -decrypt cannot be used together."),
+        (None, false) => return ui.error("Missing new key", "Usage: terrane state rotate-key -new-key-env=VAR (the variable holding the new key), or -decrypt to store the state unencrypted."),
+        (Some(var), false) => match terrane_state::Encryption::from_named_env(var) {
+            Ok(e) => Some((var.to_string(), e)),
+            Err(e) => return ui.error("New state key not available", e.to_string()),
+        },
+        (None, true) => None,
+    };
+    let settings = match crate::stateconf::settings_of(dir) {
+        Ok(s) => s,
+        Err(d) => {
+            ui.diags(&d);
+            return 1;
+        }
+    };
+    let config = match crate::commands::store_config(ui, dir, settings.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    let mut store = match terrane_state::open_store_for_rotation(&config) {
+        Ok(s) => s,
+        Err(e) => return ui.error("Failed to open state", e.to_string()),
+    };
+    if let Err(e) = store.rotate_key(new.as_ref().map(|(_, e)| e)) {
+        return ui.error("Failed to rotate the state key", e.to_string());
+    }
+    match new {
+        Some((var, _)) => println!(
+            "{}\n\nThe state is now encrypted with the key in {var}. Before the next command, set encryption_key_env = {var:?} in the terraform {{ state \"...\" {{ }} }} block (or give the old variable the new key).",
+            ui.style.bold("State key rotated.")
+        ),
+        None => println!("{}\n\nThe state is stored unencrypted. Remove encryption_key_env from the state block before the next command.", ui.style.bold("State decrypted.")),
+    }
+    0
 }

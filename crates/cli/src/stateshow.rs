@@ -88,18 +88,23 @@ pub async fn show_all(dir: &Path, s: &Snapshot) {
 
 /// `state show ADDRESS`.
 pub async fn state_show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
-    let store = match open_store(dir) {
-        Ok(s) => s,
-        Err(e) => return ui.error("Failed to open state", e),
-    };
-    let s = match store.snapshot(&crate::statecmd::workspace()) {
-        Ok(s) => s,
-        Err(e) => return ui.error("Failed to read state", e.to_string()),
-    };
     let Some(p) = a.positional.first() else {
         return ui.error("Missing address", "Usage: terrane state show ADDRESS");
     };
-    let found = crate::statecmd::matching(&s, p);
+    let target = match crate::statecmd::targets(ui, std::slice::from_ref(p)) {
+        Ok(mut t) => t.remove(0),
+        Err(c) => return c,
+    };
+    // The store is read off the runtime thread (see `off_runtime`).
+    let s = crate::commands::off_runtime(|| {
+        let store = open_store(ui, dir)?;
+        store.snapshot(&crate::statecmd::workspace()).map_err(|e| ui.error("Failed to read state", e.to_string()))
+    });
+    let s = match s {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    let found = crate::statecmd::matching(&s, &target);
     if found.is_empty() {
         return ui.error("No instance found for the given address!", format!("This command requires that the address references one specific instance. {p:?} matched nothing."));
     }

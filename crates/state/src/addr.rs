@@ -170,6 +170,80 @@ impl InstanceAddr {
     }
 }
 
+/// What `state list|show|rm` take: a module instance (everything in it
+/// and below), a resource (all its instances) or one instance. Parsed
+/// strictly, with Terraform's wording for the usual mistake: a bare type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Module(ModulePath),
+    Resource(ResourceAddr),
+    Instance(InstanceAddr),
+}
+
+impl Target {
+    pub fn parse(text: &str) -> Result<Target, AddrError> {
+        let fail = |reason: &str| AddrError {
+            text: text.to_string(),
+            reason: reason.to_string(),
+        };
+        if text.chars().any(char::is_control) {
+            return Err(fail("an address cannot contain control characters"));
+        }
+        // A module path alone?
+        let mut rest = text;
+        let mut module = Vec::new();
+        while let Some(r) = rest.strip_prefix("module.") {
+            let (name, r) =
+                split_name(r).ok_or_else(|| fail("Module address must include a module name."))?;
+            let (key, r) = split_key(r).map_err(|e| fail(&e))?;
+            module.push((name.to_string(), key));
+            if r.is_empty() {
+                return Ok(Target::Module(ModulePath(module)));
+            }
+            rest = r
+                .strip_prefix('.')
+                .ok_or_else(|| fail(&format!("unexpected {r:?} after the module path")))?;
+        }
+        let body = rest.strip_prefix("data.").unwrap_or(rest);
+        match split_name(body) {
+            Some((_, "")) | None => {
+                return Err(fail(
+                    "Resource specification must include a resource type and name.",
+                ))
+            }
+            Some((_, r)) if !r.starts_with('.') => {
+                return Err(fail(&format!("unexpected {r:?} after the resource type")))
+            }
+            _ => {}
+        }
+        // `type.name` without a key means the resource (all its instances).
+        let keyed = text.ends_with(']');
+        let a = InstanceAddr::parse(text).map_err(|e| match e.reason.as_str() {
+            "a resource name is required after the type" => {
+                fail("Resource specification must include a resource type and name.")
+            }
+            _ => e,
+        })?;
+        if keyed {
+            Ok(Target::Instance(a))
+        } else {
+            Ok(Target::Resource(a.resource))
+        }
+    }
+
+    /// Whether the instance at `a` is one this target means.
+    pub fn matches(&self, a: &InstanceAddr) -> bool {
+        match self {
+            Target::Module(m) => {
+                a.resource.module.0.len() >= m.0.len()
+                    && a.resource.module.0[..m.0.len()] == m.0[..]
+            }
+            Target::Resource(r) => &a.resource == r,
+            Target::Instance(i) => a == i,
+        }
+    }
+}
+
 fn split_name(s: &str) -> Option<(&str, &str)> {
     let end = s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(s.len());
     let first = s.chars().next()?;
@@ -229,6 +303,62 @@ mod tests {
         check("a.b[x]", Err("invalid instance key"));
         check("a.b[1", Err("is required after the key"));
         check("a.b.c", Err("unexpected"));
+    }
+
+    #[test]
+    fn item9_targets_parse_strictly() {
+        let cases: [(&str, Result<&str, &str>); 9] = [
+            (
+                "terraform_data",
+                Err("must include a resource type and name"),
+            ),
+            (
+                "data.local_file",
+                Err("must include a resource type and name"),
+            ),
+            (
+                "module.m.terraform_data",
+                Err("must include a resource type and name"),
+            ),
+            ("module.", Err("must include a module name")),
+            ("terraform_data.x", Ok("Resource(terraform_data.x)")),
+            ("terraform_data.x[3]", Ok("Instance(terraform_data.x[3])")),
+            ("module.m[\"a\"]", Ok("Module(module.m[\"a\"])")),
+            (
+                "module.m.data.t.n[\"k\"]",
+                Ok("Instance(module.m.data.t.n[\"k\"])"),
+            ),
+            ("terraform_data.x\n", Err("control characters")),
+        ];
+        for (text, want) in cases {
+            let got = Target::parse(text).map(|t| match t {
+                Target::Module(m) => format!("Module({m})"),
+                Target::Resource(r) => format!("Resource({r})"),
+                Target::Instance(i) => format!("Instance({i})"),
+            });
+            match (got, want) {
+                (Ok(g), Ok(w)) => assert_eq!(g, w, "case {text}"),
+                (Err(e), Err(w)) => assert!(e.reason.contains(w), "case {text}: {e}"),
+                (got, want) => panic!("case {text}: got {got:?}, want {want:?}"),
+            }
+        }
+        let x = |k: i64| ResourceAddr::managed("terraform_data", "x").instance(InstanceKey::Int(k));
+        let t = Target::parse("terraform_data.x").unwrap();
+        assert!(
+            t.matches(&x(0)) && t.matches(&x(4999)),
+            "case resource_matches_all_instances"
+        );
+        assert!(
+            !t.matches(&ResourceAddr::managed("terraform_data", "xy").instance(InstanceKey::None)),
+            "case no_prefix_match"
+        );
+        let m = Target::parse("module.a").unwrap();
+        let inner = InstanceAddr::parse("module.a.module.b.t.n").unwrap();
+        assert!(m.matches(&inner), "case module_matches_descendants");
+        assert!(
+            !m.matches(&InstanceAddr::parse("module.ab.t.n").unwrap()),
+            "case module_no_prefix_match"
+        );
     }
 
     #[test]

@@ -8,18 +8,22 @@ use crate::store::LockInfo;
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
     #[error("Error acquiring the state lock: workspace {workspace:?} is already locked\n{holder}")]
-    Locked { workspace: String, holder: LockInfo },
+    Locked { workspace: String, holder: Box<LockInfo> },
     #[error("the state lock of workspace {workspace:?} was released or taken over by someone else (lock {id}); nothing more was written")]
     LockLost { workspace: String, id: String },
     #[error("no lock with ID {id:?} is held on workspace {workspace:?}")]
     NoSuchLock { workspace: String, id: String },
     #[error("{path}: not a usable terrane state database: {detail}")]
     Corrupt { path: String, detail: String },
-    #[error("{path}: the state is encrypted; set TERRANE_STATE_PASSPHRASE to the passphrase it was written with")]
+    #[error("{path}: the state is encrypted, but no key was given; name the variable holding it with encryption_key_env in the terraform {{ state \"...\" {{ }} }} block (or set TERRANE_STATE_PASSPHRASE)")]
     EncryptedNoKey { path: String },
+    #[error("the state encryption key variable {var} {detail}; the state is never read or written unencrypted when a key is configured")]
+    KeyVariable { var: String, detail: String },
+    #[error("{path}: the state is encrypted in format 1 (before values were bound to their rows), which this terrane no longer reads; run `terrane state rotate-key` to re-encrypt it in the current format")]
+    OldEncryptionFormat { path: String },
     #[error("{path}: the state passphrase is wrong (the key check failed); nothing was read or changed")]
     WrongKey { path: String },
-    #[error("{path}: the state is not encrypted, but a passphrase was given; use rotate to encrypt it")]
+    #[error("{path}: the state is not encrypted, but a key was given; encrypt it with `terrane state rotate-key`")]
     NotEncrypted { path: String },
     #[error("{path}: stored data failed to decrypt (tampered or corrupt): {what}")]
     Decrypt { path: String, what: String },

@@ -24,24 +24,48 @@ mod sqlite;
 mod store;
 pub mod tfstate;
 
-pub use addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr};
-pub use crypt::Encryption;
+pub use addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr, Target};
+pub use crypt::{Cipher, Encryption};
 pub use error::{Result, StateError};
 pub use model::{Change, InstanceState, ObjectState, OutputState, ResourceState, Snapshot, Status};
 pub use pg::{pg_connect, PgStore};
 pub use sqlite::SqliteStore;
-pub use store::{check_plan_freshness, LockInfo, Run, StateStore};
+pub use store::{check_plan_freshness, process_start_time, LockInfo, Run, StateStore};
 
-/// Where a working directory's state lives: PostgreSQL when a connection
-/// string is given (from the `terraform { }` settings, or the
-/// `TERRANE_PG_URL` environment variable), otherwise the embedded SQLite
-/// file `.terrane/state.db`. Encryption comes from `TERRANE_STATE_PASSPHRASE`.
-pub fn open_store(workdir: &std::path::Path, pg_url: Option<&str>, pg_schema: Option<&str>) -> Result<Box<dyn StateStore>> {
-    let enc = Encryption::from_env();
-    let env_url = std::env::var("TERRANE_PG_URL").ok().filter(|u| !u.is_empty());
-    match pg_url.map(str::to_string).or(env_url) {
-        Some(url) => Ok(Box::new(PgStore::open(&url, pg_schema.unwrap_or("terrane"), enc.as_ref())?)),
-        None => Ok(Box::new(SqliteStore::open(&SqliteStore::default_path(workdir), enc.as_ref())?)),
+/// Where a working directory's state lives and how it is encrypted,
+/// resolved by the caller from the `terraform { state "..." { } }` block
+/// (or the defaults: `.terrane/state.db`, `TERRANE_PG_URL`,
+/// `TERRANE_STATE_PASSPHRASE`). Nothing here falls back to anything.
+#[derive(Clone, Debug)]
+pub struct StoreConfig {
+    pub location: StoreLocation,
+    pub encryption: Option<Encryption>,
+}
+
+/// The store a [`StoreConfig`] opens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreLocation {
+    /// The embedded store at this file.
+    Sqlite(std::path::PathBuf),
+    /// The PostgreSQL store in `schema` of the database at `url`.
+    Postgres { url: String, schema: String },
+}
+
+/// Opens the store `config` describes.
+pub fn open_store(config: &StoreConfig) -> Result<Box<dyn StateStore>> {
+    match &config.location {
+        StoreLocation::Postgres { url, schema } => Ok(Box::new(PgStore::open(url, schema, config.encryption.as_ref())?)),
+        StoreLocation::Sqlite(path) => Ok(Box::new(SqliteStore::open(path, config.encryption.as_ref())?)),
+    }
+}
+
+/// Opens the store `config` describes for [`StateStore::rotate_key`]: a
+/// store still in encryption format 1 opens too (for nothing but
+/// re-encryption).
+pub fn open_store_for_rotation(config: &StoreConfig) -> Result<Box<dyn StateStore>> {
+    match &config.location {
+        StoreLocation::Sqlite(path) => Ok(Box::new(SqliteStore::open_for_rotation(path, config.encryption.as_ref())?)),
+        StoreLocation::Postgres { url, schema } => Ok(Box::new(PgStore::open_for_rotation(url, schema, config.encryption.as_ref())?)),
     }
 }
 

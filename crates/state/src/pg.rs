@@ -8,10 +8,10 @@
 //! carries the holder's details for the error a second writer gets, and the
 //! holder's backend pid so `force-unlock` can end a stuck session.
 
-use crate::crypt::{new_salt, Cipher, Encryption, NewKey};
+use crate::crypt::{Cipher, Encryption, NewKey};
 use crate::error::{Result, StateError};
 use crate::model::{Change, Snapshot};
-use crate::rows::{key_json, module_json, object_row, output_row, snapshot_from_rows, ObjectRow, OutputRow};
+use crate::rows::{key_json, module_json, object_aad, object_row, output_aad, output_row, serial_from_sql, serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow};
 use crate::store::{LockInfo, Run, StateStore};
 use postgres::{Client, GenericClient};
 
@@ -20,6 +20,8 @@ pub struct PgStore {
     url: String,
     schema: String,
     cipher: Option<Cipher>,
+    /// Encrypted in format 1: only [`PgStore::rotate`] may use it.
+    legacy_v1: bool,
 }
 
 fn valid_schema_name(s: &str) -> bool {
@@ -29,10 +31,20 @@ fn valid_schema_name(s: &str) -> bool {
 impl PgStore {
     /// Connects to `url`, creating the schema's tables on first use.
     pub fn open(url: &str, schema: &str, encryption: Option<&Encryption>) -> Result<PgStore> {
+        PgStore::open_with(url, schema, encryption, false)
+    }
+
+    /// Like [`PgStore::open`], but also opens a store encrypted in the old
+    /// format 1, for [`PgStore::rotate`] to re-encrypt.
+    pub fn open_for_rotation(url: &str, schema: &str, encryption: Option<&Encryption>) -> Result<PgStore> {
+        PgStore::open_with(url, schema, encryption, true)
+    }
+
+    fn open_with(url: &str, schema: &str, encryption: Option<&Encryption>, allow_legacy: bool) -> Result<PgStore> {
         if !valid_schema_name(schema) {
             return Err(StateError::Data { what: "PostgreSQL schema name".into(), detail: format!("{schema:?} must be lowercase letters, digits and underscores") });
         }
-        let mut store = PgStore { url: url.into(), schema: schema.into(), cipher: None };
+        let mut store = PgStore { url: url.into(), schema: schema.into(), cipher: None, legacy_v1: false };
         let mut c = store.client()?;
         let s = &store.schema;
         let mut tx = c.transaction()?;
@@ -57,27 +69,18 @@ impl PgStore {
         let fresh: i64 = tx.query_one(&format!("SELECT count(*) FROM {s}.workspaces"), &[])?.get(0);
         let what = format!("PostgreSQL schema {s}");
         store.cipher = match (check, encryption) {
-            (None, None) => None,
-            (Some(_), None) => return Err(StateError::EncryptedNoKey { path: what }),
             (None, Some(enc)) if fresh == 0 => {
-                let salt = new_salt();
-                let c = Cipher::derive(&enc.passphrase, &salt, enc.iterations);
-                tx.execute(
-                    &format!("INSERT INTO {s}.meta(key, value) VALUES ('kdf_salt', $1), ('kdf_iterations', $2), ('key_check', $3)"),
-                    &[&salt, &enc.iterations.to_string().into_bytes(), &c.key_check()],
-                )?;
-                Some(c)
-            }
-            (None, Some(_)) => return Err(StateError::NotEncrypted { path: what }),
-            (Some(check), Some(enc)) => {
-                let mut get = |k: &str| -> Result<Vec<u8>> { Ok(tx.query_opt(&format!("SELECT value FROM {s}.meta WHERE key=$1"), &[&k]).map(|r| r.map(|r| r.get(0)).unwrap_or_default())?) };
-                let salt = get("kdf_salt")?;
-                let iterations = String::from_utf8(get("kdf_iterations")?).ok().and_then(|t| t.parse().ok()).unwrap_or(enc.iterations);
-                let c = Cipher::derive(&enc.passphrase, &salt, iterations);
-                if !c.verify(&check) {
-                    return Err(StateError::WrongKey { path: what });
+                let key = NewKey::derive(enc)?;
+                for (k, v) in key.meta_rows() {
+                    tx.execute(&format!("INSERT INTO {s}.meta(key, value) VALUES ($1, $2)"), &[&k, &v])?;
                 }
-                Some(c)
+                Some(key.cipher)
+            }
+            _ => {
+                let mut get = |k: &str| -> Result<Option<Vec<u8>>> { Ok(tx.query_opt(&format!("SELECT value FROM {s}.meta WHERE key=$1"), &[&k])?.map(|r| r.get(0))) };
+                let unlocked = crate::crypt::unlock(&mut get, encryption, &what, allow_legacy)?;
+                store.legacy_v1 = unlocked.legacy_v1;
+                unlocked.cipher
             }
         };
         tx.commit()?;
@@ -89,46 +92,54 @@ impl PgStore {
     pub fn rotate(&mut self, new: Option<&Encryption>) -> Result<()> {
         let s = self.schema.clone();
         let what = format!("PostgreSQL schema {s}");
-        let mut c = self.client()?;
+        let mut c = pg_connect(&self.url)?;
         let mut tx = c.transaction()?;
         tx.execute(&format!("LOCK TABLE {s}.locks, {s}.objects, {s}.outputs, {s}.meta IN EXCLUSIVE MODE"), &[])?;
         if let Some(w) = tx.query_opt(&format!("SELECT workspace FROM {s}.locks LIMIT 1"), &[])? {
             let workspace: String = w.get(0);
             let holder = read_lock(&mut tx, &s, &workspace)?.expect("lock row just seen");
-            return Err(StateError::Locked { workspace, holder });
+            return Err(StateError::Locked { workspace, holder: Box::new(holder) });
         }
-        let new_key = new.map(NewKey::derive);
+        let new_key = new.map(NewKey::derive).transpose()?;
         let old = self.cipher.clone();
-        let recode = |data: &[u8]| -> Result<Vec<u8>> {
-            crate::crypt::recode(old.as_ref(), new_key.as_ref().map(|k| &k.cipher), data)
+        let recode = |data: &[u8], aad: &[u8]| -> Result<Vec<u8>> {
+            crate::crypt::recode(old.as_ref(), self.legacy_v1, new_key.as_ref().map(|k| &k.cipher), data, aad)
                 .ok_or_else(|| StateError::Decrypt { path: what.clone(), what: "a stored value".into() })
         };
         let rows = tx.query(&format!("SELECT workspace, module, mode, type, name, key, deposed, attributes, private FROM {s}.objects"), &[])?;
         for r in rows {
             let (attrs, private): (Vec<u8>, Option<Vec<u8>>) = (r.get(7), r.get(8));
-            let private = private.map(|p| recode(&p)).transpose()?;
+            let col = |i: usize| r.get::<_, String>(i);
+            let aad = |column: &str| object_aad(&col(0), &col(1), &col(2), &col(3), &col(4), &col(5), column);
+            let private = private.map(|p| recode(&p, &aad("private"))).transpose()?;
+            let attrs = recode(&attrs, &aad("attributes"))?;
             tx.execute(
                 &format!("UPDATE {s}.objects SET attributes=$8, private=$9 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 AND key=$6 AND deposed=$7"),
-                &[&r.get::<_, String>(0), &r.get::<_, String>(1), &r.get::<_, String>(2), &r.get::<_, String>(3), &r.get::<_, String>(4), &r.get::<_, String>(5), &r.get::<_, String>(6), &recode(&attrs)?, &private],
+                &[&r.get::<_, String>(0), &r.get::<_, String>(1), &r.get::<_, String>(2), &r.get::<_, String>(3), &r.get::<_, String>(4), &r.get::<_, String>(5), &r.get::<_, String>(6), &attrs, &private],
             )?;
         }
         for r in tx.query(&format!("SELECT workspace, name, value FROM {s}.outputs"), &[])? {
-            let v: Vec<u8> = r.get(2);
-            tx.execute(&format!("UPDATE {s}.outputs SET value=$3 WHERE workspace=$1 AND name=$2"), &[&r.get::<_, String>(0), &r.get::<_, String>(1), &recode(&v)?])?;
+            let (w, n, v): (String, String, Vec<u8>) = (r.get(0), r.get(1), r.get(2));
+            tx.execute(&format!("UPDATE {s}.outputs SET value=$3 WHERE workspace=$1 AND name=$2"), &[&w, &n, &recode(&v, &output_aad(&w, &n))?])?;
         }
-        tx.execute(&format!("DELETE FROM {s}.meta WHERE key IN ('kdf_salt', 'kdf_iterations', 'key_check')"), &[])?;
-        if let Some(NewKey { cipher: c, salt, iterations }) = &new_key {
-            tx.execute(
-                &format!("INSERT INTO {s}.meta(key, value) VALUES ('kdf_salt', $1), ('kdf_iterations', $2), ('key_check', $3)"),
-                &[salt, &iterations.to_string().into_bytes(), &c.key_check()],
-            )?;
+        tx.execute(&format!("DELETE FROM {s}.meta WHERE key = ANY($1)"), &[&crate::crypt::META_KEYS])?;
+        if let Some(key) = &new_key {
+            for (k, v) in key.meta_rows() {
+                tx.execute(&format!("INSERT INTO {s}.meta(key, value) VALUES ($1, $2)"), &[&k, &v])?;
+            }
         }
         tx.commit()?;
+        // Old row versions keep the old blobs until vacuumed: rewrite now.
+        c.batch_execute(&format!("VACUUM FULL {s}.objects, {s}.outputs, {s}.meta"))?;
         self.cipher = new_key.map(|k| k.cipher);
+        self.legacy_v1 = false;
         Ok(())
     }
 
     fn client(&self) -> Result<Client> {
+        if self.legacy_v1 {
+            return Err(StateError::OldEncryptionFormat { path: format!("PostgreSQL schema {}", self.schema) });
+        }
         pg_connect(&self.url)
     }
 
@@ -162,7 +173,7 @@ fn with_causes(e: &dyn std::error::Error) -> String {
 
 fn read_lock(c: &mut impl GenericClient, s: &str, workspace: &str) -> Result<Option<LockInfo>> {
     let row = c.query_opt(&format!("SELECT id, operation, info, who, created, pid, host FROM {s}.locks WHERE workspace=$1"), &[&workspace])?;
-    Ok(row.map(|r| LockInfo { id: r.get(0), operation: r.get(1), info: r.get(2), who: r.get(3), created: r.get(4), pid: r.get::<_, i64>(5) as u32, host: r.get(6) }))
+    Ok(row.map(|r| LockInfo { id: r.get(0), operation: r.get(1), info: r.get(2), who: r.get(3), created: r.get(4), pid: r.get::<_, i64>(5) as u32, host: r.get(6), start_time: None }))
 }
 
 fn read_snapshot(c: &mut impl GenericClient, s: &str, workspace: &str, cipher: Option<&Cipher>) -> Result<Snapshot> {
@@ -198,11 +209,18 @@ fn read_snapshot(c: &mut impl GenericClient, s: &str, workspace: &str, cipher: O
         .iter()
         .map(|r| OutputRow { name: r.get(0), value: r.get(1), ty: r.get(2), sensitive: r.get(3) })
         .collect();
-    let serial: i64 = ws.get(1);
-    snapshot_from_rows(ws.get(0), serial.max(0) as u64, ws.get(2), objects, outputs, cipher, &format!("PostgreSQL schema {s}"))
+    snapshot_from_rows(workspace, ws.get(0), ws.get(1), ws.get(2), objects, outputs, cipher, &format!("PostgreSQL schema {s}"))
 }
 
 impl StateStore for PgStore {
+    fn cipher(&self) -> Option<&Cipher> {
+        self.cipher.as_ref()
+    }
+
+    fn rotate_key(&mut self, new: Option<&Encryption>) -> Result<()> {
+        self.rotate(new)
+    }
+
     fn snapshot(&self, workspace: &str) -> Result<Snapshot> {
         let mut c = self.client()?;
         let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
@@ -236,8 +254,9 @@ impl StateStore for PgStore {
                 created: String::new(),
                 pid: 0,
                 host: String::new(),
+                start_time: None,
             });
-            return Err(StateError::Locked { workspace: workspace.into(), holder });
+            return Err(StateError::Locked { workspace: workspace.into(), holder: Box::new(holder) });
         }
         let fresh = Snapshot::empty();
         let mut tx = c.transaction()?;
@@ -319,7 +338,7 @@ struct PgRun {
 fn apply_change(tx: &mut postgres::Transaction<'_>, s: &str, ws: &str, cipher: Option<&Cipher>, c: &Change) -> Result<()> {
     match c {
         Change::SetObject { addr, deposed, provider, object } => {
-            let r = object_row(addr, deposed.as_deref(), provider, object, cipher);
+            let r = object_row(ws, addr, deposed.as_deref(), provider, object, cipher);
             // The rows of a resource always agree on the provider, so the
             // first one tells whether the others need rewriting.
             let current: Option<String> = tx
@@ -355,7 +374,7 @@ fn apply_change(tx: &mut postgres::Transaction<'_>, s: &str, ws: &str, cipher: O
             )?;
         }
         Change::SetOutput { name, output } => {
-            let r = output_row(name, output, cipher);
+            let r = output_row(ws, name, output, cipher);
             tx.execute(
                 &format!("INSERT INTO {s}.outputs(workspace, name, value, type, sensitive) VALUES ($1,$2,$3,$4,$5) ON CONFLICT (workspace, name) DO UPDATE SET value=EXCLUDED.value, type=EXCLUDED.type, sensitive=EXCLUDED.sensitive"),
                 &[&ws, &r.name, &r.value, &r.ty, &r.sensitive],
@@ -377,6 +396,7 @@ impl PgRun {
             return Err(StateError::LockLost { workspace: ws, id: self.info.id.clone() });
         }
         if let Some(snap) = replace {
+            let serial = serial_to_sql(snap.serial)?;
             tx.execute(&format!("DELETE FROM {s}.objects WHERE workspace=$1"), &[&ws])?;
             tx.execute(&format!("DELETE FROM {s}.outputs WHERE workspace=$1"), &[&ws])?;
             for c in crate::model::changes_for(snap) {
@@ -384,7 +404,7 @@ impl PgRun {
             }
             tx.execute(
                 &format!("UPDATE {s}.workspaces SET lineage=$2, serial=$3, terraform_version=$4 WHERE name=$1"),
-                &[&ws, &snap.lineage, &(snap.serial as i64), &snap.terraform_version],
+                &[&ws, &snap.lineage, &serial, &snap.terraform_version],
             )?;
             tx.commit()?;
             return Ok(snap.serial);
@@ -394,7 +414,7 @@ impl PgRun {
         }
         let serial: i64 = tx.query_one(&format!("UPDATE {s}.workspaces SET serial = serial + 1 WHERE name=$1 RETURNING serial"), &[&ws])?.get(0);
         tx.commit()?;
-        Ok(serial.max(0) as u64)
+        serial_from_sql(serial, &format!("PostgreSQL schema {s}"))
     }
 
     fn release(&mut self) -> Result<()> {

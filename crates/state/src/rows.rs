@@ -69,33 +69,57 @@ fn parse_json(what: &str, text: &str) -> Result<Json> {
     serde_json::from_str(text).map_err(|e| bad(what, &e.to_string()))
 }
 
-fn seal(cipher: Option<&Cipher>, plain: Vec<u8>) -> Vec<u8> {
+fn seal(cipher: Option<&Cipher>, plain: Vec<u8>, aad: &[u8]) -> Vec<u8> {
     match cipher {
-        Some(c) => c.seal(&plain),
+        Some(c) => c.seal(&plain, aad),
         None => plain,
     }
 }
 
-fn unseal(cipher: Option<&Cipher>, data: &[u8], what: &str, path: &str) -> Result<Vec<u8>> {
+fn unseal(cipher: Option<&Cipher>, data: &[u8], aad: &[u8], what: &str, path: &str) -> Result<Vec<u8>> {
     match cipher {
-        Some(c) => c.open(data).ok_or_else(|| StateError::Decrypt { path: path.into(), what: what.into() }),
+        Some(c) => c.open(data, aad).ok_or_else(|| StateError::Decrypt { path: path.into(), what: what.into() }),
         None => Ok(data.to_vec()),
     }
 }
 
-pub(crate) fn object_row(addr: &InstanceAddr, deposed: Option<&str>, provider: &str, o: &ObjectState, cipher: Option<&Cipher>) -> ObjectRow {
+/// What an object's encrypted column is bound to: workspace, instance
+/// address columns and column name. The deposed key is left out: deposing
+/// moves a row to a deposed key without re-encrypting it.
+pub(crate) fn object_aad(workspace: &str, module: &str, mode: &str, ty: &str, name: &str, key: &str, column: &str) -> Vec<u8> {
+    crate::crypt::aad(&[b"object", workspace.as_bytes(), module.as_bytes(), mode.as_bytes(), ty.as_bytes(), name.as_bytes(), key.as_bytes(), column.as_bytes()])
+}
+
+/// What an output's encrypted value is bound to.
+pub(crate) fn output_aad(workspace: &str, name: &str) -> Vec<u8> {
+    crate::crypt::aad(&[b"output", workspace.as_bytes(), name.as_bytes()])
+}
+
+/// A serial as stored (SQL BIGINT): at most `i64::MAX`.
+pub(crate) fn serial_to_sql(serial: u64) -> Result<i64> {
+    i64::try_from(serial).map_err(|_| bad("serial", &format!("{serial} is out of range: a state serial is at most {}", i64::MAX)))
+}
+
+/// A serial read back: a negative one is corruption, never read as 0.
+pub(crate) fn serial_from_sql(serial: i64, path: &str) -> Result<u64> {
+    u64::try_from(serial).map_err(|_| StateError::Corrupt { path: path.into(), detail: format!("the stored serial {serial} is negative") })
+}
+
+pub(crate) fn object_row(workspace: &str, addr: &InstanceAddr, deposed: Option<&str>, provider: &str, o: &ObjectState, cipher: Option<&Cipher>) -> ObjectRow {
+    let (module, mode, key) = (module_json(&addr.resource.module), addr.resource.mode.as_str(), key_json(&addr.key));
+    let aad = |column: &str| object_aad(workspace, &module, mode, &addr.resource.ty, &addr.resource.name, &key, column);
     ObjectRow {
-        module: module_json(&addr.resource.module),
-        mode: addr.resource.mode.as_str().into(),
+        attributes: seal(cipher, serde_json::to_vec(&o.attributes).unwrap_or_default(), &aad("attributes")),
+        private: o.private.as_ref().map(|p| seal(cipher, p.clone(), &aad("private"))),
+        module,
+        mode: mode.into(),
         ty: addr.resource.ty.clone(),
         name: addr.resource.name.clone(),
-        key: key_json(&addr.key),
+        key,
         deposed: deposed.unwrap_or("").into(),
         provider: provider.into(),
         schema_version: o.schema_version as i64,
         tainted: o.status == Status::Tainted,
-        attributes: seal(cipher, serde_json::to_vec(&o.attributes).unwrap_or_default()),
-        private: o.private.as_ref().map(|p| seal(cipher, p.clone())),
         sensitive: Json::Array(o.sensitive_paths.iter().map(path_to_json).collect()).to_string(),
         dependencies: Json::from(o.dependencies.clone()).to_string(),
         cbd: o.create_before_destroy,
@@ -103,22 +127,27 @@ pub(crate) fn object_row(addr: &InstanceAddr, deposed: Option<&str>, provider: &
     }
 }
 
-pub(crate) fn output_row(name: &str, o: &OutputState, cipher: Option<&Cipher>) -> OutputRow {
-    OutputRow { name: name.into(), value: seal(cipher, serde_json::to_vec(&o.value).unwrap_or_default()), ty: o.ty.to_string(), sensitive: o.sensitive }
+pub(crate) fn output_row(workspace: &str, name: &str, o: &OutputState, cipher: Option<&Cipher>) -> OutputRow {
+    OutputRow { name: name.into(), value: seal(cipher, serde_json::to_vec(&o.value).unwrap_or_default(), &output_aad(workspace, name)), ty: o.ty.to_string(), sensitive: o.sensitive }
 }
 
 /// Rebuilds a snapshot from rows; `path` names the store in errors.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn snapshot_from_rows(
+    workspace: &str,
     lineage: String,
-    serial: u64,
+    serial: i64,
     terraform_version: String,
     objects: Vec<ObjectRow>,
     outputs: Vec<OutputRow>,
     cipher: Option<&Cipher>,
     path: &str,
 ) -> Result<Snapshot> {
+    let serial = serial_from_sql(serial, path)?;
     let mut resources: BTreeMap<ResourceAddr, ResourceState> = BTreeMap::new();
     for r in objects {
+        let aad = |column: &str| object_aad(workspace, &r.module, &r.mode, &r.ty, &r.name, &r.key, column);
+        let (attributes_aad, private_aad) = (aad("attributes"), aad("private"));
         let module = match parse_json("module path", &r.module)? {
             Json::Array(steps) => ModulePath(
                 steps
@@ -134,9 +163,9 @@ pub(crate) fn snapshot_from_rows(
         let mode = Mode::parse(&r.mode).ok_or_else(|| bad("resource mode", &r.mode))?;
         let addr = InstanceAddr { resource: ResourceAddr { module, mode, ty: r.ty, name: r.name }, key: key_from_json(&parse_json("instance key", &r.key)?)? };
         let what = addr.to_string();
-        let attributes: Json = serde_json::from_slice(&unseal(cipher, &r.attributes, &what, path)?).map_err(|e| bad(&what, &e.to_string()))?;
+        let attributes: Json = serde_json::from_slice(&unseal(cipher, &r.attributes, &attributes_aad, &what, path)?).map_err(|e| bad(&what, &e.to_string()))?;
         let private = match &r.private {
-            Some(p) => Some(unseal(cipher, p, &what, path)?),
+            Some(p) => Some(unseal(cipher, p, &private_aad, &what, path)?),
             None => None,
         };
         let sensitive_paths = match parse_json("sensitive paths", &r.sensitive)? {
@@ -146,13 +175,13 @@ pub(crate) fn snapshot_from_rows(
         let dependencies = serde_json::from_str::<Vec<String>>(&r.dependencies).map_err(|e| bad(&what, &e.to_string()))?;
         let object = ObjectState {
             attributes,
-            schema_version: r.schema_version.max(0) as u64,
+            schema_version: u64::try_from(r.schema_version).map_err(|_| bad(&what, "negative schema version"))?,
             status: if r.tainted { Status::Tainted } else { Status::Ready },
             private,
             sensitive_paths,
             dependencies,
             create_before_destroy: r.cbd,
-            identity_schema_version: r.identity_schema_version.map(|v| v.max(0) as u64),
+            identity_schema_version: r.identity_schema_version.map(|v| u64::try_from(v).map_err(|_| bad(&what, "negative identity schema version"))).transpose()?,
         };
         let res = resources.entry(addr.resource.clone()).or_insert_with(|| ResourceState { provider: r.provider.clone(), instances: BTreeMap::new() });
         let inst = res.instances.entry(addr.key.clone()).or_default();
@@ -164,7 +193,7 @@ pub(crate) fn snapshot_from_rows(
     }
     let mut outs = BTreeMap::new();
     for o in outputs {
-        let value = serde_json::from_slice(&unseal(cipher, &o.value, &format!("output {}", o.name), path)?).map_err(|e| bad(&o.name, &e.to_string()))?;
+        let value = serde_json::from_slice(&unseal(cipher, &o.value, &output_aad(workspace, &o.name), &format!("output {}", o.name), path)?).map_err(|e| bad(&o.name, &e.to_string()))?;
         outs.insert(o.name.clone(), OutputState { value, ty: parse_json("output type", &o.ty)?, sensitive: o.sensitive });
     }
     Ok(Snapshot { lineage, serial, terraform_version, resources, outputs: outs })

@@ -3,17 +3,24 @@
 //! IMMEDIATE transaction touching only the rows it changes (indexed by
 //! primary key), so its cost does not grow with the state.
 //!
-//! Locks are rows of the `locks` table, taken in a transaction; a holder
-//! that died is reported as such (and can be force-unlocked), never
-//! silently overridden. A file that is not a terrane state database is
-//! refused before anything is written to it.
+//! Locks are rows of the `locks` table, taken in a transaction. A lock
+//! whose holder provably died (same host; its PID gone, or reused by a
+//! process with another start time) is taken over, and the run says so
+//! ([`Run::taken_over`]), as an OS file lock would have been released by
+//! the kernel; a lock held from another host needs `force-unlock`. A file
+//! that is not a terrane state database is refused before anything is
+//! written to it (not even its journal mode changes).
+//!
+//! Files are private: the directory is created 0700 and the database 0600
+//! (SQLite gives its -wal and -shm files the database's mode).
 
-use crate::crypt::{new_salt, Cipher, Encryption, NewKey};
+use crate::crypt::{Cipher, Encryption, NewKey};
 use crate::error::{Result, StateError};
 use crate::model::{Change, Snapshot};
-use crate::rows::{key_json, module_json, object_row, output_row, snapshot_from_rows, ObjectRow, OutputRow};
+use crate::rows::{key_json, module_json, object_aad, object_row, output_aad, output_row, serial_from_sql, serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow};
 use crate::store::{LockInfo, Run, StateStore};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 const FORMAT: &str = "terrane-state-1";
@@ -30,13 +37,28 @@ CREATE TABLE objects(
 CREATE TABLE outputs(workspace TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL, type TEXT NOT NULL, sensitive INTEGER NOT NULL,
   PRIMARY KEY(workspace, name)) WITHOUT ROWID;
 CREATE TABLE locks(workspace TEXT PRIMARY KEY, id TEXT NOT NULL, operation TEXT NOT NULL, info TEXT NOT NULL, who TEXT NOT NULL,
-  created TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL) WITHOUT ROWID;
+  created TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, start_time INTEGER) WITHOUT ROWID;
 ";
 
 /// The SQLite state store.
 pub struct SqliteStore {
     path: PathBuf,
     cipher: Option<Cipher>,
+    /// Encrypted in format 1: only [`SqliteStore::rotate`] may use it.
+    legacy_v1: bool,
+}
+
+/// Creates `dir` (and missing parents) 0700.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+fn set_wal(conn: &Connection, name: &str) -> Result<()> {
+    conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).map_err(|e| corrupt_or(name, e))?;
+    conn.execute_batch("PRAGMA synchronous=FULL;").map_err(|e| corrupt_or(name, e))
 }
 
 impl SqliteStore {
@@ -48,27 +70,40 @@ impl SqliteStore {
     /// Opens (creating if absent) the store at `path`. With `encryption`,
     /// the store must be encrypted with that passphrase, or be new.
     pub fn open(path: &Path, encryption: Option<&Encryption>) -> Result<SqliteStore> {
+        SqliteStore::open_with(path, encryption, false)
+    }
+
+    /// Like [`SqliteStore::open`], but also opens a store encrypted in the
+    /// old format 1, for [`SqliteStore::rotate`] to re-encrypt; reading or
+    /// writing state through it is refused until then.
+    pub fn open_for_rotation(path: &Path, encryption: Option<&Encryption>) -> Result<SqliteStore> {
+        SqliteStore::open_with(path, encryption, true)
+    }
+
+    fn open_with(path: &Path, encryption: Option<&Encryption>, allow_legacy: bool) -> Result<SqliteStore> {
+        let name = path.display().to_string();
+        let io = |e: std::io::Error| StateError::Corrupt { path: name.clone(), detail: e.to_string() };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StateError::Corrupt { path: path.display().to_string(), detail: e.to_string() })?;
+            private_dir(dir).map_err(io)?;
         }
-        let store = SqliteStore { path: path.to_path_buf(), cipher: None };
-        let mut conn = store.connect()?;
-        let name = store.name();
+        // Create the file with its final mode, before SQLite would create it
+        // with the umask's (an empty file is an empty database to SQLite).
+        match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io(e)),
+        }
+        let store = SqliteStore { path: path.to_path_buf(), cipher: None, legacy_v1: false };
+        // Inspect with no pragma that writes: a foreign database is refused
+        // untouched (journal mode included).
+        let mut conn = store.raw_connect()?;
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
         let tables: Vec<String> = {
             let mut st = conn.prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").map_err(err)?;
             let rows = st.query_map([], |r| r.get::<_, String>(0)).map_err(err)?;
             rows.collect::<std::result::Result<_, _>>().map_err(err)?
         };
-        if tables.is_empty() {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
-            tx.execute_batch(SCHEMA).map_err(err)?;
-            tx.execute("INSERT INTO meta(key, value) VALUES ('format', ?1)", params![FORMAT]).map_err(err)?;
-            if let Some(enc) = encryption {
-                write_key_meta(&tx, enc).map_err(err)?;
-            }
-            tx.commit().map_err(err)?;
-        } else {
+        if !tables.is_empty() {
             let format: Option<String> = if tables.iter().any(|t| t == "meta") {
                 conn.query_row("SELECT value FROM meta WHERE key='format'", [], |r| r.get(0)).optional().map_err(err)?
             } else {
@@ -78,39 +113,89 @@ impl SqliteStore {
                 return Err(StateError::Corrupt { path: name, detail: format!("it is an SQLite database, but not a terrane state (tables: {})", tables.join(", ")) });
             }
         }
-        let cipher = load_cipher(&conn, encryption, &name)?;
-        Ok(SqliteStore { cipher, ..store })
+        // Ours (or new): now the journal mode and the file modes.
+        set_wal(&conn, &name)?;
+        if tables.is_empty() {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+            let empty: bool = tx.query_row("SELECT count(*) = 0 FROM sqlite_master", [], |r| r.get(0)).map_err(err)?;
+            if empty {
+                tx.execute_batch(SCHEMA).map_err(err)?;
+                tx.execute("INSERT INTO meta(key, value) VALUES ('format', ?1)", params![FORMAT]).map_err(err)?;
+                if let Some(enc) = encryption {
+                    let key = NewKey::derive(enc)?;
+                    for (k, v) in key.meta_rows() {
+                        tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", params![k, v]).map_err(err)?;
+                    }
+                }
+            }
+            tx.commit().map_err(err)?;
+        } else {
+            // Stores made before locks recorded the holder's start time.
+            let has_start: bool = conn.query_row("SELECT count(*) > 0 FROM pragma_table_info('locks') WHERE name='start_time'", [], |r| r.get(0)).map_err(err)?;
+            if !has_start {
+                conn.execute_batch("ALTER TABLE locks ADD COLUMN start_time INTEGER").map_err(err)?;
+            }
+        }
+        // Files (and the default `.terrane` directory) left readable by an
+        // earlier terrane are tightened, now that the store is known ours.
+        let own_dir = path.parent().filter(|d| d.file_name().is_some_and(|n| n == ".terrane")).map(|d| (d.to_path_buf(), 0o700));
+        for (f, mode) in own_dir.into_iter().chain(["", "-wal", "-shm"].iter().map(|suffix| (PathBuf::from(format!("{}{suffix}", path.display())), 0o600))) {
+            match std::fs::metadata(&f) {
+                Ok(m) if m.permissions().mode() & 0o077 != 0 => std::fs::set_permissions(&f, std::fs::Permissions::from_mode(mode)).map_err(io)?,
+                _ => {}
+            }
+        }
+        let unlocked = crate::crypt::unlock(
+            &mut |k| conn.query_row("SELECT value FROM meta WHERE key=?1", params![k], |r| r.get(0)).optional().map_err(|e| corrupt_or(&name, e)),
+            encryption,
+            &name,
+            allow_legacy,
+        )?;
+        Ok(SqliteStore { cipher: unlocked.cipher, legacy_v1: unlocked.legacy_v1, ..store })
     }
 
     fn name(&self) -> String {
         self.path.display().to_string()
     }
 
-    fn connect(&self) -> Result<Connection> {
+    /// A connection with no pragma that could write.
+    fn raw_connect(&self) -> Result<Connection> {
         let name = self.name();
         let conn = Connection::open(&self.path).map_err(|e| corrupt_or(&name, e))?;
         conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(|e| corrupt_or(&name, e))?;
-        conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).map_err(|e| corrupt_or(&name, e))?;
-        conn.execute_batch("PRAGMA synchronous=FULL;").map_err(|e| corrupt_or(&name, e))?;
+        Ok(conn)
+    }
+
+    fn connect(&self) -> Result<Connection> {
+        let name = self.name();
+        if self.legacy_v1 {
+            return Err(StateError::OldEncryptionFormat { path: name });
+        }
+        let conn = self.raw_connect()?;
+        set_wal(&conn, &name)?;
         Ok(conn)
     }
 
     /// Re-encrypts every stored value for `new` (None = decrypt), in one
-    /// transaction. Refused while any workspace is locked.
+    /// transaction, then rewrites the file (VACUUM) and empties the WAL, so
+    /// no page keeps a value under the old key (or in plaintext). Refused
+    /// while any workspace is locked. A format-1 store (opened with
+    /// [`SqliteStore::open_for_rotation`]) comes out in the current format.
     pub fn rotate(&mut self, new: Option<&Encryption>) -> Result<()> {
         let name = self.name();
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
-        let mut conn = self.connect()?;
+        let mut conn = self.raw_connect()?;
+        set_wal(&conn, &name)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
         let locked: Option<(String, String)> = tx.query_row("SELECT workspace, id FROM locks LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?))).optional().map_err(err)?;
         if let Some((workspace, _)) = locked {
             let holder = read_lock(&tx, &workspace).map_err(err)?.expect("lock row just seen");
-            return Err(StateError::Locked { workspace, holder });
+            return Err(StateError::Locked { workspace, holder: Box::new(holder) });
         }
-        let new_key = new.map(NewKey::derive);
-        let old = self.cipher.clone();
-        let recode = |data: &[u8]| -> Result<Vec<u8>> {
-            crate::crypt::recode(old.as_ref(), new_key.as_ref().map(|k| &k.cipher), data)
+        let new_key = new.map(NewKey::derive).transpose()?;
+        let (old, old_v1) = (self.cipher.clone(), self.legacy_v1);
+        let recode = |data: &[u8], aad: &[u8]| -> Result<Vec<u8>> {
+            crate::crypt::recode(old.as_ref(), old_v1, new_key.as_ref().map(|k| &k.cipher), data, aad)
                 .ok_or_else(|| StateError::Decrypt { path: name.clone(), what: "a stored value".into() })
         };
         {
@@ -122,54 +207,37 @@ impl SqliteStore {
                 .collect::<std::result::Result<_, _>>()
                 .map_err(err)?;
             for ((w, m, mo, t, n, k, d), attrs, private) in rows {
-                let private = private.map(|p| recode(&p)).transpose()?;
+                let aad = |column: &str| object_aad(&w, &m, &mo, &t, &n, &k, column);
+                let private = private.map(|p| recode(&p, &aad("private"))).transpose()?;
+                let attrs = recode(&attrs, &aad("attributes"))?;
                 tx.execute(
                     "UPDATE objects SET attributes=?8, private=?9 WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=?7",
-                    params![w, m, mo, t, n, k, d, recode(&attrs)?, private],
+                    params![w, m, mo, t, n, k, d, attrs, private],
                 )
                 .map_err(err)?;
             }
             let mut st = tx.prepare("SELECT workspace, name, value FROM outputs").map_err(err)?;
             let outs: Vec<(String, String, Vec<u8>)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).map_err(err)?.collect::<std::result::Result<_, _>>().map_err(err)?;
             for (w, n, v) in outs {
-                tx.execute("UPDATE outputs SET value=?1 WHERE workspace=?2 AND name=?3", params![recode(&v)?, w, n]).map_err(err)?;
+                tx.execute("UPDATE outputs SET value=?1 WHERE workspace=?2 AND name=?3", params![recode(&v, &output_aad(&w, &n))?, w, n]).map_err(err)?;
             }
         }
-        tx.execute("DELETE FROM meta WHERE key IN ('kdf_salt', 'kdf_iterations', 'key_check')", []).map_err(err)?;
-        if let Some(NewKey { cipher: c, salt, iterations }) = &new_key {
-            tx.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", params![salt, iterations.to_string().into_bytes(), c.key_check()])
-                .map_err(err)?;
+        for k in crate::crypt::META_KEYS {
+            tx.execute("DELETE FROM meta WHERE key=?1", params![k]).map_err(err)?;
+        }
+        if let Some(key) = &new_key {
+            for (k, v) in key.meta_rows() {
+                tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", params![k, v]).map_err(err)?;
+            }
         }
         tx.commit().map_err(err)?;
         self.cipher = new_key.map(|k| k.cipher);
+        self.legacy_v1 = false;
+        // The old blobs still sit in free pages and WAL frames: rewrite the
+        // database and truncate the WAL.
+        conn.execute_batch("VACUUM;").map_err(err)?;
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(err)?;
         Ok(())
-    }
-}
-
-fn write_key_meta(tx: &rusqlite::Transaction<'_>, enc: &Encryption) -> rusqlite::Result<()> {
-    let salt = new_salt();
-    let c = Cipher::derive(&enc.passphrase, &salt, enc.iterations);
-    tx.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", params![salt, enc.iterations.to_string().into_bytes(), c.key_check()])?;
-    Ok(())
-}
-
-fn load_cipher(conn: &Connection, encryption: Option<&Encryption>, name: &str) -> Result<Option<Cipher>> {
-    let err = |e: rusqlite::Error| corrupt_or(name, e);
-    let get = |k: &str| -> Result<Option<Vec<u8>>> { conn.query_row("SELECT value FROM meta WHERE key=?1", params![k], |r| r.get(0)).optional().map_err(err) };
-    match (get("key_check")?, encryption) {
-        (None, None) => Ok(None),
-        (Some(_), None) => Err(StateError::EncryptedNoKey { path: name.into() }),
-        (None, Some(_)) => Err(StateError::NotEncrypted { path: name.into() }),
-        (Some(check), Some(enc)) => {
-            let salt = get("kdf_salt")?.unwrap_or_default();
-            let iterations = get("kdf_iterations")?.and_then(|b| String::from_utf8(b).ok()).and_then(|s| s.parse().ok()).unwrap_or(enc.iterations);
-            let c = Cipher::derive(&enc.passphrase, &salt, iterations);
-            if c.verify(&check) {
-                Ok(Some(c))
-            } else {
-                Err(StateError::WrongKey { path: name.into() })
-            }
-        }
     }
 }
 
@@ -184,8 +252,17 @@ fn corrupt_or(path: &str, e: rusqlite::Error) -> StateError {
 }
 
 fn read_lock(conn: &Connection, workspace: &str) -> rusqlite::Result<Option<LockInfo>> {
-    conn.query_row("SELECT id, operation, info, who, created, pid, host FROM locks WHERE workspace=?1", params![workspace], |r| {
-        Ok(LockInfo { id: r.get(0)?, operation: r.get(1)?, info: r.get(2)?, who: r.get(3)?, created: r.get(4)?, pid: r.get(5)?, host: r.get(6)? })
+    conn.query_row("SELECT id, operation, info, who, created, pid, host, start_time FROM locks WHERE workspace=?1", params![workspace], |r| {
+        Ok(LockInfo {
+            id: r.get(0)?,
+            operation: r.get(1)?,
+            info: r.get(2)?,
+            who: r.get(3)?,
+            created: r.get(4)?,
+            pid: r.get(5)?,
+            host: r.get(6)?,
+            start_time: r.get::<_, Option<i64>>(7)?.and_then(|t| u64::try_from(t).ok()),
+        })
     })
     .optional()
 }
@@ -229,10 +306,18 @@ fn read_snapshot(conn: &Connection, workspace: &str, cipher: Option<&Cipher>, na
         .map_err(err)?
         .collect::<std::result::Result<_, _>>()
         .map_err(err)?;
-    snapshot_from_rows(lineage, serial.max(0) as u64, tfv, objects, outputs, cipher, name)
+    snapshot_from_rows(workspace, lineage, serial, tfv, objects, outputs, cipher, name)
 }
 
 impl StateStore for SqliteStore {
+    fn cipher(&self) -> Option<&Cipher> {
+        self.cipher.as_ref()
+    }
+
+    fn rotate_key(&mut self, new: Option<&Encryption>) -> Result<()> {
+        self.rotate(new)
+    }
+
     fn snapshot(&self, workspace: &str) -> Result<Snapshot> {
         let mut conn = self.connect()?;
         let name = self.name();
@@ -245,12 +330,19 @@ impl StateStore for SqliteStore {
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
         let mut conn = self.connect()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        let mut taken_over = None;
         if let Some(holder) = read_lock(&tx, workspace).map_err(err)? {
-            return Err(StateError::Locked { workspace: workspace.into(), holder });
+            if !holder.holder_is_dead() {
+                return Err(StateError::Locked { workspace: workspace.into(), holder: Box::new(holder) });
+            }
+            // The holder died without releasing it (SIGKILL, power loss):
+            // the kernel would have released an OS file lock; so do we.
+            tx.execute("DELETE FROM locks WHERE workspace=?1 AND id=?2", params![workspace, holder.id]).map_err(err)?;
+            taken_over = Some(holder);
         }
         tx.execute(
-            "INSERT INTO locks(workspace, id, operation, info, who, created, pid, host) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![workspace, info.id, info.operation, info.info, info.who, info.created, info.pid, info.host],
+            "INSERT INTO locks(workspace, id, operation, info, who, created, pid, host, start_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![workspace, info.id, info.operation, info.info, info.who, info.created, info.pid, info.host, info.start_time.and_then(|t| i64::try_from(t).ok())],
         )
         .map_err(err)?;
         let fresh = Snapshot::empty();
@@ -260,7 +352,7 @@ impl StateStore for SqliteStore {
         )
         .map_err(err)?;
         tx.commit().map_err(err)?;
-        Ok(Box::new(SqliteRun { conn, workspace: workspace.into(), info, cipher: self.cipher.clone(), name, released: false }))
+        Ok(Box::new(SqliteRun { conn, workspace: workspace.into(), info, cipher: self.cipher.clone(), name, released: false, taken_over }))
     }
 
     fn force_unlock(&self, workspace: &str, id: &str) -> Result<()> {
@@ -291,7 +383,7 @@ impl StateStore for SqliteStore {
         let mut conn = self.connect()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
         if let Some(holder) = read_lock(&tx, workspace).map_err(err)? {
-            return Err(StateError::Locked { workspace: workspace.into(), holder });
+            return Err(StateError::Locked { workspace: workspace.into(), holder: Box::new(holder) });
         }
         if tx.execute("DELETE FROM workspaces WHERE name=?1", params![workspace]).map_err(err)? == 0 {
             return Err(StateError::NoWorkspace(workspace.into()));
@@ -309,6 +401,7 @@ struct SqliteRun {
     cipher: Option<Cipher>,
     name: String,
     released: bool,
+    taken_over: Option<LockInfo>,
 }
 
 impl SqliteRun {
@@ -322,14 +415,19 @@ impl SqliteRun {
         }
         f(&tx, &self.workspace, self.cipher.as_ref()).map_err(err)?;
         let serial: i64 = match bump_to {
-            None => tx.prepare_cached("UPDATE workspaces SET serial = serial + 1 WHERE name=?1 RETURNING serial").and_then(|mut st| st.query_row(params![self.workspace], |r| r.get(0))).map_err(err)?,
+            None => tx
+                .prepare_cached("UPDATE workspaces SET serial = serial + 1 WHERE name=?1 AND serial < 9223372036854775807 RETURNING serial")
+                .and_then(|mut st| st.query_row(params![self.workspace], |r| r.get::<_, i64>(0)).optional())
+                .map_err(err)?
+                .ok_or_else(|| StateError::Data { what: "serial".into(), detail: format!("workspace {:?} is at the largest serial ({}); nothing was written", self.workspace, i64::MAX) })?,
             Some((lineage, serial)) => {
-                tx.execute("UPDATE workspaces SET lineage=?2, serial=?3 WHERE name=?1", params![self.workspace, lineage, serial as i64]).map_err(err)?;
-                serial as i64
+                let serial = serial_to_sql(serial)?;
+                tx.execute("UPDATE workspaces SET lineage=?2, serial=?3 WHERE name=?1", params![self.workspace, lineage, serial]).map_err(err)?;
+                serial
             }
         };
         tx.commit().map_err(err)?;
-        Ok(serial.max(0) as u64)
+        serial_from_sql(serial, &name)
     }
 }
 
@@ -362,7 +460,7 @@ fn apply_change(tx: &rusqlite::Transaction<'_>, workspace: &str, cipher: Option<
                     params![workspace, m, mode, addr.resource.ty, addr.resource.name, provider],
                 )?;
             }
-            insert_object(tx, workspace, &object_row(addr, deposed.as_deref(), provider, object, cipher))?;
+            insert_object(tx, workspace, &object_row(workspace, addr, deposed.as_deref(), provider, object, cipher))?;
         }
         Change::RemoveObject { addr, deposed } => {
             tx.prepare_cached("DELETE FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=?7")?.execute(
@@ -376,7 +474,7 @@ fn apply_change(tx: &rusqlite::Transaction<'_>, workspace: &str, cipher: Option<
             )?;
         }
         Change::SetOutput { name, output } => {
-            let r = output_row(name, output, cipher);
+            let r = output_row(workspace, name, output, cipher);
             tx.execute("INSERT OR REPLACE INTO outputs(workspace, name, value, type, sensitive) VALUES (?1, ?2, ?3, ?4, ?5)", params![workspace, r.name, r.value, r.ty, r.sensitive])?;
         }
         Change::RemoveOutput { name } => {
@@ -421,6 +519,10 @@ impl Run for SqliteRun {
             },
             Some((s.lineage.clone(), s.serial)),
         )
+    }
+
+    fn taken_over(&self) -> Option<&LockInfo> {
+        self.taken_over.as_ref()
     }
 
     fn finish(mut self: Box<Self>) -> Result<()> {

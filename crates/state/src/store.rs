@@ -26,12 +26,40 @@ pub struct LockInfo {
     /// The holder's process id and host, to spot holders that died.
     pub pid: u32,
     pub host: String,
+    /// The holder process's start time (`/proc/PID/stat` field 22, clock
+    /// ticks since boot), so a PID reused by another process is not taken
+    /// for the holder. None when unknown (other systems, older locks).
+    pub start_time: Option<u64>,
+}
+
+/// This host's name, as locks record it.
+fn host_name() -> String {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|f| std::fs::read_to_string(f).ok().map(|h| h.trim().to_string()).filter(|h| !h.is_empty()))
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// The fields of `/proc/PID/stat` after the command name (field 3, the
+/// state, first); None when there is no such process (or no /proc).
+fn proc_stat(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces or
+    // parentheses itself: count fields from the last ')'.
+    Some(stat[stat.rfind(')')? + 1..].split_whitespace().map(str::to_string).collect())
+}
+
+/// When process `pid` started (clock ticks since boot; field 22 of
+/// `/proc/PID/stat`); None when there is no such process (or no /proc).
+pub fn process_start_time(pid: u32) -> Option<u64> {
+    proc_stat(pid)?.get(19)?.parse().ok()
 }
 
 impl LockInfo {
     /// A new lock description for this process.
     pub fn new(operation: &str, info: &str) -> LockInfo {
-        let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "localhost".into());
+        let host = host_name();
+        let pid = std::process::id();
         let user = std::env::var("USER").unwrap_or_else(|_| "unknown".into());
         LockInfo {
             id: uuid::Uuid::new_v4().to_string(),
@@ -39,15 +67,29 @@ impl LockInfo {
             info: info.into(),
             who: format!("{user}@{host}"),
             created: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-            pid: std::process::id(),
+            pid,
             host,
+            start_time: process_start_time(pid),
         }
     }
 
-    /// Whether the holder is a process on this host that no longer exists.
+    /// Whether the holder provably died: it ran on this host, and its PID
+    /// is gone or now belongs to a process that started at another time.
+    /// A lock from another host is never judged dead (its PID means
+    /// nothing here); nor is one on a system without `/proc`.
     pub fn holder_is_dead(&self) -> bool {
-        let this_host = LockInfo::new("", "").host;
-        self.host == this_host && self.pid != 0 && !std::path::Path::new(&format!("/proc/{}", self.pid)).exists()
+        if self.pid == 0 || self.host != host_name() || !std::path::Path::new("/proc/self/stat").exists() {
+            return false;
+        }
+        match proc_stat(self.pid) {
+            None => !std::path::Path::new(&format!("/proc/{}", self.pid)).exists(),
+            // Exited but not yet reaped (a zombie): it holds nothing.
+            Some(f) if matches!(f.first().map(String::as_str), Some("Z" | "X" | "x")) => true,
+            Some(f) => match (f.get(19).and_then(|t| t.parse::<u64>().ok()), self.start_time) {
+                (Some(now), Some(recorded)) => now != recorded,
+                _ => false,
+            },
+        }
     }
 }
 
@@ -71,6 +113,12 @@ impl fmt::Display for LockInfo {
 
 /// A store of workspaces' states.
 pub trait StateStore: Send + Sync {
+    /// The key stored values are encrypted with (None: not encrypted);
+    /// saved plans of an encrypted store are sealed with it too.
+    fn cipher(&self) -> Option<&crate::crypt::Cipher>;
+    /// Re-encrypts every stored value for `new` (None: decrypts) and
+    /// leaves no page holding a value under the old key.
+    fn rotate_key(&mut self, new: Option<&crate::Encryption>) -> Result<()>;
     /// The latest committed state of `workspace` (empty if it never existed).
     fn snapshot(&self, workspace: &str) -> Result<Snapshot>;
     /// Takes the workspace lock; fails fast naming the holder.
@@ -97,6 +145,11 @@ pub trait Run: Send {
     fn replace(&mut self, snapshot: &Snapshot) -> Result<u64>;
     /// Releases the lock.
     fn finish(self: Box<Self>) -> Result<()>;
+    /// The lock this run replaced because its holder had provably died
+    /// (embedded store only), for the caller to report.
+    fn taken_over(&self) -> Option<&LockInfo> {
+        None
+    }
 }
 
 /// Refuses a saved plan made against another lineage or an older serial.

@@ -75,7 +75,35 @@ fn parse_module(text: &str) -> Result<ModulePath> {
     InstanceAddr::parse(&probe).map(|a| a.resource.module).map_err(|e| invalid(format!("invalid module address {text:?}: {}", e.reason)))
 }
 
-/// Reads a v4 state file.
+/// A number that must fit a store's BIGINT column (serials, schema
+/// versions): at most `i64::MAX`.
+fn bounded_u64(j: Option<&Json>, what: &str) -> Result<Option<u64>> {
+    match j {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::Number(n)) => match n.as_u64() {
+            Some(v) if v <= i64::MAX as u64 => Ok(Some(v)),
+            _ => Err(invalid(format!("{what} {n} is out of range: it must be a whole number from 0 to {}", i64::MAX))),
+        },
+        Some(other) => Err(invalid(format!("{what} must be a number, not {other}"))),
+    }
+}
+
+/// A resource type or name, output or module name: an identifier as
+/// Terraform's are (letters, digits, `_`, `-`; not starting with a digit
+/// or `-`), which rules out control characters and anything else that
+/// could not be written back in an address.
+fn check_name(name: &str, what: &str) -> Result<()> {
+    let ok = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(format!("{what} {:?} is not a valid name (letters, digits, underscores and dashes, starting with a letter or underscore)", name.escape_debug().to_string())))
+    }
+}
+
+/// Reads a v4 state file: every object once, names that are identifiers,
+/// serials and versions in range, attributes an object. Nothing needing a
+/// provider schema is checked here (this crate has none).
 pub fn import(bytes: &[u8]) -> Result<Snapshot> {
     let root: Json = serde_json::from_slice(bytes).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
     let top = as_object(&root, "the state")?;
@@ -87,7 +115,7 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
     check_fields(top, &["version", "terraform_version", "serial", "lineage", "outputs", "resources", "check_results"], "the state")?;
     let mut snap = Snapshot {
         lineage: str_field(top, "lineage", "the state")?.to_string(),
-        serial: top.get("serial").and_then(Json::as_u64).ok_or_else(|| invalid("the state needs a numeric \"serial\""))?,
+        serial: bounded_u64(top.get("serial"), "the state's \"serial\"")?.ok_or_else(|| invalid("the state needs a numeric \"serial\""))?,
         terraform_version: top.get("terraform_version").and_then(Json::as_str).unwrap_or(crate::TERRAFORM_VERSION).to_string(),
         resources: BTreeMap::new(),
         outputs: BTreeMap::new(),
@@ -95,6 +123,7 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
     if let Some(outs) = top.get("outputs") {
         for (name, o) in as_object(outs, "\"outputs\"")? {
             let what = format!("output {name:?}");
+            check_name(name, "output name")?;
             let o = as_object(o, &what)?;
             check_fields(o, &["value", "type", "sensitive"], &what)?;
             let ty = o.get("type").cloned().ok_or_else(|| invalid(format!("{what} has no \"type\"")))?;
@@ -118,8 +147,16 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
             ty: str_field(r, "type", "a resource")?.into(),
             name: str_field(r, "name", "a resource")?.into(),
         };
+        check_name(&addr.ty, "resource type")?;
+        check_name(&addr.name, "resource name")?;
         let what = addr.to_string();
         let provider = str_field(r, "provider", &what)?.to_string();
+        if provider.chars().any(char::is_control) {
+            return Err(invalid(format!("{what}: the provider address has control characters")));
+        }
+        if snap.resources.contains_key(&addr) {
+            return Err(invalid(format!("{what} appears more than once in \"resources\"")));
+        }
         let res = snap.resources.entry(addr.clone()).or_insert_with(|| ResourceState { provider, instances: BTreeMap::new() });
         let instances = r.get("instances").and_then(Json::as_array).ok_or_else(|| invalid(format!("{what} needs an \"instances\" array")))?;
         for inst in instances {
@@ -163,22 +200,36 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
                 None | Some(Json::Null) => Vec::new(),
                 Some(d) => serde_json::from_value::<Vec<String>>(d.clone()).map_err(|_| invalid(format!("{iwhat}: dependencies must be strings")))?,
             };
+            let attributes = match i.get("attributes") {
+                Some(a @ Json::Object(_)) => a.clone(),
+                None | Some(Json::Null) => return Err(invalid(format!("{iwhat} has no \"attributes\""))),
+                Some(_) => return Err(invalid(format!("{iwhat}: \"attributes\" must be an object"))),
+            };
             let object = ObjectState {
-                attributes: i.get("attributes").cloned().unwrap_or(Json::Null),
-                schema_version: i.get("schema_version").and_then(Json::as_u64).unwrap_or(0),
+                attributes,
+                schema_version: bounded_u64(i.get("schema_version"), &format!("{iwhat}: schema_version"))?.unwrap_or(0),
                 status,
                 private,
                 sensitive_paths,
                 dependencies,
                 create_before_destroy: i.get("create_before_destroy").and_then(Json::as_bool).unwrap_or(false),
-                identity_schema_version: i.get("identity_schema_version").and_then(Json::as_u64),
+                identity_schema_version: bounded_u64(i.get("identity_schema_version"), &format!("{iwhat}: identity_schema_version"))?,
             };
             let slot = res.instances.entry(key).or_default();
             match i.get("deposed").and_then(Json::as_str) {
                 Some(d) if !d.is_empty() => {
-                    slot.deposed.insert(d.to_string(), object);
+                    if !d.chars().all(|c| c.is_ascii_alphanumeric()) {
+                        return Err(invalid(format!("{iwhat}: deposed key {:?} must be letters and digits", d.escape_debug().to_string())));
+                    }
+                    if slot.deposed.insert(d.to_string(), object).is_some() {
+                        return Err(invalid(format!("{iwhat} has deposed object {d} more than once")));
+                    }
                 }
-                _ => slot.current = Some(object),
+                _ => {
+                    if slot.current.replace(object).is_some() {
+                        return Err(invalid(format!("{iwhat} appears more than once")));
+                    }
+                }
             }
         }
     }

@@ -168,3 +168,48 @@ fn paths_round_trip() {
     assert_eq!(path_from_json(&path_to_json(&p)).unwrap(), p);
     assert!(path_from_json(&serde_json::json!([{"type": "nope"}])).is_err());
 }
+
+/// A one-resource state with `resources` spliced in, for the cases below.
+fn with_resources(serial: &str, resources: &str) -> String {
+    format!(r#"{{"version": 4, "serial": {serial}, "lineage": "x", "resources": [{resources}]}}"#)
+}
+
+const R: &str = r#"{"mode": "managed", "type": "terraform_data", "name": "a", "provider": "p", "instances": [{"attributes": {"id": "1"}}]}"#;
+
+#[test]
+fn item8_state_push_input_is_range_checked_and_unique() {
+    // The largest serial a store can hold still imports...
+    assert_eq!(
+        import(with_resources("9223372036854775807", R).as_bytes())
+            .unwrap()
+            .serial,
+        i64::MAX as u64,
+        "case largest_serial"
+    );
+    let two = |a: &str, b: &str| with_resources("1", &format!("{a}, {b}"));
+    let inst = |i: &str| {
+        format!(
+            r#"{{"mode": "managed", "type": "terraform_data", "name": "a", "provider": "p", "instances": [{i}]}}"#
+        )
+    };
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("serial_u64_max", with_resources("18446744073709551615", R), "out of range"),
+        ("serial_above_i64", with_resources("9223372036854775808", R), "out of range"),
+        ("serial_negative", with_resources("-1", R), "out of range"),
+        ("serial_fraction", with_resources("1.5", R), "out of range"),
+        ("serial_string", with_resources("\"6\"", R), "must be a number"),
+        ("duplicate_resource", two(R, R), "terraform_data.a appears more than once"),
+        ("duplicate_instance", with_resources("1", &inst(r#"{"attributes": {}}, {"attributes": {}}"#)), "terraform_data.a appears more than once"),
+        ("duplicate_deposed", with_resources("1", &inst(r#"{"deposed": "aa", "attributes": {}}, {"deposed": "aa", "attributes": {}}"#)), "deposed object aa more than once"),
+        ("control_char_in_name", with_resources("1", &R.replace("\"name\": \"a\"", "\"name\": \"a\\u001b[31m\"")), "not a valid name"),
+        ("newline_in_type", with_resources("1", &R.replace("\"type\": \"terraform_data\"", "\"type\": \"t\\nx\"")), "not a valid name"),
+        ("control_char_in_output", r#"{"version": 4, "serial": 1, "lineage": "x", "outputs": {"o\u0007": {"value": 1, "type": "number"}}}"#.into(), "output name"),
+        ("control_char_in_deposed_key", with_resources("1", &inst(r#"{"deposed": "a\u0000", "attributes": {}}"#)), "deposed key"),
+        ("attributes_not_object", with_resources("1", &inst(r#"{"attributes": [1]}"#)), "must be an object"),
+        ("attributes_missing", with_resources("1", &inst(r#"{"schema_version": 0}"#)), "has no \"attributes\""),
+        ("schema_version_out_of_range", with_resources("1", &inst(r#"{"schema_version": 18446744073709551615, "attributes": {}}"#)), "schema_version 18446744073709551615 is out of range"),
+    ];
+    for (case, text, want) in cases {
+        check_bad(case, &text, want);
+    }
+}

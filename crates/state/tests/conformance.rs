@@ -110,7 +110,27 @@ fn sqlite_store_conformance() {
     let dir = terrane_testkit::temp_dir();
     let store = SqliteStore::open(&SqliteStore::default_path(dir.path()), None).unwrap();
     conformance(&store, "default");
-    store.delete_workspace("default").err().expect("case default_workspace_kept");
+    store.delete_workspace("default").expect_err("case default_workspace_kept");
+}
+
+/// The same behaviour with encryption on (item 14): row-bound blobs survive
+/// deposing (the deposed key is not part of a blob's binding), moving a
+/// resource's provider, removal and import.
+#[test]
+fn item14_sqlite_store_conformance_encrypted() {
+    let dir = terrane_testkit::temp_dir();
+    let enc = Encryption { passphrase: "conformance".into(), iterations: 1000 };
+    let store = SqliteStore::open(&SqliteStore::default_path(dir.path()), Some(&enc)).unwrap();
+    conformance(&store, "default");
+}
+
+#[test]
+fn item14_postgres_store_conformance_encrypted() {
+    let Some(url) = terrane_testkit::pg_url() else { return };
+    let schema = format!("t_conf_enc_{}", std::process::id());
+    let enc = Encryption { passphrase: "conformance".into(), iterations: 1000 };
+    let store = PgStore::open(&url, &schema, Some(&enc)).unwrap();
+    conformance(&store, "default");
 }
 
 #[test]
@@ -126,19 +146,13 @@ fn postgres_store_conformance() {
 #[test]
 fn sqlite_bad_files_are_refused_and_untouched() {
     let dir = terrane_testkit::temp_dir();
-    let cases: [(&str, Vec<u8>, &str); 3] = [
+    let cases: [(&str, Vec<u8>, &str); 2] = [
         ("garbage_file", b"this is not a database at all, just text that is long enough".repeat(100), "not a usable terrane state database"),
         ("truncated_header", b"SQLite format 3\0".to_vec(), "not a usable terrane state database"),
-        ("foreign_sqlite_db", Vec::new(), "not a terrane state"),
     ];
     for (case, bytes, want) in cases {
         let path = dir.path().join(format!("{case}.db"));
-        if case == "foreign_sqlite_db" {
-            let c = rusqlite_open(&path);
-            drop(c);
-        } else {
-            std::fs::write(&path, &bytes).unwrap();
-        }
+        std::fs::write(&path, &bytes).unwrap();
         let before = std::fs::read(&path).unwrap();
         let err = SqliteStore::open(&path, None).err().unwrap_or_else(|| panic!("case {case}: opened"));
         assert!(err.to_string().contains(want), "case {case}: {err}");
@@ -164,30 +178,61 @@ fn sqlite_bad_files_are_refused_and_untouched() {
     assert!(matches!(res, Err(StateError::Corrupt { .. })), "case truncated_database: {:?}", res.err().map(|e| e.to_string()));
 }
 
-fn rusqlite_open(path: &std::path::Path) -> std::fs::File {
-    // A valid SQLite database of another program: made with the sqlite3
-    // file format by our own store's dependency is not possible from here,
-    // so write a minimal one through the store itself and rename its table.
-    let tmp = path.with_extension("tmp");
-    let s = SqliteStore::open(&tmp, None).unwrap();
-    drop(s);
-    std::fs::rename(&tmp, path).unwrap();
-    let conn_path = path.to_path_buf();
-    std::process::Command::new("true").status().ok();
-    let c = std::fs::File::open(&conn_path).unwrap();
-    mark_foreign(path);
-    c
+/// Another program's SQLite database (made by SQLite itself, in the given
+/// journal mode) is refused with its bytes and journal mode unchanged.
+#[test]
+fn item14_foreign_sqlite_db_refused_untouched() {
+    let dir = terrane_testkit::temp_dir();
+    for mode in ["delete", "wal"] {
+        // (Only WAL is recorded in the file; other modes read back as "delete".)
+        let path = dir.path().join(format!("foreign-{mode}.db"));
+        {
+            let c = rusqlite::Connection::open(&path).unwrap();
+            let got: String = c.query_row(&format!("PRAGMA journal_mode={mode}"), [], |r| r.get(0)).unwrap();
+            assert_eq!(got, mode);
+            c.execute_batch("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('keep me');").unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        let err = SqliteStore::open(&path, None).err().unwrap_or_else(|| panic!("case {mode}: opened a foreign database"));
+        assert!(err.to_string().contains("not a terrane state") && err.to_string().contains("notes"), "case {mode}: {err}");
+        assert_eq!(std::fs::read(&path).unwrap(), before, "case {mode}: bytes identical");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let after: String = c.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(after, mode, "case {mode}: journal mode unchanged");
+    }
 }
 
-fn mark_foreign(path: &std::path::Path) {
-    // Change the format marker the store looks for, as another program's
-    // database would not have it.
-    let bytes = std::fs::read(path).unwrap();
-    let needle = b"terrane-state-1";
-    let pos = bytes.windows(needle.len()).position(|w| w == needle).expect("format marker present");
-    let mut b = bytes.clone();
-    b[pos..pos + needle.len()].copy_from_slice(b"someone-else-99");
-    std::fs::write(path, b).unwrap();
+fn mode_of(p: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())).permissions().mode() & 0o777
+}
+
+#[test]
+fn item14_state_files_are_private() {
+    let dir = terrane_testkit::temp_dir();
+    let path = SqliteStore::default_path(dir.path());
+    let store = SqliteStore::open(&path, None).unwrap();
+    let run = store.lock("default", LockInfo::new("OperationTypeApply", "")).unwrap();
+    let parent = path.parent().unwrap();
+    let cases: [(&str, std::path::PathBuf, u32); 4] = [
+        ("terrane_dir", parent.to_path_buf(), 0o700),
+        ("state_db", path.clone(), 0o600),
+        ("wal", parent.join("state.db-wal"), 0o600),
+        ("shm", parent.join("state.db-shm"), 0o600),
+    ];
+    for (case, p, want) in &cases {
+        assert_eq!(mode_of(p), *want, "case {case}: {}", p.display());
+    }
+    run.finish().unwrap();
+    drop(store);
+    // A store left 0644 in a 0755 .terrane by an earlier terrane is
+    // tightened when opened.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    SqliteStore::open(&path, None).unwrap();
+    assert_eq!(mode_of(&path), 0o600, "case loose_existing_store_tightened");
+    assert_eq!(mode_of(parent), 0o700, "case loose_existing_terrane_dir_tightened");
 }
 
 #[test]
@@ -242,4 +287,291 @@ fn postgres_encryption_at_rest() {
     let mut store = PgStore::open(&url, &schema, Some(&rotated)).unwrap();
     store.rotate(None).unwrap();
     assert_eq!(PgStore::open(&url, &schema, None).unwrap().snapshot("default").unwrap(), snap, "case pg_decrypt_by_rotation");
+}
+
+/// Every file of an SQLite store, concatenated (database, WAL, shm).
+fn all_bytes(path: &std::path::Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        out.extend(std::fs::read(format!("{}{suffix}", path.display())).unwrap_or_default());
+    }
+    out
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn item14_rotation_leaves_no_old_value_in_any_page() {
+    let dir = terrane_testkit::temp_dir();
+    let path = dir.path().join("rot.db");
+    // Plaintext first, with several versions of the secret written.
+    {
+        let store = SqliteStore::open(&path, None).unwrap();
+        let mut run = store
+            .lock("default", LockInfo::new("OperationTypeApply", ""))
+            .unwrap();
+        for i in 0..20 {
+            run.persist(&[set(
+                "s",
+                InstanceKey::Int(i),
+                &format!("PLAINSECRET-{i:02}"),
+            )])
+            .unwrap();
+        }
+        run.finish().unwrap();
+    }
+    assert!(
+        contains(&all_bytes(&path), b"PLAINSECRET-07"),
+        "the plaintext store holds the value (else the test proves nothing)"
+    );
+    let enc = Encryption {
+        passphrase: "k1".into(),
+        iterations: 1000,
+    };
+    let mut store = SqliteStore::open(&path, None).unwrap();
+    store.rotate(Some(&enc)).unwrap();
+    assert!(
+        !contains(&all_bytes(&path), b"PLAINSECRET"),
+        "case plaintext_gone_after_encrypting"
+    );
+    // Record one blob under the first key, rotate again: it is gone.
+    let old_blob: Vec<u8> = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT attributes FROM objects LIMIT 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(old_blob[0], 2, "case blobs_are_format_2");
+    let mut store = SqliteStore::open(&path, Some(&enc)).unwrap();
+    let before = store.snapshot("default").unwrap();
+    let enc2 = Encryption {
+        passphrase: "k2".into(),
+        iterations: 1000,
+    };
+    store.rotate(Some(&enc2)).unwrap();
+    assert!(
+        !contains(&all_bytes(&path), &old_blob[1..]),
+        "case old_ciphertext_gone_after_rotation"
+    );
+    assert_eq!(
+        SqliteStore::open(&path, Some(&enc2))
+            .unwrap()
+            .snapshot("default")
+            .unwrap(),
+        before,
+        "case rotation_keeps_state"
+    );
+}
+
+#[test]
+fn item14_encrypted_values_are_bound_to_their_rows() {
+    let dir = terrane_testkit::temp_dir();
+    let path = dir.path().join("bind.db");
+    let enc = Encryption {
+        passphrase: "bind".into(),
+        iterations: 1000,
+    };
+    {
+        let store = SqliteStore::open(&path, Some(&enc)).unwrap();
+        let mut run = store
+            .lock("default", LockInfo::new("OperationTypeApply", ""))
+            .unwrap();
+        run.persist(&[
+            set("a", InstanceKey::None, "AAA"),
+            set("b", InstanceKey::None, "BBB"),
+        ])
+        .unwrap();
+        run.finish().unwrap();
+    }
+    // Someone with write access to the file swaps the two rows' values.
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute_batch("UPDATE objects SET attributes = (SELECT attributes FROM objects WHERE name='b') WHERE name='a';").unwrap();
+    drop(c);
+    let err = SqliteStore::open(&path, Some(&enc))
+        .unwrap()
+        .snapshot("default")
+        .expect_err("a value moved to another row must not decrypt");
+    assert!(
+        matches!(err, StateError::Decrypt { .. }) && err.to_string().contains("terraform_data.a"),
+        "case swapped_blob_refused: {err}"
+    );
+}
+
+/// A store written by terrane before row binding (format 1: `nonce ||
+/// ciphertext`, no associated data, no `crypt_format`) is refused with a
+/// message naming rotate-key; rotation migrates it.
+#[test]
+fn item14_format1_store_refused_then_migrated_by_rotation() {
+    use aes_gcm::aead::{Aead, KeyInit};
+    let dir = terrane_testkit::temp_dir();
+    let path = dir.path().join("v1.db");
+    {
+        let store = SqliteStore::open(&path, None).unwrap();
+        let mut run = store
+            .lock("default", LockInfo::new("OperationTypeApply", ""))
+            .unwrap();
+        run.persist(&[set("old", InstanceKey::None, "V1SECRET")])
+            .unwrap();
+        run.finish().unwrap();
+    }
+    // Re-encrypt it by hand the way format 1 did.
+    let salt = [7u8; 16];
+    let mut key = [0u8; 32];
+    pbkdf2::pbkdf2_hmac::<sha2::Sha256>(b"old pass", &salt, 1000, &mut key);
+    let aead = aes_gcm::Aes256Gcm::new(&key.into());
+    let seal = |plain: &[u8]| {
+        let nonce = [9u8; 12];
+        let mut out = nonce.to_vec();
+        out.extend(
+            aead.encrypt(aes_gcm::Nonce::from_slice(&nonce), plain)
+                .unwrap(),
+        );
+        out
+    };
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let attrs: Vec<u8> = c
+        .query_row("SELECT attributes FROM objects", [], |r| r.get(0))
+        .unwrap();
+    c.execute("UPDATE objects SET attributes=?1", [seal(&attrs)])
+        .unwrap();
+    c.execute("INSERT INTO meta(key, value) VALUES ('kdf_salt', ?1), ('kdf_iterations', ?2), ('key_check', ?3)", rusqlite::params![salt.to_vec(), b"1000".to_vec(), seal(b"terrane state key check v1")]).unwrap();
+    drop(c);
+    let old = Encryption {
+        passphrase: "old pass".into(),
+        iterations: 1000,
+    };
+    let err = SqliteStore::open(&path, Some(&old))
+        .err()
+        .expect("format 1 refused");
+    assert!(
+        matches!(err, StateError::OldEncryptionFormat { .. })
+            && err.to_string().contains("rotate-key"),
+        "case format1_refused_clearly: {err}"
+    );
+    let wrong = Encryption {
+        passphrase: "nope".into(),
+        iterations: 1000,
+    };
+    assert!(
+        matches!(
+            SqliteStore::open_for_rotation(&path, Some(&wrong)),
+            Err(StateError::WrongKey { .. })
+        ),
+        "case format1_wrong_key"
+    );
+    let mut store = SqliteStore::open_for_rotation(&path, Some(&old)).unwrap();
+    assert!(
+        store.snapshot("default").is_err(),
+        "case format1_not_readable_before_rotation"
+    );
+    let new = Encryption {
+        passphrase: "new pass".into(),
+        iterations: 1000,
+    };
+    store.rotate(Some(&new)).unwrap();
+    let snap = SqliteStore::open(&path, Some(&new))
+        .unwrap()
+        .snapshot("default")
+        .unwrap();
+    assert_eq!(
+        snap.object(
+            &ResourceAddr::managed("terraform_data", "old").instance(InstanceKey::None),
+            None
+        )
+        .unwrap()
+        .attributes["id"],
+        "V1SECRET",
+        "case migrated_by_rotation"
+    );
+}
+
+#[test]
+fn item8_serials_keep_their_range() {
+    let dir = terrane_testkit::temp_dir();
+    let store = SqliteStore::open(&dir.path().join("serial.db"), None).unwrap();
+    let mut run = store
+        .lock("default", LockInfo::new("OperationTypeImport", ""))
+        .unwrap();
+    let mut snap = terrane_state::Snapshot::empty();
+    snap.serial = u64::MAX;
+    let err = run.replace(&snap).expect_err("u64::MAX cannot be stored");
+    assert!(
+        err.to_string().contains("out of range"),
+        "case u64_max_refused: {err}"
+    );
+    assert_eq!(
+        run.snapshot().unwrap().serial,
+        0,
+        "case nothing_written_by_refused_serial"
+    );
+    snap.serial = i64::MAX as u64;
+    run.replace(&snap).unwrap();
+    assert_eq!(
+        store.snapshot("default").unwrap().serial,
+        i64::MAX as u64,
+        "case largest_serial_reads_back"
+    );
+    let err = run
+        .persist(&[set("a", InstanceKey::None, "1")])
+        .expect_err("no serial after the largest");
+    assert!(
+        err.to_string().contains("largest serial"),
+        "case no_wraparound: {err}"
+    );
+    run.finish().unwrap();
+    // A negative serial in the file is corruption, never read as 0.
+    drop(store);
+    let c = rusqlite::Connection::open(dir.path().join("serial.db")).unwrap();
+    c.execute("UPDATE workspaces SET serial=-1", []).unwrap();
+    drop(c);
+    let err = SqliteStore::open(&dir.path().join("serial.db"), None)
+        .unwrap()
+        .snapshot("default")
+        .expect_err("negative serial refused");
+    assert!(
+        err.to_string().contains("negative"),
+        "case negative_serial_is_corruption: {err}"
+    );
+}
+
+/// The PostgreSQL store's format-1 path: refused, then migrated by rotation.
+#[test]
+fn item14_postgres_format1_store_refused_then_migrated_by_rotation() {
+    use aes_gcm::aead::{Aead, KeyInit};
+    let Some(url) = terrane_testkit::pg_url() else { return };
+    let schema = format!("t_v1_{}", std::process::id());
+    {
+        let store = PgStore::open(&url, &schema, None).unwrap();
+        let mut run = store.lock("default", LockInfo::new("OperationTypeApply", "")).unwrap();
+        run.persist(&[set("old", InstanceKey::None, "PGV1SECRET")]).unwrap();
+        run.finish().unwrap();
+    }
+    let salt = [3u8; 16];
+    let mut key = [0u8; 32];
+    pbkdf2::pbkdf2_hmac::<sha2::Sha256>(b"old pg pass", &salt, 1000, &mut key);
+    let aead = aes_gcm::Aes256Gcm::new(&key.into());
+    let seal = |plain: &[u8]| {
+        let nonce = [5u8; 12];
+        let mut out = nonce.to_vec();
+        out.extend(aead.encrypt(aes_gcm::Nonce::from_slice(&nonce), plain).unwrap());
+        out
+    };
+    let mut c = terrane_state::pg_connect(&url).unwrap();
+    let attrs: Vec<u8> = c.query_one(&format!("SELECT attributes FROM {schema}.objects"), &[]).unwrap().get(0);
+    c.execute(&format!("UPDATE {schema}.objects SET attributes=$1"), &[&seal(&attrs)]).unwrap();
+    c.execute(
+        &format!("INSERT INTO {schema}.meta(key, value) VALUES ('kdf_salt', $1), ('kdf_iterations', $2), ('key_check', $3)"),
+        &[&salt.to_vec(), &b"1000".to_vec(), &seal(b"terrane state key check v1")],
+    )
+    .unwrap();
+    drop(c);
+    let old = Encryption { passphrase: "old pg pass".into(), iterations: 1000 };
+    let err = PgStore::open(&url, &schema, Some(&old)).err().expect("format 1 refused");
+    assert!(matches!(err, StateError::OldEncryptionFormat { .. }) && err.to_string().contains("rotate-key"), "case pg_format1_refused_clearly: {err}");
+    let mut store = PgStore::open_for_rotation(&url, &schema, Some(&old)).unwrap();
+    assert!(store.snapshot("default").is_err(), "case pg_format1_not_readable_before_rotation");
+    let new = Encryption { passphrase: "new pg pass".into(), iterations: 1000 };
+    store.rotate(Some(&new)).unwrap();
+    let snap = PgStore::open(&url, &schema, Some(&new)).unwrap().snapshot("default").unwrap();
+    assert_eq!(snap.object(&ResourceAddr::managed("terraform_data", "old").instance(InstanceKey::None), None).unwrap().attributes["id"], "PGV1SECRET", "case pg_migrated_by_rotation");
 }

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use terrane_state::{InstanceKey, ResourceAddr, SqliteStore, StateError, StateStore};
+use terrane_state::{InstanceKey, LockInfo, ResourceAddr, SqliteStore, StateError, StateStore};
 
 const TOOL: &str = env!("CARGO_BIN_EXE_terrane-state-tool");
 
@@ -64,12 +64,12 @@ fn crash_loop(target: &str, open: &dyn Fn() -> Box<dyn StateStore>, env: &[(&str
         let last = run_and_kill(target, 5000, &name, kill_after, env);
         let store = open();
         check_after_kill(store.as_ref(), &name, last, &format!("round_{round}_killed_after_{kill_after}"));
-        // The dead writer's lock is still recorded: a new writer is refused
-        // with the holder's details until an operator force-unlocks it.
+        // The dead writer's lock is gone for the next writer: PostgreSQL
+        // released it with the dead session; the embedded store takes over
+        // a lock whose holder provably died, and says whose it was.
         match store.lock("default", terrane_state::LockInfo::new("OperationTypeApply", "after crash")) {
-            Err(StateError::Locked { holder, .. }) => store.force_unlock("default", &holder.id).unwrap(),
-            Ok(run) => run.finish().unwrap(), // PostgreSQL released it with the dead session
-            Err(e) => panic!("round {round}: {e}"),
+            Ok(run) => run.finish().unwrap(),
+            Err(e) => panic!("round {round}: the dead holder's lock was not released: {e}"),
         }
     }
 }
@@ -117,4 +117,130 @@ fn postgres_two_processes_race_for_the_lock() {
     let schema = format!("t_race_{}", std::process::id());
     terrane_state::PgStore::open(&url, &schema, None).unwrap();
     race(&url, "default", &[("TERRANE_PG_SCHEMA", &schema)]);
+}
+
+/// A lock row as another holder would have left it.
+fn plant_lock(db: &std::path::Path, info: &LockInfo) {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.execute(
+        "INSERT INTO locks(workspace, id, operation, info, who, created, pid, host, start_time) VALUES ('default', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        rusqlite::params![info.id, info.operation, info.info, info.who, info.created, info.pid, info.host, info.start_time.map(|t| t as i64)],
+    )
+    .unwrap();
+}
+
+#[test]
+fn item3_lock_of_a_dead_holder_is_taken_over() {
+    let dir = terrane_testkit::temp_dir();
+    let db = dir.path().join("takeover.db");
+    SqliteStore::open(&db, None).unwrap();
+    // A real holder killed with SIGKILL while it holds the lock.
+    let mut child = Command::new(TOOL)
+        .args(["lock", &db.display().to_string(), "default", "600"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let dead_id = line
+        .trim()
+        .strip_prefix("locked ")
+        .unwrap_or_else(|| panic!("holder did not lock: {line}"))
+        .to_string();
+    let store = SqliteStore::open(&db, None).unwrap();
+    assert!(
+        matches!(
+            store.lock("default", LockInfo::new("OperationTypePlan", "")),
+            Err(StateError::Locked { .. })
+        ),
+        "case live_holder_refuses"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let run = store
+        .lock("default", LockInfo::new("OperationTypePlan", ""))
+        .unwrap_or_else(|e| panic!("case sigkilled_holder_taken_over: {e}"));
+    assert_eq!(
+        run.taken_over().map(|h| h.id.as_str()),
+        Some(dead_id.as_str()),
+        "case takeover_names_dead_lock"
+    );
+    run.finish().unwrap();
+
+    // Planted holders: who is provably dead, who is not. A holder that
+    // exited but was not reaped yet (a zombie) holds nothing either.
+    let mut zombie = Command::new("sleep").arg("0.2").spawn().unwrap();
+    let zombie_start = terrane_state::process_start_time(zombie.id());
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let me = LockInfo::new("OperationTypeApply", "");
+    let cases: Vec<(&str, LockInfo, bool)> = vec![
+        (
+            "pid_reused_by_other_process",
+            LockInfo {
+                start_time: me.start_time.map(|t| t + 1),
+                ..me.clone()
+            },
+            true,
+        ),
+        (
+            "pid_gone",
+            LockInfo {
+                pid: u32::MAX - 7,
+                ..me.clone()
+            },
+            true,
+        ),
+        ("exited_not_reaped", LockInfo { pid: zombie.id(), start_time: zombie_start, ..me.clone() }, true),
+        ("live_same_process", me.clone(), false),
+        (
+            "other_host",
+            LockInfo {
+                host: format!("{}-elsewhere", me.host),
+                pid: u32::MAX - 7,
+                ..me.clone()
+            },
+            false,
+        ),
+        (
+            "no_pid_recorded",
+            LockInfo {
+                pid: 0,
+                ..me.clone()
+            },
+            false,
+        ),
+    ];
+    for (case, info, dead) in cases {
+        let info = LockInfo {
+            id: format!("planted-{case}"),
+            ..info
+        };
+        plant_lock(&db, &info);
+        match store.lock("default", LockInfo::new("OperationTypePlan", "")) {
+            Ok(run) => {
+                assert!(
+                    dead,
+                    "case {case}: a live or remote holder's lock was taken over"
+                );
+                assert_eq!(
+                    run.taken_over().map(|h| h.id.clone()),
+                    Some(info.id.clone()),
+                    "case {case}"
+                );
+                run.finish().unwrap();
+            }
+            Err(StateError::Locked { holder, .. }) => {
+                assert!(
+                    !dead,
+                    "case {case}: a dead holder's lock was not taken over"
+                );
+                assert_eq!(holder.id, info.id, "case {case}");
+                store.force_unlock("default", &info.id).unwrap();
+            }
+            Err(e) => panic!("case {case}: {e}"),
+        }
+    }
+    zombie.wait().unwrap();
 }

@@ -1,0 +1,234 @@
+//! Which state store a working directory uses, from the configuration's
+//! `terraform { state "sqlite" | "postgres" { ... } }` block, read before
+//! any store is opened by every command that opens one.
+//!
+//! * `state "sqlite" { path = "..." }`: the embedded store at `path`
+//!   (relative to the working directory; default `.terrane/state.db`).
+//! * `state "postgres" { url = "...", schema = "..." }`: the PostgreSQL
+//!   store; `url` may come from `TERRANE_PG_URL` instead, `schema`
+//!   defaults to `terrane`.
+//! * `encryption_key_env = "VAR"` (either kind): the state is encrypted
+//!   with the key in `$VAR`; unset or empty is an error, never plaintext.
+//!
+//! Without a block: `TERRANE_PG_URL` (and `TERRANE_PG_SCHEMA`) choose
+//! PostgreSQL, else `.terrane/state.db`; `TERRANE_STATE_PASSPHRASE`, when
+//! set, is the key. A block that cannot be honoured is an error: nothing
+//! falls back to another store or to plaintext.
+
+use std::path::Path;
+use terrane_config::{Diagnostic, StateBackend, StateSettings};
+use terrane_state::{Encryption, StoreConfig, StoreLocation};
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+fn at(s: &StateSettings) -> String {
+    s.range
+        .as_ref()
+        .map(|r| format!(" (at {r})"))
+        .unwrap_or_default()
+}
+
+/// The store `settings` (the root module's state block, if any) describe
+/// for the working directory `dir`.
+pub fn store_config(
+    dir: &Path,
+    settings: Option<&StateSettings>,
+) -> Result<StoreConfig, Diagnostic> {
+    let fail = |summary: &str, detail: String| {
+        Err(Diagnostic::error(
+            summary,
+            detail,
+            settings.and_then(|s| s.range.clone()),
+        ))
+    };
+    let Some(s) = settings else {
+        let location = match env("TERRANE_PG_URL") {
+            Some(url) => StoreLocation::Postgres {
+                url,
+                schema: env("TERRANE_PG_SCHEMA").unwrap_or_else(|| "terrane".into()),
+            },
+            None => StoreLocation::Sqlite(terrane_state::SqliteStore::default_path(dir)),
+        };
+        return Ok(StoreConfig {
+            location,
+            encryption: Encryption::from_env(),
+        });
+    };
+    let encryption = match &s.encryption_key_env {
+        Some(var) if var.is_empty() => return fail("Invalid state setting", format!("The state block{} names an empty encryption_key_env.", at(s))),
+        Some(var) => match Encryption::from_named_env(var) {
+            Ok(e) => Some(e),
+            Err(e) => return fail("State encryption key not available", format!("The state block{} sets encryption_key_env = {var:?}, but {e}. Set {var} to the state's key.", at(s))),
+        },
+        None => Encryption::from_env(),
+    };
+    let location = match s.backend {
+        StateBackend::Sqlite => {
+            let path = match s.path.as_deref() {
+                Some("") => {
+                    return fail(
+                        "Invalid state setting",
+                        format!("The state block{} sets an empty path.", at(s)),
+                    )
+                }
+                Some(p) => dir.join(p),
+                None => terrane_state::SqliteStore::default_path(dir),
+            };
+            StoreLocation::Sqlite(path)
+        }
+        StateBackend::Postgres => {
+            let Some(url) = s
+                .url
+                .clone()
+                .filter(|u| !u.is_empty())
+                .or_else(|| env("TERRANE_PG_URL"))
+            else {
+                return fail("Incomplete state settings", format!("The state \"postgres\" block{} has no url, and TERRANE_PG_URL is not set: terrane cannot tell which PostgreSQL server holds the state.", at(s)));
+            };
+            if !(url.starts_with("postgres://")
+                || url.starts_with("postgresql://")
+                || url.contains('='))
+            {
+                return fail("Invalid state setting", format!("The state \"postgres\" block{} has a url that is not a PostgreSQL connection string (postgres://... or key=value pairs).", at(s)));
+            }
+            StoreLocation::Postgres {
+                url,
+                schema: s.schema.clone().unwrap_or_else(|| "terrane".into()),
+            }
+        }
+    };
+    Ok(StoreConfig {
+        location,
+        encryption,
+    })
+}
+
+/// The root module's state block, for commands that do not load the
+/// whole configuration: the module in `dir` is parsed, and errors in it
+/// stop the command (the state settings could be among them).
+pub fn settings_of(dir: &Path) -> Result<Option<StateSettings>, Vec<Diagnostic>> {
+    let (module, diags) = terrane_config::load_module(dir);
+    if diags
+        .iter()
+        .any(|d| d.severity == terrane_config::Severity::Error)
+    {
+        return Err(diags);
+    }
+    Ok(module.state)
+}
+
+/// The note printed when a lock left by a dead process was taken over.
+pub fn takeover_note(holder: &terrane_state::LockInfo) -> Diagnostic {
+    Diagnostic::warning(
+        "Released a stale state lock",
+        format!(
+            "The state lock {} ({}, taken {} by {}) was held by process {} on this host, which is no longer running; terrane released it and took the lock. The operation that held it did not finish: the state holds every change it saved before it stopped.",
+            holder.id, holder.operation, holder.created, holder.who, holder.pid
+        ),
+        None,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(
+        backend: StateBackend,
+        path: Option<&str>,
+        url: Option<&str>,
+        key_env: Option<&str>,
+    ) -> StateSettings {
+        StateSettings {
+            backend,
+            path: path.map(Into::into),
+            url: url.map(Into::into),
+            schema: None,
+            encryption_key_env: key_env.map(Into::into),
+            range: None,
+        }
+    }
+
+    #[test]
+    fn item1_state_block_is_honoured_or_refused() {
+        // Names unique to this test, so parallel tests do not interfere.
+        std::env::set_var("TERRANE_ITEM1_KEY", "k");
+        std::env::remove_var("TERRANE_ITEM1_UNSET");
+        std::env::set_var("TERRANE_ITEM1_EMPTY", "");
+        let dir = Path::new("/w");
+        let cases: Vec<(&str, StateSettings, Result<(StoreLocation, bool), &str>)> = vec![
+            (
+                "sqlite_path",
+                settings(StateBackend::Sqlite, Some("s/x.db"), None, None),
+                Ok((StoreLocation::Sqlite("/w/s/x.db".into()), false)),
+            ),
+            (
+                "sqlite_key",
+                settings(StateBackend::Sqlite, None, None, Some("TERRANE_ITEM1_KEY")),
+                Ok((StoreLocation::Sqlite("/w/.terrane/state.db".into()), true)),
+            ),
+            (
+                "key_var_unset",
+                settings(
+                    StateBackend::Sqlite,
+                    None,
+                    None,
+                    Some("TERRANE_ITEM1_UNSET"),
+                ),
+                Err("is not set"),
+            ),
+            (
+                "key_var_empty",
+                settings(
+                    StateBackend::Sqlite,
+                    None,
+                    None,
+                    Some("TERRANE_ITEM1_EMPTY"),
+                ),
+                Err("is set but empty"),
+            ),
+            (
+                "postgres_url",
+                settings(
+                    StateBackend::Postgres,
+                    None,
+                    Some("postgres://u@h/db"),
+                    Some("TERRANE_ITEM1_KEY"),
+                ),
+                Ok((
+                    StoreLocation::Postgres {
+                        url: "postgres://u@h/db".into(),
+                        schema: "terrane".into(),
+                    },
+                    true,
+                )),
+            ),
+            (
+                "postgres_bad_url",
+                settings(StateBackend::Postgres, None, Some("mysql://h"), None),
+                Err("not a PostgreSQL connection string"),
+            ),
+            (
+                "sqlite_empty_path",
+                settings(StateBackend::Sqlite, Some(""), None, None),
+                Err("empty path"),
+            ),
+        ];
+        for (case, s, want) in cases {
+            let got = store_config(dir, Some(&s));
+            match (got, want) {
+                (Ok(c), Ok((loc, encrypted))) => {
+                    assert_eq!(c.location, loc, "case {case}");
+                    assert_eq!(c.encryption.is_some(), encrypted, "case {case}");
+                }
+                (Err(d), Err(w)) => assert!(d.detail.contains(w), "case {case}: {}", d.detail),
+                (got, want) => panic!(
+                    "case {case}: got {:?}, want {want:?}",
+                    got.map(|c| c.location).map_err(|d| d.detail)
+                ),
+            }
+        }
+    }
+}
