@@ -24,6 +24,8 @@ use terrane_state::{Encryption, LockInfo, PgStore, SqliteStore, StateError, Stat
 
 const N: usize = 2000;
 const PASSPHRASE: &str = "item2 test passphrase";
+/// The variable the encrypted case's state block names for its key.
+const KEY_VAR: &str = "ITEM2_STATE_KEY";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Break {
@@ -71,12 +73,13 @@ impl Env {
             .env("CHECKPOINT_DISABLE", "1")
             .env_remove("TF_WORKSPACE")
             .env_remove("TERRANE_PG_URL")
-            .env_remove("TERRANE_STATE_PASSPHRASE");
+            .env_remove("TERRANE_STATE_PASSPHRASE")
+            .env_remove(KEY_VAR);
         if let Some(u) = &self.pg_url {
             c.env("TERRANE_PG_URL", u);
         }
         if self.encrypted {
-            c.env("TERRANE_STATE_PASSPHRASE", PASSPHRASE);
+            c.env(KEY_VAR, PASSPHRASE);
         }
         c
     }
@@ -144,7 +147,10 @@ fn under_ci() -> bool {
 fn setup(case: &Case) -> Option<Env> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("empty.tfrc"), "").unwrap();
-    std::fs::write(dir.path().join("main.tf"), format!("resource \"local_file\" \"f\" {{\n  count    = {N}\n  filename = \"${{path.module}}/out/${{count.index}}.txt\"\n  content  = \"file ${{count.index}}\"\n}}\n")).unwrap();
+    // The encrypted case names its key in the state block, as a project
+    // would: the emergency file must be sealed with that key.
+    let block = if case.encrypted { format!("terraform {{\n  state \"sqlite\" {{\n    encryption_key_env = \"{KEY_VAR}\"\n  }}\n}}\n\n") } else { String::new() };
+    std::fs::write(dir.path().join("main.tf"), format!("{block}resource \"local_file\" \"f\" {{\n  count    = {N}\n  filename = \"${{path.module}}/out/${{count.index}}.txt\"\n  content  = \"file ${{count.index}}\"\n}}\n")).unwrap();
     let mut env = Env { dir, pg_url: None, encrypted: case.encrypted, mounted: None, store: std::cell::OnceCell::new() };
     if case.encrypted {
         // The store is made here with a small KDF work factor (later opens
@@ -319,8 +325,8 @@ fn check(case: Case) {
     assert!(recorded.is_subset(&created), "{}: recorded objects that do not exist", case.name);
 
     if case.encrypted {
-        // Without the passphrase the sealed file is refused, never misread.
-        let out = env.terrane().env_remove("TERRANE_STATE_PASSPHRASE").args(["state", "push", "errored.tfstate"]).output().unwrap();
+        // Without the key the sealed file is refused, never misread.
+        let out = env.terrane().env_remove(KEY_VAR).args(["state", "push", "errored.tfstate"]).output().unwrap();
         assert!(!out.status.success(), "{}: a sealed file pushed without the passphrase", case.name);
     }
     let out = env.terrane().args(["state", "push", "errored.tfstate"]).output().unwrap();
