@@ -9,6 +9,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let fds = protox::compile(files, ["proto"])?;
     // Default stubs answer Unimplemented for RPCs a server does not provide.
-    tonic_prost_build::configure().build_client(true).build_server(true).generate_default_stubs(true).compile_fds(fds)?;
+    tonic_prost_build::configure()
+        .build_client(true)
+        .build_server(true)
+        .generate_default_stubs(true)
+        .compile_fds(fds)?;
     Ok(())
 }

@@ -27,17 +27,41 @@ fn exprs(m: &Module) -> Vec<&Expr> {
     let mut out: Vec<&Expr> = m.locals.values().collect();
     for o in m.outputs.values() {
         out.extend(o.value.iter().chain(&o.depends_on));
-        out.extend(o.preconditions.iter().flat_map(|r| r.condition.iter().chain(&r.error_message)));
+        out.extend(
+            o.preconditions
+                .iter()
+                .flat_map(|r| r.condition.iter().chain(&r.error_message)),
+        );
     }
     for v in m.variables.values() {
         out.extend(v.default.iter());
-        out.extend(v.validations.iter().flat_map(|r| r.condition.iter().chain(&r.error_message)));
+        out.extend(
+            v.validations
+                .iter()
+                .flat_map(|r| r.condition.iter().chain(&r.error_message)),
+        );
     }
-    for r in m.resources.iter().chain(m.checks.iter().flat_map(|c| &c.data)) {
-        out.extend(r.count.iter().chain(&r.for_each).chain(&r.provider).chain(&r.depends_on));
+    for r in m
+        .resources
+        .iter()
+        .chain(m.checks.iter().flat_map(|c| &c.data))
+    {
+        out.extend(
+            r.count
+                .iter()
+                .chain(&r.for_each)
+                .chain(&r.provider)
+                .chain(&r.depends_on),
+        );
         out.extend(r.attributes.values());
         out.extend(&r.lifecycle.replace_triggered_by_entries);
-        out.extend(r.lifecycle.preconditions.iter().chain(&r.lifecycle.postconditions).flat_map(|r| r.condition.iter().chain(&r.error_message)));
+        out.extend(
+            r.lifecycle
+                .preconditions
+                .iter()
+                .chain(&r.lifecycle.postconditions)
+                .flat_map(|r| r.condition.iter().chain(&r.error_message)),
+        );
         for b in &r.body {
             nested(b, &mut out);
         }
@@ -57,7 +81,10 @@ fn exprs(m: &Module) -> Vec<&Expr> {
 fn positions_ok(diags: &[terrane_config::Diagnostic]) {
     for d in diags {
         if let Some(r) = &d.range {
-            assert!(r.start.line >= 1 && r.start.col >= 1, "diagnostic positions are 1-based: {d}");
+            assert!(
+                r.start.line >= 1 && r.start.col >= 1,
+                "diagnostic positions are 1-based: {d}"
+            );
         }
     }
 }
@@ -65,10 +92,18 @@ fn positions_ok(diags: &[terrane_config::Diagnostic]) {
 fn run(name: &str, text: &str) {
     let (module, diags) = terrane_config::parse_str(name, text);
     positions_ok(&diags);
-    let config = Config { module, dir: ".".into(), children: BTreeMap::new() };
+    let config = Config {
+        module,
+        dir: ".".into(),
+        children: BTreeMap::new(),
+    };
     positions_ok(&terrane_config::validate_references(&config));
     let module = &config.module;
-    let ctx = terrane_eval::func::FuncCtx { base_dir: Path::new("/nonexistent-fuzz-dir"), render_template: &terrane_eval::render_template, pure_only: true };
+    let ctx = terrane_eval::func::FuncCtx {
+        base_dir: Path::new("/nonexistent-fuzz-dir"),
+        render_template: &terrane_eval::render_template,
+        pure_only: true,
+    };
     let mut scope = ModuleScope::new(module, [".".into(), ".".into(), ".".into()], None);
     positions_ok(&input_variables(module, &BTreeMap::new(), &ctx, &mut scope));
     positions_ok(&evaluate_locals(module, &ctx, &mut scope));
@@ -78,7 +113,9 @@ fn run(name: &str, text: &str) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     run("fuzz.tf", text);
     run("fuzz.tf.json", text);
 });

@@ -9,7 +9,11 @@ use libfuzzer_sys::fuzz_target;
 use terrane_value::{msgpack, typejson, Type};
 
 fn menu(i: u8) -> Type {
-    let obj = Type::object([("a", Type::String), ("b", Type::set(Type::Number)), ("d", Type::Dynamic)]);
+    let obj = Type::object([
+        ("a", Type::String),
+        ("b", Type::set(Type::Number)),
+        ("d", Type::Dynamic),
+    ]);
     match i % 8 {
         0 => Type::String,
         1 => Type::Number,
@@ -23,7 +27,9 @@ fn menu(i: u8) -> Type {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&first, rest)) = data.split_first() else { return };
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
     let (ty, body) = if first == 0xff && !rest.is_empty() {
         let n = usize::from(rest[0]).min(rest.len() - 1);
         match typejson::from_bytes(&rest[1..1 + n]) {

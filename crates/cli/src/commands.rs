@@ -44,7 +44,10 @@ fn has_errors(ds: &[Diagnostic]) -> bool {
 }
 
 fn workspace() -> String {
-    std::env::var("TF_WORKSPACE").ok().filter(|w| !w.is_empty()).unwrap_or_else(|| "default".into())
+    std::env::var("TF_WORKSPACE")
+        .ok()
+        .filter(|w| !w.is_empty())
+        .unwrap_or_else(|| "default".into())
 }
 
 /// The store the configuration in `dir` names (its terraform block's
@@ -59,7 +62,11 @@ pub fn open_store(ui: &Ui, dir: &Path) -> Result<Box<dyn StateStore>, u8> {
 }
 
 /// The store configuration for `settings`, or the error reported.
-pub fn store_config(ui: &Ui, dir: &Path, settings: Option<&terrane_config::StateSettings>) -> Result<terrane_state::StoreConfig, u8> {
+pub fn store_config(
+    ui: &Ui,
+    dir: &Path,
+    settings: Option<&terrane_config::StateSettings>,
+) -> Result<terrane_state::StoreConfig, u8> {
     crate::stateconf::store_config(dir, settings).map_err(|d| {
         ui.diags(&[d]);
         1
@@ -71,13 +78,19 @@ pub fn store_config(ui: &Ui, dir: &Path, settings: Option<&terrane_config::State
 /// start on a thread already driving this one: every store call made from
 /// the command's async code goes through here (or a blocking task).
 pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| s.spawn(f).join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    std::thread::scope(|s| {
+        s.spawn(f)
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
 }
 
 /// Takes the workspace lock, reporting the holder when someone has it,
 /// and noting a stale lock of a dead process that was taken over.
 pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u8> {
-    let run = store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| StateFailure::Lock(e.to_string()).report(ui))?;
+    let run = store
+        .lock(&workspace(), LockInfo::new(op, ""))
+        .map_err(|e| StateFailure::Lock(e.to_string()).report(ui))?;
     if let Some(holder) = run.taken_over() {
         ui.diags(&[crate::stateconf::takeover_note(holder)]);
     }
@@ -106,24 +119,40 @@ impl StateFailure {
 
 /// The state an operation starts from: the store, the lock when it is
 /// kept, the snapshot, and a dead holder's lock that was taken over.
-type Started = (Box<dyn StateStore>, Option<Box<dyn Run>>, Snapshot, Option<LockInfo>);
+type Started = (
+    Box<dyn StateStore>,
+    Option<Box<dyn Run>>,
+    Snapshot,
+    Option<LockInfo>,
+);
 
 /// Opens the state store, takes the lock for `op` (unless `lock` is false)
 /// and reads the snapshot, on a blocking thread, so the provider plugins
 /// started by `Engine::prestart_providers` boot meanwhile. With `keep` the
 /// lock is returned held (apply); otherwise it is released once read.
 /// `store` is either the configuration to open or a store already open.
-async fn start_from_state(store: Result<Box<dyn StateStore>, terrane_state::StoreConfig>, op: &'static str, lock: bool, keep: bool) -> Result<Started, StateFailure> {
+async fn start_from_state(
+    store: Result<Box<dyn StateStore>, terrane_state::StoreConfig>,
+    op: &'static str,
+    lock: bool,
+    keep: bool,
+) -> Result<Started, StateFailure> {
     let read = tokio::task::spawn_blocking(move || {
         let store = match store {
             Ok(s) => s,
-            Err(config) => terrane_state::open_store(&config).map_err(|e| StateFailure::Open(e.to_string()))?,
+            Err(config) => {
+                terrane_state::open_store(&config).map_err(|e| StateFailure::Open(e.to_string()))?
+            }
         };
         if !lock {
-            let s = store.snapshot(&workspace()).map_err(|e| StateFailure::Read(e.to_string()))?;
+            let s = store
+                .snapshot(&workspace())
+                .map_err(|e| StateFailure::Read(e.to_string()))?;
             return Ok((store, None, s, None));
         }
-        let mut run = store.lock(&workspace(), LockInfo::new(op, "")).map_err(|e| StateFailure::Lock(e.to_string()))?;
+        let mut run = store
+            .lock(&workspace(), LockInfo::new(op, ""))
+            .map_err(|e| StateFailure::Lock(e.to_string()))?;
         let taken_over = run.taken_over().cloned();
         let s = run.snapshot();
         let run = if s.is_err() || !keep {
@@ -135,13 +164,23 @@ async fn start_from_state(store: Result<Box<dyn StateStore>, terrane_state::Stor
         let s = s.map_err(|e| StateFailure::Read(e.to_string()))?;
         Ok((store, run, s, taken_over))
     });
-    read.await.unwrap_or_else(|e| Err(StateFailure::Read(format!("the state reader stopped: {e}"))))
+    read.await
+        .unwrap_or_else(|e| Err(StateFailure::Read(format!("the state reader stopped: {e}"))))
 }
 
 pub async fn dispatch(a: Args) -> u8 {
     let cmd: Vec<&str> = a.command.iter().map(String::as_str).collect();
-    let streaming = matches!(cmd.as_slice(), ["plan"] | ["apply"] | ["destroy"] | ["refresh"]) && a.has("json");
-    let ui = Ui { style: Style { color: !a.has("no-color") && !streaming && std::io::stdout().is_terminal() }, json: a.has("json"), stream: streaming };
+    let streaming = matches!(
+        cmd.as_slice(),
+        ["plan"] | ["apply"] | ["destroy"] | ["refresh"]
+    ) && a.has("json");
+    let ui = Ui {
+        style: Style {
+            color: !a.has("no-color") && !streaming && std::io::stdout().is_terminal(),
+        },
+        json: a.has("json"),
+        stream: streaming,
+    };
     if streaming {
         println!("{}", crate::stream::version());
     }
@@ -153,9 +192,17 @@ pub async fn dispatch(a: Args) -> u8 {
         }
         ["version"] | ["-version"] => {
             if ui.json {
-                println!("{}", serde_json::json!({"terraform_version": terrane_engine::TERRAFORM_VERSION, "terrane_version": env!("CARGO_PKG_VERSION"), "platform": platform(), "provider_selections": {}}));
+                println!(
+                    "{}",
+                    serde_json::json!({"terraform_version": terrane_engine::TERRAFORM_VERSION, "terrane_version": env!("CARGO_PKG_VERSION"), "platform": platform(), "provider_selections": {}})
+                );
             } else {
-                println!("terrane v{}\non {}\n(compatible with Terraform v{})", env!("CARGO_PKG_VERSION"), platform(), terrane_engine::TERRAFORM_VERSION);
+                println!(
+                    "terrane v{}\non {}\n(compatible with Terraform v{})",
+                    env!("CARGO_PKG_VERSION"),
+                    platform(),
+                    terrane_engine::TERRAFORM_VERSION
+                );
             }
             0
         }
@@ -174,7 +221,13 @@ pub async fn dispatch(a: Args) -> u8 {
         ["state", "show"] => crate::stateshow::state_show(&ui, &dir, &a).await,
         ["state", "push"] => statecmd::push(&ui, &dir, &a).await,
         ["state", sub] => off_runtime(|| statecmd::run(&ui, &dir, sub, &a)),
-        other => ui.error("Unknown command", format!("{:?} is not a terrane command. Run \"terrane help\" for the list.", other.join(" "))),
+        other => ui.error(
+            "Unknown command",
+            format!(
+                "{:?} is not a terrane command. Run \"terrane help\" for the list.",
+                other.join(" ")
+            ),
+        ),
     }
 }
 
@@ -219,10 +272,14 @@ fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
         1
     })?;
     if !ui.stream && !ui.json {
-        let style = Style { color: ui.style.color };
-        let _ = engine.core.events.set(std::sync::Arc::new(move |e: &terrane_engine::walk::Event| {
-            let _ = writeln!(std::io::stdout().lock(), "{}", style.bold(&event_line(e)));
-        }));
+        let style = Style {
+            color: ui.style.color,
+        };
+        let _ = engine.core.events.set(std::sync::Arc::new(
+            move |e: &terrane_engine::walk::Event| {
+                let _ = writeln!(std::io::stdout().lock(), "{}", style.bold(&event_line(e)));
+            },
+        ));
     }
     Ok(engine)
 }
@@ -230,14 +287,23 @@ fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
 /// A progress event as Terraform's UI words it.
 fn event_line(e: &terrane_engine::walk::Event) -> String {
     use terrane_engine::walk::Event;
-    let id = |id: &Option<String>| id.as_ref().map(|i| format!(" [id={i}]")).unwrap_or_default();
+    let id = |id: &Option<String>| {
+        id.as_ref()
+            .map(|i| format!(" [id={i}]"))
+            .unwrap_or_default()
+    };
     let who = |addr: &terrane_state::InstanceAddr, deposed: &Option<&str>| match deposed {
         Some(k) => format!("{addr} (deposed object {k})"),
         None => addr.to_string(),
     };
     match e {
         Event::Refreshing { addr, id: i } => format!("{addr}: Refreshing state...{}", id(i)),
-        Event::Started { addr, deposed, action, id: i } => {
+        Event::Started {
+            addr,
+            deposed,
+            action,
+            id: i,
+        } => {
             let what = match action {
                 Action::Create => "Creating...".to_string(),
                 Action::Update => format!("Modifying...{}", id(i)),
@@ -246,7 +312,13 @@ fn event_line(e: &terrane_engine::walk::Event) -> String {
             };
             format!("{}: {what}", who(addr, deposed))
         }
-        Event::Finished { addr, deposed, action, id: i, elapsed } => {
+        Event::Finished {
+            addr,
+            deposed,
+            action,
+            id: i,
+            elapsed,
+        } => {
             let t = elapsed_text(*elapsed);
             let what = match action {
                 Action::Create => format!("Creation complete after {t}{}", id(i)),
@@ -276,7 +348,8 @@ async fn init(ui: &Ui, dir: &Path) -> u8 {
         Err(c) => return c,
     };
     println!("Initializing the backend...\nInitializing provider plugins...");
-    let mut lock = terrane_engine::provider::discovery::lockfile::LockFile::load(dir).unwrap_or_default();
+    let mut lock =
+        terrane_engine::provider::discovery::lockfile::LockFile::load(dir).unwrap_or_default();
     let mut changed = false;
     for (name, addr) in engine.core.provider_addrs.iter() {
         if let Some(src) = engine.core.host.source(addr) {
@@ -288,7 +361,9 @@ async fn init(ui: &Ui, dir: &Path) -> u8 {
                         changed = true;
                     }
                 }
-                terrane_engine::provider::ProviderSource::Builtin(_) => println!("- Using built-in {} ({name})", addr.for_display()),
+                terrane_engine::provider::ProviderSource::Builtin(_) => {
+                    println!("- Using built-in {} ({name})", addr.for_display())
+                }
             }
             // Fetch the schema once so a broken provider shows up now
             // (only for providers the configuration uses: a required
@@ -305,10 +380,17 @@ async fn init(ui: &Ui, dir: &Path) -> u8 {
             return ui.error("Failed to write the dependency lock file", e.to_string());
         }
     }
-    if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir.join(".terrane")) {
+    if let Err(e) = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir.join(".terrane"))
+    {
         return ui.error("Failed to create .terrane", e.to_string());
     }
-    println!("\n{}", ui.style.bold("terrane has been successfully initialized!"));
+    println!(
+        "\n{}",
+        ui.style.bold("terrane has been successfully initialized!")
+    );
     0
 }
 
@@ -321,7 +403,10 @@ async fn validate(ui: &Ui, dir: &Path) -> u8 {
         }
         Err(d) => d,
     };
-    let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
     if ui.json {
         let list: Vec<serde_json::Value> = diags
             .iter()
@@ -333,7 +418,10 @@ async fn validate(ui: &Ui, dir: &Path) -> u8 {
                 j
             })
             .collect();
-        println!("{}", serde_json::json!({"format_version": "1.0", "valid": errors == 0, "error_count": errors, "warning_count": diags.len() - errors, "diagnostics": list}));
+        println!(
+            "{}",
+            serde_json::json!({"format_version": "1.0", "valid": errors == 0, "error_count": errors, "warning_count": diags.len() - errors, "diagnostics": list})
+        );
     } else if errors == 0 {
         ui.diags(&diags);
         println!("{}", ui.style.bold("Success! The configuration is valid."));
@@ -349,11 +437,28 @@ fn options(ui: &Ui, engine: &Engine, a: &Args, mode: PlanMode) -> Result<Options
         1
     })?;
     let parallelism = match a.value("parallelism") {
-        Some(p) => p.parse().map_err(|_| ui.error("Invalid -parallelism", format!("{p:?} is not a number.")))?,
+        Some(p) => p
+            .parse()
+            .map_err(|_| ui.error("Invalid -parallelism", format!("{p:?} is not a number.")))?,
         None => 10,
     };
-    let mode = if a.has("destroy") { PlanMode::Destroy } else if a.has("refresh-only") { PlanMode::RefreshOnly } else { mode };
-    Ok(Options { parallelism, refresh: !a.is_false("refresh"), mode, targets: a.values("target"), excludes: a.values("exclude"), replace: a.values("replace"), vars, workspace: workspace() })
+    let mode = if a.has("destroy") {
+        PlanMode::Destroy
+    } else if a.has("refresh-only") {
+        PlanMode::RefreshOnly
+    } else {
+        mode
+    };
+    Ok(Options {
+        parallelism,
+        refresh: !a.is_false("refresh"),
+        mode,
+        targets: a.values("target"),
+        excludes: a.values("exclude"),
+        replace: a.values("replace"),
+        vars,
+        workspace: workspace(),
+    })
 }
 
 /// Ctrl-C: the first stops new work (in-flight operations finish and are
@@ -369,7 +474,9 @@ fn on_interrupt(engine: &Engine) {
             if count == 1 {
                 eprintln!("\nInterrupt received.\nPlease wait for terrane to exit or data loss may occur.\nGracefully shutting down...");
             } else {
-                eprintln!("\nTwo interrupts received. Asking providers to stop their operations...");
+                eprintln!(
+                    "\nTwo interrupts received. Asking providers to stop their operations..."
+                );
                 host.stop_all().await;
             }
         }
@@ -390,7 +497,14 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Err(c) => return c,
     };
     engine.prestart_providers();
-    let (store, snapshot) = match start_from_state(Err(config), "OperationTypePlan", !a.is_false("lock"), false).await {
+    let (store, snapshot) = match start_from_state(
+        Err(config),
+        "OperationTypePlan",
+        !a.is_false("lock"),
+        false,
+    )
+    .await
+    {
         Ok((store, _, s, taken_over)) => {
             if let Some(h) = taken_over {
                 ui.diags(&[crate::stateconf::takeover_note(&h)]);
@@ -471,9 +585,15 @@ fn progress(engine: &Engine, total: usize) -> tokio::task::JoinHandle<()> {
             tokio::time::sleep(std::time::Duration::from_secs(if tty { 1 } else { 10 })).await;
             let n = counter.load(Ordering::Relaxed).min(total);
             if tty {
-                eprint!("\r  applying: {n}/{total} changes saved ({}s elapsed)", start.elapsed().as_secs());
+                eprint!(
+                    "\r  applying: {n}/{total} changes saved ({}s elapsed)",
+                    start.elapsed().as_secs()
+                );
             } else {
-                eprintln!("Still applying... {n}/{total} changes saved ({}s elapsed)", start.elapsed().as_secs());
+                eprintln!(
+                    "Still applying... {n}/{total} changes saved ({}s elapsed)",
+                    start.elapsed().as_secs()
+                );
             }
         }
     })
@@ -524,7 +644,11 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         opts.vars = p.variables.clone();
         opts.mode = p.mode;
     }
-    let op = if opts.mode == PlanMode::Destroy { "OperationTypeDestroy" } else { "OperationTypeApply" };
+    let op = if opts.mode == PlanMode::Destroy {
+        "OperationTypeDestroy"
+    } else {
+        "OperationTypeApply"
+    };
     engine.prestart_providers();
     let (_store, run, snapshot) = match start_from_state(store_or_config, op, true, true).await {
         Ok((store, Some(run), s, taken_over)) => {
@@ -569,7 +693,11 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 if ui.stream {
                     println!("{}", crate::stream::apply_summary(0, 0, 0, "apply"));
                 } else {
-                    println!("\n{}", ui.style.bold("Apply complete! Resources: 0 added, 0 changed, 0 destroyed."));
+                    println!(
+                        "\n{}",
+                        ui.style
+                            .bold("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.")
+                    );
                     print_outputs_after(&snapshot);
                 }
                 return 0;
@@ -586,17 +714,27 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             p
         }
     };
-    let total = plan.changes.iter().filter(|c| c.action != terrane_engine::Action::NoOp).count();
+    let total = plan
+        .changes
+        .iter()
+        .filter(|c| c.action != terrane_engine::Action::NoOp)
+        .count();
     let ticker = progress(&engine, total);
     let (result, run) = engine.apply(&plan, &snapshot, run, opts.clone()).await;
     ticker.abort();
     engine.shutdown().await;
     if let Err(e) = off_runtime(|| run.finish()) {
-        ui.diags(&[Diagnostic::error("Failed to release the state lock", e.to_string(), None)]);
+        ui.diags(&[Diagnostic::error(
+            "Failed to release the state lock",
+            e.to_string(),
+            None,
+        )]);
     }
     ui.diags(&result.diagnostics);
     if let Some((state, unrecorded)) = &result.errored_state {
-        let key = sealing.as_ref().map(|enc| crate::errored::Key { enc, var: &key_var });
+        let key = sealing
+            .as_ref()
+            .map(|enc| crate::errored::Key { enc, var: &key_var });
         crate::errored::save(ui, dir, state, *unrecorded, key);
     }
     let interrupted = engine.interrupt_flag().load(Ordering::SeqCst);
@@ -607,16 +745,39 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         return 1;
     }
     if ui.stream {
-        let op = if opts.mode == PlanMode::Destroy { "destroy" } else { "apply" };
-        println!("{}", crate::stream::apply_summary(result.added, result.changed, result.destroyed, op));
+        let op = if opts.mode == PlanMode::Destroy {
+            "destroy"
+        } else {
+            "apply"
+        };
+        println!(
+            "{}",
+            crate::stream::apply_summary(result.added, result.changed, result.destroyed, op)
+        );
         println!("{}", crate::stream::outputs(&result.outputs));
         return 0;
     }
-    let verb = if opts.mode == PlanMode::Destroy { "Destroy" } else { "Apply" };
-    if opts.mode == PlanMode::Destroy {
-        println!("\n{}", ui.style.bold(&format!("{verb} complete! Resources: {} destroyed.", result.destroyed)));
+    let verb = if opts.mode == PlanMode::Destroy {
+        "Destroy"
     } else {
-        println!("\n{}", ui.style.bold(&format!("{verb} complete! Resources: {} added, {} changed, {} destroyed.", result.added, result.changed, result.destroyed)));
+        "Apply"
+    };
+    if opts.mode == PlanMode::Destroy {
+        println!(
+            "\n{}",
+            ui.style.bold(&format!(
+                "{verb} complete! Resources: {} destroyed.",
+                result.destroyed
+            ))
+        );
+    } else {
+        println!(
+            "\n{}",
+            ui.style.bold(&format!(
+                "{verb} complete! Resources: {} added, {} changed, {} destroyed.",
+                result.added, result.changed, result.destroyed
+            ))
+        );
     }
     if !result.outputs.is_empty() {
         println!("\n{}\n", ui.style.bold("Outputs:"));
@@ -629,12 +790,18 @@ fn print_outputs_after(s: &Snapshot) {
     if s.outputs.is_empty() {
         return;
     }
-    print!("\nOutputs:\n\n{}", render::stored_outputs(s, "<sensitive>", render::hcl_value));
+    print!(
+        "\nOutputs:\n\n{}",
+        render::stored_outputs(s, "<sensitive>", render::hcl_value)
+    );
 }
 
 async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let [addr, id] = a.positional.as_slice() else {
-        return ui.error("Invalid arguments", "The import command expects two arguments: ADDR ID.");
+        return ui.error(
+            "Invalid arguments",
+            "The import command expects two arguments: ADDR ID.",
+        );
     };
     let addr = match InstanceAddr::parse(addr) {
         Ok(x) => x,
@@ -653,7 +820,8 @@ async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Err(c) => return c,
     };
     let started = off_runtime(|| {
-        let store = terrane_state::open_store(&config).map_err(|e| ui.error("Failed to open state", e.to_string()))?;
+        let store = terrane_state::open_store(&config)
+            .map_err(|e| ui.error("Failed to open state", e.to_string()))?;
         let mut run = lock(ui, store.as_ref(), "OperationTypeImport")?;
         match run.snapshot() {
             Ok(s) => Ok((store, run, s)),
@@ -708,7 +876,9 @@ async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     }
     let s = off_runtime(|| {
         let store = open_store(ui, dir)?;
-        store.snapshot(&workspace()).map_err(|e| ui.error("Failed to read state", e.to_string()))
+        store
+            .snapshot(&workspace())
+            .map_err(|e| ui.error("Failed to read state", e.to_string()))
     });
     let s = match s {
         Ok(s) => s,
@@ -747,19 +917,33 @@ fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         } else if o.sensitive {
             println!("(sensitive value)");
         } else {
-            println!("{}", render::hcl_value(&terrane_engine::run::stored_output_value(o), 0));
+            println!(
+                "{}",
+                render::hcl_value(&terrane_engine::run::stored_output_value(o), 0)
+            );
         }
         return 0;
     }
     if ui.json {
-        let m: serde_json::Map<String, serde_json::Value> = s.outputs.iter().map(|(k, o)| (k.clone(), serde_json::json!({"sensitive": o.sensitive, "type": o.ty, "value": o.value}))).collect();
+        let m: serde_json::Map<String, serde_json::Value> = s
+            .outputs
+            .iter()
+            .map(|(k, o)| {
+                (
+                    k.clone(),
+                    serde_json::json!({"sensitive": o.sensitive, "type": o.ty, "value": o.value}),
+                )
+            })
+            .collect();
         println!("{}", serde_json::Value::Object(m));
     } else {
-        print!("{}", render::stored_outputs(&s, "<sensitive>", render::hcl_value));
+        print!(
+            "{}",
+            render::stored_outputs(&s, "<sensitive>", render::hcl_value)
+        );
     }
     0
 }
-
 
 fn graph(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let (config, diags) = terrane_config::load_config(dir);
@@ -770,7 +954,11 @@ fn graph(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let g = terrane_engine::graph::build(&config);
     let dot = terrane_engine::graph::to_dot(&g);
     if a.value("format") == Some("svg") || a.has("svg") {
-        let child = std::process::Command::new("dot").arg("-Tsvg").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn();
+        let child = std::process::Command::new("dot")
+            .arg("-Tsvg")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn();
         match child {
             Ok(mut c) => {
                 if let Some(mut stdin) = c.stdin.take() {
@@ -801,13 +989,16 @@ fn force_unlock(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     };
     match store.force_unlock(&workspace(), id) {
         Ok(()) => {
-            println!("{}", ui.style.bold("terrane state has been successfully unlocked!"));
+            println!(
+                "{}",
+                ui.style
+                    .bold("terrane state has been successfully unlocked!")
+            );
             0
         }
         Err(e) => ui.error("Failed to unlock state", e.to_string()),
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -822,18 +1013,100 @@ mod tests {
 
     #[test]
     fn progress_lines_as_terraform_words_them() {
-        let addr = terrane_state::ResourceAddr::managed("random_id", "x").instance(terrane_state::InstanceKey::Int(1));
+        let addr = terrane_state::ResourceAddr::managed("random_id", "x")
+            .instance(terrane_state::InstanceKey::Int(1));
         let id = || Some("abc".to_string());
         let cases: Vec<(&str, Event, &str)> = vec![
-            ("refreshing", Event::Refreshing { addr: &addr, id: id() }, "random_id.x[1]: Refreshing state... [id=abc]"),
-            ("refreshing_without_id", Event::Refreshing { addr: &addr, id: None }, "random_id.x[1]: Refreshing state..."),
-            ("creating", Event::Started { addr: &addr, deposed: None, action: Action::Create, id: None }, "random_id.x[1]: Creating..."),
-            ("created", Event::Finished { addr: &addr, deposed: None, action: Action::Create, id: id(), elapsed: Duration::from_millis(1500) }, "random_id.x[1]: Creation complete after 1s [id=abc]"),
-            ("modifying", Event::Started { addr: &addr, deposed: None, action: Action::Update, id: id() }, "random_id.x[1]: Modifying... [id=abc]"),
-            ("modified", Event::Finished { addr: &addr, deposed: None, action: Action::Update, id: id(), elapsed: Duration::from_secs(65) }, "random_id.x[1]: Modifications complete after 1m5s [id=abc]"),
-            ("destroying_deposed", Event::Started { addr: &addr, deposed: Some("00aa"), action: Action::Delete, id: id() }, "random_id.x[1] (deposed object 00aa): Destroying... [id=abc]"),
-            ("destroyed", Event::Finished { addr: &addr, deposed: None, action: Action::Delete, id: None, elapsed: Duration::from_secs(7203) }, "random_id.x[1]: Destruction complete after 2h0m3s"),
-            ("read", Event::Finished { addr: &addr, deposed: None, action: Action::Read, id: id(), elapsed: Duration::ZERO }, "random_id.x[1]: Read complete after 0s [id=abc]"),
+            (
+                "refreshing",
+                Event::Refreshing {
+                    addr: &addr,
+                    id: id(),
+                },
+                "random_id.x[1]: Refreshing state... [id=abc]",
+            ),
+            (
+                "refreshing_without_id",
+                Event::Refreshing {
+                    addr: &addr,
+                    id: None,
+                },
+                "random_id.x[1]: Refreshing state...",
+            ),
+            (
+                "creating",
+                Event::Started {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Create,
+                    id: None,
+                },
+                "random_id.x[1]: Creating...",
+            ),
+            (
+                "created",
+                Event::Finished {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Create,
+                    id: id(),
+                    elapsed: Duration::from_millis(1500),
+                },
+                "random_id.x[1]: Creation complete after 1s [id=abc]",
+            ),
+            (
+                "modifying",
+                Event::Started {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Update,
+                    id: id(),
+                },
+                "random_id.x[1]: Modifying... [id=abc]",
+            ),
+            (
+                "modified",
+                Event::Finished {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Update,
+                    id: id(),
+                    elapsed: Duration::from_secs(65),
+                },
+                "random_id.x[1]: Modifications complete after 1m5s [id=abc]",
+            ),
+            (
+                "destroying_deposed",
+                Event::Started {
+                    addr: &addr,
+                    deposed: Some("00aa"),
+                    action: Action::Delete,
+                    id: id(),
+                },
+                "random_id.x[1] (deposed object 00aa): Destroying... [id=abc]",
+            ),
+            (
+                "destroyed",
+                Event::Finished {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Delete,
+                    id: None,
+                    elapsed: Duration::from_secs(7203),
+                },
+                "random_id.x[1]: Destruction complete after 2h0m3s",
+            ),
+            (
+                "read",
+                Event::Finished {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Read,
+                    id: id(),
+                    elapsed: Duration::ZERO,
+                },
+                "random_id.x[1]: Read complete after 0s [id=abc]",
+            ),
         ];
         for (name, e, want) in cases {
             check(name, event_line(&e), want);
@@ -843,8 +1116,20 @@ mod tests {
     #[test]
     fn progress_never_shows_a_sensitive_id() {
         let obj = |id: Value| Value::object([("id".to_string(), id)].into_iter().collect());
-        assert_eq!(object_id(&obj(Value::string("x"))), Some("x".to_string()), "case plain_id");
-        assert_eq!(object_id(&obj(Value::string("x").mark_sensitive())), None, "case sensitive_id");
-        assert_eq!(object_id(&obj(Value::unknown(terrane_value::Type::String))), None, "case unknown_id");
+        assert_eq!(
+            object_id(&obj(Value::string("x"))),
+            Some("x".to_string()),
+            "case plain_id"
+        );
+        assert_eq!(
+            object_id(&obj(Value::string("x").mark_sensitive())),
+            None,
+            "case sensitive_id"
+        );
+        assert_eq!(
+            object_id(&obj(Value::unknown(terrane_value::Type::String))),
+            None,
+            "case unknown_id"
+        );
     }
 }

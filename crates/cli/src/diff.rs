@@ -72,12 +72,22 @@ pub struct Diff {
 }
 
 enum Node {
-    Primitive { before: Value, after: Value },
-    Sensitive { before: bool, after: bool, inner: Act },
+    Primitive {
+        before: Value,
+        after: Value,
+    },
+    Sensitive {
+        before: bool,
+        after: bool,
+        inner: Act,
+    },
     /// Becomes unknown; the old value's deletion diff unless created.
     Unknown(Option<Box<Diff>>),
     /// Attributes (of a resource when `block`), by key.
-    Object { attrs: Vec<(String, Diff)>, block: bool },
+    Object {
+        attrs: Vec<(String, Diff)>,
+        block: bool,
+    },
     Map(Vec<(String, Diff)>),
     List(Vec<Diff>),
     Set(Vec<Diff>),
@@ -133,14 +143,20 @@ const DYNAMIC: Type = Type::Dynamic;
 
 impl Differ<'_> {
     fn leaf(&self, act: Act, path: &Path, node: Node) -> Diff {
-        Diff { act, replace: self.requires_replace.contains(path), node }
+        Diff {
+            act,
+            replace: self.requires_replace.contains(path),
+            node,
+        }
     }
 
     /// The diff of a resource object (`before` null for creates, `after`
     /// null for deletes): its attributes, nulls on both sides left out.
     pub fn block(&self, before: &Value, after: &Value, ty: &Type) -> Diff {
         let attrs = self.attributes(before, after, ty.object_type(), &Path::root());
-        let act = attrs.iter().fold(Act::of(before, after), |a, (_, d)| a.then(d.act));
+        let act = attrs
+            .iter()
+            .fold(Act::of(before, after), |a, (_, d)| a.then(d.act));
         self.leaf(act, &Path::root(), Node::Object { attrs, block: true })
     }
 
@@ -148,24 +164,53 @@ impl Differ<'_> {
     pub fn value(&self, before: &Value, after: &Value, ty: &Type, path: &Path) -> Diff {
         if before.is_sensitive() || after.is_sensitive() {
             let inner = self.value(&before.unmark_deep(), &after.unmark_deep(), ty, path);
-            let (bs, as_) = (before.is_sensitive() && !before.is_null(), after.is_sensitive() && !after.is_null());
-            let act = if inner.act == Act::NoOp && bs != as_ && !before.is_null() && !after.is_null() { Act::Update } else { inner.act };
-            return self.leaf(act, path, Node::Sensitive { before: bs, after: as_, inner: inner.act });
+            let (bs, as_) = (
+                before.is_sensitive() && !before.is_null(),
+                after.is_sensitive() && !after.is_null(),
+            );
+            let act =
+                if inner.act == Act::NoOp && bs != as_ && !before.is_null() && !after.is_null() {
+                    Act::Update
+                } else {
+                    inner.act
+                };
+            return self.leaf(
+                act,
+                path,
+                Node::Sensitive {
+                    before: bs,
+                    after: as_,
+                    inner: inner.act,
+                },
+            );
         }
         if !after.is_known() {
             if before.is_null() {
                 return self.leaf(Act::Create, path, Node::Unknown(None));
             }
-            let old = Differ { requires_replace: &[] }.value(before, &null(), ty, path);
+            let old = Differ {
+                requires_replace: &[],
+            }
+            .value(before, &null(), ty, path);
             return self.leaf(Act::Update, path, Node::Unknown(Some(Box::new(old))));
         }
         if before.is_null() && after.is_null() {
-            return self.leaf(Act::NoOp, path, Node::Primitive { before: before.clone(), after: after.clone() });
+            return self.leaf(
+                Act::NoOp,
+                path,
+                Node::Primitive {
+                    before: before.clone(),
+                    after: after.clone(),
+                },
+            );
         }
         if ty.is_dynamic() && !self.requires_replace.is_empty() {
             // Compared as JSON, a dynamic value's parts never carry
             // `# forces replacement` (Terraform's JSON diff has no paths).
-            return Differ { requires_replace: &[] }.value(before, after, ty, path);
+            return Differ {
+                requires_replace: &[],
+            }
+            .value(before, after, ty, path);
         }
         let shape = match ty {
             Type::Dynamic => {
@@ -173,7 +218,11 @@ impl Differ<'_> {
                 if bk != JsonKind::Null && ak != JsonKind::Null && bk != ak {
                     let b = self.value(before, &null(), ty, path);
                     let a = self.value(&null(), after, ty, path);
-                    return self.leaf(Act::Update, path, Node::TypeChange(Box::new(b), Box::new(a)));
+                    return self.leaf(
+                        Act::Update,
+                        path,
+                        Node::TypeChange(Box::new(b), Box::new(a)),
+                    );
                 }
                 match if bk == JsonKind::Null { ak } else { bk } {
                     JsonKind::Object => Shape::Object(None),
@@ -199,12 +248,26 @@ impl Differ<'_> {
                 } else {
                     Act::Update
                 };
-                self.leaf(act, path, Node::Primitive { before: before.clone(), after: after.clone() })
+                self.leaf(
+                    act,
+                    path,
+                    Node::Primitive {
+                        before: before.clone(),
+                        after: after.clone(),
+                    },
+                )
             }
             Shape::Object(ot) => {
                 let attrs = self.attributes(before, after, ot, path);
                 let act = fold(&mut attrs.iter().map(|(_, d)| d.act));
-                self.leaf(act, path, Node::Object { attrs, block: false })
+                self.leaf(
+                    act,
+                    path,
+                    Node::Object {
+                        attrs,
+                        block: false,
+                    },
+                )
             }
             Shape::Map(e) => {
                 let entries: Vec<(String, Diff)> = paired_entries(before, after)
@@ -218,38 +281,60 @@ impl Differ<'_> {
                 self.leaf(act, path, Node::Map(entries))
             }
             Shape::List(e) => {
-                let (b, a) = (before.elements().unwrap_or(&[]), after.elements().unwrap_or(&[]));
+                let (b, a) = (
+                    before.elements().unwrap_or(&[]),
+                    after.elements().unwrap_or(&[]),
+                );
                 let objects = |v: &Value| match e {
                     Type::Dynamic => json_kind(v) == JsonKind::Object,
                     t => t.object_type().is_some(),
                 };
                 let mut elems = Vec::new();
                 walk_slice(b, a, same, objects, |i, j| {
-                    let (bv, av) = (i.map_or_else(null, |i| b[i].clone()), j.map_or_else(null, |j| a[j].clone()));
+                    let (bv, av) = (
+                        i.map_or_else(null, |i| b[i].clone()),
+                        j.map_or_else(null, |j| a[j].clone()),
+                    );
                     elems.push(self.value(&bv, &av, e, &path.index(j.or(i).unwrap_or(0) as i64)));
                 });
                 let act = fold(&mut elems.iter().map(|d| d.act));
                 self.leaf(act, path, Node::List(elems))
             }
             Shape::Tuple(ts) => {
-                let (b, a) = (before.elements().unwrap_or(&[]), after.elements().unwrap_or(&[]));
+                let (b, a) = (
+                    before.elements().unwrap_or(&[]),
+                    after.elements().unwrap_or(&[]),
+                );
                 let elems: Vec<Diff> = (0..b.len().max(a.len()))
                     .map(|i| {
-                        let (bv, av) = (b.get(i).cloned().unwrap_or_else(null), a.get(i).cloned().unwrap_or_else(null));
-                        self.value(&bv, &av, ts.get(i).unwrap_or(&DYNAMIC), &path.index(i as i64))
+                        let (bv, av) = (
+                            b.get(i).cloned().unwrap_or_else(null),
+                            a.get(i).cloned().unwrap_or_else(null),
+                        );
+                        self.value(
+                            &bv,
+                            &av,
+                            ts.get(i).unwrap_or(&DYNAMIC),
+                            &path.index(i as i64),
+                        )
                     })
                     .collect();
                 let act = fold(&mut elems.iter().map(|d| d.act));
                 self.leaf(act, path, Node::List(elems))
             }
             Shape::Set(e) => {
-                let (b, a) = (before.elements().unwrap_or(&[]), after.elements().unwrap_or(&[]));
+                let (b, a) = (
+                    before.elements().unwrap_or(&[]),
+                    after.elements().unwrap_or(&[]),
+                );
                 let mut taken = vec![false; a.len()];
                 let mut elems = Vec::new();
                 // Equal elements pair up (in the old order); the rest of
                 // the old ones are deleted, the rest of the new created.
                 for bv in b {
-                    let found = (0..a.len()).find(|&j| !taken[j] && same(bv, &a[j]) && bv.is_sensitive() == a[j].is_sensitive());
+                    let found = (0..a.len()).find(|&j| {
+                        !taken[j] && same(bv, &a[j]) && bv.is_sensitive() == a[j].is_sensitive()
+                    });
                     let av = match found {
                         Some(j) => {
                             taken[j] = true;
@@ -270,7 +355,13 @@ impl Differ<'_> {
 
     /// An object's attributes (typed by `ot` when known), those null on
     /// both sides left out.
-    fn attributes(&self, before: &Value, after: &Value, ot: Option<&terrane_value::ObjectType>, path: &Path) -> Vec<(String, Diff)> {
+    fn attributes(
+        &self,
+        before: &Value,
+        after: &Value,
+        ot: Option<&terrane_value::ObjectType>,
+        path: &Path,
+    ) -> Vec<(String, Diff)> {
         paired_entries(before, after)
             .into_iter()
             .filter(|(_, bv, av)| !(bv.is_null() && av.is_null()))
@@ -287,12 +378,28 @@ impl Differ<'_> {
 /// on both sides (null where absent or the side is not known).
 fn paired_entries(before: &Value, after: &Value) -> Vec<(String, Value, Value)> {
     let empty = std::collections::BTreeMap::new();
-    let b = if before.is_known() { before.entries().unwrap_or(&empty) } else { &empty };
-    let a = if after.is_known() { after.entries().unwrap_or(&empty) } else { &empty };
+    let b = if before.is_known() {
+        before.entries().unwrap_or(&empty)
+    } else {
+        &empty
+    };
+    let a = if after.is_known() {
+        after.entries().unwrap_or(&empty)
+    } else {
+        &empty
+    };
     let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
     keys.sort();
     keys.dedup();
-    keys.into_iter().map(|k| (k.clone(), b.get(k).cloned().unwrap_or_else(null), a.get(k).cloned().unwrap_or_else(null))).collect()
+    keys.into_iter()
+        .map(|k| {
+            (
+                k.clone(),
+                b.get(k).cloned().unwrap_or_else(null),
+                a.get(k).cloned().unwrap_or_else(null),
+            )
+        })
+        .collect()
 }
 
 /// Pairs up the elements of two sequences as Terraform's list diff does:
@@ -300,7 +407,13 @@ fn paired_entries(before: &Value, after: &Value) -> Vec<(String, Value, Value)> 
 /// `before`; otherwise along the longest common subsequence, elements off
 /// it deleted then created (an object element paired with the next new
 /// object element instead). Calls `f(before index, after index)` in order.
-pub fn walk_slice<T>(before: &[T], after: &[T], eq: impl Fn(&T, &T) -> bool, object: impl Fn(&T) -> bool, mut f: impl FnMut(Option<usize>, Option<usize>)) {
+pub fn walk_slice<T>(
+    before: &[T],
+    after: &[T],
+    eq: impl Fn(&T, &T) -> bool,
+    object: impl Fn(&T) -> bool,
+    mut f: impl FnMut(Option<usize>, Option<usize>),
+) {
     // A reordering (every old element still there) is checked only when
     // the lengths agree.
     if before.len() == after.len() && !before.iter().all(|b| after.iter().any(|a| eq(b, a))) {
@@ -313,7 +426,11 @@ pub fn walk_slice<T>(before: &[T], after: &[T], eq: impl Fn(&T, &T) -> bool, obj
     let (mut bi, mut ai, mut li) = (0, 0, 0);
     while bi < before.len() || ai < after.len() || li < lcs.len() {
         while bi < before.len() && (li >= lcs.len() || !eq(&before[bi], lcs[li])) {
-            if object(&before[bi]) && ai < after.len() && object(&after[ai]) && (li >= lcs.len() || !eq(&after[ai], lcs[li])) {
+            if object(&before[bi])
+                && ai < after.len()
+                && object(&after[ai])
+                && (li >= lcs.len() || !eq(&after[ai], lcs[li]))
+            {
                 f(Some(bi), Some(ai));
                 bi += 1;
                 ai += 1;
@@ -349,7 +466,11 @@ fn longest_common<'a, T>(xs: &'a [T], ys: &[T], eq: &impl Fn(&T, &T) -> bool) ->
             let at = w * y + x;
             if eq(&xs[x], &ys[y]) {
                 eqs[at] = true;
-                len[at] = if x == 0 || y == 0 { 1 } else { len[w * (y - 1) + x - 1] + 1 };
+                len[at] = if x == 0 || y == 0 {
+                    1
+                } else {
+                    len[w * (y - 1) + x - 1] + 1
+                };
             } else {
                 let l = if x > 0 { len[at - 1] } else { 0 };
                 let u = if y > 0 { len[at - w] } else { 0 };
@@ -402,17 +523,36 @@ fn important(key: &str) -> bool {
 /// Writes the line counting `n` hidden unchanged children, if any.
 fn hidden_line(out: &mut String, indent: usize, what: &str, n: usize) {
     if n > 0 {
-        let _ = writeln!(out, "{}    # ({n} unchanged {what}{} hidden)", pad(indent + 1), if n == 1 { "" } else { "s" });
+        let _ = writeln!(
+            out,
+            "{}    # ({n} unchanged {what}{} hidden)",
+            pad(indent + 1),
+            if n == 1 { "" } else { "s" }
+        );
     }
 }
 
 /// Writes one child of a structure at `indent`: its warnings, then
 /// `symbol lead value tail` (`lead` is `key = ` for keyed children).
-fn child_line(out: &mut String, style: &Style, indent: usize, lead: &str, d: &Diff, opts: Opts, tail: &str) {
+fn child_line(
+    out: &mut String,
+    style: &Style,
+    indent: usize,
+    lead: &str,
+    d: &Diff,
+    opts: Opts,
+    tail: &str,
+) {
     for w in d.warnings(style, indent + 1) {
         let _ = writeln!(out, "{}{w}", pad(indent + 1));
     }
-    let _ = writeln!(out, "{}{} {lead}{}{tail}", pad(indent + 1), d.act.symbol(style), d.render(style, indent + 1, opts));
+    let _ = writeln!(
+        out,
+        "{}{} {lead}{}{tail}",
+        pad(indent + 1),
+        d.act.symbol(style),
+        d.render(style, indent + 1, opts)
+    );
 }
 
 impl Diff {
@@ -434,7 +574,14 @@ impl Diff {
 
     /// The warning lines printed above this node's line.
     fn warnings(&self, style: &Style, indent: usize) -> Vec<String> {
-        let Node::Sensitive { before, after, inner } = &self.node else { return Vec::new() };
+        let Node::Sensitive {
+            before,
+            after,
+            inner,
+        } = &self.node
+        else {
+            return Vec::new();
+        };
         if before == after || matches!(inner, Act::Create | Act::Delete) {
             return Vec::new();
         }
@@ -459,29 +606,69 @@ impl Diff {
             Node::Sensitive { .. } => format!("(sensitive value){}{forces}", self.null_suffix(o)),
             Node::Unknown(None) => format!("(known after apply){forces}"),
             Node::Unknown(Some(old)) => {
-                let before_opts = Opts { no_null_suffix: true, no_forces: o.no_forces || self.replace, ..o };
-                format!("{} -> (known after apply){forces}", old.render(style, indent, before_opts))
+                let before_opts = Opts {
+                    no_null_suffix: true,
+                    no_forces: o.no_forces || self.replace,
+                    ..o
+                };
+                format!(
+                    "{} -> (known after apply){forces}",
+                    old.render(style, indent, before_opts)
+                )
             }
             Node::TypeChange(b, a) => {
-                let o = Opts { no_null_suffix: true, ..o };
-                format!("{} {} {}", b.render(style, indent, o), style.yellow("->"), a.render(style, indent, o))
+                let o = Opts {
+                    no_null_suffix: true,
+                    ..o
+                };
+                format!(
+                    "{} {} {}",
+                    b.render(style, indent, o),
+                    style.yellow("->"),
+                    a.render(style, indent, o)
+                )
             }
             Node::Object { attrs, block } => {
                 if attrs.is_empty() {
-                    return format!("{{}}{}{forces}", if *block { "" } else { self.null_suffix(o) });
+                    return format!(
+                        "{{}}{}{forces}",
+                        if *block { "" } else { self.null_suffix(o) }
+                    );
                 }
-                let keys: Vec<String> = attrs.iter().map(|(k, _)| crate::render::key_text(k)).collect();
+                let keys: Vec<String> = attrs
+                    .iter()
+                    .map(|(k, _)| crate::render::key_text(k))
+                    .collect();
                 let width = keys.iter().map(String::len).max().unwrap_or(0);
-                let child = Opts { no_null_suffix: if *block { o.no_null_suffix } else { true }, no_forces: false, show_unchanged: o.show_unchanged };
+                let child = Opts {
+                    no_null_suffix: if *block { o.no_null_suffix } else { true },
+                    no_forces: false,
+                    show_unchanged: o.show_unchanged,
+                };
                 let mut out = format!("{{{forces}\n");
                 let mut hidden = 0;
                 for ((k, d), key) in attrs.iter().zip(&keys) {
-                    let opts = if important(k) { Opts { show_unchanged: true, ..child } } else { child };
+                    let opts = if important(k) {
+                        Opts {
+                            show_unchanged: true,
+                            ..child
+                        }
+                    } else {
+                        child
+                    };
                     if !important(k) && d.act == Act::NoOp && !o.show_unchanged {
                         hidden += 1;
                         continue;
                     }
-                    child_line(&mut out, style, indent, &format!("{key:<width$} = "), d, opts, "");
+                    child_line(
+                        &mut out,
+                        style,
+                        indent,
+                        &format!("{key:<width$} = "),
+                        d,
+                        opts,
+                        "",
+                    );
                 }
                 hidden_line(&mut out, indent, "attribute", hidden);
                 let suffix = if *block { "" } else { self.null_suffix(o) };
@@ -491,9 +678,16 @@ impl Diff {
                 if entries.is_empty() {
                     return format!("{{}}{}{forces}", self.null_suffix(o));
                 }
-                let keys: Vec<String> = entries.iter().map(|(k, _)| terrane_value::render::quote(k)).collect();
+                let keys: Vec<String> = entries
+                    .iter()
+                    .map(|(k, _)| terrane_value::render::quote(k))
+                    .collect();
                 let width = keys.iter().map(String::len).max().unwrap_or(0);
-                let child = Opts { no_null_suffix: self.act == Act::Delete, no_forces: false, show_unchanged: o.show_unchanged };
+                let child = Opts {
+                    no_null_suffix: self.act == Act::Delete,
+                    no_forces: false,
+                    show_unchanged: o.show_unchanged,
+                };
                 let mut out = format!("{{{forces}\n");
                 let mut hidden = 0;
                 for ((_, d), key) in entries.iter().zip(&keys) {
@@ -501,8 +695,20 @@ impl Diff {
                         hidden += 1;
                         continue;
                     }
-                    let comma = if matches!(d.node, Node::Object { .. }) { "," } else { "" };
-                    child_line(&mut out, style, indent, &format!("{key:<width$} = "), d, child, comma);
+                    let comma = if matches!(d.node, Node::Object { .. }) {
+                        ","
+                    } else {
+                        ""
+                    };
+                    child_line(
+                        &mut out,
+                        style,
+                        indent,
+                        &format!("{key:<width$} = "),
+                        d,
+                        child,
+                        comma,
+                    );
                 }
                 hidden_line(&mut out, indent, "element", hidden);
                 format!("{out}{}    }}{}", pad(indent), self.null_suffix(o))
@@ -512,7 +718,10 @@ impl Diff {
                 if elems.is_empty() {
                     return format!("[]{}{forces}", self.null_suffix(o));
                 }
-                let child = Opts { no_null_suffix: true, ..o };
+                let child = Opts {
+                    no_null_suffix: true,
+                    ..o
+                };
                 let mut out = format!("[{forces}\n");
                 let mut hidden = 0;
                 for d in elems {
@@ -534,9 +743,17 @@ impl Diff {
         if elems.is_empty() {
             return format!("[]{}{forces}", self.null_suffix(o));
         }
-        let changed = Opts { no_null_suffix: true, ..o };
-        let context = Opts { show_unchanged: true, ..changed };
-        let line = |out: &mut String, d: &Diff, opts: Opts| child_line(out, style, indent, "", d, opts, ",");
+        let changed = Opts {
+            no_null_suffix: true,
+            ..o
+        };
+        let context = Opts {
+            show_unchanged: true,
+            ..changed
+        };
+        let line = |out: &mut String, d: &Diff, opts: Opts| {
+            child_line(out, style, indent, "", d, opts, ",")
+        };
         let mut out = format!("[{forces}\n");
         let mut skipped: Vec<&Diff> = Vec::new();
         let mut show_next = false;
@@ -562,7 +779,14 @@ impl Diff {
         format!("{out}{}    ]{}", pad(indent), self.null_suffix(o))
     }
 
-    fn primitive(&self, style: &Style, before: &Value, after: &Value, indent: usize, o: Opts) -> String {
+    fn primitive(
+        &self,
+        style: &Style,
+        before: &Value,
+        after: &Value,
+        indent: usize,
+        o: Opts,
+    ) -> String {
         let forces = self.forces(style, o);
         let multiline = |v: &Value| v.as_str().is_some_and(|s| s.contains('\n'));
         if multiline(before) || multiline(after) {
@@ -573,34 +797,88 @@ impl Diff {
             Act::Create => format!("{}{forces}", text(after)),
             Act::Delete => format!("{}{}{forces}", text(before), self.null_suffix(o)),
             Act::NoOp => format!("{}{forces}", text(before)),
-            Act::Update => format!("{} {} {}{forces}", text(before), style.yellow("->"), text(after)),
+            Act::Update => format!(
+                "{} {} {}{forces}",
+                text(before),
+                style.yellow("->"),
+                text(after)
+            ),
         }
     }
 
     /// A string with line breaks: a heredoc, line by line with `+`/`-`
     /// where an update changes lines.
-    fn heredoc(&self, style: &Style, before: &Value, after: &Value, indent: usize, o: Opts) -> String {
-        let lines_of = |v: &Value| -> Vec<String> { v.as_str().map(|s| s.strip_suffix('\n').unwrap_or(s).split('\n').map(str::to_string).collect()).unwrap_or_default() };
+    fn heredoc(
+        &self,
+        style: &Style,
+        before: &Value,
+        after: &Value,
+        indent: usize,
+        o: Opts,
+    ) -> String {
+        let lines_of = |v: &Value| -> Vec<String> {
+            v.as_str()
+                .map(|s| {
+                    s.strip_suffix('\n')
+                        .unwrap_or(s)
+                        .split('\n')
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         let (b, a) = (lines_of(before), lines_of(after));
         if self.act == Act::Update && (before.as_str().is_none() || after.as_str().is_none()) {
             // A value and null or a non-string: shown whole on each side.
-            let show = |v: &Value, act| Diff { act, replace: false, node: Node::Primitive { before: v.clone(), after: v.clone() } };
-            let o2 = Opts { no_null_suffix: true, ..o };
-            return format!("{} {} {}{}", show(before, Act::Delete).render(style, indent, o2), style.yellow("->"), show(after, Act::Create).render(style, indent, o2), self.forces(style, o));
+            let show = |v: &Value, act| Diff {
+                act,
+                replace: false,
+                node: Node::Primitive {
+                    before: v.clone(),
+                    after: v.clone(),
+                },
+            };
+            let o2 = Opts {
+                no_null_suffix: true,
+                ..o
+            };
+            return format!(
+                "{} {} {}{}",
+                show(before, Act::Delete).render(style, indent, o2),
+                style.yellow("->"),
+                show(after, Act::Create).render(style, indent, o2),
+                self.forces(style, o)
+            );
         }
         let row = |sym: String, text: &str| format!("{}{sym} {text}", pad(indent + 1));
         let mut rows = Vec::new();
         match self.act {
-            Act::Create | Act::NoOp => rows.extend(if self.act == Act::Create { &a } else { &b }.iter().map(|l| row(Act::NoOp.symbol(style), l))),
+            Act::Create | Act::NoOp => rows.extend(
+                if self.act == Act::Create { &a } else { &b }
+                    .iter()
+                    .map(|l| row(Act::NoOp.symbol(style), l)),
+            ),
             Act::Delete => rows.extend(b.iter().map(|l| row(Act::NoOp.symbol(style), l))),
-            Act::Update => walk_slice(&b, &a, |x, y| x == y, |_| false, |i, j| match (i, j) {
-                (Some(i), Some(_)) => rows.push(row(Act::NoOp.symbol(style), &b[i])),
-                (Some(i), None) => rows.push(row(Act::Delete.symbol(style), &b[i])),
-                (None, Some(j)) => rows.push(row(Act::Create.symbol(style), &a[j])),
-                (None, None) => {}
-            }),
+            Act::Update => walk_slice(
+                &b,
+                &a,
+                |x, y| x == y,
+                |_| false,
+                |i, j| match (i, j) {
+                    (Some(i), Some(_)) => rows.push(row(Act::NoOp.symbol(style), &b[i])),
+                    (Some(i), None) => rows.push(row(Act::Delete.symbol(style), &b[i])),
+                    (None, Some(j)) => rows.push(row(Act::Create.symbol(style), &a[j])),
+                    (None, None) => {}
+                },
+            ),
         }
-        format!("<<-EOT{}\n{}\n{}    EOT{}", self.forces(style, o), rows.join("\n"), pad(indent), self.null_suffix(o))
+        format!(
+            "<<-EOT{}\n{}\n{}    EOT{}",
+            self.forces(style, o),
+            rows.join("\n"),
+            pad(indent),
+            self.null_suffix(o)
+        )
     }
 }
 
@@ -610,19 +888,61 @@ mod tests {
 
     fn pairs(name: &str, before: &[i32], after: &[i32], want: &[(Option<usize>, Option<usize>)]) {
         let mut got = Vec::new();
-        walk_slice(before, after, |a, b| a == b, |_| false, |i, j| got.push((i, j)));
+        walk_slice(
+            before,
+            after,
+            |a, b| a == b,
+            |_| false,
+            |i, j| got.push((i, j)),
+        );
         assert_eq!(got, want, "case {name}");
     }
 
     #[test]
     fn slices_pair_as_terraform_pairs_them() {
-        type Case = (&'static str, Vec<i32>, Vec<i32>, Vec<(Option<usize>, Option<usize>)>);
+        type Case = (
+            &'static str,
+            Vec<i32>,
+            Vec<i32>,
+            Vec<(Option<usize>, Option<usize>)>,
+        );
         let cases: Vec<Case> = vec![
-            ("same_length_by_index", vec![1, 2, 3], vec![2, 3, 4], vec![(Some(0), Some(0)), (Some(1), Some(1)), (Some(2), Some(2))]),
-            ("reordering_uses_lcs", vec![1, 2], vec![2, 1], vec![(Some(0), None), (Some(1), Some(0)), (None, Some(1))]),
-            ("append", vec![1, 2], vec![1, 2, 3], vec![(Some(0), Some(0)), (Some(1), Some(1)), (None, Some(2))]),
-            ("remove_middle", vec![1, 2, 3], vec![1, 3], vec![(Some(0), Some(0)), (Some(1), None), (Some(2), Some(1))]),
-            ("replace_and_grow", vec![1, 2, 3], vec![1, 9, 3, 4], vec![(Some(0), Some(0)), (Some(1), None), (None, Some(1)), (Some(2), Some(2)), (None, Some(3))]),
+            (
+                "same_length_by_index",
+                vec![1, 2, 3],
+                vec![2, 3, 4],
+                vec![(Some(0), Some(0)), (Some(1), Some(1)), (Some(2), Some(2))],
+            ),
+            (
+                "reordering_uses_lcs",
+                vec![1, 2],
+                vec![2, 1],
+                vec![(Some(0), None), (Some(1), Some(0)), (None, Some(1))],
+            ),
+            (
+                "append",
+                vec![1, 2],
+                vec![1, 2, 3],
+                vec![(Some(0), Some(0)), (Some(1), Some(1)), (None, Some(2))],
+            ),
+            (
+                "remove_middle",
+                vec![1, 2, 3],
+                vec![1, 3],
+                vec![(Some(0), Some(0)), (Some(1), None), (Some(2), Some(1))],
+            ),
+            (
+                "replace_and_grow",
+                vec![1, 2, 3],
+                vec![1, 9, 3, 4],
+                vec![
+                    (Some(0), Some(0)),
+                    (Some(1), None),
+                    (None, Some(1)),
+                    (Some(2), Some(2)),
+                    (None, Some(3)),
+                ],
+            ),
             ("from_empty", vec![], vec![5], vec![(None, Some(0))]),
         ];
         for (name, b, a, want) in cases {
@@ -648,25 +968,49 @@ mod tests {
 
     /// terraform_data's schema type: input and output are dynamic.
     fn data_ty() -> Type {
-        Type::object([("id", Type::String), ("input", Type::Dynamic), ("output", Type::Dynamic), ("triggers_replace", Type::Dynamic)])
+        Type::object([
+            ("id", Type::String),
+            ("input", Type::Dynamic),
+            ("output", Type::Dynamic),
+            ("triggers_replace", Type::Dynamic),
+        ])
     }
 
     fn data(id: &str, input: Value, output: Value) -> Value {
-        obj(vec![("id", s(id)), ("input", input), ("output", output), ("triggers_replace", Value::null(Type::Dynamic))])
+        obj(vec![
+            ("id", s(id)),
+            ("input", input),
+            ("output", output),
+            ("triggers_replace", Value::null(Type::Dynamic)),
+        ])
     }
 
     /// Each case: a resource body as `terraform plan` 1.15 printed it for
     /// the same before and after values (checked on this machine).
     fn check(name: &str, before: Value, after: Value, ty: Type, replace: Vec<Path>, want: &str) {
         let style = Style { color: false };
-        let got = Differ { requires_replace: &replace }.block(&before, &after, &ty).render(&style, 0, Opts::default());
+        let got = Differ {
+            requires_replace: &replace,
+        }
+        .block(&before, &after, &ty)
+        .render(&style, 0, Opts::default());
         assert_eq!(got, want, "case {name}:\n--- got\n{got}\n--- want\n{want}");
     }
 
     #[test]
     fn resource_bodies_as_terraform_renders_them() {
-        let keepers_ty = Type::object([("id", Type::String), ("keepers", Type::map(Type::String)), ("input", Type::list(Type::String)), ("result", Type::list(Type::String))]);
-        let kv = |pairs: &[(&str, &str)]| Value::map(Type::String, pairs.iter().map(|(k, v)| (k.to_string(), s(v))).collect());
+        let keepers_ty = Type::object([
+            ("id", Type::String),
+            ("keepers", Type::map(Type::String)),
+            ("input", Type::list(Type::String)),
+            ("result", Type::list(Type::String)),
+        ]);
+        let kv = |pairs: &[(&str, &str)]| {
+            Value::map(
+                Type::String,
+                pairs.iter().map(|(k, v)| (k.to_string(), s(v))).collect(),
+            )
+        };
         // (case name, before, after, schema type, paths forcing replacement, body)
         type Case = (&'static str, Value, Value, Type, Vec<Path>, &'static str);
         let cases: Vec<Case> = vec![
@@ -676,9 +1020,24 @@ mod tests {
                     "i",
                     obj(vec![
                         ("list", tup(strs(&["a", "b", "c", "d", "e", "f"]))),
-                        ("map", Value::map(Type::String, [("k1", s("v1")), ("k2", s("v2")), ("k 3", s("v3"))].into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+                        (
+                            "map",
+                            Value::map(
+                                Type::String,
+                                [("k1", s("v1")), ("k2", s("v2")), ("k 3", s("v3"))]
+                                    .into_iter()
+                                    .map(|(k, v)| (k.to_string(), v))
+                                    .collect(),
+                            ),
+                        ),
                         ("ml", s("line1\nline2\nline3\n")),
-                        ("nested", tup(vec![obj(vec![("a", n(1)), ("b", s("x"))]), obj(vec![("a", n(2)), ("b", s("y"))])])),
+                        (
+                            "nested",
+                            tup(vec![
+                                obj(vec![("a", n(1)), ("b", s("x"))]),
+                                obj(vec![("a", n(2)), ("b", s("y"))]),
+                            ]),
+                        ),
                         ("same", s("x")),
                         ("set", Value::set(Type::String, strs(&["x", "y", "z"]))),
                         ("tc", s("str")),
@@ -689,9 +1048,24 @@ mod tests {
                     "i",
                     obj(vec![
                         ("list", tup(strs(&["a", "b", "X", "d", "e", "f", "g"]))),
-                        ("map", Value::map(Type::String, [("k1", s("v1")), ("k2", s("changed")), ("k4", s("new"))].into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+                        (
+                            "map",
+                            Value::map(
+                                Type::String,
+                                [("k1", s("v1")), ("k2", s("changed")), ("k4", s("new"))]
+                                    .into_iter()
+                                    .map(|(k, v)| (k.to_string(), v))
+                                    .collect(),
+                            ),
+                        ),
                         ("ml", s("line1\nline2 changed\nline3\nline4\n")),
-                        ("nested", tup(vec![obj(vec![("a", n(1)), ("b", s("x"))]), obj(vec![("a", n(3)), ("b", s("y"))])])),
+                        (
+                            "nested",
+                            tup(vec![
+                                obj(vec![("a", n(1)), ("b", s("x"))]),
+                                obj(vec![("a", n(3)), ("b", s("y"))]),
+                            ]),
+                        ),
                         ("same", s("x")),
                         ("set", Value::set(Type::String, strs(&["w", "x", "z"]))),
                         ("tc", tup(strs(&["now"]))),
@@ -751,7 +1125,11 @@ mod tests {
             ),
             (
                 "becoming_unknown_shows_the_old_value_deleted",
-                data("i", s("k"), obj(vec![("e", tup(vec![])), ("z", tup(strs(&["a"])))])),
+                data(
+                    "i",
+                    s("k"),
+                    obj(vec![("e", tup(vec![])), ("z", tup(strs(&["a"])))]),
+                ),
                 data("i", s("k2"), Value::unknown(Type::Dynamic)),
                 data_ty(),
                 vec![],
@@ -768,8 +1146,24 @@ mod tests {
             ),
             (
                 "sensitivity_changes_warn",
-                data("i", obj(vec![("x", s("plain")), ("y", s("hidden").mark_sensitive()), ("z", tup(strs(&["a"])))]), s("o")),
-                data("i", obj(vec![("x", s("plain").mark_sensitive()), ("y", s("hidden")), ("z", tup(vec![s("a"), Value::unknown(Type::String)]))]), s("o")),
+                data(
+                    "i",
+                    obj(vec![
+                        ("x", s("plain")),
+                        ("y", s("hidden").mark_sensitive()),
+                        ("z", tup(strs(&["a"]))),
+                    ]),
+                    s("o"),
+                ),
+                data(
+                    "i",
+                    obj(vec![
+                        ("x", s("plain").mark_sensitive()),
+                        ("y", s("hidden")),
+                        ("z", tup(vec![s("a"), Value::unknown(Type::String)])),
+                    ]),
+                    s("o"),
+                ),
                 data_ty(),
                 vec![],
                 r#"{
@@ -791,7 +1185,15 @@ mod tests {
             ),
             (
                 "deleted_object_ends_in_null",
-                data("i", obj(vec![("a", tup(vec![n(1)])), ("s", s("secret").mark_sensitive()), ("m", s("x\ny"))]), s("o")),
+                data(
+                    "i",
+                    obj(vec![
+                        ("a", tup(vec![n(1)])),
+                        ("s", s("secret").mark_sensitive()),
+                        ("m", s("x\ny")),
+                    ]),
+                    s("o"),
+                ),
                 Value::null(data_ty()),
                 data_ty(),
                 vec![],
@@ -812,8 +1214,24 @@ mod tests {
             ),
             (
                 "typed_map_keys_quoted_list_context_forces_replacement",
-                obj(vec![("id", s("-")), ("keepers", kv(&[("a", "1"), ("b", "2")])), ("input", Value::list(Type::String, strs(&["a", "b", "c", "d"]))), ("result", Value::list(Type::String, strs(&["b", "a"])))]),
-                obj(vec![("id", Value::unknown(Type::String)), ("keepers", kv(&[("a", "1"), ("b", "3"), ("c", "4")])), ("input", Value::list(Type::String, strs(&["a", "b", "x", "d", "e"]))), ("result", Value::unknown(Type::list(Type::String)))]),
+                obj(vec![
+                    ("id", s("-")),
+                    ("keepers", kv(&[("a", "1"), ("b", "2")])),
+                    (
+                        "input",
+                        Value::list(Type::String, strs(&["a", "b", "c", "d"])),
+                    ),
+                    ("result", Value::list(Type::String, strs(&["b", "a"]))),
+                ]),
+                obj(vec![
+                    ("id", Value::unknown(Type::String)),
+                    ("keepers", kv(&[("a", "1"), ("b", "3"), ("c", "4")])),
+                    (
+                        "input",
+                        Value::list(Type::String, strs(&["a", "b", "x", "d", "e"])),
+                    ),
+                    ("result", Value::unknown(Type::list(Type::String))),
+                ]),
                 keepers_ty,
                 vec![Path::root().attr("keepers"), Path::root().attr("input")],
                 r#"{
@@ -840,7 +1258,12 @@ mod tests {
             (
                 "dynamic_values_never_force_replacement_marks",
                 data("i", s("x"), s("x")),
-                obj(vec![("id", s("i")), ("input", s("x")), ("output", s("x")), ("triggers_replace", tup(strs(&["t2"])))]),
+                obj(vec![
+                    ("id", s("i")),
+                    ("input", s("x")),
+                    ("output", s("x")),
+                    ("triggers_replace", tup(strs(&["t2"]))),
+                ]),
                 data_ty(),
                 vec![Path::root().attr("triggers_replace")],
                 r#"{

@@ -31,7 +31,9 @@ pub struct Key<'a> {
 
 /// The variable holding the state key under `settings`.
 pub fn key_var(settings: Option<&terrane_config::StateSettings>) -> &str {
-    settings.and_then(|s| s.encryption_key_env.as_deref()).unwrap_or("TERRANE_STATE_PASSPHRASE")
+    settings
+        .and_then(|s| s.encryption_key_env.as_deref())
+        .unwrap_or("TERRANE_STATE_PASSPHRASE")
 }
 
 /// First bytes of a sealed emergency state file.
@@ -76,7 +78,8 @@ pub fn open(bytes: Vec<u8>, key: Option<Key>) -> Result<Vec<u8>, String> {
     let (salt, rest) = rest.split_at(16);
     let (iter, sealed) = rest.split_at(4);
     let iterations = u32::from_be_bytes([iter[0], iter[1], iter[2], iter[3]]);
-    let iterations = check_iterations(iterations, "the sealed state file").map_err(|e| e.to_string())?;
+    let iterations =
+        check_iterations(iterations, "the sealed state file").map_err(|e| e.to_string())?;
     Cipher::derive(&key.enc.passphrase, salt, iterations)
         .open(sealed, SEALED_MAGIC)
         .ok_or_else(|| format!("the sealed state file does not open with the key in {} (another passphrase, or the file was altered)", key.var))
@@ -170,35 +173,87 @@ mod tests {
     fn state() -> Snapshot {
         let mut s = Snapshot::empty();
         s.serial = 7;
-        s.outputs.insert("secret".into(), terrane_state::OutputState { value: serde_json::json!("hunter2-value"), ty: serde_json::json!("string"), sensitive: true });
+        s.outputs.insert(
+            "secret".into(),
+            terrane_state::OutputState {
+                value: serde_json::json!("hunter2-value"),
+                ty: serde_json::json!("string"),
+                sensitive: true,
+            },
+        );
         s
     }
 
     #[test]
     fn item2_emergency_file_sealed_and_opened() {
-        let right = Encryption { passphrase: "right".into(), iterations: 1000 };
-        let wrong = Encryption { passphrase: "wrong".into(), iterations: 1000 };
-        let enc = Key { enc: &right, var: "MY_STATE_KEY" };
-        let wrong = Key { enc: &wrong, var: "MY_STATE_KEY" };
+        let right = Encryption {
+            passphrase: "right".into(),
+            iterations: 1000,
+        };
+        let wrong = Encryption {
+            passphrase: "wrong".into(),
+            iterations: 1000,
+        };
+        let enc = Key {
+            enc: &right,
+            var: "MY_STATE_KEY",
+        };
+        let wrong = Key {
+            enc: &wrong,
+            var: "MY_STATE_KEY",
+        };
         let s = state();
         let plain = contents(&s, None);
         let sealed = contents(&s, Some(&right));
-        assert!(String::from_utf8_lossy(&plain).contains("hunter2-value"), "case plain_is_state_json");
+        assert!(
+            String::from_utf8_lossy(&plain).contains("hunter2-value"),
+            "case plain_is_state_json"
+        );
         assert!(sealed.starts_with(SEALED_MAGIC), "case sealed_is_marked");
-        assert!(!sealed.windows(7).any(|w| w == b"hunter2"), "case sealed_hides_values");
-        assert_eq!(open(sealed.clone(), Some(enc)).unwrap(), plain, "case opens_with_passphrase");
-        assert!(open(sealed.clone(), Some(wrong)).is_err(), "case wrong_passphrase_refused");
-        assert!(open(sealed.clone(), None).unwrap_err().contains("not encrypted"), "case no_passphrase_refused");
-        assert!(open(sealed[..SEALED_MAGIC.len() + 10].to_vec(), Some(enc)).is_err(), "case truncated_refused");
+        assert!(
+            !sealed.windows(7).any(|w| w == b"hunter2"),
+            "case sealed_hides_values"
+        );
+        assert_eq!(
+            open(sealed.clone(), Some(enc)).unwrap(),
+            plain,
+            "case opens_with_passphrase"
+        );
+        assert!(
+            open(sealed.clone(), Some(wrong)).is_err(),
+            "case wrong_passphrase_refused"
+        );
+        assert!(
+            open(sealed.clone(), None)
+                .unwrap_err()
+                .contains("not encrypted"),
+            "case no_passphrase_refused"
+        );
+        assert!(
+            open(sealed[..SEALED_MAGIC.len() + 10].to_vec(), Some(enc)).is_err(),
+            "case truncated_refused"
+        );
         let count_at = SEALED_MAGIC.len() + 16;
         let mut slow = sealed.clone();
         slow[count_at..count_at + 4].copy_from_slice(&u32::MAX.to_be_bytes());
-        assert!(open(slow, Some(enc)).is_err(), "case tampered_work_factor_refused_before_deriving");
+        assert!(
+            open(slow, Some(enc)).is_err(),
+            "case tampered_work_factor_refused_before_deriving"
+        );
         let mut flipped = sealed.clone();
         let last = flipped.len() - 1;
         flipped[last] ^= 1;
-        assert!(open(flipped, Some(enc)).unwrap_err().contains("MY_STATE_KEY"), "case altered_refused_naming_the_key_variable");
-        assert_eq!(open(plain.clone(), Some(enc)).unwrap(), plain, "case plain_passes_through");
+        assert!(
+            open(flipped, Some(enc))
+                .unwrap_err()
+                .contains("MY_STATE_KEY"),
+            "case altered_refused_naming_the_key_variable"
+        );
+        assert_eq!(
+            open(plain.clone(), Some(enc)).unwrap(),
+            plain,
+            "case plain_passes_through"
+        );
         let s = terrane_state::tfstate::import(&plain).unwrap();
         assert_eq!(s.serial, 7, "case serial_kept");
     }
@@ -209,10 +264,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = write_new(dir.path(), b"one").unwrap();
         let second = write_new(dir.path(), b"two").unwrap();
-        assert_eq!(first.file_name().unwrap(), "errored.tfstate", "case first_name");
-        assert_eq!(second.file_name().unwrap(), "errored.1.tfstate", "case second_name");
+        assert_eq!(
+            first.file_name().unwrap(),
+            "errored.tfstate",
+            "case first_name"
+        );
+        assert_eq!(
+            second.file_name().unwrap(),
+            "errored.1.tfstate",
+            "case second_name"
+        );
         assert_eq!(std::fs::read(&first).unwrap(), b"one", "case first_kept");
-        assert_eq!(std::fs::metadata(&second).unwrap().permissions().mode() & 0o777, 0o600, "case mode_0600");
-        assert!(write_new(&dir.path().join("missing"), b"x").is_err(), "case unwritable_dir_is_an_error");
+        assert_eq!(
+            std::fs::metadata(&second).unwrap().permissions().mode() & 0o777,
+            0o600,
+            "case mode_0600"
+        );
+        assert!(
+            write_new(&dir.path().join("missing"), b"x").is_err(),
+            "case unwritable_dir_is_an_error"
+        );
     }
 }

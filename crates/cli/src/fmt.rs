@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 
 /// The canonical layout of `src`, or why it cannot be formatted.
 pub fn format_source(src: &str) -> Result<String, String> {
-    let (toks, tail) = tokens::tokenize(src).map_err(|at| format!("cannot read the text at byte {at}"))?;
+    let (toks, tail) =
+        tokens::tokenize(src).map_err(|at| format!("cannot read the text at byte {at}"))?;
     let mut toks = rewrite::rewrite(toks);
     layout::layout(&mut toks);
     let mut out = String::with_capacity(src.len());
@@ -46,7 +47,12 @@ pub fn meaning_changed(name: &str, before: &str, after: &str) -> Option<String> 
     let parse = |t: &str| hcl_edit::parser::parse_body(t).map_err(|e| e.message().to_string());
     match (parse(before), parse(after)) {
         (Ok(a), Ok(b)) if terrane_config::canon::same_body(&a, &b) => {}
-        (Ok(a), Ok(b)) => return Some(format!("{} would change", terrane_config::canon::body_differences(&a, &b).join(", "))),
+        (Ok(a), Ok(b)) => {
+            return Some(format!(
+                "{} would change",
+                terrane_config::canon::body_differences(&a, &b).join(", ")
+            ))
+        }
         (_, Err(e)) => return Some(format!("the formatted text does not parse: {e}")),
         (Err(e), _) => return Some(format!("the file does not parse: {e}")),
     }
@@ -63,7 +69,12 @@ pub fn meaning_changed(name: &str, before: &str, after: &str) -> Option<String> 
             Some(i) => {
                 before_summaries.remove(i);
             }
-            None => return Some(format!("it would load with a new diagnostic ({:?})", d.summary)),
+            None => {
+                return Some(format!(
+                    "it would load with a new diagnostic ({:?})",
+                    d.summary
+                ))
+            }
         }
     }
     let diffs = terrane_config::canon::module_differences(&a, &b);
@@ -84,7 +95,9 @@ fn replace_file(path: &Path, text: &str) -> std::io::Result<()> {
         _ => Path::new("."),
     };
     let perms = std::fs::metadata(path)?.permissions();
-    let mut tmp = tempfile::Builder::new().prefix(".terrane-fmt-").tempfile_in(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".terrane-fmt-")
+        .tempfile_in(dir)?;
     tmp.write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
     tmp.as_file().set_permissions(perms)?;
@@ -100,11 +113,20 @@ fn is_formattable(p: &Path) -> bool {
 /// those of its subdirectories, hidden ones (`.terraform`, `.terrane`)
 /// left out.
 fn collect(dir: &Path, recursive: bool, files: &mut Vec<PathBuf>) -> Result<(), String> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.filter_map(Result::ok).map(|e| e.path()).collect();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     files.extend(entries.iter().filter(|p| is_formattable(p)).cloned());
     if recursive {
-        for d in entries.iter().filter(|p| p.is_dir() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'))) {
+        for d in entries.iter().filter(|p| {
+            p.is_dir()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        }) {
             collect(d, true, files)?;
         }
     }
@@ -114,7 +136,11 @@ fn collect(dir: &Path, recursive: bool, files: &mut Vec<PathBuf>) -> Result<(), 
 /// `fmt [-check] [-recursive] [DIR|FILE]...`: the working directory when
 /// none is given.
 pub fn fmt(ui: &Ui, dir: &Path, a: &Args) -> u8 {
-    let targets: Vec<PathBuf> = if a.positional.is_empty() { vec![dir.to_path_buf()] } else { a.positional.iter().map(PathBuf::from).collect() };
+    let targets: Vec<PathBuf> = if a.positional.is_empty() {
+        vec![dir.to_path_buf()]
+    } else {
+        a.positional.iter().map(PathBuf::from).collect()
+    };
     let mut files = Vec::new();
     for t in &targets {
         if t.is_dir() {
@@ -124,19 +150,34 @@ pub fn fmt(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         } else if is_formattable(t) {
             files.push(t.clone());
         } else {
-            return ui.error("Invalid file", format!("{}: only .tf and .tfvars files can be formatted.", t.display()));
+            return ui.error(
+                "Invalid file",
+                format!(
+                    "{}: only .tf and .tfvars files can be formatted.",
+                    t.display()
+                ),
+            );
         }
     }
     let mut unformatted = false;
     for f in files {
-        let shown = f.strip_prefix(dir).ok().filter(|p| !p.as_os_str().is_empty()).unwrap_or(&f).display().to_string();
+        let shown = f
+            .strip_prefix(dir)
+            .ok()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(&f)
+            .display()
+            .to_string();
         let text = match std::fs::read_to_string(&f) {
             Ok(t) => t,
             Err(e) => return ui.error("Failed to read file", format!("{shown}: {e}")),
         };
         if let Err(e) = hcl_edit::parser::parse_body(&text) {
             let loc = e.location();
-            return ui.error("Invalid syntax", format!("{shown}:{}:{}: {}", loc.line(), loc.column(), e.message()));
+            return ui.error(
+                "Invalid syntax",
+                format!("{shown}:{}:{}: {}", loc.line(), loc.column(), e.message()),
+            );
         }
         let out = match format_source(&text) {
             Ok(o) => o,
@@ -170,20 +211,56 @@ mod tests {
     fn check(name: &str, input: &str, want: &str) {
         let got = format_source(input).expect("formats");
         assert_eq!(got, want, "{name}");
-        assert_eq!(format_source(&got).expect("formats"), got, "{name}: formatting is not idempotent");
+        assert_eq!(
+            format_source(&got).expect("formats"),
+            got,
+            "{name}: formatting is not idempotent"
+        );
         assert_eq!(meaning_changed("t.tf", input, &got), None, "{name}");
     }
 
     #[test]
     fn layout_cases() {
-        check("strings untouched", "a = [\"--port=8080\",\"x = y\"]\n", "a = [\"--port=8080\", \"x = y\"]\n");
-        check("heredoc untouched", "h = <<EOT\nFOO=bar  \n  x\nEOT\n", "h = <<EOT\nFOO=bar  \n  x\nEOT\n");
-        check("alignment", "resource \"a\" \"b\" {\n  x = 1\n  long_name=2\n\n  y = 3\n}\n", "resource \"a\" \"b\" {\n  x         = 1\n  long_name = 2\n\n  y = 3\n}\n");
-        check("indent", "x {\n\ty {\n\t\ta = 1\n\t}\n}\n", "x {\n  y {\n    a = 1\n  }\n}\n");
-        check("comments aligned", "a = 1 # one\nbb = 22 # two\n", "a  = 1  # one\nbb = 22 # two\n");
-        check("labels quoted", "resource a b {}\n", "resource \"a\" \"b\" {}\n");
-        check("unwrap", "a = \"${var.x}\"\nb = \"x${var.x}\"\n", "a = var.x\nb = \"x${var.x}\"\n");
-        check("operators", "a = - 1\nb = !x\nc = x+1*2\nd = [for v in l: v if v>0]\n", "a = -1\nb = !x\nc = x + 1 * 2\nd = [for v in l : v if v > 0]\n");
+        check(
+            "strings untouched",
+            "a = [\"--port=8080\",\"x = y\"]\n",
+            "a = [\"--port=8080\", \"x = y\"]\n",
+        );
+        check(
+            "heredoc untouched",
+            "h = <<EOT\nFOO=bar  \n  x\nEOT\n",
+            "h = <<EOT\nFOO=bar  \n  x\nEOT\n",
+        );
+        check(
+            "alignment",
+            "resource \"a\" \"b\" {\n  x = 1\n  long_name=2\n\n  y = 3\n}\n",
+            "resource \"a\" \"b\" {\n  x         = 1\n  long_name = 2\n\n  y = 3\n}\n",
+        );
+        check(
+            "indent",
+            "x {\n\ty {\n\t\ta = 1\n\t}\n}\n",
+            "x {\n  y {\n    a = 1\n  }\n}\n",
+        );
+        check(
+            "comments aligned",
+            "a = 1 # one\nbb = 22 # two\n",
+            "a  = 1  # one\nbb = 22 # two\n",
+        );
+        check(
+            "labels quoted",
+            "resource a b {}\n",
+            "resource \"a\" \"b\" {}\n",
+        );
+        check(
+            "unwrap",
+            "a = \"${var.x}\"\nb = \"x${var.x}\"\n",
+            "a = var.x\nb = \"x${var.x}\"\n",
+        );
+        check(
+            "operators",
+            "a = - 1\nb = !x\nc = x+1*2\nd = [for v in l: v if v>0]\n",
+            "a = -1\nb = !x\nc = x + 1 * 2\nd = [for v in l : v if v > 0]\n",
+        );
         check("no final newline added", "a = 1", "a = 1");
         check("blanks at the end kept", "a = 1  ", "a = 1  ");
         check("comment at the end", "a = 1 # c  ", "a = 1 # c  ");
@@ -214,12 +291,27 @@ mod tests {
                 let mut at = 0;
                 for t in &toks {
                     // The blanks written before the token stay.
-                    let gap = (0..).find(|k| text[at + k..].starts_with(&t.text)).expect("token in order");
+                    let gap = (0..)
+                        .find(|k| text[at + k..].starts_with(&t.text))
+                        .expect("token in order");
                     messy.push_str(&text[at..at + gap]);
                     at += gap + t.text.len();
                     // Blanks go only where they separate expression tokens;
                     // next to a template's text they would be text.
-                    let literal = matches!(prev, None | Some(OQuote | QuotedLit | StringLit | OHeredoc | CHeredoc | TemplateSeqEnd)) || matches!(t.kind, QuotedLit | StringLit | CQuote | CHeredoc | TemplateInterp | TemplateControl);
+                    let literal = matches!(
+                        prev,
+                        None | Some(
+                            OQuote | QuotedLit | StringLit | OHeredoc | CHeredoc | TemplateSeqEnd
+                        )
+                    ) || matches!(
+                        t.kind,
+                        QuotedLit
+                            | StringLit
+                            | CQuote
+                            | CHeredoc
+                            | TemplateInterp
+                            | TemplateControl
+                    );
                     prev = Some(t.kind);
                     if !literal && next() % 3 == 0 {
                         messy.push_str(["  ", "\t", " \t "][(next() % 3) as usize]);
@@ -230,7 +322,8 @@ mod tests {
                 if hcl_edit::parser::parse_body(&messy).is_err() {
                     continue;
                 }
-                let got = format_source(&messy).unwrap_or_else(|e| panic!("{} round {round}: {e}:\n{messy}", path.display()));
+                let got = format_source(&messy)
+                    .unwrap_or_else(|e| panic!("{} round {round}: {e}:\n{messy}", path.display()));
                 assert_eq!(got, want, "{} round {round}:\n{messy}", path.display());
             }
         }
@@ -238,9 +331,28 @@ mod tests {
 
     #[test]
     fn meaning_check_refuses_changed_text() {
-        assert!(meaning_changed("t.tf", "a = [\"--port=8080\"]\n", "a = [\"--port = 8080\"]\n").is_some());
-        assert_eq!(meaning_changed("t.tfvars", "a = \"x\"\nb = 1\n", "a = \"y\"\nb = 1\n").as_deref(), Some("attribute a would change"));
-        assert_eq!(meaning_changed("t.tf", "locals {\n  a = <<EOT\nX=1\nEOT\n}\n", "locals {\n  a = <<EOT\nX = 1\nEOT\n}\n").as_deref(), Some("block locals would change"));
-        assert_eq!(meaning_changed("t.tfvars", "a   =  \"x\"\n", "a = \"x\"\n"), None);
+        assert!(meaning_changed(
+            "t.tf",
+            "a = [\"--port=8080\"]\n",
+            "a = [\"--port = 8080\"]\n"
+        )
+        .is_some());
+        assert_eq!(
+            meaning_changed("t.tfvars", "a = \"x\"\nb = 1\n", "a = \"y\"\nb = 1\n").as_deref(),
+            Some("attribute a would change")
+        );
+        assert_eq!(
+            meaning_changed(
+                "t.tf",
+                "locals {\n  a = <<EOT\nX=1\nEOT\n}\n",
+                "locals {\n  a = <<EOT\nX = 1\nEOT\n}\n"
+            )
+            .as_deref(),
+            Some("block locals would change")
+        );
+        assert_eq!(
+            meaning_changed("t.tfvars", "a   =  \"x\"\n", "a = \"x\"\n"),
+            None
+        );
     }
 }

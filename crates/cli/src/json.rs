@@ -19,7 +19,12 @@ pub fn known(v: &Value) -> Json {
         Kind::Number(n) => serde_json::from_str(&n.to_string()).unwrap_or(Json::Null),
         Kind::Bool(b) => Json::Bool(*b),
         Kind::Seq(es) | Kind::Set(es) => Json::Array(es.iter().map(known).collect()),
-        Kind::Map(m) => Json::Object(m.iter().filter(|(_, x)| x.is_known()).map(|(k, x)| (k.clone(), known(x))).collect()),
+        Kind::Map(m) => Json::Object(
+            m.iter()
+                .filter(|(_, x)| x.is_known())
+                .map(|(k, x)| (k.clone(), known(x)))
+                .collect(),
+        ),
     }
 }
 
@@ -41,14 +46,21 @@ fn as_bool(v: &Value, leaf: &dyn Fn(&Value) -> bool) -> Json {
     // writes an empty array or object for it.
     if !v.is_known() {
         return match v.ty() {
-            terrane_value::Type::List(_) | terrane_value::Type::Set(_) | terrane_value::Type::Tuple(_) => json!([]),
+            terrane_value::Type::List(_)
+            | terrane_value::Type::Set(_)
+            | terrane_value::Type::Tuple(_) => json!([]),
             terrane_value::Type::Map(_) | terrane_value::Type::Object(_) => json!({}),
             _ => Json::Bool(false),
         };
     }
     match v.kind() {
         Kind::Seq(es) | Kind::Set(es) => Json::Array(es.iter().map(|e| as_bool(e, leaf)).collect()),
-        Kind::Map(m) => Json::Object(m.iter().map(|(k, x)| (k.clone(), as_bool(x, leaf))).filter(|(_, j)| *j != Json::Bool(false)).collect()),
+        Kind::Map(m) => Json::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), as_bool(x, leaf)))
+                .filter(|(_, j)| *j != Json::Bool(false))
+                .collect(),
+        ),
         _ => Json::Bool(false),
     }
 }
@@ -98,16 +110,27 @@ pub fn state_values(s: &Snapshot) -> Json {
             if o.status == terrane_state::Status::Tainted {
                 m.insert("tainted".into(), json!(true));
             }
-            modules.entry(raddr.module.to_string()).or_default().push(Json::Object(m));
+            modules
+                .entry(raddr.module.to_string())
+                .or_default()
+                .push(Json::Object(m));
         }
     }
     let mut outputs = Map::new();
     for (name, o) in &s.outputs {
-        outputs.insert(name.clone(), json!({"sensitive": o.sensitive, "value": o.value, "type": o.ty}));
+        outputs.insert(
+            name.clone(),
+            json!({"sensitive": o.sensitive, "value": o.value, "type": o.ty}),
+        );
     }
     let mut root = json!({"resources": modules.remove("").unwrap_or_default()});
     if !modules.is_empty() {
-        root["child_modules"] = Json::Array(modules.into_iter().map(|(addr, rs)| json!({"resources": rs, "address": addr})).collect());
+        root["child_modules"] = Json::Array(
+            modules
+                .into_iter()
+                .map(|(addr, rs)| json!({"resources": rs, "address": addr}))
+                .collect(),
+        );
     }
     let mut values = json!({"root_module": root});
     if !outputs.is_empty() {
@@ -122,8 +145,19 @@ pub fn state_values(s: &Snapshot) -> Json {
 /// taken for such a wrapper.
 fn unwrap_dynamic(j: &Json) -> Json {
     match j {
-        Json::Object(m) if m.len() == 2 && m.contains_key("value") && m.get("type").is_some_and(|t| terrane_value::typejson::from_json(t).is_ok()) => m["value"].clone(),
-        Json::Object(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), unwrap_dynamic(v))).collect()),
+        Json::Object(m)
+            if m.len() == 2
+                && m.contains_key("value")
+                && m.get("type")
+                    .is_some_and(|t| terrane_value::typejson::from_json(t).is_ok()) =>
+        {
+            m["value"].clone()
+        }
+        Json::Object(m) => Json::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), unwrap_dynamic(v)))
+                .collect(),
+        ),
         Json::Array(a) => Json::Array(a.iter().map(unwrap_dynamic).collect()),
         other => other.clone(),
     }
@@ -134,14 +168,23 @@ fn unwrap_dynamic(j: &Json) -> Json {
 fn unwrap_loose(v: &Value) -> Value {
     let out = match v.kind() {
         Kind::Map(m) if matches!(v.ty(), terrane_value::Type::Object(_)) => {
-            let wrapped = m.len() == 2 && m.contains_key("value") && m.get("type").is_some_and(|t| terrane_value::typejson::from_json(&known(t)).is_ok());
+            let wrapped = m.len() == 2
+                && m.contains_key("value")
+                && m.get("type")
+                    .is_some_and(|t| terrane_value::typejson::from_json(&known(t)).is_ok());
             if wrapped {
                 m["value"].clone()
             } else {
-                Value::object(m.iter().map(|(k, x)| (k.clone(), unwrap_loose(x))).collect())
+                Value::object(
+                    m.iter()
+                        .map(|(k, x)| (k.clone(), unwrap_loose(x)))
+                        .collect(),
+                )
             }
         }
-        Kind::Seq(es) if matches!(v.ty(), terrane_value::Type::Tuple(_)) => Value::tuple(es.iter().map(unwrap_loose).collect()),
+        Kind::Seq(es) if matches!(v.ty(), terrane_value::Type::Tuple(_)) => {
+            Value::tuple(es.iter().map(unwrap_loose).collect())
+        }
         _ => return v.clone(),
     };
     if v.is_sensitive() {
@@ -177,7 +220,10 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
             m.insert("deposed".into(), json!(d));
         }
         if !c.addr.resource.module.0.is_empty() {
-            m.insert("module_address".into(), json!(c.addr.resource.module.to_string()));
+            m.insert(
+                "module_address".into(),
+                json!(c.addr.resource.module.to_string()),
+            );
         }
         m.insert("mode".into(), json!(c.addr.resource.mode.as_str()));
         m.insert("type".into(), json!(c.addr.resource.ty));
@@ -186,12 +232,39 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
             m.insert("index".into(), i);
         }
         m.insert("provider_name".into(), json!(c.provider.addr.to_string()));
-        let before_v = if c.action == Action::Delete { unwrap_loose(&c.before) } else { c.before.clone() };
-        let before = if before_v.is_null() { Json::Null } else { known(&before_v.unmark_deep()) };
-        let after = if c.after.is_null() { Json::Null } else { known(&c.after.unmark_deep()) };
-        let after_unknown = if c.after.is_null() { json!({}) } else { match unknown_as_bool(&c.after) { Json::Bool(false) => json!({}), j => j } };
-        let before_sensitive = if before_v.is_null() { json!(false) } else { sensitive_or_empty(&before_v) };
-        let after_sensitive = if c.after.is_null() { json!(false) } else { sensitive_or_empty(&c.after) };
+        let before_v = if c.action == Action::Delete {
+            unwrap_loose(&c.before)
+        } else {
+            c.before.clone()
+        };
+        let before = if before_v.is_null() {
+            Json::Null
+        } else {
+            known(&before_v.unmark_deep())
+        };
+        let after = if c.after.is_null() {
+            Json::Null
+        } else {
+            known(&c.after.unmark_deep())
+        };
+        let after_unknown = if c.after.is_null() {
+            json!({})
+        } else {
+            match unknown_as_bool(&c.after) {
+                Json::Bool(false) => json!({}),
+                j => j,
+            }
+        };
+        let before_sensitive = if before_v.is_null() {
+            json!(false)
+        } else {
+            sensitive_or_empty(&before_v)
+        };
+        let after_sensitive = if c.after.is_null() {
+            json!(false)
+        } else {
+            sensitive_or_empty(&c.after)
+        };
         let mut change = json!({
             "actions": c.action.json_actions(),
             "before": before,
@@ -201,7 +274,12 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
             "after_sensitive": after_sensitive,
         });
         if !c.requires_replace.is_empty() {
-            change["replace_paths"] = Json::Array(c.requires_replace.iter().map(|p| Json::Array(p.0.iter().map(step_json).collect())).collect());
+            change["replace_paths"] = Json::Array(
+                c.requires_replace
+                    .iter()
+                    .map(|p| Json::Array(p.0.iter().map(step_json).collect()))
+                    .collect(),
+            );
         }
         if let Some(id) = &c.importing {
             change["importing"] = json!({"id": id});
@@ -210,7 +288,12 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         if let Some(r) = &c.reason {
             m.insert("action_reason".into(), json!(r.json()));
         }
-        if let Some((from, _)) = p.moved.iter().find(|(_, to)| *to == c.addr).filter(|_| c.deposed.is_none()) {
+        if let Some((from, _)) = p
+            .moved
+            .iter()
+            .find(|(_, to)| *to == c.addr)
+            .filter(|_| c.deposed.is_none())
+        {
             m.insert("previous_address".into(), json!(from.to_string()));
         }
         changes.push(Json::Object(m));
@@ -227,7 +310,10 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
             r.insert("schema_version".into(), json!(c.schema_version));
             r.insert("values".into(), known(&c.after.unmark_deep()));
             r.insert("sensitive_values".into(), sensitive_or_empty(&c.after));
-            planned.entry(c.addr.resource.module.to_string()).or_default().push(Json::Object(r));
+            planned
+                .entry(c.addr.resource.module.to_string())
+                .or_default()
+                .push(Json::Object(r));
         }
     }
     let mut output_changes = Map::new();
@@ -237,7 +323,13 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         let actions: &[&str] = match (&o.before, removed) {
             (None, _) => &["create"],
             (Some(_), true) => &["delete"],
-            (Some(b), false) if b.unmark_deep().eq_ignoring_refinements(&o.after.unmark_deep()) && o.after.is_wholly_known() => &["no-op"],
+            (Some(b), false)
+                if b.unmark_deep()
+                    .eq_ignoring_refinements(&o.after.unmark_deep())
+                    && o.after.is_wholly_known() =>
+            {
+                &["no-op"]
+            }
             _ => &["update"],
         };
         let sens = o.sensitive || o.after.has_sensitive();
@@ -258,12 +350,20 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         }
         output_changes.insert(name.clone(), change);
         if !removed {
-            planned_outputs.insert(name.clone(), json!({"sensitive": sens, "value": known(&o.after.unmark_deep())}));
+            planned_outputs.insert(
+                name.clone(),
+                json!({"sensitive": sens, "value": known(&o.after.unmark_deep())}),
+            );
         }
     }
     let mut root = json!({"resources": planned.remove("").unwrap_or_default()});
     if !planned.is_empty() {
-        root["child_modules"] = Json::Array(planned.into_iter().map(|(addr, rs)| json!({"resources": rs, "address": addr})).collect());
+        root["child_modules"] = Json::Array(
+            planned
+                .into_iter()
+                .map(|(addr, rs)| json!({"resources": rs, "address": addr}))
+                .collect(),
+        );
     }
     let mut out = json!({
         "format_version": "1.2",
@@ -277,7 +377,12 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         "errored": p.has_errors(),
     });
     if !p.variables.is_empty() {
-        out["variables"] = Json::Object(p.variables.iter().map(|(k, v)| (k.clone(), json!({"value": known(&v.unmark_deep())}))).collect());
+        out["variables"] = Json::Object(
+            p.variables
+                .iter()
+                .map(|(k, v)| (k.clone(), json!({"value": known(&v.unmark_deep())})))
+                .collect(),
+        );
     }
     if let Some(s) = &p.prior_state {
         out["prior_state"] = state(s);
@@ -319,7 +424,11 @@ fn configuration(c: &terrane_config::Config) -> Json {
                 terrane_config::Subject::Var(n) => format!("var.{n}"),
                 terrane_config::Subject::Local(n) => format!("local.{n}"),
                 terrane_config::Subject::Module(n) => format!("module.{n}"),
-                terrane_config::Subject::Resource { data: true, ty, name } => format!("data.{ty}.{name}"),
+                terrane_config::Subject::Resource {
+                    data: true,
+                    ty,
+                    name,
+                } => format!("data.{ty}.{name}"),
                 terrane_config::Subject::Resource { ty, name, .. } => format!("{ty}.{name}"),
                 terrane_config::Subject::CountIndex => "count.index".into(),
                 terrane_config::Subject::EachKey => "each.key".into(),
@@ -426,7 +535,13 @@ fn constant(e: &hcl_edit::expr::Expression) -> Option<Json> {
     Some(match e {
         E::Null(_) => Json::Null,
         E::Bool(b) => json!(*b.value()),
-        E::Number(n) => serde_json::from_str(n.as_repr().map(|r| r.to_string()).unwrap_or_else(|| n.value().to_string()).trim()).ok()?,
+        E::Number(n) => serde_json::from_str(
+            n.as_repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|| n.value().to_string())
+                .trim(),
+        )
+        .ok()?,
         E::String(s) => json!(s.value().as_str()),
         E::Array(a) => Json::Array(a.iter().map(constant).collect::<Option<Vec<_>>>()?),
         E::Object(o) => {

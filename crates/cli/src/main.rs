@@ -12,8 +12,8 @@ mod json;
 mod planfile;
 mod render;
 mod statecmd;
-mod stateshow;
 mod stateconf;
+mod stateshow;
 mod stream;
 mod vars;
 
@@ -33,7 +33,10 @@ fn main() -> ExitCode {
     // wake-ups (a 5,000-long chain planned 2.7x slower on the default
     // pool). Blocking work (state writes) has its own threads, provider
     // functions their own runtime (see the engine's provider host).
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("Error: cannot start the runtime: {e}");

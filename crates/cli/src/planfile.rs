@@ -32,10 +32,17 @@ fn plan_aad() -> Vec<u8> {
 pub fn save(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plan".into());
     let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
@@ -56,7 +63,9 @@ fn b64(b: &[u8]) -> String {
 }
 
 fn unb64(s: &str) -> Result<Vec<u8>, String> {
-    base64::engine::general_purpose::STANDARD.decode(s).map_err(|e| e.to_string())
+    base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .map_err(|e| e.to_string())
 }
 
 fn value_json(v: &Value) -> Json {
@@ -74,7 +83,12 @@ fn value_from(j: &Json) -> Result<Value, String> {
     let ty = typejson::from_json(&j["type"]).map_err(|e| e.to_string())?;
     let bytes = unb64(j["msgpack"].as_str().unwrap_or_default())?;
     let v = terrane_value::msgpack::decode(&bytes, &ty).map_err(|e| e.to_string())?;
-    let paths: Vec<Path> = j["sensitive"].as_array().into_iter().flatten().filter_map(|p| terrane_state::tfstate::path_from_json(p).ok()).collect();
+    let paths: Vec<Path> = j["sensitive"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| terrane_state::tfstate::path_from_json(p).ok())
+        .collect();
     Ok(mark_paths(&v, &paths))
 }
 
@@ -143,29 +157,49 @@ fn change_json(c: &Change) -> Json {
 }
 
 fn change_from(c: &Json) -> Result<Change, String> {
-    let addr = InstanceAddr::parse(c["address"].as_str().unwrap_or_default()).map_err(|e| format!("{e:?}"))?;
-    let paddr = ProviderAddr::parse(c["provider"]["addr"].as_str().unwrap_or_default()).map_err(|e| e.to_string())?;
+    let addr = InstanceAddr::parse(c["address"].as_str().unwrap_or_default())
+        .map_err(|e| format!("{e:?}"))?;
+    let paddr = ProviderAddr::parse(c["provider"]["addr"].as_str().unwrap_or_default())
+        .map_err(|e| e.to_string())?;
     let mut key = ProviderConfigKey::root(paddr);
-    key.module = c["provider"]["module"].as_str().unwrap_or_default().to_string();
+    key.module = c["provider"]["module"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     key.alias = c["provider"]["alias"].as_str().map(str::to_string);
     let before = value_from(&c["before"])?;
     let after = value_from(&c["after"])?;
-    let ty = if after.is_null() { before.ty().clone() } else { after.ty().clone() };
+    let ty = if after.is_null() {
+        before.ty().clone()
+    } else {
+        after.ty().clone()
+    };
     Ok(Change {
         addr,
         deposed: c["deposed"].as_str().map(str::to_string),
         provider: key,
-        action: action_from(c["action"].as_str().unwrap_or_default()).ok_or("unknown action in plan file")?,
+        action: action_from(c["action"].as_str().unwrap_or_default())
+            .ok_or("unknown action in plan file")?,
         before,
         after,
         ty,
         schema_version: c["schema_version"].as_i64().unwrap_or(0),
-        requires_replace: c["requires_replace"].as_array().into_iter().flatten().filter_map(|p| terrane_state::tfstate::path_from_json(p).ok()).collect(),
+        requires_replace: c["requires_replace"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| terrane_state::tfstate::path_from_json(p).ok())
+            .collect(),
         planned_private: unb64(c["planned_private"].as_str().unwrap_or_default())?,
         prior_private: unb64(c["prior_private"].as_str().unwrap_or_default())?,
         reason: c["reason"].as_str().and_then(reason_from),
         importing: c["importing"].as_str().map(str::to_string),
-        dependencies: c["dependencies"].as_array().into_iter().flatten().filter_map(|d| d.as_str().map(str::to_string)).collect(),
+        dependencies: c["dependencies"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.as_str().map(str::to_string))
+            .collect(),
         create_before_destroy: c["create_before_destroy"].as_bool().unwrap_or(false),
     })
 }
@@ -219,9 +253,13 @@ pub fn read(bytes: &[u8], cipher: Option<&terrane_state::Cipher>) -> Result<Plan
 }
 
 fn read_plain(bytes: &[u8]) -> Result<Plan, String> {
-    let doc: Json = serde_json::from_slice(bytes).map_err(|e| format!("not a terrane plan file: {e}"))?;
+    let doc: Json =
+        serde_json::from_slice(bytes).map_err(|e| format!("not a terrane plan file: {e}"))?;
     if doc["format"] != FORMAT {
-        return Err(format!("not a terrane plan file (format {:?})", doc["format"]));
+        return Err(format!(
+            "not a terrane plan file (format {:?})",
+            doc["format"]
+        ));
     }
     let mut p = Plan {
         mode: match doc["mode"].as_str() {
@@ -244,18 +282,33 @@ fn read_plain(bytes: &[u8]) -> Result<Plan, String> {
         p.drift.push(change_from(c)?);
     }
     for (k, o) in doc["outputs"].as_object().into_iter().flatten() {
-        let before = if o["before"].is_null() { None } else { Some(value_from(&o["before"])?) };
+        let before = if o["before"].is_null() {
+            None
+        } else {
+            Some(value_from(&o["before"])?)
+        };
         let after = value_from(&o["after"]).unwrap_or_else(|_| Value::null(Type::Dynamic));
-        p.outputs.insert(k.clone(), OutputChange { before, after, sensitive: o["sensitive"].as_bool().unwrap_or(false) });
+        p.outputs.insert(
+            k.clone(),
+            OutputChange {
+                before,
+                after,
+                sensitive: o["sensitive"].as_bool().unwrap_or(false),
+            },
+        );
     }
     for m in doc["moved"].as_array().into_iter().flatten() {
         if let (Some(a), Some(b)) = (m[0].as_str(), m[1].as_str()) {
-            let (a, b) = (InstanceAddr::parse(a).map_err(|e| format!("{e:?}"))?, InstanceAddr::parse(b).map_err(|e| format!("{e:?}"))?);
+            let (a, b) = (
+                InstanceAddr::parse(a).map_err(|e| format!("{e:?}"))?,
+                InstanceAddr::parse(b).map_err(|e| format!("{e:?}"))?,
+            );
             p.moved.push((a, b));
         }
     }
     if let Some(s) = doc["prior_state"].as_str() {
-        p.prior_state = Some(terrane_state::tfstate::import(s.as_bytes()).map_err(|e| e.to_string())?);
+        p.prior_state =
+            Some(terrane_state::tfstate::import(s.as_bytes()).map_err(|e| e.to_string())?);
     }
     Ok(p)
 }

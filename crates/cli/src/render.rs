@@ -3,10 +3,10 @@
 //! replacement`), the summary lines and diagnostics. Sensitive values are
 //! never printed.
 
+use crate::diff::{self, Differ, Opts};
 use std::fmt::Write;
 use terrane_config::{Diagnostic, Severity};
 use terrane_engine::{Action, Change, Plan, PlanMode};
-use crate::diff::{self, Differ, Opts};
 use terrane_value::{Kind, Path, Type, Value};
 
 pub struct Style {
@@ -92,7 +92,10 @@ fn headline(c: &Change, moved_from: Option<&terrane_state::InstanceAddr>) -> Str
             text.push_str(&format!("\n  # (moved from {from})"));
         }
         if let Some(id) = &c.importing {
-            text.push_str(&format!("\n  # (imported from {})", terrane_value::render::quote(id)));
+            text.push_str(&format!(
+                "\n  # (imported from {})",
+                terrane_value::render::quote(id)
+            ));
         }
     }
     text
@@ -108,11 +111,24 @@ pub fn plan(style: &Style, p: &Plan) -> String {
             out.push_str(&resource(style, c, true, None));
         }
     }
-    let moved_from = |c: &Change| if c.deposed.is_none() { p.moved.iter().find(|(_, to)| *to == c.addr).map(|(from, _)| from) } else { None };
+    let moved_from = |c: &Change| {
+        if c.deposed.is_none() {
+            p.moved
+                .iter()
+                .find(|(_, to)| *to == c.addr)
+                .map(|(from, _)| from)
+        } else {
+            None
+        }
+    };
     // Changes, imports and moves, in Terraform's order: shallower modules
     // first, then by module, data sources before managed resources, type,
     // name and key.
-    let mut visible: Vec<&Change> = p.changes.iter().filter(|c| c.action != Action::NoOp || c.importing.is_some() || moved_from(c).is_some()).collect();
+    let mut visible: Vec<&Change> = p
+        .changes
+        .iter()
+        .filter(|c| c.action != Action::NoOp || c.importing.is_some() || moved_from(c).is_some())
+        .collect();
     visible.sort_by(|a, b| listing_key(a).cmp(&listing_key(b)));
     let outputs_changed = p.outputs.iter().any(|(_, o)| output_changed(o));
     if visible.is_empty() {
@@ -121,15 +137,30 @@ pub fn plan(style: &Style, p: &Plan) -> String {
             return out;
         }
         if !outputs_changed {
-            out.push_str(&format!("\n{}\n\n", style.bold(&style.green("No changes. Your infrastructure matches the configuration."))));
+            out.push_str(&format!(
+                "\n{}\n\n",
+                style.bold(
+                    &style.green("No changes. Your infrastructure matches the configuration.")
+                )
+            ));
             out.push_str(&format!("{}\n", wrap("terrane has compared your real infrastructure against your configuration and found no differences, so no changes are needed.")));
             return out;
         }
     }
     if !visible.is_empty() {
         // The legend in Terraform's order.
-        let order = [Action::Create, Action::Update, Action::Delete, Action::DeleteThenCreate, Action::CreateThenDelete, Action::Read];
-        let kinds: Vec<Action> = order.into_iter().filter(|k| visible.iter().any(|c| c.action == *k)).collect();
+        let order = [
+            Action::Create,
+            Action::Update,
+            Action::Delete,
+            Action::DeleteThenCreate,
+            Action::CreateThenDelete,
+            Action::Read,
+        ];
+        let kinds: Vec<Action> = order
+            .into_iter()
+            .filter(|k| visible.iter().any(|c| c.action == *k))
+            .collect();
         if !kinds.is_empty() {
             out.push_str(&format!("\n{}\n", wrap("terrane used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:")));
         }
@@ -151,9 +182,21 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         }
         let (add, change, destroy) = p.counts();
         let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
-        let forgets = p.changes.iter().filter(|c| c.action == Action::Forget).count();
-        let import_part = if imports > 0 { format!("{imports} to import, ") } else { String::new() };
-        let forget_part = if forgets > 0 { format!(", {forgets} to forget") } else { String::new() };
+        let forgets = p
+            .changes
+            .iter()
+            .filter(|c| c.action == Action::Forget)
+            .count();
+        let import_part = if imports > 0 {
+            format!("{imports} to import, ")
+        } else {
+            String::new()
+        };
+        let forget_part = if forgets > 0 {
+            format!(", {forgets} to forget")
+        } else {
+            String::new()
+        };
         out.push_str(&format!("{} {import_part}{add} to add, {change} to change, {destroy} to destroy{forget_part}.\n", style.bold("Plan:")));
     }
     if outputs_changed {
@@ -187,35 +230,82 @@ pub fn wrap(text: &str) -> String {
 
 /// Module depth, module, managed (data sources first), type, name, key,
 /// deposed key.
-type ListingKey<'a> = (usize, &'a terrane_state::ModulePath, bool, &'a str, &'a str, &'a terrane_state::InstanceKey, &'a Option<String>);
+type ListingKey<'a> = (
+    usize,
+    &'a terrane_state::ModulePath,
+    bool,
+    &'a str,
+    &'a str,
+    &'a terrane_state::InstanceKey,
+    &'a Option<String>,
+);
 
 /// Where a change is listed in the plan, as a borrowed sort key (no copies
 /// per comparison of a large plan).
 fn listing_key(c: &Change) -> ListingKey<'_> {
     let r = &c.addr.resource;
-    (r.module.0.len(), &r.module, r.mode != terrane_state::Mode::Data, &r.ty, &r.name, &c.addr.key, &c.deposed)
+    (
+        r.module.0.len(),
+        &r.module,
+        r.mode != terrane_state::Mode::Data,
+        &r.ty,
+        &r.name,
+        &c.addr.key,
+        &c.deposed,
+    )
 }
 
 /// The changed root outputs, names aligned, each diffed as a dynamic
 /// value (sensitive ones as `(sensitive value)`).
-fn output_changes(style: &Style, outputs: &std::collections::BTreeMap<String, terrane_engine::OutputChange>) -> String {
-    let mark = |v: &Value, sensitive: bool| if sensitive { v.clone().mark_sensitive() } else { v.clone() };
-    let differ = Differ { requires_replace: &[] };
+fn output_changes(
+    style: &Style,
+    outputs: &std::collections::BTreeMap<String, terrane_engine::OutputChange>,
+) -> String {
+    let mark = |v: &Value, sensitive: bool| {
+        if sensitive {
+            v.clone().mark_sensitive()
+        } else {
+            v.clone()
+        }
+    };
+    let differ = Differ {
+        requires_replace: &[],
+    };
     let changed: Vec<(String, diff::Diff)> = outputs
         .iter()
         .filter(|(_, o)| output_changed(o))
         .map(|(name, o)| {
-            let before = o.before.as_ref().map_or_else(|| Value::null(Type::Dynamic), |b| mark(b, o.sensitive));
+            let before = o
+                .before
+                .as_ref()
+                .map_or_else(|| Value::null(Type::Dynamic), |b| mark(b, o.sensitive));
             // A removed output is planned as a dynamic null.
             let removed = o.after.is_null() && o.after.ty().is_dynamic();
-            let after = if removed { Value::null(Type::Dynamic) } else { mark(&o.after, o.sensitive) };
-            (key_text(name), differ.value(&before, &after, &Type::Dynamic, &Path::root().attr(name.clone())))
+            let after = if removed {
+                Value::null(Type::Dynamic)
+            } else {
+                mark(&o.after, o.sensitive)
+            };
+            (
+                key_text(name),
+                differ.value(
+                    &before,
+                    &after,
+                    &Type::Dynamic,
+                    &Path::root().attr(name.clone()),
+                ),
+            )
         })
         .collect();
     let width = changed.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = String::new();
     for (k, d) in &changed {
-        let _ = writeln!(out, "{} {k:<width$} = {}", d.act.symbol(style), d.render(style, 0, Opts::default()));
+        let _ = writeln!(
+            out,
+            "{} {k:<width$} = {}",
+            d.act.symbol(style),
+            d.render(style, 0, Opts::default())
+        );
     }
     out
 }
@@ -229,16 +319,43 @@ fn output_changed(o: &terrane_engine::OutputChange) -> bool {
 }
 
 /// One resource block of the plan.
-pub fn resource(style: &Style, c: &Change, drift: bool, moved_from: Option<&terrane_state::InstanceAddr>) -> String {
+pub fn resource(
+    style: &Style,
+    c: &Change,
+    drift: bool,
+    moved_from: Option<&terrane_state::InstanceAddr>,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "  {}", style.bold(&headline(c, moved_from)));
-    let (mode, ty, name) = (&c.addr.resource.mode, &c.addr.resource.ty, &c.addr.resource.name);
-    let kw = if *mode == terrane_state::Mode::Data { "data" } else { "resource" };
-    let sym = if drift { symbol(style, Action::Update) } else { symbol(style, c.action) };
-    let body = Differ { requires_replace: &c.requires_replace }.block(&c.before, &c.after, &c.ty);
+    let (mode, ty, name) = (
+        &c.addr.resource.mode,
+        &c.addr.resource.ty,
+        &c.addr.resource.name,
+    );
+    let kw = if *mode == terrane_state::Mode::Data {
+        "data"
+    } else {
+        "resource"
+    };
+    let sym = if drift {
+        symbol(style, Action::Update)
+    } else {
+        symbol(style, c.action)
+    };
+    let body = Differ {
+        requires_replace: &c.requires_replace,
+    }
+    .block(&c.before, &c.after, &c.ty);
     // An import shows the whole imported object.
-    let opts = Opts { show_unchanged: c.importing.is_some(), ..Opts::default() };
-    let _ = writeln!(out, "{sym} {kw} \"{ty}\" \"{name}\" {}\n", body.render(style, 0, opts));
+    let opts = Opts {
+        show_unchanged: c.importing.is_some(),
+        ..Opts::default()
+    };
+    let _ = writeln!(
+        out,
+        "{sym} {kw} \"{ty}\" \"{name}\" {}\n",
+        body.render(style, 0, opts)
+    );
     out
 }
 
@@ -246,7 +363,8 @@ pub fn resource(style: &Style, c: &Change, drift: bool, moved_from: Option<&terr
 /// Terraform's plan renderer does for object attributes.
 fn is_identifier(k: &str) -> bool {
     let mut cs = k.chars();
-    cs.next().is_some_and(|c| c.is_alphabetic() || c == '_') && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    cs.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A key as the plan shows it: bare when an identifier, else quoted.
@@ -298,7 +416,12 @@ pub fn value(v: &Value, indent: usize, force_sensitive: bool) -> String {
             let width = m.keys().map(|k| key_text(k).len()).max().unwrap_or(0);
             let mut out = String::from("{\n");
             for (k, e) in m.iter() {
-                let _ = writeln!(out, "{pad}{:<width$} = {}", key_text(k), value(e, indent + 4, false));
+                let _ = writeln!(
+                    out,
+                    "{pad}{:<width$} = {}",
+                    key_text(k),
+                    value(e, indent + 4, false)
+                );
             }
             out.push_str(&format!("{}}}", " ".repeat(indent + 2)));
             out
@@ -313,15 +436,28 @@ pub fn diagnostic(style: &Style, d: &Diagnostic) -> String {
         Severity::Error => ("Error", |s, t| s.red(t)),
         Severity::Warning => ("Warning", |s, t| s.yellow(t)),
     };
-    let _ = writeln!(out, "\n{}: {}\n", paint(style, &style.bold(sev)), style.bold(&d.summary));
+    let _ = writeln!(
+        out,
+        "\n{}: {}\n",
+        paint(style, &style.bold(sev)),
+        style.bold(&d.summary)
+    );
     if let Some(r) = &d.range {
         // Terraform names root-module files without "./" and adds the
         // block the line is in: `on main.tf line 3, in resource "a" "b":`.
         let file = r.file.strip_prefix("./").unwrap_or(&r.file);
         let text = std::fs::read_to_string(&*r.file).ok();
-        let context = text.as_deref().filter(|_| file.ends_with(".tf")).and_then(|t| block_context(t, r.start.line)).map(|c| format!(", in {c}")).unwrap_or_default();
+        let context = text
+            .as_deref()
+            .filter(|_| file.ends_with(".tf"))
+            .and_then(|t| block_context(t, r.start.line))
+            .map(|c| format!(", in {c}"))
+            .unwrap_or_default();
         let _ = writeln!(out, "  on {file} line {}{context}:", r.start.line);
-        if let Some(line) = text.as_deref().and_then(|t| t.lines().nth(r.start.line.saturating_sub(1))) {
+        if let Some(line) = text
+            .as_deref()
+            .and_then(|t| t.lines().nth(r.start.line.saturating_sub(1)))
+        {
             let _ = writeln!(out, "  {:>3}: {}", r.start.line, line);
         }
         out.push('\n');
@@ -342,7 +478,9 @@ fn block_context(text: &str, line: usize) -> Option<String> {
         if l.starts_with('}') && i + 1 < line {
             return None;
         }
-        let Some(head) = l.trim_end().strip_suffix('{') else { continue };
+        let Some(head) = l.trim_end().strip_suffix('{') else {
+            continue;
+        };
         if !l.starts_with(|c: char| c.is_ascii_alphabetic()) {
             continue;
         }
@@ -362,10 +500,18 @@ fn block_context(text: &str, line: usize) -> Option<String> {
 /// rendered by `render` ([`hcl_value`] for `output` and apply,
 /// [`show_value`] for `show`); sensitive ones read `hidden` (`<sensitive>`
 /// or `show`'s `(sensitive value)`).
-pub fn stored_outputs(s: &terrane_state::Snapshot, hidden: &str, render: fn(&Value, usize) -> String) -> String {
+pub fn stored_outputs(
+    s: &terrane_state::Snapshot,
+    hidden: &str,
+    render: fn(&Value, usize) -> String,
+) -> String {
     let mut out = String::new();
     for (name, o) in &s.outputs {
-        let v = if o.sensitive { hidden.to_string() } else { render(&terrane_engine::run::stored_output_value(o), 0) };
+        let v = if o.sensitive {
+            hidden.to_string()
+        } else {
+            render(&terrane_engine::run::stored_output_value(o), 0)
+        };
         let _ = writeln!(out, "{name} = {v}");
     }
     out
@@ -398,11 +544,22 @@ pub fn show_value(v: &Value, indent: usize) -> String {
         }
         Kind::Map(m) if !m.is_empty() => {
             let object = v.ty().object_type().is_some();
-            let key = |k: &str| if object { key_text(k) } else { terrane_value::render::quote(k) };
+            let key = |k: &str| {
+                if object {
+                    key_text(k)
+                } else {
+                    terrane_value::render::quote(k)
+                }
+            };
             let width = m.keys().map(|k| key(k).len()).max().unwrap_or(0);
             let mut out = String::from("{\n");
             for (k, e) in m.iter() {
-                let _ = writeln!(out, "{pad}{:<width$} = {}", key(k), show_value(e, indent + 4));
+                let _ = writeln!(
+                    out,
+                    "{pad}{:<width$} = {}",
+                    key(k),
+                    show_value(e, indent + 4)
+                );
             }
             format!("{out}{close}}}")
         }
@@ -415,7 +572,11 @@ pub fn show_value(v: &Value, indent: usize) -> String {
 pub fn outputs(outs: &std::collections::BTreeMap<String, (Value, bool)>) -> String {
     let mut s = String::new();
     for (name, (v, sensitive)) in outs {
-        let text = if *sensitive { "<sensitive>".to_string() } else { hcl_value(v, 0) };
+        let text = if *sensitive {
+            "<sensitive>".to_string()
+        } else {
+            hcl_value(v, 0)
+        };
         let _ = writeln!(s, "{name} = {text}");
     }
     s
@@ -469,13 +630,22 @@ pub fn hcl_value(v: &Value, indent: usize) -> String {
             format!("{out}{close}{end}")
         }
         Kind::Map(m) => {
-            let (open, end) = if matches!(v.ty(), Type::Map(_)) { ("tomap({", "})") } else { ("{", "}") };
+            let (open, end) = if matches!(v.ty(), Type::Map(_)) {
+                ("tomap({", "})")
+            } else {
+                ("{", "}")
+            };
             if m.is_empty() {
                 return format!("{open}{end}");
             }
             let mut out = format!("{open}\n");
             for (k, e) in m.iter() {
-                let _ = writeln!(out, "{pad}{} = {}", terrane_value::render::quote(k), hcl_value(e, indent + 2));
+                let _ = writeln!(
+                    out,
+                    "{pad}{} = {}",
+                    terrane_value::render::quote(k),
+                    hcl_value(e, indent + 2)
+                );
             }
             format!("{out}{close}{end}")
         }
@@ -492,11 +662,20 @@ mod tests {
     }
 
     fn obj(kvs: &[(&str, Value)]) -> Value {
-        Value::object(kvs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        Value::object(
+            kvs.iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
     }
 
     fn map(kvs: &[(&str, Value)]) -> Value {
-        Value::map(Type::String, kvs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        Value::map(
+            Type::String,
+            kvs.iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
     }
 
     /// Each case: a renderer's text for a value, checked line for line.
@@ -510,16 +689,48 @@ mod tests {
             ("string", s("x"), "\"x\""),
             ("number", Value::number(42), "42"),
             ("null", Value::null(Type::String), "null"),
-            ("tuple", Value::tuple(vec![s("p"), s("q")]), "[\n  \"p\",\n  \"q\",\n]"),
-            ("list", Value::list(Type::String, vec![s("p")]), "tolist([\n  \"p\",\n])"),
+            (
+                "tuple",
+                Value::tuple(vec![s("p"), s("q")]),
+                "[\n  \"p\",\n  \"q\",\n]",
+            ),
+            (
+                "list",
+                Value::list(Type::String, vec![s("p")]),
+                "tolist([\n  \"p\",\n])",
+            ),
             ("empty_set", Value::set(Type::String, vec![]), "toset([])"),
-            ("map_keys_quoted_unaligned", map(&[("a b", s("x")), ("c", s("y"))]), "tomap({\n  \"a b\" = \"x\"\n  \"c\" = \"y\"\n})"),
-            ("object", obj(&[("k", s("v")), ("kk", Value::number(2))]), "{\n  \"k\" = \"v\"\n  \"kk\" = 2\n}"),
-            ("nested", obj(&[("l", Value::tuple(vec![obj(&[("a", s("b"))])]))]), "{\n  \"l\" = [\n    {\n      \"a\" = \"b\"\n    },\n  ]\n}"),
+            (
+                "map_keys_quoted_unaligned",
+                map(&[("a b", s("x")), ("c", s("y"))]),
+                "tomap({\n  \"a b\" = \"x\"\n  \"c\" = \"y\"\n})",
+            ),
+            (
+                "object",
+                obj(&[("k", s("v")), ("kk", Value::number(2))]),
+                "{\n  \"k\" = \"v\"\n  \"kk\" = 2\n}",
+            ),
+            (
+                "nested",
+                obj(&[("l", Value::tuple(vec![obj(&[("a", s("b"))])]))]),
+                "{\n  \"l\" = [\n    {\n      \"a\" = \"b\"\n    },\n  ]\n}",
+            ),
             ("heredoc", s("one\ntwo"), "<<EOT\none\ntwo\nEOT"),
-            ("heredoc_delimiter_grows", s("EOT\nx"), "<<EOT_\nEOT\nx\nEOT_"),
-            ("heredoc_indented", obj(&[("t", s("a\nb"))]), "{\n  \"t\" = <<-EOT\n  a\n  b\n  EOT\n}"),
-            ("sensitive", s("secret").mark_sensitive(), "(sensitive value)"),
+            (
+                "heredoc_delimiter_grows",
+                s("EOT\nx"),
+                "<<EOT_\nEOT\nx\nEOT_",
+            ),
+            (
+                "heredoc_indented",
+                obj(&[("t", s("a\nb"))]),
+                "{\n  \"t\" = <<-EOT\n  a\n  b\n  EOT\n}",
+            ),
+            (
+                "sensitive",
+                s("secret").mark_sensitive(),
+                "(sensitive value)",
+            ),
         ];
         for (name, v, want) in cases {
             check(name, hcl_value(&v, 0), want);
@@ -529,9 +740,21 @@ mod tests {
     #[test]
     fn show_values_as_terraform_show_prints_them() {
         let cases: Vec<(&str, Value, &str)> = vec![
-            ("tuple", Value::tuple(vec![s("p"), s("q")]), "[\n    \"p\",\n    \"q\",\n]"),
-            ("map_keys_quoted_aligned", map(&[("a b", s("x")), ("c", s("y"))]), "{\n    \"a b\" = \"x\"\n    \"c\"   = \"y\"\n}"),
-            ("object_keys_bare_aligned", obj(&[("k", s("v")), ("kk", Value::number(2))]), "{\n    k  = \"v\"\n    kk = 2\n}"),
+            (
+                "tuple",
+                Value::tuple(vec![s("p"), s("q")]),
+                "[\n    \"p\",\n    \"q\",\n]",
+            ),
+            (
+                "map_keys_quoted_aligned",
+                map(&[("a b", s("x")), ("c", s("y"))]),
+                "{\n    \"a b\" = \"x\"\n    \"c\"   = \"y\"\n}",
+            ),
+            (
+                "object_keys_bare_aligned",
+                obj(&[("k", s("v")), ("kk", Value::number(2))]),
+                "{\n    k  = \"v\"\n    kk = 2\n}",
+            ),
             ("empty_tuple", Value::tuple(vec![]), "[]"),
         ];
         for (name, v, want) in cases {
@@ -542,9 +765,17 @@ mod tests {
     #[test]
     fn output_changes_as_terraform_plans_them() {
         let style = Style { color: false };
-        let created = |v: Value, sensitive: bool| OutputChange { before: None, after: v, sensitive };
+        let created = |v: Value, sensitive: bool| OutputChange {
+            before: None,
+            after: v,
+            sensitive,
+        };
         // (case name, outputs by name, rendered text)
-        type OutputCase = (&'static str, Vec<(&'static str, OutputChange)>, &'static str);
+        type OutputCase = (
+            &'static str,
+            Vec<(&'static str, OutputChange)>,
+            &'static str,
+        );
         let cases: Vec<OutputCase> = vec![
             (
                 "names_aligned_structures_itemized",

@@ -9,7 +9,10 @@ use terrane_config::Diagnostic;
 use terrane_state::{Change, InstanceAddr, Snapshot, Target};
 
 pub(crate) fn workspace() -> String {
-    std::env::var("TF_WORKSPACE").ok().filter(|w| !w.is_empty()).unwrap_or_else(|| "default".into())
+    std::env::var("TF_WORKSPACE")
+        .ok()
+        .filter(|w| !w.is_empty())
+        .unwrap_or_else(|| "default".into())
 }
 
 /// Instances of `s` the target means (an instance; a resource, meaning
@@ -30,7 +33,12 @@ pub(crate) fn matching(s: &Snapshot, target: &Target) -> Vec<InstanceAddr> {
 /// Parses the address arguments strictly, reporting the first bad one as
 /// Terraform does ("Invalid address").
 pub(crate) fn targets(ui: &Ui, args: &[String]) -> Result<Vec<Target>, u8> {
-    args.iter().map(|p| Target::parse(p).map_err(|e| ui.error("Invalid address", format!("{:?}: {}", e.text, e.reason)))).collect()
+    args.iter()
+        .map(|p| {
+            Target::parse(p)
+                .map_err(|e| ui.error("Invalid address", format!("{:?}: {}", e.text, e.reason)))
+        })
+        .collect()
 }
 
 pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
@@ -41,7 +49,11 @@ pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
         Ok(s) => s,
         Err(c) => return c,
     };
-    let read = || store.snapshot(&workspace()).map_err(|e| ui.error("Failed to read state", e.to_string()));
+    let read = || {
+        store
+            .snapshot(&workspace())
+            .map_err(|e| ui.error("Failed to read state", e.to_string()))
+    };
     match sub {
         "list" => {
             let filter = match targets(ui, &a.positional) {
@@ -69,7 +81,9 @@ pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
             };
             // Terraform's format records every upstream dependency. A
             // closed pipe (`| head`) is not an error worth a panic.
-            let text = terrane_state::tfstate::export(&terrane_engine::model::with_closure_dependencies(&s));
+            let text = terrane_state::tfstate::export(
+                &terrane_engine::model::with_closure_dependencies(&s),
+            );
             let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
             0
         }
@@ -84,7 +98,10 @@ pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
             }
             code
         }
-        other => ui.error("Unknown state subcommand", format!("{other:?} is not one of list, show, rm, mv, pull, push, rotate-key.")),
+        other => ui.error(
+            "Unknown state subcommand",
+            format!("{other:?} is not one of list, show, rm, mv, pull, push, rotate-key."),
+        ),
     }
 }
 
@@ -96,7 +113,10 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
     match sub {
         "rm" => {
             if a.positional.is_empty() {
-                return ui.error("Invalid number of arguments", "At least one address is required.");
+                return ui.error(
+                    "Invalid number of arguments",
+                    "At least one address is required.",
+                );
             }
             let targets = match targets(ui, &a.positional) {
                 Ok(t) => t,
@@ -113,12 +133,22 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
             }
             let mut changes = Vec::new();
             for x in &removed {
-                if let Some(inst) = s.resources.get(&x.resource).and_then(|r| r.instances.get(&x.key)) {
+                if let Some(inst) = s
+                    .resources
+                    .get(&x.resource)
+                    .and_then(|r| r.instances.get(&x.key))
+                {
                     for k in inst.deposed.keys() {
-                        changes.push(Change::RemoveObject { addr: x.clone(), deposed: Some(k.clone()) });
+                        changes.push(Change::RemoveObject {
+                            addr: x.clone(),
+                            deposed: Some(k.clone()),
+                        });
                     }
                 }
-                changes.push(Change::RemoveObject { addr: x.clone(), deposed: None });
+                changes.push(Change::RemoveObject {
+                    addr: x.clone(),
+                    deposed: None,
+                });
             }
             match run.persist(&changes) {
                 Ok(_) => {
@@ -126,7 +156,10 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
                     for x in &removed {
                         out.push_str(&format!("Removed {x}\n"));
                     }
-                    out.push_str(&format!("Successfully removed {} resource instance(s).\n", removed.len()));
+                    out.push_str(&format!(
+                        "Successfully removed {} resource instance(s).\n",
+                        removed.len()
+                    ));
                     let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
                     0
                 }
@@ -134,18 +167,44 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
             }
         }
         "mv" => {
-            let [src, dst] = a.positional.as_slice() else { return ui.error("Invalid arguments", "Usage: terrane state mv SOURCE DESTINATION") };
+            let [src, dst] = a.positional.as_slice() else {
+                return ui.error(
+                    "Invalid arguments",
+                    "Usage: terrane state mv SOURCE DESTINATION",
+                );
+            };
             let (Ok(from), Ok(to)) = (InstanceAddr::parse(src), InstanceAddr::parse(dst)) else {
-                return ui.error("Invalid address", format!("{src:?} or {dst:?} is not a resource instance address."));
+                return ui.error(
+                    "Invalid address",
+                    format!("{src:?} or {dst:?} is not a resource instance address."),
+                );
             };
             let Some(o) = s.object(&from, None).cloned() else {
-                return ui.error("Invalid source address", format!("Cannot move {src}: does not match anything in the current state."));
+                return ui.error(
+                    "Invalid source address",
+                    format!("Cannot move {src}: does not match anything in the current state."),
+                );
             };
             if s.object(&to, None).is_some() {
                 return ui.error("Invalid target address", format!("Cannot move to {dst}: there is already a resource instance at that address in the current state."));
             }
-            let provider = s.resources.get(&from.resource).map(|r| r.provider.clone()).unwrap_or_default();
-            let changes = vec![Change::SetObject { addr: to.clone(), deposed: None, provider, object: o }, Change::RemoveObject { addr: from.clone(), deposed: None }];
+            let provider = s
+                .resources
+                .get(&from.resource)
+                .map(|r| r.provider.clone())
+                .unwrap_or_default();
+            let changes = vec![
+                Change::SetObject {
+                    addr: to.clone(),
+                    deposed: None,
+                    provider,
+                    object: o,
+                },
+                Change::RemoveObject {
+                    addr: from.clone(),
+                    deposed: None,
+                },
+            ];
             match run.persist(&changes) {
                 Ok(_) => {
                     println!("Move {src:?} to {dst:?}\nSuccessfully moved 1 object(s).");
@@ -330,7 +389,10 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     };
     // An emergency file (errored.tfstate) sealed because encryption is on.
     let key_var = crate::errored::key_var(settings);
-    let key = config.encryption.as_ref().map(|enc| crate::errored::Key { enc, var: key_var });
+    let key = config
+        .encryption
+        .as_ref()
+        .map(|enc| crate::errored::Key { enc, var: key_var });
     let bytes = match crate::errored::open(bytes, key) {
         Ok(b) => b,
         Err(e) => return ui.error("Invalid state file", format!("{f}: {e}")),

@@ -98,7 +98,9 @@ pub async fn state_show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     // The store is read off the runtime thread (see `off_runtime`).
     let s = crate::commands::off_runtime(|| {
         let store = open_store(ui, dir)?;
-        store.snapshot(&crate::statecmd::workspace()).map_err(|e| ui.error("Failed to read state", e.to_string()))
+        store
+            .snapshot(&crate::statecmd::workspace())
+            .map_err(|e| ui.error("Failed to read state", e.to_string()))
     });
     let s = match s {
         Ok(s) => s,

@@ -8,7 +8,10 @@ use terrane_config::{Diagnostic, Severity};
 use terrane_engine::{Action, Plan};
 
 fn line(level: &str, message: &str, kind: &str, mut extra: Json) -> String {
-    let obj = extra.as_object_mut().map(std::mem::take).unwrap_or_default();
+    let obj = extra
+        .as_object_mut()
+        .map(std::mem::take)
+        .unwrap_or_default();
     let mut out = serde_json::Map::new();
     out.insert("@level".into(), json!(level));
     out.insert("@message".into(), json!(message));
@@ -24,16 +27,34 @@ fn humantime_now() -> String {
 }
 
 pub fn version() -> String {
-    line("info", &format!("terrane {}", env!("CARGO_PKG_VERSION")), "version", json!({"terraform": terrane_engine::TERRAFORM_VERSION, "ui": "1.2"}))
+    line(
+        "info",
+        &format!("terrane {}", env!("CARGO_PKG_VERSION")),
+        "version",
+        json!({"terraform": terrane_engine::TERRAFORM_VERSION, "ui": "1.2"}),
+    )
 }
 
 pub fn diagnostic(d: &Diagnostic) -> String {
-    let sev = if d.severity == Severity::Error { "error" } else { "warning" };
+    let sev = if d.severity == Severity::Error {
+        "error"
+    } else {
+        "warning"
+    };
     let mut diag = json!({"severity": sev, "summary": d.summary, "detail": d.detail});
     if let Some(r) = &d.range {
         diag["range"] = json!({"filename": r.file.to_string(), "start": {"line": r.start.line, "column": r.start.col, "byte": r.start.byte}, "end": {"line": r.end.line, "column": r.end.col, "byte": r.end.byte}});
     }
-    line(sev, &format!("{}: {}", if sev == "error" { "Error" } else { "Warning" }, d.summary), "diagnostic", json!({"diagnostic": diag}))
+    line(
+        sev,
+        &format!(
+            "{}: {}",
+            if sev == "error" { "Error" } else { "Warning" },
+            d.summary
+        ),
+        "diagnostic",
+        json!({"diagnostic": diag}),
+    )
 }
 
 fn action_name(a: Action) -> &'static str {
@@ -70,7 +91,12 @@ pub fn plan(p: &Plan, operation: &str) -> Vec<String> {
         if let Some(r) = &c.reason {
             change["reason"] = json!(r.json());
         }
-        out.push(line("info", &format!("{}: Plan to {}", c.addr, action_name(c.action)), "planned_change", json!({"change": change})));
+        out.push(line(
+            "info",
+            &format!("{}: Plan to {}", c.addr, action_name(c.action)),
+            "planned_change",
+            json!({"change": change}),
+        ));
     }
     let (add, change, remove) = p.counts();
     let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
@@ -86,7 +112,9 @@ pub fn plan(p: &Plan, operation: &str) -> Vec<String> {
 pub fn apply_summary(added: usize, changed: usize, removed: usize, operation: &str) -> String {
     line(
         "info",
-        &format!("Apply complete! Resources: {added} added, {changed} changed, {removed} destroyed."),
+        &format!(
+            "Apply complete! Resources: {added} added, {changed} changed, {removed} destroyed."
+        ),
         "change_summary",
         json!({"changes": {"add": added, "change": changed, "import": 0, "remove": removed, "operation": operation}}),
     )
@@ -97,12 +125,18 @@ pub fn outputs(outs: &std::collections::BTreeMap<String, (terrane_value::Value, 
         .iter()
         .map(|(k, (v, sensitive))| {
             let sens = *sensitive || v.has_sensitive();
-            let mut o = json!({"sensitive": sens, "type": terrane_value::typejson::to_json(v.ty())});
+            let mut o =
+                json!({"sensitive": sens, "type": terrane_value::typejson::to_json(v.ty())});
             if !sens {
                 o["value"] = crate::json::known(&v.unmark_deep());
             }
             (k.clone(), o)
         })
         .collect();
-    line("info", &format!("Outputs: {}", m.len()), "outputs", json!({"outputs": m}))
+    line(
+        "info",
+        &format!("Outputs: {}", m.len()),
+        "outputs",
+        json!({"outputs": m}),
+    )
 }

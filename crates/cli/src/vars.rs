@@ -20,7 +20,15 @@ fn is_string_var(m: &Module, name: &str) -> bool {
 }
 
 fn literal_or_expr(m: &Module, name: &str, raw: &str, source: &str) -> Result<Value, Diagnostic> {
-    if is_string_var(m, name) && !matches!(m.variables.get(name).and_then(|v| v.constraint.as_ref()).map(|c| &c.ty), Some(Type::Dynamic)) {
+    if is_string_var(m, name)
+        && !matches!(
+            m.variables
+                .get(name)
+                .and_then(|v| v.constraint.as_ref())
+                .map(|c| &c.ty),
+            Some(Type::Dynamic)
+        )
+    {
         return Ok(Value::string(raw));
     }
     let index = LineIndex::new(source, raw);
@@ -34,16 +42,28 @@ fn literal_or_expr(m: &Module, name: &str, raw: &str, source: &str) -> Result<Va
         Ok(e) => e,
         Err(e) => {
             let loc = e.location();
-            return Err(Diagnostic::error("Invalid expression", e.message().to_string(), Some(index.at(loc.line(), loc.column()))));
+            return Err(Diagnostic::error(
+                "Invalid expression",
+                e.message().to_string(),
+                Some(index.at(loc.line(), loc.column())),
+            ));
         }
     };
     let mut found = NonConstant::default();
     hcl_edit::visit::Visit::visit_expr(&mut found, &expr);
     if found.variables {
-        return Err(Diagnostic::error("Variables not allowed", "Variables may not be used here.", at));
+        return Err(Diagnostic::error(
+            "Variables not allowed",
+            "Variables may not be used here.",
+            at,
+        ));
     }
     if found.calls {
-        return Err(Diagnostic::error("Function calls not allowed", "Functions may not be called here.", at));
+        return Err(Diagnostic::error(
+            "Function calls not allowed",
+            "Functions may not be called here.",
+            at,
+        ));
     }
     let scope = MapScope::new();
     let ctx = default_ctx(Path::new("."));
@@ -76,9 +96,21 @@ impl hcl_edit::visit::Visit for NonConstant {
 /// Reads a `.tfvars` file (HCL attributes; `.tfvars.json` as JSON).
 fn var_file(path: &Path) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| vec![Diagnostic::error("Failed to read variables file", format!("Given variables file {name} does not exist or cannot be read: {e}"), None)])?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        vec![Diagnostic::error(
+            "Failed to read variables file",
+            format!("Given variables file {name} does not exist or cannot be read: {e}"),
+            None,
+        )]
+    })?;
     let src = if name.ends_with(".json") {
-        let j: serde_json::Value = serde_json::from_str(&text).map_err(|e| vec![Diagnostic::error("Invalid JSON variables file", format!("{name}: {e}"), None)])?;
+        let j: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            vec![Diagnostic::error(
+                "Invalid JSON variables file",
+                format!("{name}: {e}"),
+                None,
+            )]
+        })?;
         let mut out = BTreeMap::new();
         for (k, v) in j.as_object().into_iter().flatten() {
             out.insert(k.clone(), terrane_engine::run::decode_loose(v));
@@ -108,7 +140,11 @@ fn var_file(path: &Path) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
 }
 
 /// All root variable values given for `module` from `dir` and `a`.
-pub fn collect(module: &Module, dir: &Path, a: &Args) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
+pub fn collect(
+    module: &Module,
+    dir: &Path,
+    a: &Args,
+) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
     let mut out = BTreeMap::new();
     let mut errs = Vec::new();
     for (k, v) in std::env::vars() {
@@ -131,7 +167,15 @@ pub fn collect(module: &Module, dir: &Path, a: &Args) -> Result<BTreeMap<String,
         }
     }
     let mut autos: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.to_string_lossy().ends_with(".auto.tfvars") || p.to_string_lossy().ends_with(".auto.tfvars.json")).collect())
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.to_string_lossy().ends_with(".auto.tfvars")
+                        || p.to_string_lossy().ends_with(".auto.tfvars.json")
+                })
+                .collect()
+        })
         .unwrap_or_default();
     autos.sort();
     files.extend(autos);

@@ -17,8 +17,18 @@ struct Out {
 }
 
 fn terrane(dir: &Path, args: &[&str]) -> Out {
-    let o = Command::new(env!("CARGO_BIN_EXE_terrane")).args(args).current_dir(dir).env("CHECKPOINT_DISABLE", "1").stdin(Stdio::null()).output().expect("terrane runs");
-    Out { code: o.status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&o.stdout).into_owned(), stderr: String::from_utf8_lossy(&o.stderr).into_owned() }
+    let o = Command::new(env!("CARGO_BIN_EXE_terrane"))
+        .args(args)
+        .current_dir(dir)
+        .env("CHECKPOINT_DISABLE", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("terrane runs");
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
 }
 
 fn inputs_dir() -> PathBuf {
@@ -30,7 +40,10 @@ fn inputs() -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for e in std::fs::read_dir(inputs_dir()).expect("tests/fmt") {
         let p = e.expect("entry").path();
-        out.insert(p.file_name().expect("name").to_string_lossy().into_owned(), std::fs::read(&p).expect("input"));
+        out.insert(
+            p.file_name().expect("name").to_string_lossy().into_owned(),
+            std::fs::read(&p).expect("input"),
+        );
     }
     assert!(out.len() >= 15, "the input table shrank: {:?}", out.keys());
     out
@@ -44,7 +57,9 @@ fn write_all(dir: &Path, files: &BTreeMap<String, Vec<u8>>) {
 }
 
 fn read_all(dir: &Path, names: impl Iterator<Item = String>) -> BTreeMap<String, Vec<u8>> {
-    names.map(|n| (n.clone(), std::fs::read(dir.join(&n)).expect("read output"))).collect()
+    names
+        .map(|n| (n.clone(), std::fs::read(dir.join(&n)).expect("read output")))
+        .collect()
 }
 
 fn listed(stdout: &str) -> Vec<String> {
@@ -60,34 +75,67 @@ fn item7_fmt_output_equals_terraform_fmt_byte_for_byte() {
     let ours = root.path().join("terrane");
     write_all(&ours, &files);
     let check = terrane(&ours, &["fmt", "-check"]);
-    assert_eq!(check.code, 3, "fmt -check on unformatted inputs exits 3:\n{}{}", check.stdout, check.stderr);
-    assert_eq!(read_all(&ours, files.keys().cloned()), files, "fmt -check wrote files");
+    assert_eq!(
+        check.code, 3,
+        "fmt -check on unformatted inputs exits 3:\n{}{}",
+        check.stdout, check.stderr
+    );
+    assert_eq!(
+        read_all(&ours, files.keys().cloned()),
+        files,
+        "fmt -check wrote files"
+    );
     let o = terrane(&ours, &["fmt"]);
     assert_eq!(o.code, 0, "terrane fmt failed:\n{}{}", o.stdout, o.stderr);
     let formatted = read_all(&ours, files.keys().cloned());
     // The inputs of the issue are formatted already: nothing may change.
     for (name, bytes) in &files {
         if name.starts_with("item7_") {
-            assert_eq!(String::from_utf8_lossy(&formatted[name]), String::from_utf8_lossy(bytes), "{name}: terrane fmt changed a formatted file");
-            assert!(!o.stdout.lines().any(|l| l == name), "{name} listed as changed");
+            assert_eq!(
+                String::from_utf8_lossy(&formatted[name]),
+                String::from_utf8_lossy(bytes),
+                "{name}: terrane fmt changed a formatted file"
+            );
+            assert!(
+                !o.stdout.lines().any(|l| l == name),
+                "{name} listed as changed"
+            );
         }
     }
-    let Some(tf) = terrane_testkit::terraform() else { return };
+    let Some(tf) = terrane_testkit::terraform() else {
+        return;
+    };
     let theirs = root.path().join("terraform");
     write_all(&theirs, &files);
     let t = tf.run(&theirs, &["fmt", "-no-color"], &[]);
     assert_eq!(t.code, 0, "terraform fmt failed:\n{}{}", t.stdout, t.stderr);
-    assert_eq!(listed(&o.stdout), listed(&t.stdout), "the files each tool reports as changed differ");
+    assert_eq!(
+        listed(&o.stdout),
+        listed(&t.stdout),
+        "the files each tool reports as changed differ"
+    );
     let expected = read_all(&theirs, files.keys().cloned());
     for (name, want) in &expected {
-        assert_eq!(String::from_utf8_lossy(&formatted[name]), String::from_utf8_lossy(want), "{name}: terrane fmt (left) differs from terraform fmt (right)");
+        assert_eq!(
+            String::from_utf8_lossy(&formatted[name]),
+            String::from_utf8_lossy(want),
+            "{name}: terrane fmt (left) differs from terraform fmt (right)"
+        );
     }
     // A second pass: Terraform's formatter is not always idempotent (it
     // unwraps one `"${...}"` level per run); terrane must agree there too.
     let o2 = terrane(&ours, &["fmt"]);
     let t2 = tf.run(&theirs, &["fmt", "-no-color"], &[]);
-    assert_eq!(listed(&o2.stdout), listed(&t2.stdout), "second pass: the files each tool reports as changed differ");
-    assert_eq!(read_all(&ours, files.keys().cloned()), read_all(&theirs, files.keys().cloned()), "second pass: the outputs differ");
+    assert_eq!(
+        listed(&o2.stdout),
+        listed(&t2.stdout),
+        "second pass: the files each tool reports as changed differ"
+    );
+    assert_eq!(
+        read_all(&ours, files.keys().cloned()),
+        read_all(&theirs, files.keys().cloned()),
+        "second pass: the outputs differ"
+    );
 }
 
 #[test]
@@ -101,29 +149,58 @@ fn item7_fmt_refuses_a_rewrite_that_would_change_the_configuration() {
     std::fs::write(dir.path().join("fine.tf"), "locals {\n  y = 1\n}\n").expect("write");
     let o = terrane(dir.path(), &["fmt", "-no-color"]);
     assert_eq!(o.code, 1, "fmt should fail:\n{}{}", o.stdout, o.stderr);
-    assert!(o.stderr.contains("broken_by_unwrap.tf") && o.stderr.contains("Formatting would change the configuration"), "the error does not name the file:\n{}", o.stderr);
-    assert_eq!(std::fs::read_to_string(dir.path().join("broken_by_unwrap.tf")).expect("read"), text, "the file was written");
+    assert!(
+        o.stderr.contains("broken_by_unwrap.tf")
+            && o.stderr
+                .contains("Formatting would change the configuration"),
+        "the error does not name the file:\n{}",
+        o.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("broken_by_unwrap.tf")).expect("read"),
+        text,
+        "the file was written"
+    );
 }
 
 #[test]
 fn item7_fmt_replaces_files_by_rename_keeping_their_mode() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let dir = terrane_testkit::temp_dir();
-    let cases: &[(&str, u32)] = &[("group_readable.tf", 0o640), ("private.tf", 0o600), ("shared.tfvars", 0o644)];
+    let cases: &[(&str, u32)] = &[
+        ("group_readable.tf", 0o640),
+        ("private.tf", 0o600),
+        ("shared.tfvars", 0o644),
+    ];
     for (name, mode) in cases {
         let p = dir.path().join(name);
         std::fs::write(&p, "a   =   1\nbb = 2\n").expect("write");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(*mode)).expect("chmod");
     }
-    let inodes: Vec<u64> = cases.iter().map(|(n, _)| std::fs::metadata(dir.path().join(n)).expect("stat").ino()).collect();
+    let inodes: Vec<u64> = cases
+        .iter()
+        .map(|(n, _)| std::fs::metadata(dir.path().join(n)).expect("stat").ino())
+        .collect();
     let o = terrane(dir.path(), &["fmt"]);
     assert_eq!(o.code, 0, "fmt failed:\n{}{}", o.stdout, o.stderr);
     for ((name, mode), ino) in cases.iter().zip(inodes) {
         let p = dir.path().join(name);
         let m = std::fs::metadata(&p).expect("stat");
-        assert_eq!(std::fs::read_to_string(&p).expect("read"), "a  = 1\nbb = 2\n", "{name}");
-        assert_eq!(m.permissions().mode() & 0o777, *mode, "{name}: mode changed");
-        assert_ne!(m.ino(), ino, "{name}: written in place, not through a rename");
+        assert_eq!(
+            std::fs::read_to_string(&p).expect("read"),
+            "a  = 1\nbb = 2\n",
+            "{name}"
+        );
+        assert_eq!(
+            m.permissions().mode() & 0o777,
+            *mode,
+            "{name}: mode changed"
+        );
+        assert_ne!(
+            m.ino(),
+            ino,
+            "{name}: written in place, not through a rename"
+        );
     }
     // A symbolic link stays a link to the (formatted) file it names.
     let real = dir.path().join("real.tf");
@@ -131,13 +208,26 @@ fn item7_fmt_replaces_files_by_rename_keeping_their_mode() {
     std::os::unix::fs::symlink(&real, dir.path().join("link.tf")).expect("symlink");
     let o = terrane(dir.path(), &["fmt", "link.tf"]);
     assert_eq!(o.code, 0, "fmt of a link failed:\n{}", o.stderr);
-    assert!(std::fs::symlink_metadata(dir.path().join("link.tf")).expect("stat").file_type().is_symlink(), "the link was replaced by a file");
+    assert!(
+        std::fs::symlink_metadata(dir.path().join("link.tf"))
+            .expect("stat")
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a file"
+    );
     assert_eq!(std::fs::read_to_string(&real).expect("read"), "x = 1\n");
     std::fs::remove_file(dir.path().join("link.tf")).expect("rm");
     std::fs::remove_file(&real).expect("rm");
-    let mut left: Vec<String> = std::fs::read_dir(dir.path()).expect("dir").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
     left.sort();
-    assert_eq!(left, ["group_readable.tf", "private.tf", "shared.tfvars"], "temporary files left behind");
+    assert_eq!(
+        left,
+        ["group_readable.tf", "private.tf", "shared.tfvars"],
+        "temporary files left behind"
+    );
 }
 
 // ---- every configuration the tests and examples use ----
@@ -152,8 +242,17 @@ fn rust_strings(src: &str) -> Vec<String> {
             i = src[i..].find('\n').map(|n| i + n).unwrap_or(b.len());
         } else if b[i] == b'\'' {
             // A char literal ('"', '\'') or a lifetime: skip the quote only.
-            i += if b.get(i + 2) == Some(&b'\'') { 3 } else if b.get(i + 1) == Some(&b'\\') && b.get(i + 3) == Some(&b'\'') { 4 } else { 1 };
-        } else if b[i] == b'r' && (b.get(i + 1) == Some(&b'"') || (b.get(i + 1) == Some(&b'#') && i > 0 && !b[i - 1].is_ascii_alphanumeric())) {
+            i += if b.get(i + 2) == Some(&b'\'') {
+                3
+            } else if b.get(i + 1) == Some(&b'\\') && b.get(i + 3) == Some(&b'\'') {
+                4
+            } else {
+                1
+            };
+        } else if b[i] == b'r'
+            && (b.get(i + 1) == Some(&b'"')
+                || (b.get(i + 1) == Some(&b'#') && i > 0 && !b[i - 1].is_ascii_alphanumeric()))
+        {
             let hashes = b[i + 1..].iter().take_while(|c| **c == b'#').count();
             if b.get(i + 1 + hashes) != Some(&b'"') {
                 i += 1;
@@ -161,7 +260,10 @@ fn rust_strings(src: &str) -> Vec<String> {
             }
             let start = i + 2 + hashes;
             let close = format!("\"{}", "#".repeat(hashes));
-            let end = src[start..].find(&close).map(|n| start + n).unwrap_or(b.len());
+            let end = src[start..]
+                .find(&close)
+                .map(|n| start + n)
+                .unwrap_or(b.len());
             out.push(src[start..end].to_string());
             i = end + close.len();
         } else if b[i] == b'"' {
@@ -191,7 +293,10 @@ fn rust_strings(src: &str) -> Vec<String> {
                     k += 1;
                 }
             }
-            j += chars[..k.min(chars.len())].iter().map(|c| c.len_utf8()).sum::<usize>();
+            j += chars[..k.min(chars.len())]
+                .iter()
+                .map(|c| c.len_utf8())
+                .sum::<usize>();
             out.push(s);
             i = j + 1;
         } else {
@@ -214,7 +319,10 @@ fn fill_template(s: &str) -> String {
             rest = &rest[2..];
         } else if c == '{' {
             let end = rest.find('}').unwrap_or(rest.len() - 1);
-            if rest[1..end].chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '?') {
+            if rest[1..end]
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '?')
+            {
                 out.push('x');
                 rest = &rest[end + 1..];
             } else {
@@ -234,13 +342,20 @@ fn fill_template(s: &str) -> String {
 fn inline_configs() -> Vec<(String, String)> {
     let root = terrane_testkit::repo_root();
     let mut files = Vec::new();
-    let mut stack = vec![root.join("crates"), root.join("providers"), root.join("examples")];
+    let mut stack = vec![
+        root.join("crates"),
+        root.join("providers"),
+        root.join("examples"),
+    ];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let p = e.path();
             if p.is_dir() && p.file_name().is_some_and(|n| n != "target") {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") && p.components().any(|c| c.as_os_str() == "tests") && !p.ends_with("crates/cli/tests/fmt.rs") {
+            } else if p.extension().is_some_and(|x| x == "rs")
+                && p.components().any(|c| c.as_os_str() == "tests")
+                && !p.ends_with("crates/cli/tests/fmt.rs")
+            {
                 // (This file's own inputs include one fmt must refuse.)
                 files.push(p);
             }
@@ -253,8 +368,21 @@ fn inline_configs() -> Vec<(String, String)> {
         let src = std::fs::read_to_string(&f).expect("test source");
         for s in rust_strings(&src) {
             let text = fill_template(&s);
-            let declares = ["resource \"", "variable \"", "output \"", "locals {", "module \"", "data \"", "terraform {"].iter().any(|k| text.contains(k));
-            if !declares || hcl_edit::parser::parse_body(&text).is_err() || !seen.insert(text.clone()) {
+            let declares = [
+                "resource \"",
+                "variable \"",
+                "output \"",
+                "locals {",
+                "module \"",
+                "data \"",
+                "terraform {",
+            ]
+            .iter()
+            .any(|k| text.contains(k));
+            if !declares
+                || hcl_edit::parser::parse_body(&text).is_err()
+                || !seen.insert(text.clone())
+            {
                 continue;
             }
             let rel = f.strip_prefix(&root).unwrap_or(&f).display().to_string();
@@ -267,7 +395,12 @@ fn inline_configs() -> Vec<(String, String)> {
 /// One `.tf` file of outputs from an expression corpus of crates/eval
 /// (one expression per line; a heredoc runs to its closing marker).
 fn corpus_config(name: &str) -> String {
-    let text = std::fs::read_to_string(terrane_testkit::repo_root().join("crates/eval/tests/corpus").join(name)).expect("corpus");
+    let text = std::fs::read_to_string(
+        terrane_testkit::repo_root()
+            .join("crates/eval/tests/corpus")
+            .join(name),
+    )
+    .expect("corpus");
     let mut out = String::new();
     let mut lines = text.lines();
     let mut n = 0;
@@ -308,8 +441,15 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// Where the module trees in `a` and `b` differ in meaning.
-fn config_differences(a: &terrane_config::Config, b: &terrane_config::Config, at: &str) -> Vec<String> {
-    let mut out: Vec<String> = terrane_config::canon::module_differences(&a.module, &b.module).into_iter().map(|d| format!("{at}{d}")).collect();
+fn config_differences(
+    a: &terrane_config::Config,
+    b: &terrane_config::Config,
+    at: &str,
+) -> Vec<String> {
+    let mut out: Vec<String> = terrane_config::canon::module_differences(&a.module, &b.module)
+        .into_iter()
+        .map(|d| format!("{at}{d}"))
+        .collect();
     if !a.children.keys().eq(b.children.keys()) {
         out.push(format!("{at}(child modules)"));
     }
@@ -324,7 +464,10 @@ fn config_differences(a: &terrane_config::Config, b: &terrane_config::Config, at
 /// Every directory of `dirs` formatted in one run must load as the same
 /// module tree as before, and a second run must change nothing.
 fn check_meaning_kept(dirs: &[(String, PathBuf)]) {
-    let before: Vec<terrane_config::Config> = dirs.iter().map(|(_, d)| terrane_config::load_config(d).0).collect();
+    let before: Vec<terrane_config::Config> = dirs
+        .iter()
+        .map(|(_, d)| terrane_config::load_config(d).0)
+        .collect();
     let cwd = dirs[0].1.parent().expect("parent").to_path_buf();
     // Real Terraform formats a copy, for a byte comparison afterwards.
     let terraform = terrane_testkit::terraform();
@@ -340,18 +483,40 @@ fn check_meaning_kept(dirs: &[(String, PathBuf)]) {
         let mut stack = vec![d.clone()];
         while let Some(x) = stack.pop() {
             all.push(x.clone());
-            stack.extend(std::fs::read_dir(&x).expect("dir").flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+            stack.extend(
+                std::fs::read_dir(&x)
+                    .expect("dir")
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_dir()),
+            );
         }
     }
     args.extend(all.iter().map(|p| p.display().to_string()));
     let args_ref: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = terrane(&cwd, &args_ref);
     if o.code != 0 {
-        let culprit: Vec<String> = dirs.iter().filter(|(_, d)| o.stderr.contains(&format!("{}/", d.display()))).map(|(n, d)| format!("{n}:\n{}", std::fs::read_to_string(d.join("main.tf")).unwrap_or_default())).collect();
+        let culprit: Vec<String> = dirs
+            .iter()
+            .filter(|(_, d)| o.stderr.contains(&format!("{}/", d.display())))
+            .map(|(n, d)| {
+                format!(
+                    "{n}:\n{}",
+                    std::fs::read_to_string(d.join("main.tf")).unwrap_or_default()
+                )
+            })
+            .collect();
         panic!("terrane fmt failed:\n{}\n{}", o.stderr, culprit.join("\n"));
     }
-    assert!(!o.stdout.trim().is_empty(), "fmt changed nothing at all: the corpus is not exercising it");
-    eprintln!("{} configurations, {} files reformatted", dirs.len(), o.stdout.lines().count());
+    assert!(
+        !o.stdout.trim().is_empty(),
+        "fmt changed nothing at all: the corpus is not exercising it"
+    );
+    eprintln!(
+        "{} configurations, {} files reformatted",
+        dirs.len(),
+        o.stdout.lines().count()
+    );
     for ((name, d), b) in dirs.iter().zip(&before) {
         let after = terrane_config::load_config(d).0;
         let diffs = config_differences(b, &after, "");
@@ -361,15 +526,31 @@ fn check_meaning_kept(dirs: &[(String, PathBuf)]) {
         let mut differ = Vec::new();
         for ((name, d), _) in dirs.iter().zip(&before) {
             let rel = d.strip_prefix(&cwd).expect("inside");
-            let (ours, theirs) = (std::fs::read_to_string(d.join("main.tf")).unwrap_or_default(), std::fs::read_to_string(theirs.path().join(rel).join("main.tf")).unwrap_or_default());
+            let (ours, theirs) = (
+                std::fs::read_to_string(d.join("main.tf")).unwrap_or_default(),
+                std::fs::read_to_string(theirs.path().join(rel).join("main.tf"))
+                    .unwrap_or_default(),
+            );
             if ours != theirs {
-                differ.push(format!("{name}:\n--- terrane\n{ours}\n--- terraform\n{theirs}"));
+                differ.push(format!(
+                    "{name}:\n--- terrane\n{ours}\n--- terraform\n{theirs}"
+                ));
             }
         }
-        assert!(differ.is_empty(), "terrane fmt and terraform fmt differ on {} configurations:\n{}", differ.len(), differ.join("\n"));
+        assert!(
+            differ.is_empty(),
+            "terrane fmt and terraform fmt differ on {} configurations:\n{}",
+            differ.len(),
+            differ.join("\n")
+        );
     }
     let again = terrane(&cwd, &args_ref);
-    assert_eq!((again.code, again.stdout.as_str()), (0, ""), "a second fmt still changes files: {}", again.stderr);
+    assert_eq!(
+        (again.code, again.stdout.as_str()),
+        (0, ""),
+        "a second fmt still changes files: {}",
+        again.stderr
+    );
 }
 
 /// A layout Terraform's formatter would change, same meaning: one-line
@@ -385,7 +566,9 @@ fn unformat(text: &str) -> String {
             out.push_str(line);
         } else if let Some((k, v)) = line.split_once('=').filter(|(k, v)| {
             let k = k.trim();
-            !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_') && !v.starts_with(['=', '>'])
+            !k.is_empty()
+                && k.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !v.starts_with(['=', '>'])
         }) {
             out.push_str(&format!("    {}={}", k.trim(), v.trim_start()));
         } else {
@@ -404,7 +587,13 @@ fn item7_fmt_over_every_test_configuration_keeps_its_meaning() {
     let root = terrane_testkit::temp_dir();
     let repo = terrane_testkit::repo_root();
     let mut dirs: Vec<(String, PathBuf)> = Vec::new();
-    for (name, src) in [("examples/quickstart", repo.join("examples/quickstart")), ("crates/eval/tests/corpus", repo.join("crates/eval/tests/corpus"))] {
+    for (name, src) in [
+        ("examples/quickstart", repo.join("examples/quickstart")),
+        (
+            "crates/eval/tests/corpus",
+            repo.join("crates/eval/tests/corpus"),
+        ),
+    ] {
         let to = root.path().join(name.replace('/', "_"));
         copy_tree(&src, &to);
         dirs.push((name.to_string(), to));
@@ -413,10 +602,17 @@ fn item7_fmt_over_every_test_configuration_keeps_its_meaning() {
         let to = root.path().join(corpus.replace('.', "_"));
         std::fs::create_dir_all(&to).expect("dir");
         std::fs::write(to.join("main.tf"), corpus_config(corpus)).expect("write");
-        dirs.push((format!("crates/eval/tests/corpus/{corpus} (as outputs)"), to));
+        dirs.push((
+            format!("crates/eval/tests/corpus/{corpus} (as outputs)"),
+            to,
+        ));
     }
     let inline = inline_configs();
-    assert!(inline.len() >= 60, "found only {} inline configurations", inline.len());
+    assert!(
+        inline.len() >= 60,
+        "found only {} inline configurations",
+        inline.len()
+    );
     for (i, (file, text)) in inline.iter().enumerate() {
         let to = root.path().join(format!("inline_{i:03}"));
         std::fs::create_dir_all(&to).expect("dir");
@@ -450,12 +646,24 @@ fn item7_plan_after_fmt_of_an_applied_configuration_has_no_changes() {
         let src = std::fs::read_to_string(scenarios.join(f)).expect("scenario source");
         for s in rust_strings(&src) {
             let text = fill_template(&s);
-            let simple = text.contains("resource \"") && !text.contains("kv_") && !text.contains("module \"") && !text.contains("variable \"") && !text.contains("data \"");
+            let simple = text.contains("resource \"")
+                && !text.contains("kv_")
+                && !text.contains("module \"")
+                && !text.contains("variable \"")
+                && !text.contains("data \"");
             if picked < 6 && simple && hcl_edit::parser::parse_body(&text).is_ok() {
                 let d = root.path().join(format!("scenario_{picked}"));
                 std::fs::create_dir_all(&d).expect("dir");
                 std::fs::write(d.join("main.tf"), &text).expect("write");
-                cases.push((format!("{f}: {}", text.lines().find(|l| l.contains("resource")).unwrap_or_default()), d));
+                cases.push((
+                    format!(
+                        "{f}: {}",
+                        text.lines()
+                            .find(|l| l.contains("resource"))
+                            .unwrap_or_default()
+                    ),
+                    d,
+                ));
                 picked += 1;
             }
         }
@@ -476,22 +684,42 @@ fn item7_plan_after_fmt_of_an_applied_configuration_has_no_changes() {
                     let messy = unformat(&text);
                     let (a, _) = terrane_config::parse_str("main.tf", &text);
                     let (b, _) = terrane_config::parse_str("main.tf", &messy);
-                    assert!(terrane_config::canon::module_differences(&a, &b).is_empty(), "{name}: the test's own unformatting changed the configuration");
+                    assert!(
+                        terrane_config::canon::module_differences(&a, &b).is_empty(),
+                        "{name}: the test's own unformatting changed the configuration"
+                    );
                     std::fs::write(&p, messy).expect("write");
                 }
             }
         }
-        for args in [&["init"][..], &["apply", "-auto-approve", "-input=false", "-no-color"]] {
+        for args in [
+            &["init"][..],
+            &["apply", "-auto-approve", "-input=false", "-no-color"],
+        ] {
             let o = terrane(dir, args);
-            assert_eq!(o.code, 0, "{name}: terrane {args:?} failed:\n{}{}", o.stdout, o.stderr);
+            assert_eq!(
+                o.code, 0,
+                "{name}: terrane {args:?} failed:\n{}{}",
+                o.stdout, o.stderr
+            );
         }
         let f = terrane(dir, &["fmt", "-recursive"]);
         assert_eq!(f.code, 0, "{name}: fmt failed:\n{}", f.stderr);
         if !f.stdout.trim().is_empty() {
             reformatted.push(name.clone());
         }
-        let p = terrane(dir, &["plan", "-detailed-exitcode", "-input=false", "-no-color"]);
-        assert_eq!(p.code, 0, "{name}: the plan after fmt is not empty:\n{}{}", p.stdout, p.stderr);
+        let p = terrane(
+            dir,
+            &["plan", "-detailed-exitcode", "-input=false", "-no-color"],
+        );
+        assert_eq!(
+            p.code, 0,
+            "{name}: the plan after fmt is not empty:\n{}{}",
+            p.stdout, p.stderr
+        );
     }
-    assert!(reformatted.contains(&"examples/quickstart".to_string()) && reformatted.len() >= 4, "fmt had too little to do: only {reformatted:?} changed");
+    assert!(
+        reformatted.contains(&"examples/quickstart".to_string()) && reformatted.len() >= 4,
+        "fmt had too little to do: only {reformatted:?} changed"
+    );
 }

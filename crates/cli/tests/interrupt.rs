@@ -47,7 +47,12 @@ fn committed(dir: &Path) -> Option<BTreeMap<String, String>> {
     for (raddr, r) in &snap.resources {
         for (key, inst) in &r.instances {
             if let Some(o) = &inst.current {
-                let id = o.attributes.get("id").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+                let id = o
+                    .attributes
+                    .get("id")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string();
                 out.insert(raddr.instance(key.clone()).to_string(), id);
             }
         }
@@ -79,9 +84,15 @@ fn wait_for(dir: &Path, child: &mut Child, min: usize) -> BTreeMap<String, Strin
             }
         }
         if let Some(status) = child.try_wait().unwrap() {
-            panic!("apply ended ({status}) before {min} objects were committed:\n{}", log(dir));
+            panic!(
+                "apply ended ({status}) before {min} objects were committed:\n{}",
+                log(dir)
+            );
         }
-        assert!(Instant::now() < deadline, "apply too slow to reach {min} objects");
+        assert!(
+            Instant::now() < deadline,
+            "apply too slow to reach {min} objects"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -89,12 +100,29 @@ fn wait_for(dir: &Path, child: &mut Child, min: usize) -> BTreeMap<String, Strin
 fn log(dir: &Path) -> String {
     let out = std::fs::read_to_string(dir.join("apply.out")).unwrap_or_default();
     let err = std::fs::read_to_string(dir.join("apply.err")).unwrap_or_default();
-    let tail = |s: &str| s.lines().rev().take(30).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
-    format!("--- stdout (tail)\n{}\n--- stderr (tail)\n{}", tail(&out), tail(&err))
+    let tail = |s: &str| {
+        s.lines()
+            .rev()
+            .take(30)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    format!(
+        "--- stdout (tail)\n{}\n--- stderr (tail)\n{}",
+        tail(&out),
+        tail(&err)
+    )
 }
 
 fn signal(child: &Child, sig: &str) {
-    let st = Command::new("kill").arg(format!("-{sig}")).arg(child.id().to_string()).status().unwrap();
+    let st = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
     assert!(st.success(), "kill -{sig} failed");
 }
 
@@ -115,29 +143,56 @@ fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
 /// "Plan: X to add, Y to change, Z to destroy." of a plan's output.
 fn plan_counts(out: &Output) -> (usize, usize, usize) {
     let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().find(|l| l.starts_with("Plan: ")).unwrap_or_else(|| panic!("no plan summary in:\n{text}\n{}", String::from_utf8_lossy(&out.stderr)));
-    let nums: Vec<usize> = line.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Plan: "))
+        .unwrap_or_else(|| {
+            panic!(
+                "no plan summary in:\n{text}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let nums: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
     (nums[0], nums[1], nums[2])
 }
 
 fn plan(dir: &Path) -> Output {
-    terrane(dir).args(["plan", "-input=false", "-no-color", "-detailed-exitcode"]).output().unwrap()
+    terrane(dir)
+        .args(["plan", "-input=false", "-no-color", "-detailed-exitcode"])
+        .output()
+        .unwrap()
 }
 
 /// Every object is complete: id known, input as configured, output = input.
 fn check_objects(dir: &Path) {
-    let store = SqliteStore::open(&SqliteStore::default_path(dir), None).expect("state opens cleanly");
+    let store =
+        SqliteStore::open(&SqliteStore::default_path(dir), None).expect("state opens cleanly");
     let snap = store.snapshot("default").expect("state reads cleanly");
     for (raddr, r) in &snap.resources {
         for (key, inst) in &r.instances {
             let addr = raddr.instance(key.clone());
-            let o = inst.current.as_ref().unwrap_or_else(|| panic!("{addr} has no current object"));
+            let o = inst
+                .current
+                .as_ref()
+                .unwrap_or_else(|| panic!("{addr} has no current object"));
             assert!(inst.deposed.is_empty(), "{addr} has deposed objects");
-            let terrane_state::InstanceKey::Int(i) = key else { panic!("unexpected key {key:?}") };
+            let terrane_state::InstanceKey::Int(i) = key else {
+                panic!("unexpected key {key:?}")
+            };
             let want = serde_json::json!({"value": format!("value-{i}"), "type": "string"});
             assert_eq!(o.attributes.get("input"), Some(&want), "{addr} input");
             assert_eq!(o.attributes.get("output"), Some(&want), "{addr} output");
-            assert!(o.attributes.get("id").and_then(|v| v.as_str()).is_some_and(|s| !s.is_empty()), "{addr} id");
+            assert!(
+                o.attributes
+                    .get("id")
+                    .and_then(|v| v.as_str())
+                    .is_some_and(|s| !s.is_empty()),
+                "{addr} id"
+            );
         }
     }
 }
@@ -151,24 +206,58 @@ fn sigint_stops_new_work_saves_in_flight_and_plan_finishes_the_rest() {
     signal(&child, "INT");
     let status = wait_exit(&mut child, Duration::from_secs(60));
     let err = std::fs::read_to_string(d.join("apply.err")).unwrap();
-    assert!(!status.success(), "an interrupted apply must fail:\n{}", log(d));
-    assert!(status.code().is_some(), "terrane must exit by itself, not die of the signal ({status})");
-    assert!(err.contains("Interrupt received"), "no interrupt message:\n{}", log(d));
-    assert!(err.contains("interrupted"), "no closing message:\n{}", log(d));
+    assert!(
+        !status.success(),
+        "an interrupted apply must fail:\n{}",
+        log(d)
+    );
+    assert!(
+        status.code().is_some(),
+        "terrane must exit by itself, not die of the signal ({status})"
+    );
+    assert!(
+        err.contains("Interrupt received"),
+        "no interrupt message:\n{}",
+        log(d)
+    );
+    assert!(
+        err.contains("interrupted"),
+        "no closing message:\n{}",
+        log(d)
+    );
     let after = committed(d).expect("state readable after the interrupt");
     let created = after.len();
     assert!(created >= seen.len(), "objects seen committed were lost");
     for (addr, id) in &seen {
-        assert_eq!(after.get(addr), Some(id), "{addr} changed or vanished after the interrupt");
+        assert_eq!(
+            after.get(addr),
+            Some(id),
+            "{addr} changed or vanished after the interrupt"
+        );
     }
-    assert!(created < N, "the interrupt did not stop the apply (all {N} created)");
+    assert!(
+        created < N,
+        "the interrupt did not stop the apply (all {N} created)"
+    );
     check_objects(d);
     // The lock was released: plan runs, and creates exactly the rest.
     let out = plan(d);
-    assert_eq!(out.status.code(), Some(2), "plan after interrupt:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "plan after interrupt:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (add, change, destroy) = plan_counts(&out);
-    assert_eq!((add, change, destroy), (N - created, 0, 0), "created {created} + planned {add} must be {N}");
-    eprintln!("SIGINT after {} seen committed: {created} created, {add} planned", seen.len());
+    assert_eq!(
+        (add, change, destroy),
+        (N - created, 0, 0),
+        "created {created} + planned {add} must be {N}"
+    );
+    eprintln!(
+        "SIGINT after {} seen committed: {created} created, {add} planned",
+        seen.len()
+    );
 }
 
 #[test]
@@ -179,10 +268,17 @@ fn item3_sigkill_loses_nothing_committed_and_next_plan_takes_over_the_lock() {
     let seen = wait_for(d, &mut child, 200);
     signal(&child, "KILL");
     let status = wait_exit(&mut child, Duration::from_secs(30));
-    assert!(status.code().is_none(), "terrane should have died of SIGKILL ({status})");
+    assert!(
+        status.code().is_none(),
+        "terrane should have died of SIGKILL ({status})"
+    );
     let after = committed(d).expect("state opens cleanly after SIGKILL");
     for (addr, id) in &seen {
-        assert_eq!(after.get(addr), Some(id), "{addr} was seen committed but is lost or changed after SIGKILL");
+        assert_eq!(
+            after.get(addr),
+            Some(id),
+            "{addr} was seen committed but is lost or changed after SIGKILL"
+        );
     }
     let created = after.len();
     assert!(created < N, "the apply finished before the kill");
@@ -193,13 +289,31 @@ fn item3_sigkill_loses_nothing_committed_and_next_plan_takes_over_the_lock() {
     let out = plan(d);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(out.status.code(), Some(2), "plan after SIGKILL:\n{err}");
-    assert!(err.contains("Released a stale state lock") && err.contains(&format!("held by process {}", child.id())), "item3: plan must note the dead holder's lock it took over:\n{err}");
+    assert!(
+        err.contains("Released a stale state lock")
+            && err.contains(&format!("held by process {}", child.id())),
+        "item3: plan must note the dead holder's lock it took over:\n{err}"
+    );
     let (add, change, destroy) = plan_counts(&out);
-    assert_eq!((add, change, destroy), (N - created, 0, 0), "created {created} + planned {add} must be {N}");
+    assert_eq!(
+        (add, change, destroy),
+        (N - created, 0, 0),
+        "created {created} + planned {add} must be {N}"
+    );
     // And the rest applies cleanly on top.
-    let out = terrane(d).args(["apply", "-auto-approve", "-input=false", "-no-color"]).output().unwrap();
-    assert!(out.status.success(), "apply after SIGKILL: {}", String::from_utf8_lossy(&out.stderr));
+    let out = terrane(d)
+        .args(["apply", "-auto-approve", "-input=false", "-no-color"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "apply after SIGKILL: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(committed(d).unwrap().len(), N);
     check_objects(d);
-    eprintln!("SIGKILL after {} seen committed: {created} committed, {add} planned", seen.len());
+    eprintln!(
+        "SIGKILL after {} seen committed: {created} committed, {add} planned",
+        seen.len()
+    );
 }

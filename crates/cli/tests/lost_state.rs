@@ -120,14 +120,18 @@ impl Env {
                 let _ = run.finish();
                 None
             }
-            Err(StateError::Locked { holder, .. }) => Some((holder.id.clone(), holder.holder_is_dead())),
+            Err(StateError::Locked { holder, .. }) => {
+                Some((holder.id.clone(), holder.holder_is_dead()))
+            }
             Err(e) => panic!("probing the lock: {e}"),
         }
     }
 
     /// Addresses of the files that exist on disk (every object created).
     fn created(&self) -> BTreeSet<String> {
-        let Ok(rd) = std::fs::read_dir(self.path().join("out")) else { return BTreeSet::new() };
+        let Ok(rd) = std::fs::read_dir(self.path().join("out")) else {
+            return BTreeSet::new();
+        };
         rd.filter_map(|e| {
             let name = e.ok()?.file_name().to_string_lossy().into_owned();
             Some(format!("local_file.f[{}]", name.strip_suffix(".txt")?))
@@ -137,7 +141,15 @@ impl Env {
 }
 
 fn addresses(s: &terrane_state::Snapshot) -> BTreeSet<String> {
-    s.resources.iter().flat_map(|(r, rs)| rs.instances.iter().filter(|(_, i)| i.current.is_some()).map(move |(k, _)| r.instance(k.clone()).to_string())).collect()
+    s.resources
+        .iter()
+        .flat_map(|(r, rs)| {
+            rs.instances
+                .iter()
+                .filter(|(_, i)| i.current.is_some())
+                .map(move |(k, _)| r.instance(k.clone()).to_string())
+        })
+        .collect()
 }
 
 fn under_ci() -> bool {
@@ -149,41 +161,78 @@ fn setup(case: &Case) -> Option<Env> {
     std::fs::write(dir.path().join("empty.tfrc"), "").unwrap();
     // The encrypted case names its key in the state block, as a project
     // would: the emergency file must be sealed with that key.
-    let block = if case.encrypted { format!("terraform {{\n  state \"sqlite\" {{\n    encryption_key_env = \"{KEY_VAR}\"\n  }}\n}}\n\n") } else { String::new() };
+    let block = if case.encrypted {
+        format!("terraform {{\n  state \"sqlite\" {{\n    encryption_key_env = \"{KEY_VAR}\"\n  }}\n}}\n\n")
+    } else {
+        String::new()
+    };
     std::fs::write(dir.path().join("main.tf"), format!("{block}resource \"local_file\" \"f\" {{\n  count    = {N}\n  filename = \"${{path.module}}/out/${{count.index}}.txt\"\n  content  = \"file ${{count.index}}\"\n}}\n")).unwrap();
-    let mut env = Env { dir, pg_url: None, encrypted: case.encrypted, mounted: None, store: std::cell::OnceCell::new() };
+    let mut env = Env {
+        dir,
+        pg_url: None,
+        encrypted: case.encrypted,
+        mounted: None,
+        store: std::cell::OnceCell::new(),
+    };
     if case.encrypted {
         // The store is made here with a small KDF work factor (later opens
         // use the store's own), so opening it in a debug build is quick
         // enough for the apply to be still running when it is broken.
         let path = SqliteStore::default_path(env.path());
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let enc = Encryption { passphrase: PASSPHRASE.into(), iterations: 1000 };
+        let enc = Encryption {
+            passphrase: PASSPHRASE.into(),
+            iterations: 1000,
+        };
         let store = SqliteStore::open(&path, Some(&enc)).expect("encrypted store");
-        store.lock("default", LockInfo::new("test", "create")).unwrap().finish().unwrap();
+        store
+            .lock("default", LockInfo::new("test", "create"))
+            .unwrap()
+            .finish()
+            .unwrap();
     }
     match case.brk {
         Break::ForceUnlock => {}
         Break::TerminateBackend => {
-            let Some(admin) = std::env::var("TERRANE_TEST_PG_URL").ok().filter(|u| !u.is_empty()) else {
-                assert!(!under_ci(), "{}: TERRANE_TEST_PG_URL is not set (CI=true)", case.name);
+            let Some(admin) = std::env::var("TERRANE_TEST_PG_URL")
+                .ok()
+                .filter(|u| !u.is_empty())
+            else {
+                assert!(
+                    !under_ci(),
+                    "{}: TERRANE_TEST_PG_URL is not set (CI=true)",
+                    case.name
+                );
                 eprintln!("{}: skipped, TERRANE_TEST_PG_URL is not set", case.name);
                 return None;
             };
             // A database of this test's own, so other tests never meet it.
             let db = format!("h_apply_item2_{}", std::process::id());
             let mut c = terrane_state::pg_connect(&admin).expect("test server");
-            c.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).expect("drop an old test database");
-            c.batch_execute(&format!("CREATE DATABASE {db}")).expect("create the test database");
-            let (base, _) = admin.rsplit_once('/').expect("database in TERRANE_TEST_PG_URL");
+            c.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
+                .expect("drop an old test database");
+            c.batch_execute(&format!("CREATE DATABASE {db}"))
+                .expect("create the test database");
+            let (base, _) = admin
+                .rsplit_once('/')
+                .expect("database in TERRANE_TEST_PG_URL");
             env.pg_url = Some(format!("{base}/{db}"));
         }
         Break::FillDisk => {
             let mnt = env.path().join(".terrane");
             std::fs::create_dir_all(&mnt).unwrap();
-            let ok = Command::new("mount").args(["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs"]).arg(&mnt).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+            let ok = Command::new("mount")
+                .args(["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs"])
+                .arg(&mnt)
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
             if !ok {
-                assert!(!under_ci(), "{}: cannot mount a tmpfs (needs root) under CI=true", case.name);
+                assert!(
+                    !under_ci(),
+                    "{}: cannot mount a tmpfs (needs root) under CI=true",
+                    case.name
+                );
                 eprintln!("{}: skipped, cannot mount a tmpfs (needs root)", case.name);
                 return None;
             }
@@ -209,7 +258,11 @@ fn log(env: &Env) -> String {
         let lines: Vec<&str> = s.lines().collect();
         lines[lines.len().saturating_sub(30)..].join("\n")
     };
-    format!("--- stdout (tail)\n{}\n--- stderr (tail)\n{}", tail("apply.out"), tail("apply.err"))
+    format!(
+        "--- stdout (tail)\n{}\n--- stderr (tail)\n{}",
+        tail("apply.out"),
+        tail("apply.err")
+    )
 }
 
 fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
@@ -228,8 +281,17 @@ fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
 
 fn plan_counts(out: &Output) -> (usize, usize, usize) {
     let text = String::from_utf8_lossy(&out.stdout);
-    let Some(line) = text.lines().find(|l| l.starts_with("Plan: ")) else { panic!("no plan summary in:\n{text}\n{}", String::from_utf8_lossy(&out.stderr)) };
-    let nums: Vec<usize> = line.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+    let Some(line) = text.lines().find(|l| l.starts_with("Plan: ")) else {
+        panic!(
+            "no plan summary in:\n{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let nums: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
     (nums[0], nums[1], nums[2])
 }
 
@@ -237,9 +299,20 @@ fn plan_counts(out: &Output) -> (usize, usize, usize) {
 fn break_store(case: &Case, env: &Env) {
     match case.brk {
         Break::ForceUnlock => {
-            let (id, _) = env.lock_holder().unwrap_or_else(|| panic!("{}: the apply holds no lock", case.name));
-            let out = env.terrane().args(["force-unlock", "-force", &id]).output().unwrap();
-            assert!(out.status.success(), "{}: force-unlock: {}", case.name, String::from_utf8_lossy(&out.stderr));
+            let (id, _) = env
+                .lock_holder()
+                .unwrap_or_else(|| panic!("{}: the apply holds no lock", case.name));
+            let out = env
+                .terrane()
+                .args(["force-unlock", "-force", &id])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}: force-unlock: {}",
+                case.name,
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         Break::TerminateBackend => {
             let url = env.pg_url.as_deref().unwrap();
@@ -264,15 +337,28 @@ fn repair_store(case: &Case, env: &Env) {
     if case.brk == Break::FillDisk {
         std::fs::remove_file(env.path().join(".terrane/filler")).unwrap();
         let mnt = env.mounted.as_ref().unwrap();
-        let st = Command::new("mount").args(["-o", "remount,size=256m"]).arg(mnt).status().unwrap();
+        let st = Command::new("mount")
+            .args(["-o", "remount,size=256m"])
+            .arg(mnt)
+            .status()
+            .unwrap();
         assert!(st.success(), "remount");
     }
     // A lock left behind by the failed apply (its release could not be
     // written) belongs to a process that is gone: released as a user would.
     if let Some((id, dead)) = env.lock_holder() {
         assert!(dead, "{}: a live process holds the lock {id}", case.name);
-        let out = env.terrane().args(["force-unlock", "-force", &id]).output().unwrap();
-        assert!(out.status.success(), "{}: force-unlock of the dead holder: {}", case.name, String::from_utf8_lossy(&out.stderr));
+        let out = env
+            .terrane()
+            .args(["force-unlock", "-force", &id])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}: force-unlock of the dead holder: {}",
+            case.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -285,12 +371,17 @@ fn check(case: Case) {
         // The store is read only once the apply has made it and started
         // creating (two processes creating the same new SQLite store at
         // once can race on its tables).
-        let creating = std::fs::read_to_string(env.path().join("apply.out")).is_ok_and(|o| o.contains("Creating..."));
+        let creating = std::fs::read_to_string(env.path().join("apply.out"))
+            .is_ok_and(|o| o.contains("Creating..."));
         if creating && env.recorded().is_some_and(|r| r.len() >= 200) {
             break;
         }
         if let Some(s) = child.try_wait().unwrap() {
-            panic!("{}: apply ended ({s}) before 200 objects were recorded:\n{}", case.name, log(&env));
+            panic!(
+                "{}: apply ended ({s}) before 200 objects were recorded:\n{}",
+                case.name,
+                log(&env)
+            );
         }
         assert!(Instant::now() < deadline, "{}: apply too slow", case.name);
         std::thread::sleep(Duration::from_millis(20));
@@ -298,63 +389,177 @@ fn check(case: Case) {
     break_store(&case, &env);
     let status = wait_exit(&mut child, Duration::from_secs(120));
     let err = std::fs::read_to_string(env.path().join("apply.err")).unwrap();
-    assert_eq!(status.code(), Some(1), "{}: the apply must fail:\n{}", case.name, log(&env));
-    assert!(err.contains("Failed to persist state"), "{}: no persist failure reported:\n{}", case.name, log(&env));
-    assert!(err.contains("terrane state push errored.tfstate"), "{}: no way back given:\n{}", case.name, log(&env));
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "{}: the apply must fail:\n{}",
+        case.name,
+        log(&env)
+    );
+    assert!(
+        err.contains("Failed to persist state"),
+        "{}: no persist failure reported:\n{}",
+        case.name,
+        log(&env)
+    );
+    assert!(
+        err.contains("terrane state push errored.tfstate"),
+        "{}: no way back given:\n{}",
+        case.name,
+        log(&env)
+    );
 
     let created = env.created();
-    assert!(created.len() < N, "{}: the apply went on after the failure (all {N} created)", case.name);
+    assert!(
+        created.len() < N,
+        "{}: the apply went on after the failure (all {N} created)",
+        case.name
+    );
     let file = env.path().join("errored.tfstate");
-    let meta = std::fs::metadata(&file).unwrap_or_else(|_| panic!("{}: no errored.tfstate:\n{}", case.name, log(&env)));
-    assert_eq!(meta.permissions().mode() & 0o777, 0o600, "{}: errored.tfstate mode", case.name);
+    let meta = std::fs::metadata(&file)
+        .unwrap_or_else(|_| panic!("{}: no errored.tfstate:\n{}", case.name, log(&env)));
+    assert_eq!(
+        meta.permissions().mode() & 0o777,
+        0o600,
+        "{}: errored.tfstate mode",
+        case.name
+    );
     let bytes = std::fs::read(&file).unwrap();
     if case.encrypted {
         let text = String::from_utf8_lossy(&bytes);
-        assert!(!text.contains("local_file") && !text.contains("\"version\"") && !text.contains("file 1"), "{}: errored.tfstate is plaintext", case.name);
+        assert!(
+            !text.contains("local_file")
+                && !text.contains("\"version\"")
+                && !text.contains("file 1"),
+            "{}: errored.tfstate is plaintext",
+            case.name
+        );
     } else {
-        let s = terrane_state::tfstate::import(&bytes).unwrap_or_else(|e| panic!("{}: errored.tfstate is not Terraform state v4: {e}", case.name));
-        assert!(String::from_utf8_lossy(&bytes).contains("\"version\": 4"), "{}: not state v4", case.name);
+        let s = terrane_state::tfstate::import(&bytes).unwrap_or_else(|e| {
+            panic!(
+                "{}: errored.tfstate is not Terraform state v4: {e}",
+                case.name
+            )
+        });
+        assert!(
+            String::from_utf8_lossy(&bytes).contains("\"version\": 4"),
+            "{}: not state v4",
+            case.name
+        );
         // The whole state: every object that exists, recorded or not.
-        assert_eq!(addresses(&s), created, "{}: errored.tfstate must hold exactly the objects created", case.name);
+        assert_eq!(
+            addresses(&s),
+            created,
+            "{}: errored.tfstate must hold exactly the objects created",
+            case.name
+        );
     }
 
     repair_store(&case, &env);
     let recorded = env.recorded().expect("store readable once repaired");
     let unrecorded: BTreeSet<&String> = created.difference(&recorded).collect();
-    assert!(!unrecorded.is_empty(), "{}: nothing was left unrecorded, the failure came too late to test anything", case.name);
-    assert!(recorded.is_subset(&created), "{}: recorded objects that do not exist", case.name);
+    assert!(
+        !unrecorded.is_empty(),
+        "{}: nothing was left unrecorded, the failure came too late to test anything",
+        case.name
+    );
+    assert!(
+        recorded.is_subset(&created),
+        "{}: recorded objects that do not exist",
+        case.name
+    );
 
     if case.encrypted {
         // Without the key the sealed file is refused, never misread.
-        let out = env.terrane().env_remove(KEY_VAR).args(["state", "push", "errored.tfstate"]).output().unwrap();
-        assert!(!out.status.success(), "{}: a sealed file pushed without the passphrase", case.name);
+        let out = env
+            .terrane()
+            .env_remove(KEY_VAR)
+            .args(["state", "push", "errored.tfstate"])
+            .output()
+            .unwrap();
+        assert!(
+            !out.status.success(),
+            "{}: a sealed file pushed without the passphrase",
+            case.name
+        );
     }
-    let out = env.terrane().args(["state", "push", "errored.tfstate"]).output().unwrap();
-    assert!(out.status.success(), "{}: state push: {}", case.name, String::from_utf8_lossy(&out.stderr));
-    assert_eq!(env.recorded().unwrap(), created, "{}: after push the state holds exactly what exists", case.name);
+    let out = env
+        .terrane()
+        .args(["state", "push", "errored.tfstate"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: state push: {}",
+        case.name,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        env.recorded().unwrap(),
+        created,
+        "{}: after push the state holds exactly what exists",
+        case.name
+    );
 
-    let out = env.terrane().args(["plan", "-input=false", "-no-color", "-detailed-exitcode"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}: plan after push:\n{}", case.name, String::from_utf8_lossy(&out.stderr));
-    assert_eq!(plan_counts(&out), (N - created.len(), 0, 0), "{}: the plan must create only what does not exist", case.name);
-    eprintln!("{}: {} recorded, {} unrecorded kept in errored.tfstate, {} left to create", case.name, recorded.len(), unrecorded.len(), N - created.len());
+    let out = env
+        .terrane()
+        .args(["plan", "-input=false", "-no-color", "-detailed-exitcode"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}: plan after push:\n{}",
+        case.name,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        plan_counts(&out),
+        (N - created.len(), 0, 0),
+        "{}: the plan must create only what does not exist",
+        case.name
+    );
+    eprintln!(
+        "{}: {} recorded, {} unrecorded kept in errored.tfstate, {} left to create",
+        case.name,
+        recorded.len(),
+        unrecorded.len(),
+        N - created.len()
+    );
 }
 
 #[test]
 fn item2_lock_lost_mid_apply_keeps_unrecorded_objects() {
-    check(Case { name: "lock_lost", brk: Break::ForceUnlock, encrypted: false });
+    check(Case {
+        name: "lock_lost",
+        brk: Break::ForceUnlock,
+        encrypted: false,
+    });
 }
 
 #[test]
 fn item2_lock_lost_mid_apply_encrypted_file_is_sealed() {
-    check(Case { name: "lock_lost_encrypted", brk: Break::ForceUnlock, encrypted: true });
+    check(Case {
+        name: "lock_lost_encrypted",
+        brk: Break::ForceUnlock,
+        encrypted: true,
+    });
 }
 
 #[test]
 fn item2_postgres_connection_lost_mid_apply() {
-    check(Case { name: "postgres_terminated", brk: Break::TerminateBackend, encrypted: false });
+    check(Case {
+        name: "postgres_terminated",
+        brk: Break::TerminateBackend,
+        encrypted: false,
+    });
 }
 
 #[test]
 fn item2_disk_full_mid_apply() {
-    check(Case { name: "disk_full", brk: Break::FillDisk, encrypted: false });
+    check(Case {
+        name: "disk_full",
+        brk: Break::FillDisk,
+        encrypted: false,
+    });
 }

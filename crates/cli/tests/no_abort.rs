@@ -44,11 +44,19 @@ fn check(case: &Case) {
     }
     for (i, step) in case.steps.iter().enumerate() {
         let out = terrane(dir.path()).args(step.args).output().unwrap();
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         // Diagnostics are wrapped at no fixed column; compare on one line.
         let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let at = format!("{} step {i} ({})", case.name, step.args.join(" "));
-        assert_eq!(out.status.code(), Some(step.code), "{at}: exit code\n{text}");
+        assert_eq!(
+            out.status.code(),
+            Some(step.code),
+            "{at}: exit code\n{text}"
+        );
         for h in step.has {
             assert!(flat.contains(h), "{at}: output lacks {h:?}\n{text}");
         }
@@ -83,36 +91,95 @@ fn item6_random_sizes_refused_at_the_attribute() {
     let cases = [
         Case {
             name: "random_string_length_1e11",
-            files: &[("main.tf", "resource \"random_string\" \"a\" {\n  length = 1e11\n}\n")],
+            files: &[(
+                "main.tf",
+                "resource \"random_string\" \"a\" {\n  length = 1e11\n}\n",
+            )],
             steps: &[
-                Step { args: VALIDATE, code: 1, has: &["Error: Invalid Attribute Value", "Attribute length value must be between 1 and 65536, got: 100000000000", "with random_string.a"], lacks: &[] },
-                Step { args: APPLY, code: 1, has: &["Attribute length value must be between 1 and 65536"], lacks: &["Apply complete!", "panicked"] },
+                Step {
+                    args: VALIDATE,
+                    code: 1,
+                    has: &[
+                        "Error: Invalid Attribute Value",
+                        "Attribute length value must be between 1 and 65536, got: 100000000000",
+                        "with random_string.a",
+                    ],
+                    lacks: &[],
+                },
+                Step {
+                    args: APPLY,
+                    code: 1,
+                    has: &["Attribute length value must be between 1 and 65536"],
+                    lacks: &["Apply complete!", "panicked"],
+                },
             ],
         },
         Case {
             name: "random_string_length_9e18",
-            files: &[("main.tf", "resource \"random_string\" \"a\" {\n  length = 9e18\n}\n")],
-            steps: &[Step { args: APPLY, code: 1, has: &["Attribute length value must be between 1 and 65536, got: 9000000000000000000"], lacks: &["Apply complete!", "panicked"] }],
+            files: &[(
+                "main.tf",
+                "resource \"random_string\" \"a\" {\n  length = 9e18\n}\n",
+            )],
+            steps: &[Step {
+                args: APPLY,
+                code: 1,
+                has: &[
+                    "Attribute length value must be between 1 and 65536, got: 9000000000000000000",
+                ],
+                lacks: &["Apply complete!", "panicked"],
+            }],
         },
         Case {
             name: "random_password_min_upper",
-            files: &[("main.tf", "resource \"random_password\" \"p\" {\n  length    = 16\n  min_upper = 1e11\n}\n")],
-            steps: &[Step { args: VALIDATE, code: 1, has: &["Attribute min_upper value must be between 0 and 65536, got: 100000000000"], lacks: &[] }],
+            files: &[(
+                "main.tf",
+                "resource \"random_password\" \"p\" {\n  length    = 16\n  min_upper = 1e11\n}\n",
+            )],
+            steps: &[Step {
+                args: VALIDATE,
+                code: 1,
+                has: &["Attribute min_upper value must be between 0 and 65536, got: 100000000000"],
+                lacks: &[],
+            }],
         },
         Case {
             name: "random_id_byte_length",
-            files: &[("main.tf", "resource \"random_id\" \"i\" {\n  byte_length = 1e11\n}\n")],
-            steps: &[Step { args: VALIDATE, code: 1, has: &["Attribute byte_length value must be between 1 and 4096, got: 100000000000"], lacks: &[] }],
+            files: &[(
+                "main.tf",
+                "resource \"random_id\" \"i\" {\n  byte_length = 1e11\n}\n",
+            )],
+            steps: &[Step {
+                args: VALIDATE,
+                code: 1,
+                has: &["Attribute byte_length value must be between 1 and 4096, got: 100000000000"],
+                lacks: &[],
+            }],
         },
         Case {
             name: "random_pet_length",
-            files: &[("main.tf", "resource \"random_pet\" \"p\" {\n  length = 1e9\n}\n")],
-            steps: &[Step { args: VALIDATE, code: 1, has: &["Attribute length value must be between 1 and 1024, got: 1000000000"], lacks: &[] }],
+            files: &[(
+                "main.tf",
+                "resource \"random_pet\" \"p\" {\n  length = 1e9\n}\n",
+            )],
+            steps: &[Step {
+                args: VALIDATE,
+                code: 1,
+                has: &["Attribute length value must be between 1 and 1024, got: 1000000000"],
+                lacks: &[],
+            }],
         },
         Case {
             name: "random_string_in_bounds_applies",
-            files: &[("main.tf", "resource \"random_string\" \"a\" {\n  length = 65536\n}\n")],
-            steps: &[Step { args: APPLY, code: 0, has: &["Apply complete! Resources: 1 added"], lacks: &[] }],
+            files: &[(
+                "main.tf",
+                "resource \"random_string\" \"a\" {\n  length = 65536\n}\n",
+            )],
+            steps: &[Step {
+                args: APPLY,
+                code: 0,
+                has: &["Apply complete! Resources: 1 added"],
+                lacks: &[],
+            }],
         },
     ];
     for c in &cases {
@@ -161,11 +228,29 @@ fn item6_recursion_and_allocation_bombs_are_diagnosed() {
 fn item17_null_root_output_is_no_change() {
     check(&Case {
         name: "null_output",
-        files: &[("main.tf", "output \"n\" {\n  value = null\n}\noutput \"s\" {\n  value = \"x\"\n}\n")],
+        files: &[(
+            "main.tf",
+            "output \"n\" {\n  value = null\n}\noutput \"s\" {\n  value = \"x\"\n}\n",
+        )],
         steps: &[
-            Step { args: APPLY, code: 0, has: &["Apply complete!"], lacks: &[] },
-            Step { args: PLAN_EXIT, code: 0, has: &["No changes."], lacks: &["n = null", "Changes to Outputs"] },
-            Step { args: PLAN_EXIT, code: 0, has: &["No changes."], lacks: &["n = null"] },
+            Step {
+                args: APPLY,
+                code: 0,
+                has: &["Apply complete!"],
+                lacks: &[],
+            },
+            Step {
+                args: PLAN_EXIT,
+                code: 0,
+                has: &["No changes."],
+                lacks: &["n = null", "Changes to Outputs"],
+            },
+            Step {
+                args: PLAN_EXIT,
+                code: 0,
+                has: &["No changes."],
+                lacks: &["n = null"],
+            },
         ],
     });
 }

@@ -9,7 +9,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const PROVIDERS: &str = "terraform {\n  required_providers {\n    local = { source = \"hashicorp/local\" }\n  }\n}\n";
+const PROVIDERS: &str =
+    "terraform {\n  required_providers {\n    local = { source = \"hashicorp/local\" }\n  }\n}\n";
 
 struct Out {
     code: i32,
@@ -39,14 +40,22 @@ fn terrane(dir: &Path, rc: &Path, args: &[&str]) -> Out {
         std::thread::sleep(Duration::from_millis(20));
     }
     let o = child.wait_with_output().expect("output");
-    Out { code: o.status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&o.stdout).into_owned(), stderr: String::from_utf8_lossy(&o.stderr).into_owned() }
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
 }
 
 /// What a case expects of `plan -detailed-exitcode`, then of apply.
 enum Want {
     /// Plan exits with the code, apply succeeds, `output -json` has these
     /// values, and a second plan has no changes.
-    Applies { plan_code: i32, plan_shows: &'static str, outputs: &'static [(&'static str, &'static str)] },
+    Applies {
+        plan_code: i32,
+        plan_shows: &'static str,
+        outputs: &'static [(&'static str, &'static str)],
+    },
     /// Plan fails with these texts in its error output.
     Fails(&'static [&'static str]),
 }
@@ -78,7 +87,11 @@ output "input" {
   value = terraform_data.t.output
 }
 "#,
-            want: Want::Applies { plan_code: 2, plan_shows: "+ here    = true", outputs: &[("here", "true"), ("nowhere", "false"), ("input", "\"dir\"")] },
+            want: Want::Applies {
+                plan_code: 2,
+                plan_shows: "+ here    = true",
+                outputs: &[("here", "true"), ("nowhere", "false"), ("input", "\"dir\"")],
+            },
         },
         Case {
             name: "many_instances_while_the_provider_starts",
@@ -92,7 +105,11 @@ output "first" {
   value = local_file.f[0].content
 }
 "#,
-            want: Want::Applies { plan_code: 2, plan_shows: "Plan: 40 to add", outputs: &[("first", "\"0: true\"")] },
+            want: Want::Applies {
+                plan_code: 2,
+                plan_shows: "Plan: 40 to add",
+                outputs: &[("first", "\"0: true\"")],
+            },
         },
         Case {
             name: "unknown_argument_gives_unknown_result",
@@ -104,7 +121,11 @@ output "later" {
   value = provider::local::direxists(terraform_data.t.output)
 }
 "#,
-            want: Want::Applies { plan_code: 2, plan_shows: "+ later = (known after apply)", outputs: &[("later", "true")] },
+            want: Want::Applies {
+                plan_code: 2,
+                plan_shows: "+ later = (known after apply)",
+                outputs: &[("later", "true")],
+            },
         },
         Case {
             name: "function_error_names_the_argument",
@@ -133,27 +154,76 @@ fn check(case: &Case, source: &str, rc: &Path) {
     std::fs::write(d.join("main.tf"), format!("{PROVIDERS}{}", case.config)).unwrap();
     let label = format!("case {} ({source})", case.name);
     let init = terrane(d, rc, &["init", "-input=false", "-no-color"]);
-    assert_eq!(init.code, 0, "{label}: init\n{}{}", init.stdout, init.stderr);
-    let plan = terrane(d, rc, &["plan", "-input=false", "-no-color", "-detailed-exitcode"]);
+    assert_eq!(
+        init.code, 0,
+        "{label}: init\n{}{}",
+        init.stdout, init.stderr
+    );
+    let plan = terrane(
+        d,
+        rc,
+        &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
+    );
     match &case.want {
         Want::Fails(texts) => {
-            assert_eq!(plan.code, 1, "{label}: plan should fail\n{}{}", plan.stdout, plan.stderr);
+            assert_eq!(
+                plan.code, 1,
+                "{label}: plan should fail\n{}{}",
+                plan.stdout, plan.stderr
+            );
             for t in *texts {
-                assert!(plan.stderr.contains(t), "{label}: {t:?} missing from\n{}", plan.stderr);
+                assert!(
+                    plan.stderr.contains(t),
+                    "{label}: {t:?} missing from\n{}",
+                    plan.stderr
+                );
             }
         }
-        Want::Applies { plan_code, plan_shows, outputs } => {
-            assert_eq!(plan.code, *plan_code, "{label}: plan\n{}{}", plan.stdout, plan.stderr);
-            assert!(plan.stdout.contains(plan_shows), "{label}: {plan_shows:?} missing from the plan\n{}", plan.stdout);
-            let apply = terrane(d, rc, &["apply", "-auto-approve", "-input=false", "-no-color"]);
-            assert_eq!(apply.code, 0, "{label}: apply\n{}{}", apply.stdout, apply.stderr);
+        Want::Applies {
+            plan_code,
+            plan_shows,
+            outputs,
+        } => {
+            assert_eq!(
+                plan.code, *plan_code,
+                "{label}: plan\n{}{}",
+                plan.stdout, plan.stderr
+            );
+            assert!(
+                plan.stdout.contains(plan_shows),
+                "{label}: {plan_shows:?} missing from the plan\n{}",
+                plan.stdout
+            );
+            let apply = terrane(
+                d,
+                rc,
+                &["apply", "-auto-approve", "-input=false", "-no-color"],
+            );
+            assert_eq!(
+                apply.code, 0,
+                "{label}: apply\n{}{}",
+                apply.stdout, apply.stderr
+            );
             let out = terrane(d, rc, &["output", "-json"]);
-            let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{label}: output -json: {e}\n{}", out.stdout));
+            let json: serde_json::Value = serde_json::from_str(&out.stdout)
+                .unwrap_or_else(|e| panic!("{label}: output -json: {e}\n{}", out.stdout));
             for (name, want) in *outputs {
-                assert_eq!(json[name]["value"].to_string(), *want, "{label}: output {name}");
+                assert_eq!(
+                    json[name]["value"].to_string(),
+                    *want,
+                    "{label}: output {name}"
+                );
             }
-            let again = terrane(d, rc, &["plan", "-input=false", "-no-color", "-detailed-exitcode"]);
-            assert_eq!(again.code, 0, "{label}: second plan should have no changes\n{}{}", again.stdout, again.stderr);
+            let again = terrane(
+                d,
+                rc,
+                &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
+            );
+            assert_eq!(
+                again.code, 0,
+                "{label}: second plan should have no changes\n{}{}",
+                again.stdout, again.stderr
+            );
         }
     }
 }
@@ -172,7 +242,10 @@ fn provider_functions_built_in() {
 fn provider_functions_through_a_plugin() {
     let dir = terrane_testkit::temp_dir();
     let local = terrane_testkit::built_binary("terrane-provider-local", "terraform-provider-local");
-    let rc = terrane_testkit::dev_overrides(dir.path(), &[("registry.terraform.io/hashicorp/local", &local)]);
+    let rc = terrane_testkit::dev_overrides(
+        dir.path(),
+        &[("registry.terraform.io/hashicorp/local", &local)],
+    );
     for case in cases() {
         check(&case, "plugin", Path::new(&rc));
     }

@@ -170,10 +170,21 @@ fn check_show(case: &ShowCase, terraform: Option<&terrane_testkit::Terraform>) {
     // is shown, as Terraform shows it).
     let inputs = attribute_texts(&o.stdout, "input");
     for input in &inputs {
-        assert!(!input.contains("copied-to-output"), "{}: a sensitive part of input is printed:\n{input}", case.name);
+        assert!(
+            !input.contains("copied-to-output"),
+            "{}: a sensitive part of input is printed:\n{input}",
+            case.name
+        );
     }
     if case.args[0] == "show" {
-        assert!(inputs.iter().any(|t| t.contains("pass = (sensitive value)")), "{}: the nested input's sensitive part is not marked:\n{}", case.name, o.stdout);
+        assert!(
+            inputs
+                .iter()
+                .any(|t| t.contains("pass = (sensitive value)")),
+            "{}: the nested input's sensitive part is not marked:\n{}",
+            case.name,
+            o.stdout
+        );
     }
     let json = terrane(&ours, &["show", "-json"], &[]);
     assert_eq!(

@@ -47,13 +47,28 @@ pub fn body_differences(a: &Body, b: &Body) -> Vec<String> {
     let name = |s: &hcl_edit::structure::Structure| match s {
         hcl_edit::structure::Structure::Attribute(at) => format!("attribute {}", at.key.as_str()),
         hcl_edit::structure::Structure::Block(bl) => {
-            let labels: Vec<String> = bl.labels.iter().map(|l| format!("{:?}", l.as_str())).collect();
-            format!("block {} {}", bl.ident.as_str(), labels.join(" ")).trim_end().to_string()
+            let labels: Vec<String> = bl
+                .labels
+                .iter()
+                .map(|l| format!("{:?}", l.as_str()))
+                .collect();
+            format!("block {} {}", bl.ident.as_str(), labels.join(" "))
+                .trim_end()
+                .to_string()
         }
     };
-    let mut out: Vec<String> = a.iter().zip(b.iter()).filter(|(x, y)| x != y).map(|(x, _)| name(x)).collect();
+    let mut out: Vec<String> = a
+        .iter()
+        .zip(b.iter())
+        .filter(|(x, y)| x != y)
+        .map(|(x, _)| name(x))
+        .collect();
     if a.len() != b.len() {
-        out.push(format!("the number of items ({} instead of {})", b.len(), a.len()));
+        out.push(format!(
+            "the number of items ({} instead of {})",
+            b.len(),
+            a.len()
+        ));
     }
     out
 }
@@ -151,7 +166,9 @@ impl VisitMut for Normalize {
 /// A variable's type expression with the legacy spellings replaced.
 fn type_normal(e: &Expression) -> Expression {
     let modern = match e {
-        Expression::Variable(v) if matches!(v.as_str(), "list" | "map" | "set") => Some(format!("{}(any)", v.as_str())),
+        Expression::Variable(v) if matches!(v.as_str(), "list" | "map" | "set") => {
+            Some(format!("{}(any)", v.as_str()))
+        }
         Expression::String(s) => match s.as_str() {
             "string" => Some("string".to_string()),
             "list" | "map" => Some(format!("{}(string)", s.as_str())),
@@ -214,9 +231,17 @@ impl Cmp {
             return self.diffs.push(at.to_string());
         }
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            let CheckRule { condition, error_message, range: _ } = x;
+            let CheckRule {
+                condition,
+                error_message,
+                range: _,
+            } = x;
             self.opt(&format!("{at}[{i}].condition"), condition, &y.condition);
-            self.opt(&format!("{at}[{i}].error_message"), error_message, &y.error_message);
+            self.opt(
+                &format!("{at}[{i}].error_message"),
+                error_message,
+                &y.error_message,
+            );
         }
     }
 
@@ -244,9 +269,18 @@ impl Cmp {
             state,
             resource_index: _,
         } = a;
-        self.eq("terraform.required_version", required_version, &b.required_version);
-        self.eq("terraform.required_providers", required_providers, &b.required_providers);
-        let settings = |s: &Option<StateSettings>| s.clone().map(|s| StateSettings { range: None, ..s });
+        self.eq(
+            "terraform.required_version",
+            required_version,
+            &b.required_version,
+        );
+        self.eq(
+            "terraform.required_providers",
+            required_providers,
+            &b.required_providers,
+        );
+        let settings =
+            |s: &Option<StateSettings>| s.clone().map(|s| StateSettings { range: None, ..s });
         self.eq("terraform.state", &settings(state), &settings(&b.state));
         self.eq("provider (count)", &providers.len(), &b.providers.len());
         for (x, y) in providers.iter().zip(&b.providers) {
@@ -256,9 +290,22 @@ impl Cmp {
         }
         self.keys("variable", variables, &b.variables);
         for (k, x) in variables {
-            let Some(y) = b.variables.get(k) else { continue };
+            let Some(y) = b.variables.get(k) else {
+                continue;
+            };
             let at = format!("variable.{k}");
-            let Variable { name: _, range: _, ty, constraint: _, default, sensitive, nullable, description, ephemeral, validations } = x;
+            let Variable {
+                name: _,
+                range: _,
+                ty,
+                constraint: _,
+                default,
+                sensitive,
+                nullable,
+                description,
+                ephemeral,
+                validations,
+            } = x;
             let same_type = match (ty, &y.ty) {
                 (None, None) => true,
                 (Some(p), Some(q)) => type_normal(&p.expr) == type_normal(&q.expr),
@@ -268,7 +315,11 @@ impl Cmp {
                 self.diffs.push(format!("{at}.type"));
             }
             self.opt(&format!("{at}.default"), default, &y.default);
-            self.eq(&format!("{at}.flags"), &(sensitive, nullable, ephemeral, description), &(&y.sensitive, &y.nullable, &y.ephemeral, &y.description));
+            self.eq(
+                &format!("{at}.flags"),
+                &(sensitive, nullable, ephemeral, description),
+                &(&y.sensitive, &y.nullable, &y.ephemeral, &y.description),
+            );
             self.rules(&format!("{at}.validation"), validations, &y.validations);
         }
         self.map("locals", locals, &b.locals);
@@ -276,38 +327,98 @@ impl Cmp {
         for (k, x) in outputs {
             let Some(y) = b.outputs.get(k) else { continue };
             let at = format!("output.{k}");
-            let Output { name: _, range: _, value, sensitive, depends_on, description, ephemeral, preconditions } = x;
+            let Output {
+                name: _,
+                range: _,
+                value,
+                sensitive,
+                depends_on,
+                description,
+                ephemeral,
+                preconditions,
+            } = x;
             self.opt(&format!("{at}.value"), value, &y.value);
             self.opt(&format!("{at}.depends_on"), depends_on, &y.depends_on);
-            self.eq(&format!("{at}.flags"), &(sensitive, ephemeral, description), &(&y.sensitive, &y.ephemeral, &y.description));
-            self.rules(&format!("{at}.precondition"), preconditions, &y.preconditions);
+            self.eq(
+                &format!("{at}.flags"),
+                &(sensitive, ephemeral, description),
+                &(&y.sensitive, &y.ephemeral, &y.description),
+            );
+            self.rules(
+                &format!("{at}.precondition"),
+                preconditions,
+                &y.preconditions,
+            );
         }
         self.resources("", resources, &b.resources);
         self.keys("module", module_calls, &b.module_calls);
         for (k, x) in module_calls {
-            let Some(y) = b.module_calls.get(k) else { continue };
+            let Some(y) = b.module_calls.get(k) else {
+                continue;
+            };
             let at = format!("module.{k}");
-            let ModuleCall { name: _, range: _, source, count, for_each, inputs, version, depends_on, providers } = x;
-            self.eq(&format!("{at}.source"), &(source, version), &(&y.source, &y.version));
+            let ModuleCall {
+                name: _,
+                range: _,
+                source,
+                count,
+                for_each,
+                inputs,
+                version,
+                depends_on,
+                providers,
+            } = x;
+            self.eq(
+                &format!("{at}.source"),
+                &(source, version),
+                &(&y.source, &y.version),
+            );
             self.opt(&format!("{at}.count"), count, &y.count);
             self.opt(&format!("{at}.for_each"), for_each, &y.for_each);
             self.opt(&format!("{at}.depends_on"), depends_on, &y.depends_on);
             self.map(&at, inputs, &y.inputs);
-            let refs = |m: &BTreeMap<String, ProviderRef>| m.iter().map(|(k, p)| (k.clone(), p.name.clone(), p.alias.clone())).collect::<Vec<_>>();
-            self.eq(&format!("{at}.providers"), &refs(providers), &refs(&y.providers));
+            let refs = |m: &BTreeMap<String, ProviderRef>| {
+                m.iter()
+                    .map(|(k, p)| (k.clone(), p.name.clone(), p.alias.clone()))
+                    .collect::<Vec<_>>()
+            };
+            self.eq(
+                &format!("{at}.providers"),
+                &refs(providers),
+                &refs(&y.providers),
+            );
         }
-        let kinds = |v: &[(String, Option<crate::SourceRange>)]| v.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+        let kinds = |v: &[(String, Option<crate::SourceRange>)]| {
+            v.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>()
+        };
         self.eq("blocks", &kinds(other_blocks), &kinds(&b.other_blocks));
         self.eq("moved (count)", &moved.len(), &b.moved.len());
         for (i, (x, y)) in moved.iter().zip(&b.moved).enumerate() {
-            let Moved { from, to, from_addr, to_addr, range: _ } = x;
+            let Moved {
+                from,
+                to,
+                from_addr,
+                to_addr,
+                range: _,
+            } = x;
             self.opt(&format!("moved[{i}].from"), from, &y.from);
             self.opt(&format!("moved[{i}].to"), to, &y.to);
-            self.eq(&format!("moved[{i}]"), &(from_addr, to_addr), &(&y.from_addr, &y.to_addr));
+            self.eq(
+                &format!("moved[{i}]"),
+                &(from_addr, to_addr),
+                &(&y.from_addr, &y.to_addr),
+            );
         }
         self.eq("import (count)", &imports.len(), &b.imports.len());
         for (i, (x, y)) in imports.iter().zip(&b.imports).enumerate() {
-            let Import { to, to_addr, id, provider, for_each, range: _ } = x;
+            let Import {
+                to,
+                to_addr,
+                id,
+                provider,
+                for_each,
+                range: _,
+            } = x;
             self.opt(&format!("import[{i}].to"), to, &y.to);
             self.eq(&format!("import[{i}].to"), to_addr, &y.to_addr);
             self.opt(&format!("import[{i}].id"), id, &y.id);
@@ -316,13 +427,27 @@ impl Cmp {
         }
         self.eq("removed (count)", &removed.len(), &b.removed.len());
         for (i, (x, y)) in removed.iter().zip(&b.removed).enumerate() {
-            let Removed { from, from_addr, destroy, range: _ } = x;
+            let Removed {
+                from,
+                from_addr,
+                destroy,
+                range: _,
+            } = x;
             self.opt(&format!("removed[{i}].from"), from, &y.from);
-            self.eq(&format!("removed[{i}]"), &(from_addr, destroy), &(&y.from_addr, &y.destroy));
+            self.eq(
+                &format!("removed[{i}]"),
+                &(from_addr, destroy),
+                &(&y.from_addr, &y.destroy),
+            );
         }
         self.eq("check (count)", &checks.len(), &b.checks.len());
         for (x, y) in checks.iter().zip(&b.checks) {
-            let Check { name, range: _, data, asserts } = x;
+            let Check {
+                name,
+                range: _,
+                data,
+                asserts,
+            } = x;
             let at = format!("check.{name}");
             self.eq(&at, name, &y.name);
             self.resources(&format!("{at}."), data, &y.data);
@@ -341,7 +466,22 @@ impl Cmp {
             return self.diffs.push(format!("{prefix}resources (count)"));
         }
         for (x, y) in a.iter().zip(b) {
-            let Resource { data, ty, name, range: _, count, for_each, provider, provider_ref, depends_on, lifecycle, attributes, blocks, body, from_json } = x;
+            let Resource {
+                data,
+                ty,
+                name,
+                range: _,
+                count,
+                for_each,
+                provider,
+                provider_ref,
+                depends_on,
+                lifecycle,
+                attributes,
+                blocks,
+                body,
+                from_json,
+            } = x;
             let at = format!("{prefix}{}", x.address());
             if (data, ty, name, from_json) != (&y.data, &y.ty, &y.name, &y.from_json) {
                 self.diffs.push(at);
@@ -355,20 +495,60 @@ impl Cmp {
             self.lifecycle(&format!("{at}.lifecycle"), lifecycle, &y.lifecycle);
             self.map(&at, attributes, &y.attributes);
             let normal_blocks = |v: &[Block]| v.iter().map(normal_block).collect::<Vec<_>>();
-            self.eq(&format!("{at} (blocks)"), &normal_blocks(blocks), &normal_blocks(&y.blocks));
+            self.eq(
+                &format!("{at} (blocks)"),
+                &normal_blocks(blocks),
+                &normal_blocks(&y.blocks),
+            );
             self.nested(&at, body, &y.body);
         }
     }
 
     fn lifecycle(&mut self, at: &str, a: &Lifecycle, b: &Lifecycle) {
-        let Lifecycle { create_before_destroy, prevent_destroy, ignore_changes, replace_triggered_by, replace_triggered_by_entries, preconditions, postconditions } = a;
-        self.opt(&format!("{at}.create_before_destroy"), create_before_destroy, &b.create_before_destroy);
-        self.opt(&format!("{at}.prevent_destroy"), prevent_destroy, &b.prevent_destroy);
-        self.opt(&format!("{at}.ignore_changes"), ignore_changes, &b.ignore_changes);
-        self.opt(&format!("{at}.replace_triggered_by"), replace_triggered_by, &b.replace_triggered_by);
-        self.exprs(&format!("{at}.replace_triggered_by"), replace_triggered_by_entries, &b.replace_triggered_by_entries);
-        self.rules(&format!("{at}.precondition"), preconditions, &b.preconditions);
-        self.rules(&format!("{at}.postcondition"), postconditions, &b.postconditions);
+        let Lifecycle {
+            create_before_destroy,
+            prevent_destroy,
+            ignore_changes,
+            replace_triggered_by,
+            replace_triggered_by_entries,
+            preconditions,
+            postconditions,
+        } = a;
+        self.opt(
+            &format!("{at}.create_before_destroy"),
+            create_before_destroy,
+            &b.create_before_destroy,
+        );
+        self.opt(
+            &format!("{at}.prevent_destroy"),
+            prevent_destroy,
+            &b.prevent_destroy,
+        );
+        self.opt(
+            &format!("{at}.ignore_changes"),
+            ignore_changes,
+            &b.ignore_changes,
+        );
+        self.opt(
+            &format!("{at}.replace_triggered_by"),
+            replace_triggered_by,
+            &b.replace_triggered_by,
+        );
+        self.exprs(
+            &format!("{at}.replace_triggered_by"),
+            replace_triggered_by_entries,
+            &b.replace_triggered_by_entries,
+        );
+        self.rules(
+            &format!("{at}.precondition"),
+            preconditions,
+            &b.preconditions,
+        );
+        self.rules(
+            &format!("{at}.postcondition"),
+            postconditions,
+            &b.postconditions,
+        );
     }
 
     fn nested(&mut self, at: &str, a: &[NestedBlock], b: &[NestedBlock]) {
@@ -376,7 +556,14 @@ impl Cmp {
             return self.diffs.push(format!("{at} (nested blocks)"));
         }
         for (x, y) in a.iter().zip(b) {
-            let NestedBlock { type_name, labels, range: _, attributes, blocks, dynamic } = x;
+            let NestedBlock {
+                type_name,
+                labels,
+                range: _,
+                attributes,
+                blocks,
+                dynamic,
+            } = x;
             let here = format!("{at}.{type_name}");
             self.eq(&here, &(type_name, labels), &(&y.type_name, &y.labels));
             self.map(&here, attributes, &y.attributes);
@@ -384,7 +571,12 @@ impl Cmp {
             match (dynamic, &y.dynamic) {
                 (None, None) => {}
                 (Some(p), Some(q)) => {
-                    let DynamicSpec { for_each, iterator, labels, range: _ } = p;
+                    let DynamicSpec {
+                        for_each,
+                        iterator,
+                        labels,
+                        range: _,
+                    } = p;
                     self.expr(&format!("{here}.for_each"), for_each, &q.for_each);
                     self.eq(&format!("{here}.iterator"), iterator, &q.iterator);
                     self.exprs(&format!("{here}.labels"), labels, &q.labels);
@@ -408,16 +600,67 @@ mod tests {
 
     #[test]
     fn meaning_survives_layout_and_only_layout() {
-        let base = "resource \"t\" \"n\" {\n  a = [\"--port=8080\"]\n  b = <<EOT\nFOO=bar\nEOT\n}\n";
-        check("blanks and alignment", base, "resource   t n {\n    a    = [ \"--port=8080\" ]   # c\n  b=<<EOT\nFOO=bar\nEOT\n}\n", true);
-        check("string content", base, "resource \"t\" \"n\" {\n  a = [\"--port = 8080\"]\n  b = <<EOT\nFOO=bar\nEOT\n}\n", false);
-        check("heredoc content", base, "resource \"t\" \"n\" {\n  a = [\"--port=8080\"]\n  b = <<EOT\nFOO = bar\nEOT\n}\n", false);
-        check("single interpolation", "locals {\n  a = \"${var.x}\"\n}\n", "locals {\n  a = var.x\n}\n", true);
-        check("template with text", "locals {\n  a = \"v${var.x}\"\n}\n", "locals {\n  a = var.x\n}\n", false);
-        check("legacy type", "variable \"v\" {\n  type = \"string\"\n}\n", "variable \"v\" {\n  type = string\n}\n", true);
-        check("bare list type", "variable \"v\" {\n  type = list\n}\n", "variable \"v\" {\n  type = list(any)\n}\n", true);
-        check("other type", "variable \"v\" {\n  type = list(string)\n}\n", "variable \"v\" {\n  type = list(number)\n}\n", false);
-        check("directive blanks", "locals {\n  a = \"%{ if true }x%{ endif }\"\n}\n", "locals {\n  a = \"%{if true}x%{endif}\"\n}\n", true);
-        check("operand order", "locals {\n  a = 1 - 2\n}\n", "locals {\n  a = 2 - 1\n}\n", false);
+        let base =
+            "resource \"t\" \"n\" {\n  a = [\"--port=8080\"]\n  b = <<EOT\nFOO=bar\nEOT\n}\n";
+        check(
+            "blanks and alignment",
+            base,
+            "resource   t n {\n    a    = [ \"--port=8080\" ]   # c\n  b=<<EOT\nFOO=bar\nEOT\n}\n",
+            true,
+        );
+        check(
+            "string content",
+            base,
+            "resource \"t\" \"n\" {\n  a = [\"--port = 8080\"]\n  b = <<EOT\nFOO=bar\nEOT\n}\n",
+            false,
+        );
+        check(
+            "heredoc content",
+            base,
+            "resource \"t\" \"n\" {\n  a = [\"--port=8080\"]\n  b = <<EOT\nFOO = bar\nEOT\n}\n",
+            false,
+        );
+        check(
+            "single interpolation",
+            "locals {\n  a = \"${var.x}\"\n}\n",
+            "locals {\n  a = var.x\n}\n",
+            true,
+        );
+        check(
+            "template with text",
+            "locals {\n  a = \"v${var.x}\"\n}\n",
+            "locals {\n  a = var.x\n}\n",
+            false,
+        );
+        check(
+            "legacy type",
+            "variable \"v\" {\n  type = \"string\"\n}\n",
+            "variable \"v\" {\n  type = string\n}\n",
+            true,
+        );
+        check(
+            "bare list type",
+            "variable \"v\" {\n  type = list\n}\n",
+            "variable \"v\" {\n  type = list(any)\n}\n",
+            true,
+        );
+        check(
+            "other type",
+            "variable \"v\" {\n  type = list(string)\n}\n",
+            "variable \"v\" {\n  type = list(number)\n}\n",
+            false,
+        );
+        check(
+            "directive blanks",
+            "locals {\n  a = \"%{ if true }x%{ endif }\"\n}\n",
+            "locals {\n  a = \"%{if true}x%{endif}\"\n}\n",
+            true,
+        );
+        check(
+            "operand order",
+            "locals {\n  a = 1 - 2\n}\n",
+            "locals {\n  a = 2 - 1\n}\n",
+            false,
+        );
     }
 }

@@ -22,21 +22,27 @@ pub(crate) struct Cx<'a> {
 
 fn valid_name(n: &str) -> bool {
     let mut c = n.chars();
-    matches!(c.next(), Some(f) if f.is_alphabetic() || f == '_') && c.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    matches!(c.next(), Some(f) if f.is_alphabetic() || f == '_')
+        && c.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A literal string expression's value.
 pub(crate) fn literal_string(e: &Expression) -> Option<String> {
     match e {
         Expression::String(s) => Some(s.as_str().to_string()),
-        Expression::StringTemplate(t) if t.iter().all(|el| matches!(el, hcl_edit::template::Element::Literal(_))) => Some(
-            t.iter()
-                .filter_map(|el| match el {
-                    hcl_edit::template::Element::Literal(l) => Some(l.as_str()),
-                    _ => None,
-                })
-                .collect(),
-        ),
+        Expression::StringTemplate(t)
+            if t.iter()
+                .all(|el| matches!(el, hcl_edit::template::Element::Literal(_))) =>
+        {
+            Some(
+                t.iter()
+                    .filter_map(|el| match el {
+                        hcl_edit::template::Element::Literal(l) => Some(l.as_str()),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        }
         _ => None,
     }
 }
@@ -57,7 +63,9 @@ pub(crate) fn is_static_traversal(e: &Expression) -> bool {
             matches!(t.expr, Expression::Variable(_))
                 && t.operators.iter().all(|o| match o.value() {
                     TraversalOperator::GetAttr(_) | TraversalOperator::LegacyIndex(_) => true,
-                    TraversalOperator::Index(i) => matches!(i, Expression::Number(_) | Expression::String(_)),
+                    TraversalOperator::Index(i) => {
+                        matches!(i, Expression::Number(_) | Expression::String(_))
+                    }
                     _ => false,
                 })
         }
@@ -80,12 +88,22 @@ impl Cx<'_> {
     pub fn expr(&mut self, a: GAttr) -> Expr {
         let (refs, d) = references_bound(&a.value, &a.index, &self.bound);
         self.diags.extend(d);
-        Expr { range: a.index.range(a.value.span()), expr: a.value, refs, index: a.index }
+        Expr {
+            range: a.index.range(a.value.span()),
+            expr: a.value,
+            refs,
+            index: a.index,
+        }
     }
 
     /// Type constraints and attribute paths are keywords, not references.
     pub fn expr_no_refs(&mut self, a: GAttr) -> Expr {
-        Expr { range: a.index.range(a.value.span()), expr: a.value, refs: Vec::new(), index: a.index }
+        Expr {
+            range: a.index.range(a.value.span()),
+            expr: a.value,
+            refs: Vec::new(),
+            index: a.index,
+        }
     }
 
     pub fn unsupported_arg(&mut self, a: &GAttr) {
@@ -99,7 +117,11 @@ impl Cx<'_> {
     }
 
     pub fn missing_arg(&mut self, name: &str, span: Span_) {
-        self.error("Missing required argument", format!("The argument {name:?} is required, but no definition was found."), span);
+        self.error(
+            "Missing required argument",
+            format!("The argument {name:?} is required, but no definition was found."),
+            span,
+        );
     }
 
     fn labels(&mut self, b: &GBlock, want: usize) -> Option<Vec<String>> {
@@ -110,12 +132,27 @@ impl Cx<'_> {
             };
             let plural = if want == 1 { "label" } else { "labels" };
             if b.labels.len() > want {
-                let span = b.labels.get(want).and_then(|l| l.1.clone()).or(b.span.clone());
-                let detail = if want == 0 { format!("No labels are expected for {} blocks.", b.ty) } else { format!("Only {want} {plural} ({names}) are expected for {} blocks.", b.ty) };
+                let span = b
+                    .labels
+                    .get(want)
+                    .and_then(|l| l.1.clone())
+                    .or(b.span.clone());
+                let detail = if want == 0 {
+                    format!("No labels are expected for {} blocks.", b.ty)
+                } else {
+                    format!(
+                        "Only {want} {plural} ({names}) are expected for {} blocks.",
+                        b.ty
+                    )
+                };
                 self.error(&format!("Extraneous label for {}", b.ty), detail, span);
             } else {
                 let detail = format!("All {} blocks must have {want} {plural} ({names}).", b.ty);
-                self.error(&format!("Missing name for {}", b.ty), detail, b.body_span.clone());
+                self.error(
+                    &format!("Missing name for {}", b.ty),
+                    detail,
+                    b.body_span.clone(),
+                );
             }
             return None;
         }
@@ -142,7 +179,11 @@ impl Cx<'_> {
         let b = literal_bool(&a.value);
         if b.is_none() {
             let r = a.index.range(a.value.span());
-            self.diags.push(Diagnostic::error("Invalid value", format!("The {:?} argument must be true or false.", a.name), r));
+            self.diags.push(Diagnostic::error(
+                "Invalid value",
+                format!("The {:?} argument must be true or false.", a.name),
+                r,
+            ));
         }
         b
     }
@@ -164,8 +205,19 @@ impl Cx<'_> {
                 let Some(l) = self.labels(&b, 2) else { return };
                 let data = kind == "data";
                 if let Some(prev) = module.resource(data, &l[0], &l[1]) {
-                    let at = prev.range.as_ref().map(|r| format!(" (first declared at {r})")).unwrap_or_default();
-                    self.error("Duplicate resource", format!("A {kind} {:?} named {:?} was already declared{at}.", l[0], l[1]), b.span.clone());
+                    let at = prev
+                        .range
+                        .as_ref()
+                        .map(|r| format!(" (first declared at {r})"))
+                        .unwrap_or_default();
+                    self.error(
+                        "Duplicate resource",
+                        format!(
+                            "A {kind} {:?} named {:?} was already declared{at}.",
+                            l[0], l[1]
+                        ),
+                        b.span.clone(),
+                    );
                     return;
                 }
                 let r = self.resource(data, &l[0], &l[1], range, b);
@@ -174,7 +226,11 @@ impl Cx<'_> {
             "variable" => {
                 let Some(l) = self.labels(&b, 1) else { return };
                 if module.variables.contains_key(&l[0]) {
-                    return self.error("Duplicate variable declaration", format!("A variable named {:?} was already declared.", l[0]), b.span.clone());
+                    return self.error(
+                        "Duplicate variable declaration",
+                        format!("A variable named {:?} was already declared.", l[0]),
+                        b.span.clone(),
+                    );
                 }
                 let v = self.variable(&l[0], range, b);
                 module.variables.insert(l[0].clone(), v);
@@ -182,7 +238,11 @@ impl Cx<'_> {
             "output" => {
                 let Some(l) = self.labels(&b, 1) else { return };
                 if module.outputs.contains_key(&l[0]) {
-                    return self.error("Duplicate output definition", format!("An output named {:?} was already defined.", l[0]), b.span.clone());
+                    return self.error(
+                        "Duplicate output definition",
+                        format!("An output named {:?} was already defined.", l[0]),
+                        b.span.clone(),
+                    );
                 }
                 let o = self.output(&l[0], range, b);
                 module.outputs.insert(l[0].clone(), o);
@@ -194,7 +254,11 @@ impl Cx<'_> {
                 }
                 for a in b.body.attrs {
                     if module.locals.contains_key(&a.name) {
-                        self.error("Duplicate local value definition", format!("A local value named {:?} was already defined.", a.name), a.span.clone());
+                        self.error(
+                            "Duplicate local value definition",
+                            format!("A local value named {:?} was already defined.", a.name),
+                            a.span.clone(),
+                        );
                         continue;
                     }
                     let name = a.name.clone();
@@ -214,18 +278,38 @@ impl Cx<'_> {
                         attributes.insert(name, self.expr(a));
                     }
                 }
-                if module.providers.iter().any(|p| p.name == l[0] && p.alias == alias) {
-                    let which = alias.as_ref().map(|a| format!("{}.{a}", l[0])).unwrap_or_else(|| l[0].clone());
-                    return self.error("Duplicate provider configuration", format!("A provider configuration for {which:?} was already given."), b.span.clone());
+                if module
+                    .providers
+                    .iter()
+                    .any(|p| p.name == l[0] && p.alias == alias)
+                {
+                    let which = alias
+                        .as_ref()
+                        .map(|a| format!("{}.{a}", l[0]))
+                        .unwrap_or_else(|| l[0].clone());
+                    return self.error(
+                        "Duplicate provider configuration",
+                        format!("A provider configuration for {which:?} was already given."),
+                        b.span.clone(),
+                    );
                 }
-                module.providers.push(ProviderConfig { name: l[0].clone(), alias, range, attributes });
+                module.providers.push(ProviderConfig {
+                    name: l[0].clone(),
+                    alias,
+                    range,
+                    attributes,
+                });
             }
             "module" => {
                 let Some(l) = self.labels(&b, 1) else { return };
                 let call = self.module_call(&l[0], range, b);
                 if module.module_calls.contains_key(&l[0]) {
                     let span = call.range.clone();
-                    self.diags.push(Diagnostic::error("Duplicate module call", format!("A module call named {:?} was already defined.", l[0]), span));
+                    self.diags.push(Diagnostic::error(
+                        "Duplicate module call",
+                        format!("A module call named {:?} was already defined.", l[0]),
+                        span,
+                    ));
                     return;
                 }
                 module.module_calls.insert(l[0].clone(), call);
@@ -242,7 +326,13 @@ impl Cx<'_> {
                 let from = self.address(&mut b, "from");
                 let to = self.address(&mut b, "to");
                 self.rest_unsupported(&b.body);
-                module.moved.push(Moved { from_addr: from.as_ref().map(addr_text), to_addr: to.as_ref().map(addr_text), from, to, range });
+                module.moved.push(Moved {
+                    from_addr: from.as_ref().map(addr_text),
+                    to_addr: to.as_ref().map(addr_text),
+                    from,
+                    to,
+                    range,
+                });
             }
             "import" => {
                 module.other_blocks.push((kind, range.clone()));
@@ -250,14 +340,29 @@ impl Cx<'_> {
                     return;
                 }
                 let for_each = b.body.take("for_each").map(|a| self.expr(a));
-                let to = if for_each.is_some() { self.address_indexed(&mut b, "to") } else { self.address(&mut b, "to") };
+                let to = if for_each.is_some() {
+                    self.address_indexed(&mut b, "to")
+                } else {
+                    self.address(&mut b, "to")
+                };
                 let id = b.body.take("id").map(|a| self.expr(a));
                 let provider = b.body.take("provider").and_then(|a| self.provider_ref(&a));
                 if b.body.take("identity").is_none() && id.is_none() {
-                    self.error("Invalid import block", "At least one of 'id' or 'identity' must be specified.".into(), b.span.clone());
+                    self.error(
+                        "Invalid import block",
+                        "At least one of 'id' or 'identity' must be specified.".into(),
+                        b.span.clone(),
+                    );
                 }
                 self.rest_unsupported(&b.body);
-                module.imports.push(Import { to_addr: to.as_ref().map(addr_text), to, id, provider, for_each, range });
+                module.imports.push(Import {
+                    to_addr: to.as_ref().map(addr_text),
+                    to,
+                    id,
+                    provider,
+                    for_each,
+                    range,
+                });
             }
             "removed" => {
                 module.other_blocks.push((kind, range.clone()));
@@ -284,7 +389,12 @@ impl Cx<'_> {
                     }
                 }
                 self.rest_unsupported(&b.body);
-                module.removed.push(Removed { from_addr: from.as_ref().map(addr_text), from, destroy, range });
+                module.removed.push(Removed {
+                    from_addr: from.as_ref().map(addr_text),
+                    from,
+                    destroy,
+                    range,
+                });
             }
             "check" => {
                 module.other_blocks.push((kind, range.clone()));
@@ -292,7 +402,11 @@ impl Cx<'_> {
                 let c = self.check(&l[0], range, b);
                 module.checks.push(c);
             }
-            other => self.error("Unsupported block type", format!("Blocks of type {other:?} are not expected here."), b.ty_span.clone()),
+            other => self.error(
+                "Unsupported block type",
+                format!("Blocks of type {other:?} are not expected here."),
+                b.ty_span.clone(),
+            ),
         }
     }
 
@@ -315,13 +429,22 @@ impl Cx<'_> {
         let ok = match &a.value {
             Expression::Variable(_) => true,
             Expression::Traversal(t) => {
-                matches!(t.expr, Expression::Variable(_)) && t.operators.iter().all(|o| matches!(o.value(), TraversalOperator::GetAttr(_) | TraversalOperator::Index(_) | TraversalOperator::LegacyIndex(_)))
+                matches!(t.expr, Expression::Variable(_))
+                    && t.operators.iter().all(|o| {
+                        matches!(
+                            o.value(),
+                            TraversalOperator::GetAttr(_)
+                                | TraversalOperator::Index(_)
+                                | TraversalOperator::LegacyIndex(_)
+                        )
+                    })
             }
             _ => false,
         };
         if !ok {
             let r = a.index.range(a.value.span());
-            self.diags.push(Diagnostic::error("Invalid expression", STATIC_REF, r));
+            self.diags
+                .push(Diagnostic::error("Invalid expression", STATIC_REF, r));
             return None;
         }
         Some(self.expr(a))
@@ -335,7 +458,8 @@ impl Cx<'_> {
         };
         if !is_static_traversal(&a.value) {
             let r = a.index.range(a.value.span());
-            self.diags.push(Diagnostic::error("Invalid expression", STATIC_REF, r));
+            self.diags
+                .push(Diagnostic::error("Invalid expression", STATIC_REF, r));
             return None;
         }
         Some(self.expr(a))
@@ -364,7 +488,11 @@ impl Cx<'_> {
             }
         }
         self.rest_unsupported(&b.body);
-        CheckRule { condition, error_message, range }
+        CheckRule {
+            condition,
+            error_message,
+            range,
+        }
     }
 
     fn variable(&mut self, name: &str, range: Option<SourceRange>, body: GBlock) -> Variable {
@@ -404,7 +532,12 @@ impl Cx<'_> {
             }
             let rule = self.check_rule(b, "validation");
             if let Some(c) = &rule.condition {
-                if !c.refs.is_empty() && !c.refs.iter().any(|r| r.subject == Subject::Var(name.to_string())) {
+                if !c.refs.is_empty()
+                    && !c
+                        .refs
+                        .iter()
+                        .any(|r| r.subject == Subject::Var(name.to_string()))
+                {
                     self.diags.push(Diagnostic::error(
                         "Invalid variable validation condition",
                         format!("The condition for variable {name:?} must refer to var.{name} in order to test incoming values."),
@@ -422,7 +555,16 @@ impl Cx<'_> {
         if value.is_none() {
             self.missing_arg("value", b.body_span.clone());
         }
-        let mut o = Output { name: name.into(), range, value, sensitive: false, depends_on: None, description: None, ephemeral: false, preconditions: Vec::new() };
+        let mut o = Output {
+            name: name.into(),
+            range,
+            value,
+            sensitive: false,
+            depends_on: None,
+            description: None,
+            ephemeral: false,
+            preconditions: Vec::new(),
+        };
         for a in std::mem::take(&mut b.body.attrs) {
             match a.name.as_str() {
                 "sensitive" => o.sensitive = self.bool_attr(&a).unwrap_or(false),
@@ -458,11 +600,19 @@ impl Cx<'_> {
                         }
                     }
                     if !is_static_traversal(item) {
-                        self.diags.push(Diagnostic::error("Invalid expression", STATIC_REF, a.index.range(item.span())));
+                        self.diags.push(Diagnostic::error(
+                            "Invalid expression",
+                            STATIC_REF,
+                            a.index.range(item.span()),
+                        ));
                     }
                 }
             }
-            other => self.diags.push(Diagnostic::error("Invalid expression", "A static list expression is required.", a.index.range(other.span()))),
+            other => self.diags.push(Diagnostic::error(
+                "Invalid expression",
+                "A static list expression is required.",
+                a.index.range(other.span()),
+            )),
         }
         self.expr(a)
     }
@@ -474,7 +624,9 @@ impl Cx<'_> {
             Expression::Variable(v) => Some((v.as_str().to_string(), None)),
             Expression::Traversal(t) => match (&t.expr, t.operators.as_slice()) {
                 (Expression::Variable(v), [op]) => match op.value() {
-                    TraversalOperator::GetAttr(alias) => Some((v.as_str().to_string(), Some(alias.as_str().to_string()))),
+                    TraversalOperator::GetAttr(alias) => {
+                        Some((v.as_str().to_string(), Some(alias.as_str().to_string())))
+                    }
                     _ => None,
                 },
                 _ => None,
@@ -488,7 +640,8 @@ impl Cx<'_> {
                 let mut parts = s.as_str().splitn(2, '.');
                 let name = parts.next().unwrap_or_default().to_string();
                 let alias = parts.next().map(str::to_string);
-                (valid_name(&name) && alias.as_deref().is_none_or(valid_name)).then_some((name, alias))
+                (valid_name(&name) && alias.as_deref().is_none_or(valid_name))
+                    .then_some((name, alias))
             }
             _ => None,
         };
@@ -531,7 +684,12 @@ impl Cx<'_> {
                 }
                 "depends_on" => call.depends_on = Some(self.depends_on(a)),
                 "providers" => self.providers_map(&a, &mut call.providers),
-                "lifecycle" => self.error("Reserved argument name in module block", "The name \"lifecycle\" is reserved for use in a future version of Terraform.".into(), a.name_span.clone()),
+                "lifecycle" => self.error(
+                    "Reserved argument name in module block",
+                    "The name \"lifecycle\" is reserved for use in a future version of Terraform."
+                        .into(),
+                    a.name_span.clone(),
+                ),
                 k => {
                     let k = k.to_string();
                     let e = self.expr(a);
@@ -565,11 +723,27 @@ impl Cx<'_> {
             let key = match k {
                 ObjectKey::Ident(i) => Some(i.as_str().to_string()),
                 ObjectKey::Expression(e) => {
-                    let g = GAttr { name: "providers".into(), span: None, name_span: None, value: e.clone(), index: a.index.clone() };
-                    self.provider_ref(&g).map(|r| r.alias.map(|al| format!("{}.{al}", r.name)).unwrap_or(r.name))
+                    let g = GAttr {
+                        name: "providers".into(),
+                        span: None,
+                        name_span: None,
+                        value: e.clone(),
+                        index: a.index.clone(),
+                    };
+                    self.provider_ref(&g).map(|r| {
+                        r.alias
+                            .map(|al| format!("{}.{al}", r.name))
+                            .unwrap_or(r.name)
+                    })
                 }
             };
-            let g = GAttr { name: "providers".into(), span: None, name_span: None, value: v.expr().clone(), index: a.index.clone() };
+            let g = GAttr {
+                name: "providers".into(),
+                span: None,
+                name_span: None,
+                value: v.expr().clone(),
+                index: a.index.clone(),
+            };
             if let (Some(key), Some(r)) = (key, self.provider_ref(&g)) {
                 out.insert(key, r);
             }
@@ -577,11 +751,18 @@ impl Cx<'_> {
     }
 
     fn check(&mut self, name: &str, range: Option<SourceRange>, b: GBlock) -> Check {
-        let mut c = Check { name: name.into(), range, data: Vec::new(), asserts: Vec::new() };
+        let mut c = Check {
+            name: name.into(),
+            range,
+            data: Vec::new(),
+            asserts: Vec::new(),
+        };
         for blk in b.body.blocks {
             match blk.ty.as_str() {
                 "data" => {
-                    let Some(l) = self.labels(&blk, 2) else { continue };
+                    let Some(l) = self.labels(&blk, 2) else {
+                        continue;
+                    };
                     let r = self.range(blk.span.clone());
                     let res = self.resource(true, &l[0], &l[1], r, blk);
                     c.data.push(res);
@@ -594,7 +775,11 @@ impl Cx<'_> {
             self.unsupported_arg(a);
         }
         if c.asserts.is_empty() {
-            self.error("Zero assert blocks", "Check blocks must have at least one assert block.".into(), b.span.clone());
+            self.error(
+                "Zero assert blocks",
+                "Check blocks must have at least one assert block.".into(),
+                b.span.clone(),
+            );
         }
         c
     }
@@ -611,7 +796,14 @@ impl Cx<'_> {
             match b.ty.as_str() {
                 "required_providers" => self.required_providers(module, b.body),
                 "backend" | "cloud" => {
-                    let what = if b.ty == "cloud" { "cloud block".to_string() } else { format!("backend {:?}", b.labels.first().map(|l| l.0.as_str()).unwrap_or("")) };
+                    let what = if b.ty == "cloud" {
+                        "cloud block".to_string()
+                    } else {
+                        format!(
+                            "backend {:?}",
+                            b.labels.first().map(|l| l.0.as_str()).unwrap_or("")
+                        )
+                    };
                     self.diags.push(Diagnostic::warning(
                         "Backend configuration ignored",
                         format!("terrane keeps state in its own store, configured with a terraform {{ state \"sqlite\" {{ ... }} }} block; the {what} is accepted for compatibility and ignored."),
@@ -636,10 +828,21 @@ impl Cx<'_> {
             }
         };
         if let Some(prev) = &module.state {
-            let at = prev.range.as_ref().map(|r| format!(" at {r}")).unwrap_or_default();
+            let at = prev
+                .range
+                .as_ref()
+                .map(|r| format!(" at {r}"))
+                .unwrap_or_default();
             return self.error("Duplicate state configuration", format!("State settings were already given{at}: a module may have only one state block."), b.span.clone());
         }
-        let mut s = StateSettings { backend, path: None, url: None, schema: None, encryption_key_env: None, range: self.range(b.span.clone()) };
+        let mut s = StateSettings {
+            backend,
+            path: None,
+            url: None,
+            schema: None,
+            encryption_key_env: None,
+            range: self.range(b.span.clone()),
+        };
         for a in &b.body.attrs {
             let slot = match (a.name.as_str(), &s.backend) {
                 ("path", StateBackend::Sqlite) => &mut s.path,
@@ -682,7 +885,11 @@ impl Cx<'_> {
                 Expression::String(s) => rp.version = Some(s.as_str().to_string()),
                 _ => {
                     let r = a.index.range(a.value.span());
-                    self.diags.push(Diagnostic::error("Invalid required_providers object", "required_providers entries must be objects with source and version.", r));
+                    self.diags.push(Diagnostic::error(
+                        "Invalid required_providers object",
+                        "required_providers entries must be objects with source and version.",
+                        r,
+                    ));
                 }
             }
             module.required_providers.insert(a.name.clone(), rp);
@@ -695,5 +902,9 @@ impl Cx<'_> {
 
 /// The text of a static address expression.
 fn addr_text(e: &Expr) -> String {
-    e.expr.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+    e.expr
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }

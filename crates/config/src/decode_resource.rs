@@ -12,7 +12,14 @@ use hcl_edit::Span;
 use std::collections::BTreeMap;
 
 impl Cx<'_> {
-    pub fn resource(&mut self, data: bool, ty: &str, name: &str, range: Option<SourceRange>, b: GBlock) -> Resource {
+    pub fn resource(
+        &mut self,
+        data: bool,
+        ty: &str,
+        name: &str,
+        range: Option<SourceRange>,
+        b: GBlock,
+    ) -> Resource {
         let mut r = Resource {
             data,
             ty: ty.into(),
@@ -62,7 +69,11 @@ impl Cx<'_> {
         for blk in b.body.blocks {
             if blk.ty == "lifecycle" {
                 if lifecycle_seen {
-                    self.error("Duplicate lifecycle block", "The lifecycle block may appear only once per resource.".into(), blk.span.clone());
+                    self.error(
+                        "Duplicate lifecycle block",
+                        "The lifecycle block may appear only once per resource.".into(),
+                        blk.span.clone(),
+                    );
                     continue;
                 }
                 lifecycle_seen = true;
@@ -82,7 +93,11 @@ impl Cx<'_> {
 
     fn labels_none(&mut self, b: &GBlock) {
         if let Some((_, span)) = b.labels.first() {
-            self.error("Extraneous label for block", format!("No labels are expected for {} blocks.", b.ty), span.clone());
+            self.error(
+                "Extraneous label for block",
+                format!("No labels are expected for {} blocks.", b.ty),
+                span.clone(),
+            );
         }
     }
 
@@ -133,15 +148,33 @@ impl Cx<'_> {
 
     fn replace_triggered_by(&mut self, a: &GAttr) -> Vec<Expr> {
         let Expression::Array(items) = &a.value else {
-            self.diags.push(Diagnostic::error("Invalid expression", "A static list expression is required.", a.index.range(a.value.span())));
+            self.diags.push(Diagnostic::error(
+                "Invalid expression",
+                "A static list expression is required.",
+                a.index.range(a.value.span()),
+            ));
             return Vec::new();
         };
         let mut out = Vec::new();
         for item in items.iter() {
-            let g = GAttr { name: a.name.clone(), span: None, name_span: None, value: item.clone(), index: a.index.clone() };
+            let g = GAttr {
+                name: a.name.clone(),
+                span: None,
+                name_span: None,
+                value: item.clone(),
+                index: a.index.clone(),
+            };
             let e = self.expr(g);
-            if !e.refs.iter().any(|r| matches!(r.subject, Subject::Resource { data: false, .. })) {
-                self.diags.push(Diagnostic::error("Invalid replace_triggered_by expression", "Missing resource reference in replace_triggered_by expression.", e.range.clone()));
+            if !e
+                .refs
+                .iter()
+                .any(|r| matches!(r.subject, Subject::Resource { data: false, .. }))
+            {
+                self.diags.push(Diagnostic::error(
+                    "Invalid replace_triggered_by expression",
+                    "Missing resource reference in replace_triggered_by expression.",
+                    e.range.clone(),
+                ));
             }
             out.push(e);
         }
@@ -156,7 +189,14 @@ impl Cx<'_> {
         let range = self.range(b.span.clone());
         let labels = b.labels.iter().map(|(l, _)| l.clone()).collect();
         let (attributes, blocks) = self.nested_body(b.body);
-        Some(NestedBlock { type_name: b.ty, labels, range, attributes, blocks, dynamic: None })
+        Some(NestedBlock {
+            type_name: b.ty,
+            labels,
+            range,
+            attributes,
+            blocks,
+            dynamic: None,
+        })
     }
 
     fn nested_body(&mut self, body: GBody) -> (BTreeMap<String, Expr>, Vec<NestedBlock>) {
@@ -165,7 +205,11 @@ impl Cx<'_> {
             let name = a.name.clone();
             attributes.insert(name, self.expr(a));
         }
-        let blocks = body.blocks.into_iter().filter_map(|b| self.nested_block(b)).collect();
+        let blocks = body
+            .blocks
+            .into_iter()
+            .filter_map(|b| self.nested_block(b))
+            .collect();
         (attributes, blocks)
     }
 
@@ -174,7 +218,11 @@ impl Cx<'_> {
         let type_name = match b.labels.as_slice() {
             [(l, _)] => l.clone(),
             _ => {
-                self.error("Missing name for block", "A dynamic block expects 1 label: the type of the blocks it generates.".into(), b.span.clone());
+                self.error(
+                    "Missing name for block",
+                    "A dynamic block expects 1 label: the type of the blocks it generates.".into(),
+                    b.span.clone(),
+                );
                 return None;
             }
         };
@@ -183,7 +231,11 @@ impl Cx<'_> {
             Some(a) => match &a.value {
                 Expression::Variable(v) => v.as_str().to_string(),
                 other => {
-                    self.diags.push(Diagnostic::error("Invalid dynamic iterator name", "Dynamic iterator must be a single variable name.", a.index.range(other.span())));
+                    self.diags.push(Diagnostic::error(
+                        "Invalid dynamic iterator name",
+                        "Dynamic iterator must be a single variable name.",
+                        a.index.range(other.span()),
+                    ));
                     type_name.clone()
                 }
             },
@@ -199,8 +251,16 @@ impl Cx<'_> {
                     _ => None,
                 };
                 if let Some(t) = bad {
-                    let detail = if t == "null" { "Cannot use a null value in for_each.".to_string() } else { format!("Cannot use a {t} value in for_each. An iterable collection is required.") };
-                    self.diags.push(Diagnostic::error("Invalid dynamic for_each value", detail, e.range.clone()));
+                    let detail = if t == "null" {
+                        "Cannot use a null value in for_each.".to_string()
+                    } else {
+                        format!("Cannot use a {t} value in for_each. An iterable collection is required.")
+                    };
+                    self.diags.push(Diagnostic::error(
+                        "Invalid dynamic for_each value",
+                        detail,
+                        e.range.clone(),
+                    ));
                 }
                 Some(e)
             }
@@ -215,12 +275,22 @@ impl Cx<'_> {
                 Expression::Array(items) => items
                     .iter()
                     .map(|i| {
-                        let g = GAttr { name: "labels".into(), span: None, name_span: None, value: i.clone(), index: a.index.clone() };
+                        let g = GAttr {
+                            name: "labels".into(),
+                            span: None,
+                            name_span: None,
+                            value: i.clone(),
+                            index: a.index.clone(),
+                        };
                         self.expr(g)
                     })
                     .collect(),
                 other => {
-                    self.diags.push(Diagnostic::error("Invalid expression", "A static list expression is required.", a.index.range(other.span())));
+                    self.diags.push(Diagnostic::error(
+                        "Invalid expression",
+                        "A static list expression is required.",
+                        a.index.range(other.span()),
+                    ));
                     Vec::new()
                 }
             },
@@ -234,7 +304,11 @@ impl Cx<'_> {
             if blk.ty == "content" && content.is_none() {
                 content = Some(blk);
             } else if blk.ty == "content" {
-                self.error("Duplicate content block", "A dynamic block may have only one content block.".into(), blk.span.clone());
+                self.error(
+                    "Duplicate content block",
+                    "A dynamic block may have only one content block.".into(),
+                    blk.span.clone(),
+                );
             } else {
                 self.unsupported_block(&blk);
             }
@@ -248,6 +322,18 @@ impl Cx<'_> {
         };
         self.bound.pop();
         let for_each = for_each?;
-        Some(NestedBlock { type_name, labels: Vec::new(), range: range.clone(), attributes, blocks, dynamic: Some(DynamicSpec { for_each, iterator, labels, range }) })
+        Some(NestedBlock {
+            type_name,
+            labels: Vec::new(),
+            range: range.clone(),
+            attributes,
+            blocks,
+            dynamic: Some(DynamicSpec {
+                for_each,
+                iterator,
+                labels,
+                range,
+            }),
+        })
     }
 }

@@ -41,12 +41,30 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(summary: impl Into<String>, detail: impl Into<String>, range: Option<SourceRange>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, summary: summary.into(), detail: detail.into(), range }
+    pub fn error(
+        summary: impl Into<String>,
+        detail: impl Into<String>,
+        range: Option<SourceRange>,
+    ) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            summary: summary.into(),
+            detail: detail.into(),
+            range,
+        }
     }
 
-    pub fn warning(summary: impl Into<String>, detail: impl Into<String>, range: Option<SourceRange>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, summary: summary.into(), detail: detail.into(), range }
+    pub fn warning(
+        summary: impl Into<String>,
+        detail: impl Into<String>,
+        range: Option<SourceRange>,
+    ) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            summary: summary.into(),
+            detail: detail.into(),
+            range,
+        }
     }
 }
 
@@ -89,13 +107,25 @@ impl LineIndex {
     pub fn new(file: &str, text: &str) -> LineIndex {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { file: file.into(), starts: starts.into(), text: text.into(), base: 0, inserted: Arc::from(Vec::new()) }
+        LineIndex {
+            file: file.into(),
+            starts: starts.into(),
+            text: text.into(),
+            base: 0,
+            inserted: Arc::from(Vec::new()),
+        }
     }
 
     /// An index for a piece of this file starting at byte `base`, where
     /// `inserted` lists `(piece offset, total bytes inserted before it)`.
     pub fn shifted(&self, base: usize, inserted: Vec<(usize, usize)>) -> LineIndex {
-        LineIndex { file: self.file.clone(), starts: self.starts.clone(), text: self.text.clone(), base, inserted: inserted.into() }
+        LineIndex {
+            file: self.file.clone(),
+            starts: self.starts.clone(),
+            text: self.text.clone(),
+            base,
+            inserted: inserted.into(),
+        }
     }
 
     fn to_file(&self, byte: usize) -> usize {
@@ -108,12 +138,21 @@ impl LineIndex {
         let byte = self.to_file(byte).min(self.text.len());
         let line = self.starts.partition_point(|s| *s <= byte);
         let start = self.starts[line - 1];
-        let col = self.text.get(start..byte).map(|s| s.chars().count()).unwrap_or(byte - start) + 1;
+        let col = self
+            .text
+            .get(start..byte)
+            .map(|s| s.chars().count())
+            .unwrap_or(byte - start)
+            + 1;
         Pos { line, col, byte }
     }
 
     pub fn range(&self, span: Option<std::ops::Range<usize>>) -> Option<SourceRange> {
-        span.map(|r| SourceRange { file: self.file.clone(), start: self.pos(r.start), end: self.pos(r.end) })
+        span.map(|r| SourceRange {
+            file: self.file.clone(),
+            start: self.pos(r.start),
+            end: self.pos(r.end),
+        })
     }
 
     /// The range of a 1-based line/column (for parser errors).
@@ -124,23 +163,47 @@ impl LineIndex {
             let mut off = 0;
             for (i, l) in piece.split_inclusive('\n').enumerate() {
                 if i + 1 == line {
-                    off += l.char_indices().nth(col.saturating_sub(1)).map(|(b, _)| b).unwrap_or(l.len());
+                    off += l
+                        .char_indices()
+                        .nth(col.saturating_sub(1))
+                        .map(|(b, _)| b)
+                        .unwrap_or(l.len());
                     break;
                 }
                 off += l.len();
             }
             let p = self.pos(off);
-            return SourceRange { file: self.file.clone(), start: p, end: p };
+            return SourceRange {
+                file: self.file.clone(),
+                start: p,
+                end: p,
+            };
         }
-        let start = self.starts.get(line.saturating_sub(1)).copied().unwrap_or(0);
-        let p = Pos { line, col, byte: start + col.saturating_sub(1) };
-        SourceRange { file: self.file.clone(), start: p, end: p }
+        let start = self
+            .starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(0);
+        let p = Pos {
+            line,
+            col,
+            byte: start + col.saturating_sub(1),
+        };
+        SourceRange {
+            file: self.file.clone(),
+            start: p,
+            end: p,
+        }
     }
 
     /// The range of a byte offset (parser errors carry one).
     pub fn at_offset(&self, byte: usize) -> SourceRange {
         let p = self.pos(byte);
-        SourceRange { file: self.file.clone(), start: p, end: p }
+        SourceRange {
+            file: self.file.clone(),
+            start: p,
+            end: p,
+        }
     }
 
     pub fn file(&self) -> &Arc<str> {

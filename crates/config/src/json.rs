@@ -94,12 +94,19 @@ impl Parser<'_> {
                 return err("Invalid JSON token", format!("The character {ch:?} is not valid here: a JSON value must start with a brace, a bracket, a number, a string, or a keyword."), start);
             }
         };
-        Ok(JValue { kind, span: start..self.pos })
+        Ok(JValue {
+            kind,
+            span: start..self.pos,
+        })
     }
 
     fn nested(&mut self, f: impl FnOnce(&mut Self) -> PResult<JKind>) -> PResult<JKind> {
         if self.depth >= MAX_DEPTH {
-            return err("Nesting too deep", format!("JSON configuration may nest at most {MAX_DEPTH} arrays and objects."), self.pos);
+            return err(
+                "Nesting too deep",
+                format!("JSON configuration may nest at most {MAX_DEPTH} arrays and objects."),
+                self.pos,
+            );
         }
         self.depth += 1;
         let r = f(self);
@@ -124,15 +131,30 @@ impl Parser<'_> {
                     return err("Trailing comma in object", "JSON does not permit a trailing comma after the final property in an object.", self.pos);
                 }
                 if self.pos >= self.b.len() {
-                    return err("Unclosed object", "No closing brace was found for this JSON object.", open);
+                    return err(
+                        "Unclosed object",
+                        "No closing brace was found for this JSON object.",
+                        open,
+                    );
                 }
-                return err("Invalid object property name", "A JSON object property name must be a string.", kstart);
+                return err(
+                    "Invalid object property name",
+                    "A JSON object property name must be a string.",
+                    kstart,
+                );
             }
             let (name, _) = self.string()?;
-            let key = JKey { name, span: kstart..self.pos };
+            let key = JKey {
+                name,
+                span: kstart..self.pos,
+            };
             self.ws();
             if self.b.get(self.pos) != Some(&b':') {
-                return err("Missing property value colon", "JSON requires a colon after each property name.", self.pos);
+                return err(
+                    "Missing property value colon",
+                    "JSON requires a colon after each property name.",
+                    self.pos,
+                );
             }
             self.pos += 1;
             let v = self.value()?;
@@ -151,8 +173,20 @@ impl Parser<'_> {
                     self.pos += 1;
                     return Ok(JKind::Object(props));
                 }
-                None => return err("Unclosed object", "No closing brace was found for this JSON object.", open),
-                _ => return err("Missing attribute seperator comma", "A comma must appear between each property definition in an object.", self.pos),
+                None => {
+                    return err(
+                        "Unclosed object",
+                        "No closing brace was found for this JSON object.",
+                        open,
+                    )
+                }
+                _ => {
+                    return err(
+                        "Missing attribute seperator comma",
+                        "A comma must appear between each property definition in an object.",
+                        self.pos,
+                    )
+                }
             }
         }
     }
@@ -182,8 +216,20 @@ impl Parser<'_> {
                     self.pos += 1;
                     return Ok(JKind::Array(items));
                 }
-                None => return err("Unclosed array", "No closing bracket was found for this JSON array.", open),
-                _ => return err("Missing array element separator comma", "A comma must appear between each value in an array.", self.pos),
+                None => {
+                    return err(
+                        "Unclosed array",
+                        "No closing bracket was found for this JSON array.",
+                        open,
+                    )
+                }
+                _ => {
+                    return err(
+                        "Missing array element separator comma",
+                        "A comma must appear between each value in an array.",
+                        self.pos,
+                    )
+                }
             }
         }
     }
@@ -195,7 +241,11 @@ impl Parser<'_> {
         let mut escaped = false;
         loop {
             let Some(c) = self.text[self.pos..].chars().next() else {
-                return err("Unterminated string", "A JSON string must end with a quote on the same line.", open);
+                return err(
+                    "Unterminated string",
+                    "A JSON string must end with a quote on the same line.",
+                    open,
+                );
             };
             match c {
                 '"' => {
@@ -229,7 +279,11 @@ impl Parser<'_> {
                         _ => return err("Invalid escape sequence", "The only escapes JSON strings allow are \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t and \\uXXXX.", at),
                     }
                 }
-                c if (c as u32) < 0x20 => return err("Invalid character in string", "Control characters (including line breaks) must be escaped in JSON strings.", self.pos),
+                c if (c as u32) < 0x20 => return err(
+                    "Invalid character in string",
+                    "Control characters (including line breaks) must be escaped in JSON strings.",
+                    self.pos,
+                ),
                 c => {
                     out.push(c);
                     self.pos += c.len_utf8();
@@ -251,12 +305,20 @@ impl Parser<'_> {
             p.pos > s
         };
         if !digits(self) {
-            return err("Invalid number", "A number must have at least one digit.", start);
+            return err(
+                "Invalid number",
+                "A number must have at least one digit.",
+                start,
+            );
         }
         if self.b.get(self.pos) == Some(&b'.') {
             self.pos += 1;
             if !digits(self) {
-                return err("Invalid number", "A decimal point must be followed by at least one digit.", start);
+                return err(
+                    "Invalid number",
+                    "A decimal point must be followed by at least one digit.",
+                    start,
+                );
             }
         }
         if matches!(self.b.get(self.pos), Some(b'e' | b'E')) {
@@ -265,7 +327,11 @@ impl Parser<'_> {
                 self.pos += 1;
             }
             if !digits(self) {
-                return err("Invalid number", "An exponent must have at least one digit.", start);
+                return err(
+                    "Invalid number",
+                    "An exponent must have at least one digit.",
+                    start,
+                );
             }
         }
         Ok(JKind::Number)
@@ -274,11 +340,20 @@ impl Parser<'_> {
 
 /// Parses a whole JSON document.
 pub(crate) fn parse(text: &str, index: &LineIndex) -> Result<JValue, Diagnostic> {
-    let mut p = Parser { text, b: text.as_bytes(), pos: 0, depth: 0 };
+    let mut p = Parser {
+        text,
+        b: text.as_bytes(),
+        pos: 0,
+        depth: 0,
+    };
     let r = p.value().and_then(|v| {
         p.ws();
         if p.pos < p.b.len() {
-            return err("Extraneous data after value", "Only one JSON value may appear in a file: extra characters follow it.", p.pos);
+            return err(
+                "Extraneous data after value",
+                "Only one JSON value may appear in a file: extra characters follow it.",
+                p.pos,
+            );
         }
         Ok(v)
     });
@@ -340,7 +415,11 @@ pub(crate) struct Converter<'a> {
 
 impl Converter<'_> {
     fn error(&mut self, summary: &str, detail: String, span: Range<usize>) {
-        self.diags.push(Diagnostic::error(summary, detail, self.index.range(Some(span))));
+        self.diags.push(Diagnostic::error(
+            summary,
+            detail,
+            self.index.range(Some(span)),
+        ));
     }
 
     /// The root object of a file.
@@ -348,7 +427,11 @@ impl Converter<'_> {
         match &v.kind {
             JKind::Object(_) => self.body(v, "root"),
             _ => {
-                self.error("Incorrect JSON value type", "The root of a JSON configuration file must be an object.".into(), v.span.clone());
+                self.error(
+                    "Incorrect JSON value type",
+                    "The root of a JSON configuration file must be an object.".into(),
+                    v.span.clone(),
+                );
                 GBody::default()
             }
         }
@@ -356,7 +439,9 @@ impl Converter<'_> {
 
     fn body(&mut self, v: &JValue, ctx: &'static str) -> GBody {
         let mut out = GBody::default();
-        let JKind::Object(props) = &v.kind else { return out };
+        let JKind::Object(props) = &v.kind else {
+            return out;
+        };
         let mut seen: HashMap<&str, Range<usize>> = HashMap::new();
         for (k, val) in props {
             if k.name == "//" {
@@ -368,40 +453,89 @@ impl Converter<'_> {
                 continue;
             }
             if ctx == "root" {
-                self.error("Extraneous JSON object property", format!("No argument or block type is named {:?}.", k.name), k.span.clone());
+                self.error(
+                    "Extraneous JSON object property",
+                    format!("No argument or block type is named {:?}.", k.name),
+                    k.span.clone(),
+                );
                 continue;
             }
             if let Some(first) = seen.get(k.name.as_str()) {
-                let at = self.index.range(Some(first.clone())).map(|r| format!("{}:{},{}-{}", r.file, r.start.line, r.start.col, r.end.col)).unwrap_or_default();
-                self.error("Duplicate argument", format!("The argument {:?} was already set at {at}.", k.name), k.span.clone());
+                let at = self
+                    .index
+                    .range(Some(first.clone()))
+                    .map(|r| format!("{}:{},{}-{}", r.file, r.start.line, r.start.col, r.end.col))
+                    .unwrap_or_default();
+                self.error(
+                    "Duplicate argument",
+                    format!("The argument {:?} was already set at {at}.", k.name),
+                    k.span.clone(),
+                );
                 continue;
             }
             seen.insert(&k.name, k.span.clone());
             if let Some(value) = self.expression(val, expression_mode(ctx, &k.name)) {
                 let (value, index) = value;
-                out.attrs.push(GAttr { name: k.name.clone(), span: Some(k.span.start..val.span.end), name_span: Some(k.span.clone()), value, index });
+                out.attrs.push(GAttr {
+                    name: k.name.clone(),
+                    span: Some(k.span.start..val.span.end),
+                    name_span: Some(k.span.clone()),
+                    value,
+                    index,
+                });
             }
         }
         out
     }
 
-    fn blocks(&mut self, key: &JKey, v: &JValue, nlabels: usize, child: &'static str, labels: &mut Vec<(String, Option<Range<usize>>)>, out: &mut Vec<GBlock>) {
+    fn blocks(
+        &mut self,
+        key: &JKey,
+        v: &JValue,
+        nlabels: usize,
+        child: &'static str,
+        labels: &mut Vec<(String, Option<Range<usize>>)>,
+        out: &mut Vec<GBlock>,
+    ) {
         let elems: Vec<&JValue> = match &v.kind {
             JKind::Array(items) => items.iter().collect(),
             JKind::Object(_) => vec![v],
             _ => {
-                let what = if labels.len() < nlabels { "Either a JSON object or a JSON array is required, representing the contents of one or more" } else { "Either a JSON object or a JSON array of objects is required, representing the contents of one or more" };
-                return self.error("Incorrect JSON value type", format!("{what} {:?} blocks.", key.name), v.span.clone());
+                let what = if labels.len() < nlabels {
+                    "Either a JSON object or a JSON array is required, representing the contents of one or more"
+                } else {
+                    "Either a JSON object or a JSON array of objects is required, representing the contents of one or more"
+                };
+                return self.error(
+                    "Incorrect JSON value type",
+                    format!("{what} {:?} blocks.", key.name),
+                    v.span.clone(),
+                );
             }
         };
         for e in elems {
             let JKind::Object(props) = &e.kind else {
-                self.error("Incorrect JSON value type", format!("A JSON object is required, representing the contents of a {:?} block.", key.name), e.span.clone());
+                self.error(
+                    "Incorrect JSON value type",
+                    format!(
+                        "A JSON object is required, representing the contents of a {:?} block.",
+                        key.name
+                    ),
+                    e.span.clone(),
+                );
                 continue;
             };
             if labels.len() == nlabels {
                 let body = self.body(e, child);
-                out.push(GBlock { ty: key.name.clone(), ty_span: Some(key.span.clone()), labels: labels.clone(), body, span: Some(key.span.start..e.span.end), body_span: Some(e.span.clone()), raw: None });
+                out.push(GBlock {
+                    ty: key.name.clone(),
+                    ty_span: Some(key.span.clone()),
+                    labels: labels.clone(),
+                    body,
+                    span: Some(key.span.start..e.span.end),
+                    body_span: Some(e.span.clone()),
+                    raw: None,
+                });
                 continue;
             }
             if props.is_empty() {
@@ -416,7 +550,11 @@ impl Converter<'_> {
     }
 
     /// The value's JSON text parsed as a native expression in place.
-    fn expression(&mut self, v: &JValue, expr_mode: bool) -> Option<(hcl_edit::expr::Expression, Arc<LineIndex>)> {
+    fn expression(
+        &mut self,
+        v: &JValue,
+        expr_mode: bool,
+    ) -> Option<(hcl_edit::expr::Expression, Arc<LineIndex>)> {
         let raw = &self.text[v.span.clone()];
         let mut piece = String::with_capacity(raw.len());
         let mut inserted: Vec<(usize, usize)> = Vec::new();
@@ -464,7 +602,11 @@ impl Converter<'_> {
             Ok(e) => Some((e, index)),
             Err(e) => {
                 let at = index.at_offset(e.location().offset());
-                self.diags.push(Diagnostic::error("Invalid expression", e.message().to_string(), Some(at)));
+                self.diags.push(Diagnostic::error(
+                    "Invalid expression",
+                    e.message().to_string(),
+                    Some(at),
+                ));
                 None
             }
         }

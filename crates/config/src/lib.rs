@@ -38,9 +38,17 @@ pub fn load_module(dir: &Path) -> (Module, Vec<Diagnostic>) {
     let mut module = Module::default();
     let mut diags = Vec::new();
     let mut files: Vec<_> = match std::fs::read_dir(dir) {
-        Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| is_config_file(p)).collect(),
+        Ok(rd) => rd
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| is_config_file(p))
+            .collect(),
         Err(e) => {
-            diags.push(Diagnostic::error("Failed to read module directory", format!("{}: {e}", dir.display()), None));
+            diags.push(Diagnostic::error(
+                "Failed to read module directory",
+                format!("{}: {e}", dir.display()),
+                None,
+            ));
             return (module, diags);
         }
     };
@@ -49,14 +57,20 @@ pub fn load_module(dir: &Path) -> (Module, Vec<Diagnostic>) {
         let name = f.display().to_string();
         match std::fs::read_to_string(&f) {
             Ok(text) => parse_file_into(&mut module, &name, &text, &mut diags),
-            Err(e) => diags.push(Diagnostic::error("Failed to read file", format!("{name}: {e}"), None)),
+            Err(e) => diags.push(Diagnostic::error(
+                "Failed to read file",
+                format!("{name}: {e}"),
+                None,
+            )),
         }
     }
     (module, diags)
 }
 
 fn is_config_file(p: &Path) -> bool {
-    let Some(name) = p.file_name().and_then(|n| n.to_str()) else { return false };
+    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
     (name.ends_with(".tf") || name.ends_with(".tf.json")) && !name.starts_with('.') && p.is_file()
 }
 
@@ -76,7 +90,12 @@ pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut 
     let json = name.ends_with(".json");
     let body = if json {
         match json::parse(text, &index) {
-            Ok(v) => json::Converter { text, index: &index, diags }.root(&v),
+            Ok(v) => json::Converter {
+                text,
+                index: &index,
+                diags,
+            }
+            .root(&v),
             Err(d) => {
                 diags.push(d);
                 return;
@@ -88,7 +107,12 @@ pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut 
             None => return,
         }
     };
-    let mut cx = decode::Cx { index: &index, diags, bound: Vec::new(), json };
+    let mut cx = decode::Cx {
+        index: &index,
+        diags,
+        bound: Vec::new(),
+        json,
+    };
     cx.file(module, body);
 }
 
@@ -96,7 +120,11 @@ pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut 
 /// is reported as Terraform reports it and the repeated argument is
 /// blanked out so the rest of the file is still read. An unclosed block is
 /// reported at its opening brace.
-fn parse_native(text: &str, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> Option<hcl_edit::structure::Body> {
+fn parse_native(
+    text: &str,
+    index: &LineIndex,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<hcl_edit::structure::Body> {
     let mut text = std::borrow::Cow::Borrowed(text);
     for _ in 0..64 {
         let e = match hcl_edit::parser::parse_body(&text) {
@@ -109,7 +137,10 @@ fn parse_native(text: &str, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> O
         }
         if e.message().contains("redefined attribute") {
             let rest = &text[off..];
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-').collect();
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
+                .collect();
             if !name.is_empty() {
                 diags.push(Diagnostic::error(
                     "Attribute redefined",
@@ -135,7 +166,11 @@ fn parse_native(text: &str, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> O
             }
         }
         let loc = e.location();
-        diags.push(Diagnostic::error("Invalid syntax", e.message().to_string(), Some(index.at(loc.line(), loc.column()))));
+        diags.push(Diagnostic::error(
+            "Invalid syntax",
+            e.message().to_string(),
+            Some(index.at(loc.line(), loc.column())),
+        ));
         return None;
     }
     None
@@ -161,8 +196,15 @@ fn unclosed_brace(text: &str) -> Option<usize> {
             match c {
                 b'"' => in_string = true,
                 b'#' => i = text[i..].find('\n').map(|n| i + n).unwrap_or(b.len()),
-                b'/' if b.get(i + 1) == Some(&b'/') => i = text[i..].find('\n').map(|n| i + n).unwrap_or(b.len()),
-                b'/' if b.get(i + 1) == Some(&b'*') => i = text[i + 2..].find("*/").map(|n| i + n + 3).unwrap_or(b.len()),
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    i = text[i..].find('\n').map(|n| i + n).unwrap_or(b.len())
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i = text[i + 2..]
+                        .find("*/")
+                        .map(|n| i + n + 3)
+                        .unwrap_or(b.len())
+                }
                 b'{' => stack.push(i),
                 b'}' => {
                     stack.pop();
@@ -195,7 +237,11 @@ pub fn load_config(dir: &Path) -> (Config, Vec<Diagnostic>) {
     (config, diags)
 }
 
-fn load_tree(dir: &Path, stack: &mut Vec<std::path::PathBuf>, diags: &mut Vec<Diagnostic>) -> Config {
+fn load_tree(
+    dir: &Path,
+    stack: &mut Vec<std::path::PathBuf>,
+    diags: &mut Vec<Diagnostic>,
+) -> Config {
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let (module, d) = load_module(dir);
     diags.extend(d);
@@ -212,9 +258,18 @@ fn load_tree(dir: &Path, stack: &mut Vec<std::path::PathBuf>, diags: &mut Vec<Di
             continue;
         }
         let child_dir = dir.join(source);
-        let child_canonical = child_dir.canonicalize().unwrap_or_else(|_| child_dir.clone());
+        let child_canonical = child_dir
+            .canonicalize()
+            .unwrap_or_else(|_| child_dir.clone());
         if !child_dir.is_dir() {
-            diags.push(Diagnostic::error("Module not found", format!("Module {name:?}: the directory {} does not exist.", child_dir.display()), call.range.clone()));
+            diags.push(Diagnostic::error(
+                "Module not found",
+                format!(
+                    "Module {name:?}: the directory {} does not exist.",
+                    child_dir.display()
+                ),
+                call.range.clone(),
+            ));
             continue;
         }
         if stack.contains(&child_canonical) {
@@ -224,5 +279,9 @@ fn load_tree(dir: &Path, stack: &mut Vec<std::path::PathBuf>, diags: &mut Vec<Di
         children.insert(name.clone(), load_tree(&child_dir, stack, diags));
     }
     stack.pop();
-    Config { module, dir: dir.to_path_buf(), children }
+    Config {
+        module,
+        dir: dir.to_path_buf(),
+        children,
+    }
 }

@@ -267,14 +267,19 @@ impl Module {
     /// type and name; constant time for modules built by the loader.
     pub fn resource(&self, data: bool, ty: &str, name: &str) -> Option<&Resource> {
         if self.resource_index.len() == self.resources.len() {
-            let i = *self.resource_index.get(&(data, ty.to_string(), name.to_string()))?;
+            let i = *self
+                .resource_index
+                .get(&(data, ty.to_string(), name.to_string()))?;
             return self.resources.get(i);
         }
-        self.resources.iter().find(|r| r.data == data && r.ty == ty && r.name == name)
+        self.resources
+            .iter()
+            .find(|r| r.data == data && r.ty == ty && r.name == name)
     }
 
     pub(crate) fn push_resource(&mut self, r: Resource) {
-        self.resource_index.insert((r.data, r.ty.clone(), r.name.clone()), self.resources.len());
+        self.resource_index
+            .insert((r.data, r.ty.clone(), r.name.clone()), self.resources.len());
         self.resources.push(r);
     }
 }

@@ -13,7 +13,11 @@ use hcl_edit::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Subject {
-    Resource { data: bool, ty: String, name: String },
+    Resource {
+        data: bool,
+        ty: String,
+        name: String,
+    },
     Var(String),
     Local(String),
     Module(String),
@@ -51,10 +55,19 @@ fn attr(ops: &[hcl_edit::Decorated<TraversalOperator>], i: usize) -> Option<Stri
 
 impl Finder<'_> {
     fn invalid(&mut self, span: Option<std::ops::Range<usize>>, detail: String) {
-        self.diags.push(Diagnostic::error("Invalid reference", detail, self.index.range(span)));
+        self.diags.push(Diagnostic::error(
+            "Invalid reference",
+            detail,
+            self.index.range(span),
+        ));
     }
 
-    fn root(&mut self, name: &str, ops: &[hcl_edit::Decorated<TraversalOperator>], span: Option<std::ops::Range<usize>>) {
+    fn root(
+        &mut self,
+        name: &str,
+        ops: &[hcl_edit::Decorated<TraversalOperator>],
+        span: Option<std::ops::Range<usize>>,
+    ) {
         if self.bound.iter().any(|b| b == name) {
             return;
         }
@@ -83,18 +96,37 @@ impl Finder<'_> {
         let range = self.index.range(span);
         let skip = match &subject {
             Subject::Resource { data: true, .. } => 2,
-            Subject::Resource { .. } | Subject::Var(_) | Subject::Local(_) | Subject::Module(_) => 1,
+            Subject::Resource { .. } | Subject::Var(_) | Subject::Local(_) | Subject::Module(_) => {
+                1
+            }
             _ => 0,
         };
         let attr = if skip == 0 {
             None
         } else {
-            ops.iter().skip(skip).find(|o| !matches!(o.value(), TraversalOperator::Index(_) | TraversalOperator::LegacyIndex(_) | TraversalOperator::AttrSplat(_) | TraversalOperator::FullSplat(_))).and_then(|o| match o.value() {
-                TraversalOperator::GetAttr(id) => Some((id.as_str().to_string(), self.index.range(o.span()))),
-                _ => None,
-            })
+            ops.iter()
+                .skip(skip)
+                .find(|o| {
+                    !matches!(
+                        o.value(),
+                        TraversalOperator::Index(_)
+                            | TraversalOperator::LegacyIndex(_)
+                            | TraversalOperator::AttrSplat(_)
+                            | TraversalOperator::FullSplat(_)
+                    )
+                })
+                .and_then(|o| match o.value() {
+                    TraversalOperator::GetAttr(id) => {
+                        Some((id.as_str().to_string(), self.index.range(o.span())))
+                    }
+                    _ => None,
+                })
         };
-        self.refs.push(Reference { subject, range, attr });
+        self.refs.push(Reference {
+            subject,
+            range,
+            attr,
+        });
     }
 }
 
@@ -154,8 +186,17 @@ pub fn references(expr: &Expression, index: &LineIndex) -> (Vec<Reference>, Vec<
 
 /// Like [`references`], with `bound` names (a `dynamic` block's iterator)
 /// treated like `for` variables: not references.
-pub fn references_bound(expr: &Expression, index: &LineIndex, bound: &[String]) -> (Vec<Reference>, Vec<Diagnostic>) {
-    let mut f = Finder { index, bound: bound.to_vec(), refs: Vec::new(), diags: Vec::new() };
+pub fn references_bound(
+    expr: &Expression,
+    index: &LineIndex,
+    bound: &[String],
+) -> (Vec<Reference>, Vec<Diagnostic>) {
+    let mut f = Finder {
+        index,
+        bound: bound.to_vec(),
+        refs: Vec::new(),
+        diags: Vec::new(),
+    };
     f.visit_expr(expr);
     (f.refs, f.diags)
 }

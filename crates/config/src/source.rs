@@ -53,7 +53,12 @@ impl GBody {
 
 /// Converts a native body, reporting arguments set twice with Terraform's
 /// "Attribute redefined" (only the first definition is kept).
-pub(crate) fn from_hcl(body: Body, index: &Arc<LineIndex>, depth: usize, diags: &mut Vec<Diagnostic>) -> GBody {
+pub(crate) fn from_hcl(
+    body: Body,
+    index: &Arc<LineIndex>,
+    depth: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> GBody {
     let mut out = GBody::default();
     let mut seen: HashMap<String, Span_> = HashMap::new();
     for s in body {
@@ -61,7 +66,12 @@ pub(crate) fn from_hcl(body: Body, index: &Arc<LineIndex>, depth: usize, diags: 
             Structure::Attribute(a) => {
                 let name = a.key.as_str().to_string();
                 if let Some(first) = seen.get(&name) {
-                    let at = index.range(first.clone()).map(|r| format!("{}:{},{}-{}", r.file, r.start.line, r.start.col, r.end.col)).unwrap_or_default();
+                    let at = index
+                        .range(first.clone())
+                        .map(|r| {
+                            format!("{}:{},{}-{}", r.file, r.start.line, r.start.col, r.end.col)
+                        })
+                        .unwrap_or_default();
                     diags.push(Diagnostic::error(
                         "Attribute redefined",
                         format!("The argument {name:?} was already set at {at}. Each argument may be set only once."),
@@ -92,9 +102,18 @@ pub(crate) fn from_hcl(body: Body, index: &Arc<LineIndex>, depth: usize, diags: 
                     })
                     .collect();
                 let span = b.span();
-                let head_end = b.labels.last().and_then(|l| l.span()).or(b.ident.span()).map(|r| r.end);
+                let head_end = b
+                    .labels
+                    .last()
+                    .and_then(|l| l.span())
+                    .or(b.ident.span())
+                    .map(|r| r.end);
                 let body_span = match (head_end, &span) {
-                    (Some(h), Some(s)) => index.text().get(h..s.end).and_then(|t| t.find('{')).map(|o| h + o..s.end),
+                    (Some(h), Some(s)) => index
+                        .text()
+                        .get(h..s.end)
+                        .and_then(|t| t.find('{'))
+                        .map(|o| h + o..s.end),
                     _ => None,
                 };
                 let raw = (depth == 1).then(|| b.clone());

@@ -30,7 +30,13 @@ fn bad(e: &Expression, index: &LineIndex, detail: impl Into<String>) -> Diagnost
     Diagnostic::error("Invalid type specification", detail, index.range(e.span()))
 }
 
-fn walk(e: &Expression, index: &LineIndex, path: &Path, defaults: &mut BTreeMap<Path, Expression>, in_object: bool) -> Result<Type, Diagnostic> {
+fn walk(
+    e: &Expression,
+    index: &LineIndex,
+    path: &Path,
+    defaults: &mut BTreeMap<Path, Expression>,
+    in_object: bool,
+) -> Result<Type, Diagnostic> {
     match e {
         Expression::Variable(v) => match v.as_str() {
             "string" => Ok(Type::String),
@@ -130,12 +136,21 @@ mod tests {
         check("list(string)", Ok("list(string)"));
         check("map(set(number))", Ok("map(set(number))"));
         check("tuple([string, bool])", Ok("tuple([string, bool])"));
-        check("object({a = string, b = optional(number, 1), c = optional(list(bool))})", Ok("object({a=string, b=optional(number), c=optional(list(bool))})"));
-        check("list(object({name = string, port = optional(number, 80)}))", Ok("list(object({name=string, port=optional(number)}))"));
+        check(
+            "object({a = string, b = optional(number, 1), c = optional(list(bool))})",
+            Ok("object({a=string, b=optional(number), c=optional(list(bool))})"),
+        );
+        check(
+            "list(object({name = string, port = optional(number, 80)}))",
+            Ok("list(object({name=string, port=optional(number)}))"),
+        );
         check("strin", Err("t.tf:1:5: Error: Invalid type specification: The keyword \"strin\" is not a valid type specification."));
         check("list", Err("requires one argument"));
         check("list(string, number)", Err("requires one argument"));
-        check("optional(string)", Err("only for attribute types within an object type"));
+        check(
+            "optional(string)",
+            Err("only for attribute types within an object type"),
+        );
         check("object([string])", Err("attribute types as a map"));
         check("\"string\"", Err("primitive type keyword"));
         check("frob(string)", Err("not a valid type constructor"));

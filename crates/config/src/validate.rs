@@ -37,7 +37,13 @@ struct Checker<'a> {
 
 fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
     let m = &config.module;
-    let mut c = Checker { config, module: m, place, check_data: HashSet::new(), out };
+    let mut c = Checker {
+        config,
+        module: m,
+        place,
+        check_data: HashSet::new(),
+        out,
+    };
     let none = Allowed::default();
     for v in m.variables.values() {
         for rule in &v.validations {
@@ -68,18 +74,29 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
         c.opt(&call.count, none);
         c.opt(&call.for_each, none);
         c.opt(&call.depends_on, none);
-        let inside = Allowed { count: call.count.is_some(), each: call.for_each.is_some(), self_ref: false };
+        let inside = Allowed {
+            count: call.count.is_some(),
+            each: call.for_each.is_some(),
+            self_ref: false,
+        };
         for e in call.inputs.values() {
             c.expr(e, inside);
         }
     }
     for i in &m.imports {
         c.opt(&i.for_each, none);
-        let inside = Allowed { each: i.for_each.is_some(), ..none };
+        let inside = Allowed {
+            each: i.for_each.is_some(),
+            ..none
+        };
         c.opt(&i.id, inside);
     }
     for chk in &m.checks {
-        c.check_data = chk.data.iter().map(|d| (d.ty.as_str(), d.name.as_str())).collect();
+        c.check_data = chk
+            .data
+            .iter()
+            .map(|d| (d.ty.as_str(), d.name.as_str()))
+            .collect();
         for d in &chk.data {
             c.resource(d);
         }
@@ -90,7 +107,11 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
         c.check_data.clear();
     }
     for (name, child) in &config.children {
-        let child_place = if place == "the root module" { format!("module.{name}") } else { format!("{place}.module.{name}") };
+        let child_place = if place == "the root module" {
+            format!("module.{name}")
+        } else {
+            format!("{place}.module.{name}")
+        };
         walk(child, &child_place, out);
     }
 }
@@ -106,7 +127,11 @@ impl Checker<'_> {
         let none = Allowed::default();
         self.opt(&r.count, none);
         self.opt(&r.for_each, none);
-        let inside = Allowed { count: r.count.is_some(), each: r.for_each.is_some(), self_ref: false };
+        let inside = Allowed {
+            count: r.count.is_some(),
+            each: r.for_each.is_some(),
+            self_ref: false,
+        };
         self.opt(&r.depends_on, inside);
         for e in r.attributes.values() {
             self.expr(e, inside);
@@ -122,7 +147,10 @@ impl Checker<'_> {
             self.opt(&rule.condition, inside);
             self.opt(&rule.error_message, inside);
         }
-        let post = Allowed { self_ref: true, ..inside };
+        let post = Allowed {
+            self_ref: true,
+            ..inside
+        };
         for rule in &l.postconditions {
             self.opt(&rule.condition, post);
             self.opt(&rule.error_message, post);
@@ -130,7 +158,16 @@ impl Checker<'_> {
     }
 
     fn nested(&mut self, b: &NestedBlock, allowed: Allowed) {
-        let allowed = if matches!(b.type_name.as_str(), "provisioner" | "connection") && b.dynamic.is_none() { Allowed { self_ref: true, ..allowed } } else { allowed };
+        let allowed = if matches!(b.type_name.as_str(), "provisioner" | "connection")
+            && b.dynamic.is_none()
+        {
+            Allowed {
+                self_ref: true,
+                ..allowed
+            }
+        } else {
+            allowed
+        };
         if let Some(d) = &b.dynamic {
             self.expr(&d.for_each, allowed);
             for l in &d.labels {

@@ -61,87 +61,282 @@ output "pets" {
 fn a_module_is_read_with_references() {
     let (m, diags) = parse_str("main.tf", GOOD);
     assert!(diags.is_empty(), "{diags:?}");
-    assert_eq!(m.required_providers["random"].source.as_deref(), Some("terrane/random"));
+    assert_eq!(
+        m.required_providers["random"].source.as_deref(),
+        Some("terrane/random")
+    );
     assert_eq!(m.providers.len(), 2);
     assert_eq!(m.providers[1].alias.as_deref(), Some("second"));
     assert_eq!(m.resources.len(), 3);
     let pet = &m.resources[0];
     assert!(pet.for_each.is_some() && pet.lifecycle.create_before_destroy.is_some());
-    assert_eq!(pet.range.as_ref().map(|r| r.start.line), Some(25), "case resource_range_line");
-    let refs = |e: &terrane_config::Expr| e.refs.iter().map(|r| r.subject.clone()).collect::<Vec<_>>();
-    assert_eq!(refs(&pet.attributes["prefix"]), vec![Subject::Local("prefix".into()), Subject::EachKey], "case template_refs");
+    assert_eq!(
+        pet.range.as_ref().map(|r| r.start.line),
+        Some(25),
+        "case resource_range_line"
+    );
+    let refs =
+        |e: &terrane_config::Expr| e.refs.iter().map(|r| r.subject.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        refs(&pet.attributes["prefix"]),
+        vec![Subject::Local("prefix".into()), Subject::EachKey],
+        "case template_refs"
+    );
     assert_eq!(
         refs(&m.resources[1].attributes["input"]),
         vec![
-            Subject::Resource { data: false, ty: "random_pet".into(), name: "p".into() },
+            Subject::Resource {
+                data: false,
+                ty: "random_pet".into(),
+                name: "p".into()
+            },
             Subject::CountIndex,
-            Subject::Resource { data: true, ty: "local_file".into(), name: "f".into() },
+            Subject::Resource {
+                data: true,
+                ty: "local_file".into(),
+                name: "f".into()
+            },
             Subject::Module("m".into()),
             Subject::Path("module".into()),
         ],
         "case reference_kinds"
     );
-    assert_eq!(refs(&m.locals["upper"]), vec![Subject::Var("names".into()), Subject::Local("skip".into())], "case for_iterator_not_a_reference");
-    assert_eq!(refs(&m.outputs["pets"].value.clone().unwrap()), vec![Subject::Resource { data: false, ty: "random_pet".into(), name: "p".into() }]);
+    assert_eq!(
+        refs(&m.locals["upper"]),
+        vec![Subject::Var("names".into()), Subject::Local("skip".into())],
+        "case for_iterator_not_a_reference"
+    );
+    assert_eq!(
+        refs(&m.outputs["pets"].value.clone().unwrap()),
+        vec![Subject::Resource {
+            data: false,
+            ty: "random_pet".into(),
+            name: "p".into()
+        }]
+    );
     assert!(m.outputs["pets"].sensitive);
     assert_eq!(m.module_calls["m"].source.as_deref(), Some("./child"));
-    assert!(m.variables["names"].ty.as_ref().is_some_and(|t| t.refs.is_empty()), "case type_constraint_has_no_refs");
-    assert_eq!(m.variables["names"].constraint.as_ref().map(|c| c.ty.to_string()).as_deref(), Some("list(string)"), "case type_constraint_parsed");
+    assert!(
+        m.variables["names"]
+            .ty
+            .as_ref()
+            .is_some_and(|t| t.refs.is_empty()),
+        "case type_constraint_has_no_refs"
+    );
+    assert_eq!(
+        m.variables["names"]
+            .constraint
+            .as_ref()
+            .map(|c| c.ty.to_string())
+            .as_deref(),
+        Some("list(string)"),
+        "case type_constraint_parsed"
+    );
 }
 
 #[track_caller]
 fn check(case: &str, src: &str, want: &str) {
     let (_, diags) = parse_str("bad.tf", src);
-    let got: Vec<String> = diags.iter().map(|d| format!("{}:{}: {}", d.range.as_ref().map(|r| r.start.line).unwrap_or(0), d.range.as_ref().map(|r| r.start.col).unwrap_or(0), d.summary)).collect();
-    assert!(got.iter().any(|g| g == want), "case {case}: want {want:?}, got {got:?}");
-    assert!(diags.iter().all(|d| d.to_string().starts_with("bad.tf:")), "case {case}: diagnostics name the file");
+    let got: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{}: {}",
+                d.range.as_ref().map(|r| r.start.line).unwrap_or(0),
+                d.range.as_ref().map(|r| r.start.col).unwrap_or(0),
+                d.summary
+            )
+        })
+        .collect();
+    assert!(
+        got.iter().any(|g| g == want),
+        "case {case}: want {want:?}, got {got:?}"
+    );
+    assert!(
+        diags.iter().all(|d| d.to_string().starts_with("bad.tf:")),
+        "case {case}: diagnostics name the file"
+    );
 }
 
 #[test]
 fn malformed_configurations() {
-    check("unclosed_block", "resource \"a\" \"b\" {\n  x = 1\n", "1:18: Unclosed configuration block");
-    check("bad_token", "resource \"a\" \"b\" {\n  x = = 1\n}\n", "2:7: Invalid syntax");
-    check("missing_labels", "resource \"a\" {\n}\n", "1:14: Missing name for resource");
-    check("too_many_labels", "variable \"a\" \"b\" {\n}\n", "1:14: Extraneous label for variable");
-    check("invalid_name", "resource \"aws\" \"1bad\" {\n}\n", "1:16: Invalid name");
-    check("duplicate_resource", "resource \"a\" \"b\" {}\nresource \"a\" \"b\" {}\n", "2:1: Duplicate resource");
-    check("duplicate_variable", "variable \"v\" {}\n\nvariable \"v\" {}\n", "3:1: Duplicate variable declaration");
-    check("duplicate_output", "output \"o\" {\n  value = 1\n}\noutput \"o\" {\n  value = 2\n}\n", "4:1: Duplicate output definition");
-    check("duplicate_local", "locals {\n  a = 1\n}\nlocals {\n  a = 2\n}\n", "5:3: Duplicate local value definition");
-    check("duplicate_provider", "provider \"p\" {}\nprovider \"p\" {}\n", "2:1: Duplicate provider configuration");
-    check("duplicate_module", "module \"m\" {\n  source = \"./a\"\n}\nmodule \"m\" {\n  source = \"./b\"\n}\n", "4:1: Duplicate module call");
-    check("count_and_for_each", "resource \"a\" \"b\" {\n  count    = 1\n  for_each = {}\n}\n", "3:3: Invalid combination of \"count\" and \"for_each\"");
-    check("unknown_block", "resorce \"a\" \"b\" {}\n", "1:1: Unsupported block type");
-    check("top_level_attribute", "x = 1\n", "1:1: Unsupported argument");
-    check("output_without_value", "output \"o\" {\n}\n", "1:12: Missing required argument");
-    check("module_without_source", "module \"m\" {\n}\n", "1:12: Missing required argument");
-    check("bare_var", "output \"o\" {\n  value = var\n}\n", "2:11: Invalid reference");
-    check("bare_local", "output \"o\" {\n  value = local\n}\n", "2:11: Invalid reference");
-    check("resource_without_name", "output \"o\" {\n  value = aws_instance\n}\n", "2:11: Invalid reference");
-    check("data_without_name", "output \"o\" {\n  value = data.local_file\n}\n", "2:11: Invalid reference");
-    check("count_wrong_attr", "output \"o\" {\n  value = count.value\n}\n", "2:11: Invalid reference");
-    check("each_wrong_attr", "output \"o\" {\n  value = each.item\n}\n", "2:11: Invalid reference");
-    check("path_wrong_attr", "output \"o\" {\n  value = path.home\n}\n", "2:11: Invalid reference");
-    check("ref_in_template", "output \"o\" {\n  value = \"x-${var}\"\n}\n", "2:16: Invalid reference");
-    check("ref_in_function_arg", "output \"o\" {\n  value = upper(local)\n}\n", "2:17: Invalid reference");
-    check("lifecycle_unknown_arg", "resource \"a\" \"b\" {\n  lifecycle {\n    keep = true\n  }\n}\n", "3:5: Unsupported argument");
-    check("variable_unknown_arg", "variable \"v\" {\n  colour = \"red\"\n}\n", "2:3: Unsupported argument");
-    check("bad_required_providers", "terraform {\n  required_providers {\n    r = 5\n  }\n}\n", "3:9: Invalid required_providers object");
-    check("unterminated_string", "variable \"v\" {\n  default = \"abc\n}\n", "2:3: Invalid syntax");
-    check("bad_type_constraint", "variable \"v\" {\n  type = lst(string)\n}\n", "2:10: Invalid type specification");
-    check("unicode_columns_count_chars", "locals {\n  é = 1\n}\noutput \"ö\" {\n  value = var\n}\n", "5:11: Invalid reference");
+    check(
+        "unclosed_block",
+        "resource \"a\" \"b\" {\n  x = 1\n",
+        "1:18: Unclosed configuration block",
+    );
+    check(
+        "bad_token",
+        "resource \"a\" \"b\" {\n  x = = 1\n}\n",
+        "2:7: Invalid syntax",
+    );
+    check(
+        "missing_labels",
+        "resource \"a\" {\n}\n",
+        "1:14: Missing name for resource",
+    );
+    check(
+        "too_many_labels",
+        "variable \"a\" \"b\" {\n}\n",
+        "1:14: Extraneous label for variable",
+    );
+    check(
+        "invalid_name",
+        "resource \"aws\" \"1bad\" {\n}\n",
+        "1:16: Invalid name",
+    );
+    check(
+        "duplicate_resource",
+        "resource \"a\" \"b\" {}\nresource \"a\" \"b\" {}\n",
+        "2:1: Duplicate resource",
+    );
+    check(
+        "duplicate_variable",
+        "variable \"v\" {}\n\nvariable \"v\" {}\n",
+        "3:1: Duplicate variable declaration",
+    );
+    check(
+        "duplicate_output",
+        "output \"o\" {\n  value = 1\n}\noutput \"o\" {\n  value = 2\n}\n",
+        "4:1: Duplicate output definition",
+    );
+    check(
+        "duplicate_local",
+        "locals {\n  a = 1\n}\nlocals {\n  a = 2\n}\n",
+        "5:3: Duplicate local value definition",
+    );
+    check(
+        "duplicate_provider",
+        "provider \"p\" {}\nprovider \"p\" {}\n",
+        "2:1: Duplicate provider configuration",
+    );
+    check(
+        "duplicate_module",
+        "module \"m\" {\n  source = \"./a\"\n}\nmodule \"m\" {\n  source = \"./b\"\n}\n",
+        "4:1: Duplicate module call",
+    );
+    check(
+        "count_and_for_each",
+        "resource \"a\" \"b\" {\n  count    = 1\n  for_each = {}\n}\n",
+        "3:3: Invalid combination of \"count\" and \"for_each\"",
+    );
+    check(
+        "unknown_block",
+        "resorce \"a\" \"b\" {}\n",
+        "1:1: Unsupported block type",
+    );
+    check(
+        "top_level_attribute",
+        "x = 1\n",
+        "1:1: Unsupported argument",
+    );
+    check(
+        "output_without_value",
+        "output \"o\" {\n}\n",
+        "1:12: Missing required argument",
+    );
+    check(
+        "module_without_source",
+        "module \"m\" {\n}\n",
+        "1:12: Missing required argument",
+    );
+    check(
+        "bare_var",
+        "output \"o\" {\n  value = var\n}\n",
+        "2:11: Invalid reference",
+    );
+    check(
+        "bare_local",
+        "output \"o\" {\n  value = local\n}\n",
+        "2:11: Invalid reference",
+    );
+    check(
+        "resource_without_name",
+        "output \"o\" {\n  value = aws_instance\n}\n",
+        "2:11: Invalid reference",
+    );
+    check(
+        "data_without_name",
+        "output \"o\" {\n  value = data.local_file\n}\n",
+        "2:11: Invalid reference",
+    );
+    check(
+        "count_wrong_attr",
+        "output \"o\" {\n  value = count.value\n}\n",
+        "2:11: Invalid reference",
+    );
+    check(
+        "each_wrong_attr",
+        "output \"o\" {\n  value = each.item\n}\n",
+        "2:11: Invalid reference",
+    );
+    check(
+        "path_wrong_attr",
+        "output \"o\" {\n  value = path.home\n}\n",
+        "2:11: Invalid reference",
+    );
+    check(
+        "ref_in_template",
+        "output \"o\" {\n  value = \"x-${var}\"\n}\n",
+        "2:16: Invalid reference",
+    );
+    check(
+        "ref_in_function_arg",
+        "output \"o\" {\n  value = upper(local)\n}\n",
+        "2:17: Invalid reference",
+    );
+    check(
+        "lifecycle_unknown_arg",
+        "resource \"a\" \"b\" {\n  lifecycle {\n    keep = true\n  }\n}\n",
+        "3:5: Unsupported argument",
+    );
+    check(
+        "variable_unknown_arg",
+        "variable \"v\" {\n  colour = \"red\"\n}\n",
+        "2:3: Unsupported argument",
+    );
+    check(
+        "bad_required_providers",
+        "terraform {\n  required_providers {\n    r = 5\n  }\n}\n",
+        "3:9: Invalid required_providers object",
+    );
+    check(
+        "unterminated_string",
+        "variable \"v\" {\n  default = \"abc\n}\n",
+        "2:3: Invalid syntax",
+    );
+    check(
+        "bad_type_constraint",
+        "variable \"v\" {\n  type = lst(string)\n}\n",
+        "2:10: Invalid type specification",
+    );
+    check(
+        "unicode_columns_count_chars",
+        "locals {\n  é = 1\n}\noutput \"ö\" {\n  value = var\n}\n",
+        "5:11: Invalid reference",
+    );
 }
 
 #[test]
 fn loading_a_directory_reports_every_file() {
     let dir = terrane_testkit::temp_dir();
     std::fs::write(dir.path().join("a.tf"), "variable \"x\" {}\n").unwrap();
-    std::fs::write(dir.path().join("b.tf"), "variable \"x\" {}\nresource \"r\" {\n}\n").unwrap();
+    std::fs::write(
+        dir.path().join("b.tf"),
+        "variable \"x\" {}\nresource \"r\" {\n}\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("notes.txt"), "not configuration").unwrap();
     let (m, diags) = terrane_config::load_module(dir.path());
     assert_eq!(m.files.len(), 2, "case only_tf_files");
     assert_eq!(diags.len(), 2, "case all_errors_reported: {diags:?}");
-    assert!(diags[0].to_string().contains("b.tf:1:1: Error: Duplicate variable declaration"), "{}", diags[0]);
+    assert!(
+        diags[0]
+            .to_string()
+            .contains("b.tf:1:1: Error: Duplicate variable declaration"),
+        "{}",
+        diags[0]
+    );
 }
 
 /// Inputs the fuzzer found crashing, kept as cases.
@@ -168,7 +363,9 @@ fn arbitrary_input_never_panics() {
         let len = (seed % 80) as usize;
         let text: String = (0..len)
             .map(|_| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 alphabet[(seed >> 33) as usize % alphabet.len()] as char
             })
             .collect();
@@ -177,7 +374,6 @@ fn arbitrary_input_never_panics() {
     }
 }
 
-
 #[test]
 fn module_trees_load_local_sources() {
     let dir = terrane_testkit::temp_dir();
@@ -185,15 +381,38 @@ fn module_trees_load_local_sources() {
     std::fs::create_dir_all(d.join("modules/net")).unwrap();
     std::fs::create_dir_all(d.join("modules/loop")).unwrap();
     std::fs::write(d.join("main.tf"), "module \"net\" {\n  source = \"./modules/net\"\n  cidr   = \"10.0.0.0/16\"\n}\nmodule \"far\" {\n  source = \"hashicorp/consul/aws\"\n}\nmodule \"gone\" {\n  source = \"./missing\"\n}\nmodule \"loop\" {\n  source = \"./modules/loop\"\n}\n").unwrap();
-    std::fs::write(d.join("modules/net/main.tf"), "variable \"cidr\" {\n  type = string\n}\noutput \"id\" {\n  value = var.cidr\n}\n").unwrap();
-    std::fs::write(d.join("modules/loop/main.tf"), "module \"again\" {\n  source = \"../loop\"\n}\n").unwrap();
+    std::fs::write(
+        d.join("modules/net/main.tf"),
+        "variable \"cidr\" {\n  type = string\n}\noutput \"id\" {\n  value = var.cidr\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("modules/loop/main.tf"),
+        "module \"again\" {\n  source = \"../loop\"\n}\n",
+    )
+    .unwrap();
     let (config, diags) = terrane_config::load_config(d);
-    assert_eq!(config.children["net"].module.outputs.len(), 1, "case child_loaded");
+    assert_eq!(
+        config.children["net"].module.outputs.len(),
+        1,
+        "case child_loaded"
+    );
     assert!(config.children["net"].module.variables.contains_key("cidr"));
     let text: Vec<String> = diags.iter().map(ToString::to_string).collect();
-    assert!(text.iter().any(|t| t.contains("main.tf:5:1: Error: Unsupported module source")), "case remote_source: {text:?}");
-    assert!(text.iter().any(|t| t.contains("main.tf:8:1: Error: Module not found")), "case missing_dir: {text:?}");
-    assert!(text.iter().any(|t| t.contains("Module recursion")), "case recursion: {text:?}");
+    assert!(
+        text.iter()
+            .any(|t| t.contains("main.tf:5:1: Error: Unsupported module source")),
+        "case remote_source: {text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|t| t.contains("main.tf:8:1: Error: Module not found")),
+        "case missing_dir: {text:?}"
+    );
+    assert!(
+        text.iter().any(|t| t.contains("Module recursion")),
+        "case recursion: {text:?}"
+    );
     assert_eq!(diags.len(), 3, "{text:?}");
 }
 
@@ -299,31 +518,76 @@ fn every_block_type_has_a_typed_model() {
     let (m, diags) = parse_str("full.tf", FULL);
     assert!(diags.is_empty(), "{diags:?}");
     let st = m.state.as_ref().expect("state settings");
-    assert_eq!(st.backend, terrane_config::StateBackend::Postgres, "case state_backend");
+    assert_eq!(
+        st.backend,
+        terrane_config::StateBackend::Postgres,
+        "case state_backend"
+    );
     assert_eq!(st.encryption_key_env.as_deref(), Some("TERRANE_STATE_KEY"));
     let v = &m.variables["name"];
     assert!(v.ephemeral && v.validations.len() == 1, "case validation");
-    let r = m.resource(false, "terraform_data", "a").expect("indexed lookup");
-    assert_eq!(r.provider_ref.as_ref().map(|p| (p.name.as_str(), p.alias.as_deref())), Some(("terraform", Some("west"))), "case provider_ref");
-    assert_eq!(r.lifecycle.preconditions.len() + r.lifecycle.postconditions.len(), 2, "case conditions");
+    let r = m
+        .resource(false, "terraform_data", "a")
+        .expect("indexed lookup");
+    assert_eq!(
+        r.provider_ref
+            .as_ref()
+            .map(|p| (p.name.as_str(), p.alias.as_deref())),
+        Some(("terraform", Some("west"))),
+        "case provider_ref"
+    );
+    assert_eq!(
+        r.lifecycle.preconditions.len() + r.lifecycle.postconditions.len(),
+        2,
+        "case conditions"
+    );
     assert_eq!(r.lifecycle.replace_triggered_by_entries.len(), 1);
     assert_eq!(r.body.len(), 2, "case nested_body");
     assert_eq!(r.blocks.len(), 2, "case raw_blocks_kept");
     let dynblock = &r.body[1];
     let spec = dynblock.dynamic.as_ref().expect("dynamic");
-    assert_eq!((dynblock.type_name.as_str(), spec.iterator.as_str()), ("rule", "r"), "case dynamic_iterator");
-    assert!(spec.labels[0].refs.is_empty(), "case iterator_bound_in_labels");
-    assert!(dynblock.attributes["port"].refs.is_empty(), "case iterator_not_a_reference");
-    assert!(dynblock.blocks[0].attributes["block"].refs.is_empty(), "case nested_default_iterator");
+    assert_eq!(
+        (dynblock.type_name.as_str(), spec.iterator.as_str()),
+        ("rule", "r"),
+        "case dynamic_iterator"
+    );
+    assert!(
+        spec.labels[0].refs.is_empty(),
+        "case iterator_bound_in_labels"
+    );
+    assert!(
+        dynblock.attributes["port"].refs.is_empty(),
+        "case iterator_not_a_reference"
+    );
+    assert!(
+        dynblock.blocks[0].attributes["block"].refs.is_empty(),
+        "case nested_default_iterator"
+    );
     assert_eq!(spec.for_each.refs.len(), 1, "case for_each_refs");
     let call = &m.module_calls["m"];
     assert_eq!(call.version.as_deref(), Some("1.0"));
-    assert_eq!(call.providers["aws"].alias.as_deref(), Some("west"), "case module_providers");
+    assert_eq!(
+        call.providers["aws"].alias.as_deref(),
+        Some("west"),
+        "case module_providers"
+    );
     assert!(call.depends_on.is_some() && !call.inputs.contains_key("providers"));
-    assert_eq!(m.moved[0].from_addr.as_deref(), Some("terraform_data.old"), "case moved");
-    assert_eq!(m.imports[0].to_addr.as_deref(), Some("terraform_data.b[each.key]"), "case import");
+    assert_eq!(
+        m.moved[0].from_addr.as_deref(),
+        Some("terraform_data.old"),
+        "case moved"
+    );
+    assert_eq!(
+        m.imports[0].to_addr.as_deref(),
+        Some("terraform_data.b[each.key]"),
+        "case import"
+    );
     assert!(!m.removed[0].destroy, "case removed");
-    assert_eq!((m.checks[0].data.len(), m.checks[0].asserts.len()), (1, 1), "case check");
+    assert_eq!(
+        (m.checks[0].data.len(), m.checks[0].asserts.len()),
+        (1, 1),
+        "case check"
+    );
     assert_eq!(m.outputs["o"].preconditions.len(), 1);
     assert_eq!(m.other_blocks.len(), 4, "case other_blocks_kept");
 }
@@ -351,13 +615,40 @@ fn json_syntax_gives_the_same_model() {
     let (a, da) = parse_str("main.tf", native);
     let (b, db) = parse_str("main.tf.json", json);
     assert!(da.is_empty() && db.is_empty(), "{da:?} {db:?}");
-    let subjects = |e: &terrane_config::Expr| e.refs.iter().map(|r| r.subject.clone()).collect::<Vec<_>>();
-    assert_eq!(subjects(&a.locals["p"]), subjects(&b.locals["p"]), "case template_refs");
+    let subjects =
+        |e: &terrane_config::Expr| e.refs.iter().map(|r| r.subject.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        subjects(&a.locals["p"]),
+        subjects(&b.locals["p"]),
+        "case template_refs"
+    );
     let (ra, rb) = (&a.resources[0], &b.resources[0]);
-    assert_eq!(subjects(&ra.attributes["input"]), subjects(&rb.attributes["input"]), "case object_refs");
-    assert_eq!(ra.provider_ref.as_ref().map(|p| &p.alias), rb.provider_ref.as_ref().map(|p| &p.alias), "case provider_expression_mode");
-    assert_eq!(subjects(ra.depends_on.as_ref().unwrap()), subjects(rb.depends_on.as_ref().unwrap()), "case depends_on_expression_mode");
-    assert_eq!(a.variables["n"].constraint.as_ref().map(|c| c.ty.to_string()), b.variables["n"].constraint.as_ref().map(|c| c.ty.to_string()), "case type_expression_mode");
+    assert_eq!(
+        subjects(&ra.attributes["input"]),
+        subjects(&rb.attributes["input"]),
+        "case object_refs"
+    );
+    assert_eq!(
+        ra.provider_ref.as_ref().map(|p| &p.alias),
+        rb.provider_ref.as_ref().map(|p| &p.alias),
+        "case provider_expression_mode"
+    );
+    assert_eq!(
+        subjects(ra.depends_on.as_ref().unwrap()),
+        subjects(rb.depends_on.as_ref().unwrap()),
+        "case depends_on_expression_mode"
+    );
+    assert_eq!(
+        a.variables["n"]
+            .constraint
+            .as_ref()
+            .map(|c| c.ty.to_string()),
+        b.variables["n"]
+            .constraint
+            .as_ref()
+            .map(|c| c.ty.to_string()),
+        "case type_expression_mode"
+    );
     assert!(rb.from_json && rb.lifecycle.ignore_changes.is_some());
     // Ranges point into the JSON file: `count.index` inside the template.
     let r = &rb.attributes["input"].refs[0];

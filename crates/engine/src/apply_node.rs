@@ -31,7 +31,14 @@ pub fn persist(w: &Walk, change: StateChange) -> Result<(), Diagnostic> {
             let mut guard = lock(p);
             let run: &mut Box<dyn terrane_state::Run> = &mut guard;
             let change = &change;
-            std::thread::scope(|s| s.spawn(move || run.persist(std::slice::from_ref(change)).map_err(|e| e.to_string())).join()).unwrap_or_else(|_| Err("the state store panicked while writing".to_string()))
+            std::thread::scope(|s| {
+                s.spawn(move || {
+                    run.persist(std::slice::from_ref(change))
+                        .map_err(|e| e.to_string())
+                })
+                .join()
+            })
+            .unwrap_or_else(|_| Err("the state store panicked while writing".to_string()))
         };
         match r {
             Ok(serial) => recorded(w, serial),
@@ -39,7 +46,9 @@ pub fn persist(w: &Walk, change: StateChange) -> Result<(), Diagnostic> {
         }
     }
     lock(&w.state).apply(&change);
-    w.core.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    w.core
+        .progress
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(())
 }
 
@@ -47,7 +56,8 @@ pub fn persist(w: &Walk, change: StateChange) -> Result<(), Diagnostic> {
 pub const REPEATED_PERSIST_FAILURE: &str = " (see the first \"Failed to persist state\" error)";
 
 fn recorded(w: &Walk, serial: u64) {
-    w.last_serial.fetch_max(serial, std::sync::atomic::Ordering::SeqCst);
+    w.last_serial
+        .fetch_max(serial, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// A change that happened but could not be recorded: kept for the
@@ -55,7 +65,9 @@ fn recorded(w: &Walk, serial: u64) {
 /// failure says why; the rest would repeat it.
 fn unrecorded(w: &Walk, change: StateChange, why: String) -> Diagnostic {
     lock(&w.unrecorded).push(change);
-    let first = !w.persist_failed.swap(true, std::sync::atomic::Ordering::SeqCst);
+    let first = !w
+        .persist_failed
+        .swap(true, std::sync::atomic::Ordering::SeqCst);
     let detail = if first {
         format!("{why}\n\nNo new changes will be started; changes already in progress finish and are kept for the emergency state file.")
     } else {
@@ -64,7 +76,10 @@ fn unrecorded(w: &Walk, change: StateChange, why: String) -> Diagnostic {
     Diagnostic::error("Failed to persist state", detail, None)
 }
 
-type Commit = (StateChange, tokio::sync::oneshot::Sender<Result<u64, String>>);
+type Commit = (
+    StateChange,
+    tokio::sync::oneshot::Sender<Result<u64, String>>,
+);
 
 /// Group commit of concurrent instance changes: changes that arrive while
 /// a transaction is being written wait and go together in the next one.
@@ -80,7 +95,9 @@ pub struct GroupCommit {
 /// other instances' changes made at the same time. The write runs on a
 /// blocking thread, so the walk keeps working while the disk syncs.
 pub async fn persist_durable(w: &Walk, change: StateChange) -> Result<(), Diagnostic> {
-    let Some(run) = &w.persist else { return persist(w, change) };
+    let Some(run) = &w.persist else {
+        return persist(w, change);
+    };
     let (tx, rx) = tokio::sync::oneshot::channel();
     let start_writer = {
         let mut g = lock(&w.commits.inner);
@@ -91,13 +108,17 @@ pub async fn persist_durable(w: &Walk, change: StateChange) -> Result<(), Diagno
         let (queue, run) = (w.commits.inner.clone(), run.clone());
         tokio::task::spawn_blocking(move || write_commits(&queue, run));
     }
-    let result = rx.await.unwrap_or_else(|_| Err("the state writer stopped".into()));
+    let result = rx
+        .await
+        .unwrap_or_else(|_| Err("the state writer stopped".into()));
     match result {
         Ok(serial) => recorded(w, serial),
         Err(e) => return Err(unrecorded(w, change, e)),
     }
     lock(&w.state).apply(&change);
-    w.core.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    w.core
+        .progress
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(())
 }
 
@@ -106,7 +127,10 @@ pub async fn persist_durable(w: &Walk, change: StateChange) -> Result<(), Diagno
 /// does not fail the others. The run handle is released before the last
 /// batch is acknowledged, so once every caller has its answer the apply
 /// holds the only reference again.
-fn write_commits(queue: &std::sync::Mutex<(Vec<Commit>, bool)>, run: Arc<std::sync::Mutex<Box<dyn terrane_state::Run>>>) {
+fn write_commits(
+    queue: &std::sync::Mutex<(Vec<Commit>, bool)>,
+    run: Arc<std::sync::Mutex<Box<dyn terrane_state::Run>>>,
+) {
     let mut run = Some(run);
     loop {
         let batch = std::mem::take(&mut lock(queue).0);
@@ -117,10 +141,19 @@ fn write_commits(queue: &std::sync::Mutex<(Vec<Commit>, bool)>, run: Arc<std::sy
                 match r.persist(&changes) {
                     Ok(serial) => changes.iter().map(|_| Ok(serial)).collect(),
                     Err(e) if changes.len() == 1 => vec![Err(e.to_string())],
-                    Err(_) => changes.iter().map(|c| r.persist(std::slice::from_ref(c)).map_err(|e| e.to_string())).collect(),
+                    Err(_) => changes
+                        .iter()
+                        .map(|c| {
+                            r.persist(std::slice::from_ref(c))
+                                .map_err(|e| e.to_string())
+                        })
+                        .collect(),
                 }
             }
-            None => changes.iter().map(|_| Err("the state writer stopped".to_string())).collect(),
+            None => changes
+                .iter()
+                .map(|_| Err("the state writer stopped".to_string()))
+                .collect(),
         };
         let last = {
             let mut g = lock(queue);
@@ -164,7 +197,10 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
         for key in exp.keys() {
             let inst = instance_vars(&exp, &key);
             let (w, rc, module) = (w.clone(), rc.clone(), module.clone());
-            let (what, range) = (rc.addr(&module, key.clone()).to_string(), rc.res.range.clone());
+            let (what, range) = (
+                rc.addr(&module, key.clone()).to_string(),
+                rc.res.range.clone(),
+            );
             tasks.spawn(crate::walk::guarded(w.clone(), what, range, async move {
                 let addr = rc.addr(&module, key.clone());
                 let planned = w.planned.get(&(addr.clone(), None)).cloned();
@@ -173,7 +209,14 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                     // No planned change (e.g. excluded by -target): keep what state has.
                     if let Some(o) = current {
                         if let Ok(v) = crate::plan_node::prior_value(&rc, &addr, &o).await {
-                            w.values.set_instance(&module, rc.mode, &rc.res.ty, &rc.res.name, addr.key.clone(), v);
+                            w.values.set_instance(
+                                &module,
+                                rc.mode,
+                                &rc.res.ty,
+                                &rc.res.name,
+                                addr.key.clone(),
+                                v,
+                            );
                         }
                     }
                     return true;
@@ -181,8 +224,21 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                 // An import (by an `import` block) records the object first.
                 let current = match (&current, &change.importing) {
                     (None, Some(_)) if !change.before.is_null() => {
-                        let object = rc.object(&change.before, change.prior_private.clone(), Status::Ready, false);
-                        if let Err(d) = persist(&w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object: object.clone() }) {
+                        let object = rc.object(
+                            &change.before,
+                            change.prior_private.clone(),
+                            Status::Ready,
+                            false,
+                        );
+                        if let Err(d) = persist(
+                            &w,
+                            StateChange::SetObject {
+                                addr: addr.clone(),
+                                deposed: None,
+                                provider: rc.provider_key.to_string(),
+                                object: object.clone(),
+                            },
+                        ) {
                             w.diag(d);
                             return false;
                         }
@@ -191,7 +247,14 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                     _ => current,
                 };
                 if change.action == Action::NoOp {
-                    w.values.set_instance(&module, rc.mode, &rc.res.ty, &rc.res.name, addr.key.clone(), change.before.clone());
+                    w.values.set_instance(
+                        &module,
+                        rc.mode,
+                        &rc.res.ty,
+                        &rc.res.name,
+                        addr.key.clone(),
+                        change.before.clone(),
+                    );
                     return true;
                 }
                 if w.interrupted() {
@@ -205,7 +268,10 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
                 if rc.mode == Mode::Data {
                     Box::pin(read_data(&w, &rc, &module, &addr, inst)).await
                 } else {
-                    Box::pin(apply_instance(&w, &rc, &module, &addr, inst, &change, current)).await
+                    Box::pin(apply_instance(
+                        &w, &rc, &module, &addr, inst, &change, current,
+                    ))
+                    .await
                 }
             }));
         }
@@ -218,7 +284,13 @@ pub async fn resource(w: Arc<Walk>, id: NodeId) -> bool {
     ok
 }
 
-async fn read_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &InstanceAddr, inst: InstanceVars) -> bool {
+async fn read_data(
+    w: &Walk,
+    rc: &ResourceCtx,
+    module: &ModulePath,
+    addr: &InstanceAddr,
+    inst: InstanceVars,
+) -> bool {
     let (config, d) = rc.config(w, module, inst);
     let failed = d.iter().any(is_error);
     w.diags(d);
@@ -226,59 +298,157 @@ async fn read_data(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &Insta
         return false;
     }
     let started = std::time::Instant::now();
-    w.core.emit(crate::walk::Event::Started { addr, deposed: None, action: Action::Read, id: None });
-    let Some(value) = crate::plan_node::read_data_source(w, rc, addr, &config).await else { return false };
+    w.core.emit(crate::walk::Event::Started {
+        addr,
+        deposed: None,
+        action: Action::Read,
+        id: None,
+    });
+    let Some(value) = crate::plan_node::read_data_source(w, rc, addr, &config).await else {
+        return false;
+    };
     let object = rc.object(&value, Vec::new(), Status::Ready, false);
-    if let Err(d) = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await {
+    if let Err(d) = persist_durable(
+        w,
+        StateChange::SetObject {
+            addr: addr.clone(),
+            deposed: None,
+            provider: rc.provider_key.to_string(),
+            object,
+        },
+    )
+    .await
+    {
         w.diag(d);
         return false;
     }
-    w.core.emit(crate::walk::Event::Finished { addr, deposed: None, action: Action::Read, id: crate::walk::object_id(&value), elapsed: started.elapsed() });
-    w.values.set_instance(module, Mode::Data, &rc.res.ty, &rc.res.name, addr.key.clone(), value);
+    w.core.emit(crate::walk::Event::Finished {
+        addr,
+        deposed: None,
+        action: Action::Read,
+        id: crate::walk::object_id(&value),
+        elapsed: started.elapsed(),
+    });
+    w.values.set_instance(
+        module,
+        Mode::Data,
+        &rc.res.ty,
+        &rc.res.name,
+        addr.key.clone(),
+        value,
+    );
     true
 }
 
 /// Destroys one object (current or deposed) through its provider.
-pub async fn destroy(w: &Walk, provider: &Arc<dyn Provider>, schema: &Block, provider_label: &str, type_name: &str, addr: &InstanceAddr, deposed: Option<&str>, prior: &Value, private: &[u8], range: &Option<SourceRange>) -> bool {
+pub async fn destroy(
+    w: &Walk,
+    provider: &Arc<dyn Provider>,
+    schema: &Block,
+    provider_label: &str,
+    type_name: &str,
+    addr: &InstanceAddr,
+    deposed: Option<&str>,
+    prior: &Value,
+    private: &[u8],
+    range: &Option<SourceRange>,
+) -> bool {
     let ty = schema.implied_type();
     let null = Value::null(ty.clone());
     let plain = prior.unmark_deep();
     let started = std::time::Instant::now();
-    w.core.emit(crate::walk::Event::Started { addr, deposed, action: Action::Delete, id: crate::walk::object_id(prior) });
+    w.core.emit(crate::walk::Event::Started {
+        addr,
+        deposed,
+        action: Action::Delete,
+        id: crate::walk::object_id(prior),
+    });
     let resp = match provider
-        .apply_resource_change(ApplyRequest { type_name, prior_state: &plain, planned_state: &null, config: &null, planned_private: private, provider_meta: None })
+        .apply_resource_change(ApplyRequest {
+            type_name,
+            prior_state: &plain,
+            planned_state: &null,
+            config: &null,
+            planned_private: private,
+            provider_meta: None,
+        })
         .await
     {
         Ok(r) => r,
         Err(e) => {
-            w.diag(Diagnostic::error("Provider failed", format!("{e} (while destroying {addr})"), range.clone()));
+            w.diag(Diagnostic::error(
+                "Provider failed",
+                format!("{e} (while destroying {addr})"),
+                range.clone(),
+            ));
             return false;
         }
     };
     let bad = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags(&resp.diagnostics, &addr.to_string(), range));
+    w.diags(checks::provider_diags(
+        &resp.diagnostics,
+        &addr.to_string(),
+        range,
+    ));
     if bad {
         return false;
     }
-    let errs = checks::check_apply(schema, provider_label, addr, &null, &resp.new_state, true, range);
+    let errs = checks::check_apply(
+        schema,
+        provider_label,
+        addr,
+        &null,
+        &resp.new_state,
+        true,
+        range,
+    );
     if !errs.is_empty() {
         w.diags(errs);
         return false;
     }
-    if let Err(d) = persist_durable(w, StateChange::RemoveObject { addr: addr.clone(), deposed: deposed.map(str::to_string) }).await {
+    if let Err(d) = persist_durable(
+        w,
+        StateChange::RemoveObject {
+            addr: addr.clone(),
+            deposed: deposed.map(str::to_string),
+        },
+    )
+    .await
+    {
         w.diag(d);
         return false;
     }
     lock(&w.applied).2 += 1;
-    w.core.emit(crate::walk::Event::Finished { addr, deposed, action: Action::Delete, id: None, elapsed: started.elapsed() });
+    w.core.emit(crate::walk::Event::Finished {
+        addr,
+        deposed,
+        action: Action::Delete,
+        id: None,
+        elapsed: started.elapsed(),
+    });
     true
 }
 
-async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &InstanceAddr, inst: InstanceVars, change: &Change, current: Option<ObjectState>) -> bool {
+async fn apply_instance(
+    w: &Walk,
+    rc: &ResourceCtx,
+    module: &ModulePath,
+    addr: &InstanceAddr,
+    inst: InstanceVars,
+    change: &Change,
+    current: Option<ObjectState>,
+) -> bool {
     let ty = rc.ty.clone();
     let label = rc.provider_label();
     let range = &rc.res.range;
-    if !crate::conditions::enforce(w, module, &inst, &rc.res.lifecycle.preconditions, "Resource precondition failed", &addr.to_string()) {
+    if !crate::conditions::enforce(
+        w,
+        module,
+        &inst,
+        &rc.res.lifecycle.preconditions,
+        "Resource precondition failed",
+        &addr.to_string(),
+    ) {
         return false;
     }
     let inst_post = inst.clone();
@@ -297,9 +467,16 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         ));
         return false;
     }
-    let cfg = rc.res.lifecycle.ignore_changes.as_ref().map(|_| change.before.unmark_deep());
+    let cfg = rc
+        .res
+        .lifecycle
+        .ignore_changes
+        .as_ref()
+        .map(|_| change.before.unmark_deep());
     let plain_config = match cfg {
-        Some(prior) if !prior.is_null() && change.action == Action::Update => crate::plan_node::apply_ignore(rc, &prior, &plain_config),
+        Some(prior) if !prior.is_null() && change.action == Action::Update => {
+            crate::plan_node::apply_ignore(rc, &prior, &plain_config)
+        }
         _ => plain_config,
     };
     let mut prior = match &current {
@@ -312,12 +489,28 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         },
         None => Value::null(ty.clone()),
     };
-    let mut private = current.as_ref().and_then(|o| o.private.clone()).unwrap_or_default();
+    let mut private = current
+        .as_ref()
+        .and_then(|o| o.private.clone())
+        .unwrap_or_default();
     let cbd = change.action == Action::CreateThenDelete;
     let mut deposed_key = None;
     match change.action {
         Action::DeleteThenCreate if !prior.is_null() => {
-            if !destroy(w, &rc.provider, &rc.schema.block, &label, &rc.res.ty, addr, None, &prior, &private, range).await {
+            if !destroy(
+                w,
+                &rc.provider,
+                &rc.schema.block,
+                &label,
+                &rc.res.ty,
+                addr,
+                None,
+                &prior,
+                &private,
+                range,
+            )
+            .await
+            {
                 return false;
             }
             prior = Value::null(ty.clone());
@@ -325,7 +518,15 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         }
         Action::CreateThenDelete if !prior.is_null() => {
             let key = terrane_state::model::new_deposed_key();
-            if let Err(d) = persist_durable(w, StateChange::Depose { addr: addr.clone(), key: key.clone() }).await {
+            if let Err(d) = persist_durable(
+                w,
+                StateChange::Depose {
+                    addr: addr.clone(),
+                    key: key.clone(),
+                },
+            )
+            .await
+            {
                 w.diag(d);
                 return false;
             }
@@ -339,23 +540,55 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
     let proposed = proposed_new(&rc.schema.block, &prior, &plain_config);
     let resp = match rc
         .provider
-        .plan_resource_change(PlanRequest { type_name: &rc.res.ty, prior_state: &prior, proposed_new_state: &proposed, config: &plain_config, prior_private: &private, provider_meta: None })
+        .plan_resource_change(PlanRequest {
+            type_name: &rc.res.ty,
+            prior_state: &prior,
+            proposed_new_state: &proposed,
+            config: &plain_config,
+            prior_private: &private,
+            provider_meta: None,
+        })
         .await
     {
         Ok(r) => r,
         Err(e) => {
-            w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+            w.diag(Diagnostic::error(
+                "Provider failed",
+                e.to_string(),
+                range.clone(),
+            ));
             return restore_deposed(w, addr, deposed_key);
         }
     };
     let bad = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags_at(&resp.diagnostics, &addr.to_string(), range, &|p| rc.attr_range(p)));
+    w.diags(checks::provider_diags_at(
+        &resp.diagnostics,
+        &addr.to_string(),
+        range,
+        &|p| rc.attr_range(p),
+    ));
     if bad {
         return restore_deposed(w, addr, deposed_key);
     }
-    let mut errs = checks::check_plan(&rc.schema.block, &label, addr, &prior, &plain_config, &resp.planned_state, resp.legacy_type_system, range);
+    let mut errs = checks::check_plan(
+        &rc.schema.block,
+        &label,
+        addr,
+        &prior,
+        &plain_config,
+        &resp.planned_state,
+        resp.legacy_type_system,
+        range,
+    );
     if !resp.legacy_type_system {
-        errs.extend(checks::check_final_plan(&rc.schema.block, &label, addr, &change.after.unmark_deep(), &resp.planned_state, range));
+        errs.extend(checks::check_final_plan(
+            &rc.schema.block,
+            &label,
+            addr,
+            &change.after.unmark_deep(),
+            &resp.planned_state,
+            range,
+        ));
     }
     if errs.iter().any(is_error) {
         w.diags(errs);
@@ -363,29 +596,73 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
     }
     w.diags(errs);
     let planned = resp.planned_state;
-    let action = if prior.is_null() { Action::Create } else { Action::Update };
+    let action = if prior.is_null() {
+        Action::Create
+    } else {
+        Action::Update
+    };
     let started = std::time::Instant::now();
-    w.core.emit(crate::walk::Event::Started { addr, deposed: None, action, id: crate::walk::object_id(&prior) });
+    w.core.emit(crate::walk::Event::Started {
+        addr,
+        deposed: None,
+        action,
+        id: crate::walk::object_id(&prior),
+    });
     let resp = match rc
         .provider
-        .apply_resource_change(ApplyRequest { type_name: &rc.res.ty, prior_state: &prior, planned_state: &planned, config: &plain_config, planned_private: &resp.planned_private, provider_meta: None })
+        .apply_resource_change(ApplyRequest {
+            type_name: &rc.res.ty,
+            prior_state: &prior,
+            planned_state: &planned,
+            config: &plain_config,
+            planned_private: &resp.planned_private,
+            provider_meta: None,
+        })
         .await
     {
         Ok(r) => r,
         Err(e) => {
-            w.diag(Diagnostic::error("Provider failed", e.to_string(), range.clone()));
+            w.diag(Diagnostic::error(
+                "Provider failed",
+                e.to_string(),
+                range.clone(),
+            ));
             return restore_deposed(w, addr, deposed_key);
         }
     };
     let apply_failed = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags_at(&resp.diagnostics, &addr.to_string(), range, &|p| rc.attr_range(p)));
+    w.diags(checks::provider_diags_at(
+        &resp.diagnostics,
+        &addr.to_string(),
+        range,
+        &|p| rc.attr_range(p),
+    ));
     let new_state = resp.new_state;
     if apply_failed {
         // Keep what the provider says exists; a failed create is tainted.
         if !new_state.is_null() && new_state.is_wholly_known() && new_state.ty().conforms_to(&ty) {
-            let status = if prior.is_null() { Status::Tainted } else { Status::Ready };
-            let object = rc.object(&mark_paths(&new_state, &sensitive_paths(&config)), resp.private, status, cbd);
-            if let Err(d) = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await {
+            let status = if prior.is_null() {
+                Status::Tainted
+            } else {
+                Status::Ready
+            };
+            let object = rc.object(
+                &mark_paths(&new_state, &sensitive_paths(&config)),
+                resp.private,
+                status,
+                cbd,
+            );
+            if let Err(d) = persist_durable(
+                w,
+                StateChange::SetObject {
+                    addr: addr.clone(),
+                    deposed: None,
+                    provider: rc.provider_key.to_string(),
+                    object,
+                },
+            )
+            .await
+            {
                 w.diag(d);
             }
         } else if deposed_key.is_some() {
@@ -393,25 +670,62 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
         }
         return false;
     }
-    let errs = checks::check_apply(&rc.schema.block, &label, addr, &planned, &new_state, false, range);
+    let errs = checks::check_apply(
+        &rc.schema.block,
+        &label,
+        addr,
+        &planned,
+        &new_state,
+        false,
+        range,
+    );
     if !errs.is_empty() {
         w.diags(errs);
         // The object exists but is not what was planned: keep it, tainted
         // where it is new, with unknowns cleared as Terraform does.
         if !new_state.is_null() && new_state.ty().conforms_to(&ty) && new_state.is_wholly_known() {
-            let status = if prior.is_null() { Status::Tainted } else { Status::Ready };
+            let status = if prior.is_null() {
+                Status::Tainted
+            } else {
+                Status::Ready
+            };
             let object = rc.object(&new_state, resp.private, status, cbd);
-            let _ = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await;
+            let _ = persist_durable(
+                w,
+                StateChange::SetObject {
+                    addr: addr.clone(),
+                    deposed: None,
+                    provider: rc.provider_key.to_string(),
+                    object,
+                },
+            )
+            .await;
         }
         return false;
     }
     let value = crate::model::mark_config_and_schema(&new_state, &config, &rc.schema.block);
     let object = rc.object(&value, resp.private, Status::Ready, cbd);
-    if let Err(d) = persist_durable(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }).await {
+    if let Err(d) = persist_durable(
+        w,
+        StateChange::SetObject {
+            addr: addr.clone(),
+            deposed: None,
+            provider: rc.provider_key.to_string(),
+            object,
+        },
+    )
+    .await
+    {
         w.diag(d);
         return false;
     }
-    w.core.emit(crate::walk::Event::Finished { addr, deposed: None, action, id: crate::walk::object_id(&value), elapsed: started.elapsed() });
+    w.core.emit(crate::walk::Event::Finished {
+        addr,
+        deposed: None,
+        action,
+        id: crate::walk::object_id(&value),
+        elapsed: started.elapsed(),
+    });
     {
         let mut a = lock(&w.applied);
         match change.action {
@@ -425,14 +739,44 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
             _ => {}
         }
     }
-    w.values.set_instance(module, Mode::Managed, &rc.res.ty, &rc.res.name, addr.key.clone(), value.clone());
-    let post = InstanceVars { self_value: Some(value), ..inst_post };
-    if !crate::conditions::enforce(w, module, &post, &rc.res.lifecycle.postconditions, "Resource postcondition failed", &addr.to_string()) {
+    w.values.set_instance(
+        module,
+        Mode::Managed,
+        &rc.res.ty,
+        &rc.res.name,
+        addr.key.clone(),
+        value.clone(),
+    );
+    let post = InstanceVars {
+        self_value: Some(value),
+        ..inst_post
+    };
+    if !crate::conditions::enforce(
+        w,
+        module,
+        &post,
+        &rc.res.lifecycle.postconditions,
+        "Resource postcondition failed",
+        &addr.to_string(),
+    ) {
         return false;
     }
     // create_before_destroy: the old object goes once the new one exists.
     if let Some((key, old, old_private)) = deposed_key {
-        if !destroy(w, &rc.provider, &rc.schema.block, &label, &rc.res.ty, addr, Some(&key), &old, &old_private, range).await {
+        if !destroy(
+            w,
+            &rc.provider,
+            &rc.schema.block,
+            &label,
+            &rc.res.ty,
+            addr,
+            Some(&key),
+            &old,
+            &old_private,
+            range,
+        )
+        .await
+        {
             return false;
         }
     }
@@ -441,13 +785,35 @@ async fn apply_instance(w: &Walk, rc: &ResourceCtx, module: &ModulePath, addr: &
 
 /// A create_before_destroy replacement that failed before anything new
 /// existed: the deposed object becomes current again.
-fn restore_deposed(w: &Walk, addr: &InstanceAddr, deposed: Option<(String, Value, Vec<u8>)>) -> bool {
+fn restore_deposed(
+    w: &Walk,
+    addr: &InstanceAddr,
+    deposed: Option<(String, Value, Vec<u8>)>,
+) -> bool {
     if let Some((key, _, _)) = deposed {
         let object = lock(&w.state).object(addr, Some(&key)).cloned();
         if let Some(o) = object {
-            let provider = lock(&w.state).resources.get(&addr.resource).map(|r| r.provider.clone()).unwrap_or_default();
-            let _ = persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider, object: o });
-            let _ = persist(w, StateChange::RemoveObject { addr: addr.clone(), deposed: Some(key) });
+            let provider = lock(&w.state)
+                .resources
+                .get(&addr.resource)
+                .map(|r| r.provider.clone())
+                .unwrap_or_default();
+            let _ = persist(
+                w,
+                StateChange::SetObject {
+                    addr: addr.clone(),
+                    deposed: None,
+                    provider,
+                    object: o,
+                },
+            );
+            let _ = persist(
+                w,
+                StateChange::RemoveObject {
+                    addr: addr.clone(),
+                    deposed: Some(key),
+                },
+            );
         }
     }
     false
@@ -461,10 +827,16 @@ pub async fn apply_deletes(w: &Arc<Walk>, deletes: Vec<Change>) -> bool {
         return true;
     }
     // Order: an object goes before the objects it depends on.
-    let names: BTreeMap<String, Vec<usize>> = deletes.iter().enumerate().fold(BTreeMap::new(), |mut m, (i, c)| {
-        m.entry(config_addr(&c.addr)).or_insert_with(Vec::new).push(i);
-        m
-    });
+    let names: BTreeMap<String, Vec<usize>> =
+        deletes
+            .iter()
+            .enumerate()
+            .fold(BTreeMap::new(), |mut m, (i, c)| {
+                m.entry(config_addr(&c.addr))
+                    .or_insert_with(Vec::new)
+                    .push(i);
+                m
+            });
     let mut blockers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); deletes.len()];
     for (i, c) in deletes.iter().enumerate() {
         // c depends on d => c is deleted before d => d waits for c.
@@ -508,10 +880,15 @@ pub async fn apply_deletes(w: &Arc<Walk>, deletes: Vec<Change>) -> bool {
                     Some(d) => format!("{} (deposed object {d})", c.addr),
                     None => c.addr.to_string(),
                 };
-                (i, crate::walk::guarded(w.clone(), what, None, delete_one(&w, &c)).await)
+                (
+                    i,
+                    crate::walk::guarded(w.clone(), what, None, delete_one(&w, &c)).await,
+                )
             });
         }
-        let Some(r) = tasks.join_next().await else { break };
+        let Some(r) = tasks.join_next().await else {
+            break;
+        };
         let Ok((i, good)) = r else {
             ok = false;
             continue;
@@ -551,7 +928,11 @@ pub fn config_addr(a: &InstanceAddr) -> String {
 
 async fn delete_one(w: &Walk, c: &Change) -> bool {
     if let Err(e) = w.core.ensure_provider(&c.provider.addr) {
-        w.diag(Diagnostic::error("Failed to query available provider packages", format!("{e} (needed to destroy {})", c.addr), None));
+        w.diag(Diagnostic::error(
+            "Failed to query available provider packages",
+            format!("{e} (needed to destroy {})", c.addr),
+            None,
+        ));
         return false;
     }
     let name = crate::graph::default_provider_name(&c.addr.resource.ty).to_string();
@@ -560,14 +941,28 @@ async fn delete_one(w: &Walk, c: &Change) -> bool {
         Some(p) => p,
         None => match w.core.host.instance(&c.provider).await {
             Ok(p) => {
-                if let Err(e) = p.configure_provider(crate::TERRAFORM_VERSION, &empty_provider_config(w, &c.provider).await).await {
-                    w.diag(Diagnostic::error("Failed to configure provider", e.to_string(), None));
+                if let Err(e) = p
+                    .configure_provider(
+                        crate::TERRAFORM_VERSION,
+                        &empty_provider_config(w, &c.provider).await,
+                    )
+                    .await
+                {
+                    w.diag(Diagnostic::error(
+                        "Failed to configure provider",
+                        e.to_string(),
+                        None,
+                    ));
                     return false;
                 }
                 p
             }
             Err(e) => {
-                w.diag(Diagnostic::error("Failed to start provider", e.to_string(), None));
+                w.diag(Diagnostic::error(
+                    "Failed to start provider",
+                    e.to_string(),
+                    None,
+                ));
                 return false;
             }
         },
@@ -575,15 +970,38 @@ async fn delete_one(w: &Walk, c: &Change) -> bool {
     let schema = match w.core.host.schema(&c.provider.addr).await {
         Ok(s) => s,
         Err(e) => {
-            w.diag(Diagnostic::error("Failed to load plugin schemas", e.to_string(), None));
+            w.diag(Diagnostic::error(
+                "Failed to load plugin schemas",
+                e.to_string(),
+                None,
+            ));
             return false;
         }
     };
     let Some(rs) = schema.resource(&c.addr.resource.ty) else {
-        w.diag(Diagnostic::error("Invalid resource type", format!("The provider {} no longer supports resource type {:?}, so {} cannot be destroyed.", c.provider.addr, c.addr.resource.ty, c.addr), None));
+        w.diag(Diagnostic::error(
+            "Invalid resource type",
+            format!(
+                "The provider {} no longer supports resource type {:?}, so {} cannot be destroyed.",
+                c.provider.addr, c.addr.resource.ty, c.addr
+            ),
+            None,
+        ));
         return false;
     };
-    destroy(w, &provider, &rs.block, &c.provider.addr.to_string(), &c.addr.resource.ty, &c.addr, c.deposed.as_deref(), &c.before, &c.prior_private, &None).await
+    destroy(
+        w,
+        &provider,
+        &rs.block,
+        &c.provider.addr.to_string(),
+        &c.addr.resource.ty,
+        &c.addr,
+        c.deposed.as_deref(),
+        &c.before,
+        &c.prior_private,
+        &None,
+    )
+    .await
 }
 
 async fn empty_provider_config(w: &Walk, key: &crate::provider::ProviderConfigKey) -> Value {

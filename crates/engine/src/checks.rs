@@ -11,18 +11,28 @@ use terrane_schema::Block;
 use terrane_state::InstanceAddr;
 use terrane_value::{Kind, Path, Value};
 
-const BUG: &str = "This is a bug in the provider, which should be reported in the provider's own issue tracker.";
+const BUG: &str =
+    "This is a bug in the provider, which should be reported in the provider's own issue tracker.";
 
 /// Converts a provider's diagnostics into configuration diagnostics at the
 /// resource, naming the address and the attribute path.
-pub fn provider_diags(d: &ProviderDiags, addr: &str, range: &Option<SourceRange>) -> Vec<Diagnostic> {
+pub fn provider_diags(
+    d: &ProviderDiags,
+    addr: &str,
+    range: &Option<SourceRange>,
+) -> Vec<Diagnostic> {
     provider_diags_at(d, addr, range, &|_| None)
 }
 
 /// Like [`provider_diags`], but a diagnostic with an attribute path is
 /// placed where `at` finds that attribute in the configuration, as
 /// Terraform does (falling back to `range` and naming the path).
-pub fn provider_diags_at(d: &ProviderDiags, addr: &str, range: &Option<SourceRange>, at: &dyn Fn(&Path) -> Option<SourceRange>) -> Vec<Diagnostic> {
+pub fn provider_diags_at(
+    d: &ProviderDiags,
+    addr: &str,
+    range: &Option<SourceRange>,
+    at: &dyn Fn(&Path) -> Option<SourceRange>,
+) -> Vec<Diagnostic> {
     d.iter()
         .map(|pd| {
             let mut detail = pd.detail.clone();
@@ -35,7 +45,9 @@ pub fn provider_diags_at(d: &ProviderDiags, addr: &str, range: &Option<SourceRan
                     }
                 }
             }
-            detail = format!("{detail}\n\n  with {addr}").trim_start().to_string();
+            detail = format!("{detail}\n\n  with {addr}")
+                .trim_start()
+                .to_string();
             Diagnostic {
                 severity: match pd.severity {
                     crate::provider::Severity::Error => Severity::Error,
@@ -53,20 +65,29 @@ pub fn provider_diags_at(d: &ProviderDiags, addr: &str, range: &Option<SourceRan
 /// nested blocks: the argument's expression, or the nested block (static
 /// blocks only; the innermost one found when the path goes deeper than
 /// what is written).
-pub fn attribute_range(p: &Path, attributes: &std::collections::BTreeMap<String, terrane_config::Expr>, blocks: &[terrane_config::NestedBlock]) -> Option<SourceRange> {
+pub fn attribute_range(
+    p: &Path,
+    attributes: &std::collections::BTreeMap<String, terrane_config::Expr>,
+    blocks: &[terrane_config::NestedBlock],
+) -> Option<SourceRange> {
     use terrane_value::Step;
-    let [Step::Attr(name), rest @ ..] = p.0.as_slice() else { return None };
+    let [Step::Attr(name), rest @ ..] = p.0.as_slice() else {
+        return None;
+    };
     if let Some(e) = attributes.get(name) {
         return e.range.clone();
     }
-    let mut of_type = blocks.iter().filter(|b| b.type_name == *name && b.dynamic.is_none());
+    let mut of_type = blocks
+        .iter()
+        .filter(|b| b.type_name == *name && b.dynamic.is_none());
     let (block, rest) = match rest {
         [Step::Index(i), rest @ ..] => (of_type.nth(usize::try_from(*i).ok()?), rest),
         [Step::Key(k), rest @ ..] => (of_type.find(|b| b.labels.first() == Some(k)), rest),
         _ => (of_type.next(), rest),
     };
     let block = block?;
-    attribute_range(&Path(rest.to_vec()), &block.attributes, &block.blocks).or_else(|| block.range.clone())
+    attribute_range(&Path(rest.to_vec()), &block.attributes, &block.blocks)
+        .or_else(|| block.range.clone())
 }
 
 fn bug(summary: &str, detail: String, range: &Option<SourceRange>) -> Diagnostic {
@@ -106,12 +127,21 @@ pub fn unknown_paths(v: &Value) -> Vec<Path> {
 }
 
 fn join(errs: &[PlanError]) -> String {
-    errs.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n")
+    errs.iter()
+        .map(|e| format!("  - {e}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// After ReadResource: the new state must be wholly known and of the
 /// schema's type.
-pub fn check_refresh(schema: &Block, provider: &str, addr: &InstanceAddr, new: &Value, range: &Option<SourceRange>) -> Option<Diagnostic> {
+pub fn check_refresh(
+    schema: &Block,
+    provider: &str,
+    addr: &InstanceAddr,
+    new: &Value,
+    range: &Option<SourceRange>,
+) -> Option<Diagnostic> {
     if new.is_null() {
         return None;
     }
@@ -131,7 +161,16 @@ pub fn check_refresh(schema: &Block, provider: &str, addr: &InstanceAddr, new: &
 
 /// After PlanResourceChange: type conformance and every plan-validity
 /// rule. With the legacy type system flag the violations are warnings.
-pub fn check_plan(schema: &Block, provider: &str, addr: &InstanceAddr, prior: &Value, config: &Value, planned: &Value, legacy: bool, range: &Option<SourceRange>) -> Vec<Diagnostic> {
+pub fn check_plan(
+    schema: &Block,
+    provider: &str,
+    addr: &InstanceAddr,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    legacy: bool,
+    range: &Option<SourceRange>,
+) -> Vec<Diagnostic> {
     if !planned.is_null() && !planned.ty().conforms_to(&schema.implied_type()) {
         return vec![bug("Provider produced invalid plan", format!("Provider {provider:?} planned an invalid value for {addr}: the planned value does not conform to the schema's type."), range)];
     }
@@ -151,7 +190,11 @@ pub fn check_plan(schema: &Block, provider: &str, addr: &InstanceAddr, prior: &V
         .map(|e| {
             bug(
                 "Provider produced invalid plan",
-                format!("Provider {provider:?} planned an invalid value for {addr}{}: {}.", path_suffix(&e.path), e.message),
+                format!(
+                    "Provider {provider:?} planned an invalid value for {addr}{}: {}.",
+                    path_suffix(&e.path),
+                    e.message
+                ),
                 range,
             )
         })
@@ -168,7 +211,14 @@ fn path_suffix(p: &Path) -> String {
 
 /// During apply: the final plan (known config) must be compatible with the
 /// plan the user approved.
-pub fn check_final_plan(schema: &Block, provider: &str, addr: &InstanceAddr, initial: &Value, fin: &Value, range: &Option<SourceRange>) -> Vec<Diagnostic> {
+pub fn check_final_plan(
+    schema: &Block,
+    provider: &str,
+    addr: &InstanceAddr,
+    initial: &Value,
+    fin: &Value,
+    range: &Option<SourceRange>,
+) -> Vec<Diagnostic> {
     assert_object_compatible(schema, initial, fin)
         .iter()
         .map(|e| {
@@ -191,7 +241,15 @@ fn describe_path(addr: &InstanceAddr, p: &Path) -> String {
 
 /// After ApplyResourceChange: the new state must be wholly known,
 /// conform, and match every known planned value.
-pub fn check_apply(schema: &Block, provider: &str, addr: &InstanceAddr, planned: &Value, new: &Value, deleting: bool, range: &Option<SourceRange>) -> Vec<Diagnostic> {
+pub fn check_apply(
+    schema: &Block,
+    provider: &str,
+    addr: &InstanceAddr,
+    planned: &Value,
+    new: &Value,
+    deleting: bool,
+    range: &Option<SourceRange>,
+) -> Vec<Diagnostic> {
     if deleting {
         if !new.is_null() {
             return vec![bug("Provider returned invalid result object after apply", format!("After applying a destroy plan for {addr}, provider {provider:?} returned a non-null object."), range)];
@@ -228,21 +286,41 @@ pub fn check_apply(schema: &Block, provider: &str, addr: &InstanceAddr, planned:
 }
 
 /// After ReadDataSource: a known, conforming, non-null object.
-pub fn check_data(schema: &Block, provider: &str, addr: &InstanceAddr, v: &Value, range: &Option<SourceRange>) -> Option<Diagnostic> {
+pub fn check_data(
+    schema: &Block,
+    provider: &str,
+    addr: &InstanceAddr,
+    v: &Value,
+    range: &Option<SourceRange>,
+) -> Option<Diagnostic> {
     if v.is_null() {
-        return Some(bug("Provider produced null object", format!("Provider {provider:?} produced a null value for {addr}."), range));
+        return Some(bug(
+            "Provider produced null object",
+            format!("Provider {provider:?} produced a null value for {addr}."),
+            range,
+        ));
     }
     if !v.ty().conforms_to(&schema.implied_type()) {
         return Some(bug("Provider produced invalid object", format!("Provider {provider:?} produced a value for {addr} that is not of the schema's type."), range));
     }
     if has_unknowns(v) {
-        return Some(bug("Provider produced invalid object", format!("Provider {provider:?} produced a value for {addr} that is not wholly known."), range));
+        return Some(bug(
+            "Provider produced invalid object",
+            format!("Provider {provider:?} produced a value for {addr} that is not wholly known."),
+            range,
+        ));
     }
     None
 }
 
 /// After UpgradeResourceState: known and conforming.
-pub fn check_upgrade(schema: &Block, provider: &str, addr: &InstanceAddr, v: &Value, range: &Option<SourceRange>) -> Option<Diagnostic> {
+pub fn check_upgrade(
+    schema: &Block,
+    provider: &str,
+    addr: &InstanceAddr,
+    v: &Value,
+    range: &Option<SourceRange>,
+) -> Option<Diagnostic> {
     if !v.is_null() && (!v.ty().conforms_to(&schema.implied_type()) || has_unknowns(v)) {
         return Some(bug("Invalid resource state upgrade", format!("The {provider:?} provider upgraded the state for {addr} from a previous version, but produced an invalid result."), range));
     }

@@ -21,14 +21,20 @@ pub enum Outcome {
 
 /// Evaluates one rule in `module` with instance names `inst`.
 pub fn check(w: &Walk, module: &ModulePath, inst: &InstanceVars, rule: &CheckRule) -> Outcome {
-    let Some(cond) = &rule.condition else { return Outcome::Pass };
+    let Some(cond) = &rule.condition else {
+        return Outcome::Pass;
+    };
     let (v, d) = w.eval(module, inst.clone(), cond);
     if d.iter().any(|d| d.severity == Severity::Error) {
         return Outcome::Invalid(d);
     }
     let v = v.unmark_deep();
     if v.is_null() {
-        return Outcome::Invalid(vec![Diagnostic::error("Invalid condition result", "Condition expression must return either true or false, not null.", cond.range.clone())]);
+        return Outcome::Invalid(vec![Diagnostic::error(
+            "Invalid condition result",
+            "Condition expression must return either true or false, not null.",
+            cond.range.clone(),
+        )]);
     }
     match terrane_value::convert::convert(&v, &Type::Bool) {
         Ok(b) => match b.as_bool() {
@@ -36,33 +42,57 @@ pub fn check(w: &Walk, module: &ModulePath, inst: &InstanceVars, rule: &CheckRul
             Some(false) => Outcome::Fail(message(w, module, inst, rule)),
             None => Outcome::Deferred,
         },
-        Err(_) => Outcome::Invalid(vec![Diagnostic::error("Invalid condition result", "Invalid condition result value: a bool is required.", cond.range.clone())]),
+        Err(_) => Outcome::Invalid(vec![Diagnostic::error(
+            "Invalid condition result",
+            "Invalid condition result value: a bool is required.",
+            cond.range.clone(),
+        )]),
     }
 }
 
 fn message(w: &Walk, module: &ModulePath, inst: &InstanceVars, rule: &CheckRule) -> String {
-    let Some(e) = &rule.error_message else { return "The condition evaluated to false.".into() };
+    let Some(e) = &rule.error_message else {
+        return "The condition evaluated to false.".into();
+    };
     let (v, d) = w.eval(module, inst.clone(), e);
     if !d.is_empty() {
-        return "The condition evaluated to false (the error message could not be evaluated).".into();
+        return "The condition evaluated to false (the error message could not be evaluated)."
+            .into();
     }
     if v.has_sensitive() {
         return "The error message included a sensitive value, so it will not be displayed.".into();
     }
-    v.as_str().map(str::to_string).unwrap_or_else(|| "The condition evaluated to false.".into())
+    v.as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| "The condition evaluated to false.".into())
 }
 
 /// Runs `rules`, reporting failures with `summary` (errors) and where they
 /// were declared; returns false when any rule failed or was invalid.
-pub fn enforce(w: &Walk, module: &ModulePath, inst: &InstanceVars, rules: &[CheckRule], summary: &str, subject: &str) -> bool {
+pub fn enforce(
+    w: &Walk,
+    module: &ModulePath,
+    inst: &InstanceVars,
+    rules: &[CheckRule],
+    summary: &str,
+    subject: &str,
+) -> bool {
     let mut ok = true;
     for rule in rules {
         match check(w, module, inst, rule) {
             Outcome::Pass | Outcome::Deferred => {}
             Outcome::Fail(msg) => {
-                let at = rule.condition.as_ref().and_then(|c| c.range.clone()).or_else(|| rule.range.clone());
+                let at = rule
+                    .condition
+                    .as_ref()
+                    .and_then(|c| c.range.clone())
+                    .or_else(|| rule.range.clone());
                 let at_text = at.as_ref().map(|r| format!(" ({r})")).unwrap_or_default();
-                w.diag(Diagnostic::error(summary, format!("{msg}\n\nThis was checked by the condition for {subject}{at_text}."), at));
+                w.diag(Diagnostic::error(
+                    summary,
+                    format!("{msg}\n\nThis was checked by the condition for {subject}{at_text}."),
+                    at,
+                ));
                 ok = false;
             }
             Outcome::Invalid(d) => {

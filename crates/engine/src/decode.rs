@@ -25,7 +25,14 @@ pub struct BodyRef<'a> {
 
 impl<'a> BodyRef<'a> {
     pub fn of(body: &'a Body, span: Option<std::ops::Range<usize>>) -> BodyRef<'a> {
-        BodyRef { attributes: body.attributes().map(|a| (a.key.as_str(), &a.value)).collect(), blocks: body.blocks().collect(), span }
+        BodyRef {
+            attributes: body
+                .attributes()
+                .map(|a| (a.key.as_str(), &a.value))
+                .collect(),
+            blocks: body.blocks().collect(),
+            span,
+        }
     }
 }
 
@@ -39,7 +46,13 @@ fn label(l: &BlockLabel) -> &str {
 /// Decodes `body` against `schema` with the evaluator `ev` (whose scope
 /// holds `count`, `each`, ...). Computed-only attributes may not be set;
 /// required ones must be.
-pub fn decode_body(ev: &mut Evaluator<'_>, index: &LineIndex, body: &BodyRef<'_>, schema: &Block, diags: &mut Vec<Diagnostic>) -> Value {
+pub fn decode_body(
+    ev: &mut Evaluator<'_>,
+    index: &LineIndex,
+    body: &BodyRef<'_>,
+    schema: &Block,
+    diags: &mut Vec<Diagnostic>,
+) -> Value {
     let mut out: BTreeMap<String, Value> = BTreeMap::new();
     for (name, expr) in &body.attributes {
         let Some(attr) = schema.attributes.get(*name) else {
@@ -48,7 +61,11 @@ pub fn decode_body(ev: &mut Evaluator<'_>, index: &LineIndex, body: &BodyRef<'_>
             } else {
                 format!("An argument named {name:?} is not expected here.")
             };
-            diags.push(Diagnostic::error("Unsupported argument", what, index.range(expr.span())));
+            diags.push(Diagnostic::error(
+                "Unsupported argument",
+                what,
+                index.range(expr.span()),
+            ));
             continue;
         };
         if attr.computed && !attr.optional && !attr.required {
@@ -99,11 +116,19 @@ pub fn decode_body(ev: &mut Evaluator<'_>, index: &LineIndex, body: &BodyRef<'_>
         let ty = b.ident.as_str();
         if ty == "dynamic" {
             let Some(bt) = b.labels.first().map(label) else {
-                diags.push(Diagnostic::error("Missing name for block", "A dynamic block requires the name of the block type to generate.", index.range(b.span())));
+                diags.push(Diagnostic::error(
+                    "Missing name for block",
+                    "A dynamic block requires the name of the block type to generate.",
+                    index.range(b.span()),
+                ));
                 continue;
             };
             let Some((name, nb)) = schema.block_types.get_key_value(bt) else {
-                diags.push(Diagnostic::error("Unsupported block type", format!("Blocks of type {bt:?} are not expected here."), index.range(b.labels[0].span())));
+                diags.push(Diagnostic::error(
+                    "Unsupported block type",
+                    format!("Blocks of type {bt:?} are not expected here."),
+                    index.range(b.labels[0].span()),
+                ));
                 continue;
             };
             match expand_dynamic(ev, index, b, bt, &nb.block, diags) {
@@ -120,7 +145,11 @@ pub fn decode_body(ev: &mut Evaluator<'_>, index: &LineIndex, body: &BodyRef<'_>
             } else {
                 format!("Blocks of type {ty:?} are not expected here.")
             };
-            diags.push(Diagnostic::error("Unsupported block type", detail, index.range(b.ident.span())));
+            diags.push(Diagnostic::error(
+                "Unsupported block type",
+                detail,
+                index.range(b.ident.span()),
+            ));
             continue;
         };
         let inner = BodyRef::of(&b.body, b.span());
@@ -147,19 +176,31 @@ pub fn decode_body(ev: &mut Evaluator<'_>, index: &LineIndex, body: &BodyRef<'_>
             ));
         }
         if nb.max_items > 0 && n > nb.max_items {
-            diags.push(Diagnostic::error("Too many blocks", format!("No more than {} {name:?} blocks are allowed.", nb.max_items), index.range(body.span.clone())));
+            diags.push(Diagnostic::error(
+                "Too many blocks",
+                format!("No more than {} {name:?} blocks are allowed.", nb.max_items),
+                index.range(body.span.clone()),
+            ));
         }
         let v = match nb.nesting {
             BlockNesting::Single | BlockNesting::Group => {
                 if n > 1 {
-                    diags.push(Diagnostic::error("Duplicate block", format!("Only one {name:?} block is allowed. Another was defined earlier."), index.range(body.span.clone())));
+                    diags.push(Diagnostic::error(
+                        "Duplicate block",
+                        format!("Only one {name:?} block is allowed. Another was defined earlier."),
+                        index.range(body.span.clone()),
+                    ));
                 }
                 match vals.into_iter().next() {
                     Some(v) => v,
                     None if nb.nesting == BlockNesting::Group => nb.block.empty_value(),
                     None => {
                         if nb.min_items > 0 {
-                            diags.push(Diagnostic::error("Missing required block", format!("A block of type {name:?} is required here."), index.range(body.span.clone())));
+                            diags.push(Diagnostic::error(
+                                "Missing required block",
+                                format!("A block of type {name:?} is required here."),
+                                index.range(body.span.clone()),
+                            ));
                         }
                         Value::null(bty)
                     }
@@ -171,8 +212,14 @@ pub fn decode_body(ev: &mut Evaluator<'_>, index: &LineIndex, body: &BodyRef<'_>
             BlockNesting::Map => {
                 let mut m = BTreeMap::new();
                 for v in vals {
-                    let key = v.get_attr("__key").and_then(|k| k.as_str().map(str::to_string)).unwrap_or_default();
-                    let val = v.get_attr("__value").cloned().unwrap_or_else(|| Value::null(bty.clone()));
+                    let key = v
+                        .get_attr("__key")
+                        .and_then(|k| k.as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    let val = v
+                        .get_attr("__value")
+                        .cloned()
+                        .unwrap_or_else(|| Value::null(bty.clone()));
                     m.insert(key, val);
                 }
                 if nb.is_dynamic_collection() {
@@ -189,7 +236,14 @@ pub fn decode_body(ev: &mut Evaluator<'_>, index: &LineIndex, body: &BodyRef<'_>
 
 /// Expands `dynamic "NAME" { for_each = ..., iterator = it, content {...} }`
 /// into one block value per element; `None` when `for_each` is unknown.
-fn expand_dynamic(ev: &mut Evaluator<'_>, index: &LineIndex, b: &HclBlock, name: &str, schema: &Block, diags: &mut Vec<Diagnostic>) -> Option<Vec<Value>> {
+fn expand_dynamic(
+    ev: &mut Evaluator<'_>,
+    index: &LineIndex,
+    b: &HclBlock,
+    name: &str,
+    schema: &Block,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<Value>> {
     let mut for_each = None;
     let mut iterator = name.to_string();
     for a in b.body.attributes() {
@@ -197,23 +251,43 @@ fn expand_dynamic(ev: &mut Evaluator<'_>, index: &LineIndex, b: &HclBlock, name:
             "for_each" => for_each = Some(&a.value),
             "iterator" => match &a.value {
                 Expression::Variable(v) => iterator = v.as_str().to_string(),
-                other => diags.push(Diagnostic::error("Invalid expression", "The iterator argument must be a single identifier.", index.range(other.span()))),
+                other => diags.push(Diagnostic::error(
+                    "Invalid expression",
+                    "The iterator argument must be a single identifier.",
+                    index.range(other.span()),
+                )),
             },
             "labels" => {}
-            k => diags.push(Diagnostic::error("Unsupported argument", format!("An argument named {k:?} is not expected here."), index.range(a.key.span()))),
+            k => diags.push(Diagnostic::error(
+                "Unsupported argument",
+                format!("An argument named {k:?} is not expected here."),
+                index.range(a.key.span()),
+            )),
         }
     }
     let Some(fe) = for_each else {
-        diags.push(Diagnostic::error("Missing required argument", "The argument \"for_each\" is required, but no definition was found.", index.range(b.span())));
+        diags.push(Diagnostic::error(
+            "Missing required argument",
+            "The argument \"for_each\" is required, but no definition was found.",
+            index.range(b.span()),
+        ));
         return Some(Vec::new());
     };
     let Some(content) = b.body.blocks().find(|c| c.ident.as_str() == "content") else {
-        diags.push(Diagnostic::error("Missing required block", "A dynamic block requires a \"content\" block.", index.range(b.span())));
+        diags.push(Diagnostic::error(
+            "Missing required block",
+            "A dynamic block requires a \"content\" block.",
+            index.range(b.span()),
+        ));
         return Some(Vec::new());
     };
     let coll = ev.eval(fe);
     if coll.is_null() {
-        diags.push(Diagnostic::error("Invalid dynamic for_each value", "Cannot use a null value in for_each.", index.range(fe.span())));
+        diags.push(Diagnostic::error(
+            "Invalid dynamic for_each value",
+            "Cannot use a null value in for_each.",
+            index.range(fe.span()),
+        ));
         return Some(Vec::new());
     }
     if !coll.is_wholly_known() && !coll.is_known() {
@@ -221,13 +295,34 @@ fn expand_dynamic(ev: &mut Evaluator<'_>, index: &LineIndex, b: &HclBlock, name:
     }
     let sens = coll.is_sensitive();
     let items: Vec<(Value, Value)> = match (coll.ty(), coll.unmark_deep()) {
-        (Type::List(_) | Type::Tuple(_), c) => c.elements().unwrap_or(&[]).iter().enumerate().map(|(i, v)| (Value::number(i as i64), v.clone())).collect(),
-        (Type::Set(_), c) => c.elements().unwrap_or(&[]).iter().map(|v| (v.clone(), v.clone())).collect(),
-        (Type::Map(_) | Type::Object(_), c) => c.entries().map(|m| m.iter().map(|(k, v)| (Value::string(k.as_str()), v.clone())).collect()).unwrap_or_default(),
+        (Type::List(_) | Type::Tuple(_), c) => c
+            .elements()
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (Value::number(i as i64), v.clone()))
+            .collect(),
+        (Type::Set(_), c) => c
+            .elements()
+            .unwrap_or(&[])
+            .iter()
+            .map(|v| (v.clone(), v.clone()))
+            .collect(),
+        (Type::Map(_) | Type::Object(_), c) => c
+            .entries()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (Value::string(k.as_str()), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
         (t, _) => {
             diags.push(Diagnostic::error(
                 "Invalid dynamic for_each value",
-                format!("Cannot use a {} value in for_each. An iterable collection is required.", t.friendly_name()),
+                format!(
+                    "Cannot use a {} value in for_each. An iterable collection is required.",
+                    t.friendly_name()
+                ),
                 index.range(fe.span()),
             ));
             return Some(Vec::new());
@@ -238,7 +333,9 @@ fn expand_dynamic(ev: &mut Evaluator<'_>, index: &LineIndex, b: &HclBlock, name:
         let it = Value::object_from([("key", k), ("value", v)]);
         let it = if sens { it.mark_sensitive() } else { it };
         let inner = BodyRef::of(&content.body, content.span());
-        let val = ev.with_local(&iterator, it, |ev| decode_body(ev, index, &inner, schema, diags));
+        let val = ev.with_local(&iterator, it, |ev| {
+            decode_body(ev, index, &inner, schema, diags)
+        });
         out.push(val);
     }
     Some(out)

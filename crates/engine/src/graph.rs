@@ -16,11 +16,18 @@ pub enum NodeKind {
     Var(String),
     Local(String),
     Output(String),
-    Resource { mode: Mode, ty: String, name: String },
+    Resource {
+        mode: Mode,
+        ty: String,
+        name: String,
+    },
     /// Expansion of a module call (count/for_each) made in this module.
     Call(String),
     /// A provider configuration: local name and alias.
-    Provider { name: String, alias: Option<String> },
+    Provider {
+        name: String,
+        alias: Option<String>,
+    },
 }
 
 /// A configuration-level node.
@@ -40,10 +47,17 @@ impl fmt::Display for Node {
             NodeKind::Var(n) => write!(f, "var.{n}"),
             NodeKind::Local(n) => write!(f, "local.{n}"),
             NodeKind::Output(n) => write!(f, "output.{n}"),
-            NodeKind::Resource { mode: Mode::Data, ty, name } => write!(f, "data.{ty}.{name}"),
+            NodeKind::Resource {
+                mode: Mode::Data,
+                ty,
+                name,
+            } => write!(f, "data.{ty}.{name}"),
             NodeKind::Resource { ty, name, .. } => write!(f, "{ty}.{name}"),
             NodeKind::Call(n) => write!(f, "module.{n} (expand)"),
-            NodeKind::Provider { name, alias: Some(a) } => write!(f, "provider[\"{name}\"].{a}"),
+            NodeKind::Provider {
+                name,
+                alias: Some(a),
+            } => write!(f, "provider[\"{name}\"].{a}"),
             NodeKind::Provider { name, alias: None } => write!(f, "provider[\"{name}\"]"),
         }
     }
@@ -147,14 +161,24 @@ impl Graph {
     /// when state is shown or exported, so state stays linear in size (a
     /// 5,000-long chain would otherwise hold 12.5 million names).
     pub fn direct_dependency_names(&self, id: NodeId) -> Vec<String> {
-        let names = self.names.get_or_init(|| self.nodes.iter().map(Node::to_string).collect());
-        self.resource_dependencies(id).into_iter().map(|d| names[d].clone()).collect()
+        let names = self
+            .names
+            .get_or_init(|| self.nodes.iter().map(Node::to_string).collect());
+        self.resource_dependencies(id)
+            .into_iter()
+            .map(|d| names[d].clone())
+            .collect()
     }
 
     /// The names state records as the dependencies of node `id`.
     pub fn recorded_dependency_names(&self, id: NodeId) -> Vec<String> {
-        let names = self.names.get_or_init(|| self.nodes.iter().map(Node::to_string).collect());
-        self.recorded_dependency_ids(id).into_iter().map(|d| names[d].clone()).collect()
+        let names = self
+            .names
+            .get_or_init(|| self.nodes.iter().map(Node::to_string).collect());
+        self.recorded_dependency_ids(id)
+            .into_iter()
+            .map(|d| names[d].clone())
+            .collect()
     }
 
     /// A topological order, or the cycles found (each a list of members).
@@ -168,7 +192,8 @@ impl Graph {
                 continue;
             }
             // Iterative DFS: (node, next dependency index).
-            let mut stack: Vec<(NodeId, Vec<NodeId>, usize)> = vec![(start, self.deps[start].iter().copied().collect(), 0)];
+            let mut stack: Vec<(NodeId, Vec<NodeId>, usize)> =
+                vec![(start, self.deps[start].iter().copied().collect(), 0)];
             state[start] = 1;
             while let Some((node, deps, i)) = stack.last_mut() {
                 if *i < deps.len() {
@@ -205,10 +230,17 @@ impl Graph {
         let names: Vec<String> = cycle.iter().map(|n| self.nodes[*n].to_string()).collect();
         let mut detail = String::from("The configuration refers to itself in a cycle; break it by removing one of these references:");
         for n in cycle {
-            let at = self.ranges[*n].as_ref().map(|r| format!(" ({r})")).unwrap_or_default();
+            let at = self.ranges[*n]
+                .as_ref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default();
             detail.push_str(&format!("\n  {}{at}", self.nodes[*n]));
         }
-        Diagnostic::error(format!("Cycle: {}", names.join(", ")), detail, self.ranges[cycle[0]].clone())
+        Diagnostic::error(
+            format!("Cycle: {}", names.join(", ")),
+            detail,
+            self.ranges[cycle[0]].clone(),
+        )
     }
 }
 
@@ -235,7 +267,11 @@ struct Builder<'c> {
 
 /// Builds the graph of a configuration tree.
 pub fn build(config: &Config) -> Graph {
-    let mut b = Builder { g: Graph::default(), pending: Vec::new(), _config: config };
+    let mut b = Builder {
+        g: Graph::default(),
+        pending: Vec::new(),
+        _config: config,
+    };
     b.module(config, &[]);
     // Resolve references now that every node exists.
     let pending = std::mem::take(&mut b.pending);
@@ -248,11 +284,17 @@ pub fn build(config: &Config) -> Graph {
 }
 
 fn refs_of<'a>(exprs: impl IntoIterator<Item = &'a Expr>) -> Vec<Reference> {
-    exprs.into_iter().flat_map(|e| e.refs.iter().cloned()).collect()
+    exprs
+        .into_iter()
+        .flat_map(|e| e.refs.iter().cloned())
+        .collect()
 }
 
 /// References inside nested blocks (kept as syntax by the configuration).
-fn block_refs(blocks: &[hcl_edit::structure::Block], index: &terrane_config::LineIndex) -> Vec<Reference> {
+fn block_refs(
+    blocks: &[hcl_edit::structure::Block],
+    index: &terrane_config::LineIndex,
+) -> Vec<Reference> {
     let mut out = Vec::new();
     for b in blocks {
         for a in b.body.attributes() {
@@ -267,26 +309,54 @@ fn block_refs(blocks: &[hcl_edit::structure::Block], index: &terrane_config::Lin
 impl Builder<'_> {
     fn module(&mut self, c: &Config, path: &[String]) {
         let m = &c.module;
-        let node = |kind: NodeKind| Node { module: path.to_vec(), kind };
+        let node = |kind: NodeKind| Node {
+            module: path.to_vec(),
+            kind,
+        };
         for (name, v) in &m.variables {
-            let id = self.g.add(node(NodeKind::Var(name.clone())), v.range.clone());
-            self.pending.push((id, path.to_vec(), refs_of(v.default.iter())));
+            let id = self
+                .g
+                .add(node(NodeKind::Var(name.clone())), v.range.clone());
+            self.pending
+                .push((id, path.to_vec(), refs_of(v.default.iter())));
         }
         for (name, e) in &m.locals {
-            let id = self.g.add(node(NodeKind::Local(name.clone())), e.range.clone());
+            let id = self
+                .g
+                .add(node(NodeKind::Local(name.clone())), e.range.clone());
             self.pending.push((id, path.to_vec(), e.refs.clone()));
         }
         for (name, o) in &m.outputs {
-            let id = self.g.add(node(NodeKind::Output(name.clone())), o.range.clone());
-            self.pending.push((id, path.to_vec(), refs_of(o.value.iter().chain(o.depends_on.iter()))));
+            let id = self
+                .g
+                .add(node(NodeKind::Output(name.clone())), o.range.clone());
+            self.pending.push((
+                id,
+                path.to_vec(),
+                refs_of(o.value.iter().chain(o.depends_on.iter())),
+            ));
         }
         for p in &m.providers {
-            let id = self.g.add(node(NodeKind::Provider { name: p.name.clone(), alias: p.alias.clone() }), p.range.clone());
-            self.pending.push((id, path.to_vec(), refs_of(p.attributes.values())));
+            let id = self.g.add(
+                node(NodeKind::Provider {
+                    name: p.name.clone(),
+                    alias: p.alias.clone(),
+                }),
+                p.range.clone(),
+            );
+            self.pending
+                .push((id, path.to_vec(), refs_of(p.attributes.values())));
         }
         for r in &m.resources {
             let mode = if r.data { Mode::Data } else { Mode::Managed };
-            let id = self.g.add(node(NodeKind::Resource { mode, ty: r.ty.clone(), name: r.name.clone() }), r.range.clone());
+            let id = self.g.add(
+                node(NodeKind::Resource {
+                    mode,
+                    ty: r.ty.clone(),
+                    name: r.name.clone(),
+                }),
+                r.range.clone(),
+            );
             let mut refs = refs_of(
                 r.attributes
                     .values()
@@ -295,7 +365,14 @@ impl Builder<'_> {
                     .chain(r.depends_on.iter())
                     .chain(r.lifecycle.replace_triggered_by.iter()),
             );
-            if let Some(index) = r.attributes.values().next().map(|e| e.index.clone()).or_else(|| r.count.as_ref().map(|e| e.index.clone())).or_else(|| r.for_each.as_ref().map(|e| e.index.clone())) {
+            if let Some(index) = r
+                .attributes
+                .values()
+                .next()
+                .map(|e| e.index.clone())
+                .or_else(|| r.count.as_ref().map(|e| e.index.clone()))
+                .or_else(|| r.for_each.as_ref().map(|e| e.index.clone()))
+            {
                 refs.extend(block_refs(&r.blocks, &index));
             } else if !r.blocks.is_empty() {
                 let index = terrane_config::LineIndex::new("", "");
@@ -304,24 +381,43 @@ impl Builder<'_> {
             self.pending.push((id, path.to_vec(), refs));
             // The provider configuration (root providers are inherited).
             let (pname, alias) = resource_provider(r);
-            let pid = self.g.add(Node { module: Vec::new(), kind: NodeKind::Provider { name: pname, alias } }, None);
+            let pid = self.g.add(
+                Node {
+                    module: Vec::new(),
+                    kind: NodeKind::Provider { name: pname, alias },
+                },
+                None,
+            );
             self.g.deps[id].insert(pid);
         }
         for (name, call) in &m.module_calls {
-            let id = self.g.add(node(NodeKind::Call(name.clone())), call.range.clone());
-            self.pending.push((id, path.to_vec(), refs_of(call.count.iter().chain(call.for_each.iter()))));
-            let Some(child) = c.children.get(name) else { continue };
+            let id = self
+                .g
+                .add(node(NodeKind::Call(name.clone())), call.range.clone());
+            self.pending.push((
+                id,
+                path.to_vec(),
+                refs_of(call.count.iter().chain(call.for_each.iter())),
+            ));
+            let Some(child) = c.children.get(name) else {
+                continue;
+            };
             let mut child_path = path.to_vec();
             child_path.push(name.clone());
             self.module(child, &child_path);
             // Inputs are evaluated in this module and set the child's vars.
             for (input, e) in &call.inputs {
-                if let Some(vid) = self.g.id(&Node { module: child_path.clone(), kind: NodeKind::Var(input.clone()) }) {
+                if let Some(vid) = self.g.id(&Node {
+                    module: child_path.clone(),
+                    kind: NodeKind::Var(input.clone()),
+                }) {
                     self.pending.push((vid, path.to_vec(), e.refs.clone()));
                 }
             }
             // Everything in the child waits for the call's expansion.
-            let child_nodes: Vec<NodeId> = (0..self.g.nodes.len()).filter(|n| self.g.nodes[*n].module.starts_with(&child_path)).collect();
+            let child_nodes: Vec<NodeId> = (0..self.g.nodes.len())
+                .filter(|n| self.g.nodes[*n].module.starts_with(&child_path))
+                .collect();
             for n in child_nodes {
                 if n != id {
                     self.g.deps[n].insert(id);
@@ -331,25 +427,50 @@ impl Builder<'_> {
     }
 
     fn link(&mut self, from: NodeId, module: &[String], config: &Config, subject: &Subject) {
-        let node = |kind: NodeKind| Node { module: module.to_vec(), kind };
+        let node = |kind: NodeKind| Node {
+            module: module.to_vec(),
+            kind,
+        };
         let targets: Vec<NodeId> = match subject {
-            Subject::Var(n) => self.g.id(&node(NodeKind::Var(n.clone()))).into_iter().collect(),
-            Subject::Local(n) => self.g.id(&node(NodeKind::Local(n.clone()))).into_iter().collect(),
+            Subject::Var(n) => self
+                .g
+                .id(&node(NodeKind::Var(n.clone())))
+                .into_iter()
+                .collect(),
+            Subject::Local(n) => self
+                .g
+                .id(&node(NodeKind::Local(n.clone())))
+                .into_iter()
+                .collect(),
             Subject::Resource { data, ty, name } => {
                 let mode = if *data { Mode::Data } else { Mode::Managed };
-                self.g.id(&node(NodeKind::Resource { mode, ty: ty.clone(), name: name.clone() })).into_iter().collect()
+                self.g
+                    .id(&node(NodeKind::Resource {
+                        mode,
+                        ty: ty.clone(),
+                        name: name.clone(),
+                    }))
+                    .into_iter()
+                    .collect()
             }
             Subject::Module(call) => {
                 let mut child = module.to_vec();
                 child.push(call.clone());
-                let mut ids: Vec<NodeId> = self.g.id(&node(NodeKind::Call(call.clone()))).into_iter().collect();
+                let mut ids: Vec<NodeId> = self
+                    .g
+                    .id(&node(NodeKind::Call(call.clone())))
+                    .into_iter()
+                    .collect();
                 let mut c = Some(config);
                 for m in &child {
                     c = c.and_then(|c| c.children.get(m));
                 }
                 if let Some(c) = c {
                     for o in c.module.outputs.keys() {
-                        ids.extend(self.g.id(&Node { module: child.clone(), kind: NodeKind::Output(o.clone()) }));
+                        ids.extend(self.g.id(&Node {
+                            module: child.clone(),
+                            kind: NodeKind::Output(o.clone()),
+                        }));
                     }
                 }
                 ids
@@ -357,7 +478,12 @@ impl Builder<'_> {
             _ => Vec::new(),
         };
         for t in targets {
-            if t != from || matches!(self.g.nodes[from].kind, NodeKind::Local(_) | NodeKind::Var(_) | NodeKind::Output(_)) {
+            if t != from
+                || matches!(
+                    self.g.nodes[from].kind,
+                    NodeKind::Local(_) | NodeKind::Var(_) | NodeKind::Output(_)
+                )
+            {
                 self.g.deps[from].insert(t);
             }
         }
@@ -366,19 +492,32 @@ impl Builder<'_> {
 
 /// Nodes of the graph in a deterministic order of names, for `graph`.
 pub fn to_dot(g: &Graph) -> String {
-    let mut out = String::from("digraph {\n  compound = \"true\"\n  newrank = \"true\"\n  subgraph \"root\" {\n");
+    let mut out = String::from(
+        "digraph {\n  compound = \"true\"\n  newrank = \"true\"\n  subgraph \"root\" {\n",
+    );
     let mut names: BTreeMap<String, NodeId> = BTreeMap::new();
     for (i, n) in g.nodes.iter().enumerate() {
         names.insert(n.to_string(), i);
     }
     for name in names.keys() {
-        out.push_str(&format!("    \"[root] {}\" [label = \"{}\", shape = \"box\"]\n", name.replace('"', "\\\""), name.replace('"', "\\\"")));
+        out.push_str(&format!(
+            "    \"[root] {}\" [label = \"{}\", shape = \"box\"]\n",
+            name.replace('"', "\\\""),
+            name.replace('"', "\\\"")
+        ));
     }
     for (name, id) in &names {
-        let mut deps: Vec<String> = g.deps[*id].iter().map(|d| g.nodes[*d].to_string()).collect();
+        let mut deps: Vec<String> = g.deps[*id]
+            .iter()
+            .map(|d| g.nodes[*d].to_string())
+            .collect();
         deps.sort();
         for d in deps {
-            out.push_str(&format!("    \"[root] {}\" -> \"[root] {}\"\n", name.replace('"', "\\\""), d.replace('"', "\\\"")));
+            out.push_str(&format!(
+                "    \"[root] {}\" -> \"[root] {}\"\n",
+                name.replace('"', "\\\""),
+                d.replace('"', "\\\"")
+            ));
         }
     }
     out.push_str("  }\n}\n");

@@ -146,7 +146,9 @@ pub struct Plan {
 
 impl Plan {
     pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == terrane_config::Severity::Error)
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == terrane_config::Severity::Error)
     }
 
     /// Whether anything would change (resources or outputs).
@@ -155,9 +157,15 @@ impl Plan {
         if self.mode == PlanMode::RefreshOnly && !self.drift.is_empty() {
             return true;
         }
-        self.changes.iter().any(|c| c.action != Action::NoOp || c.importing.is_some())
+        self.changes
+            .iter()
+            .any(|c| c.action != Action::NoOp || c.importing.is_some())
             || !self.moved.is_empty()
-            || self.outputs.values().any(|o| o.before.as_ref().is_none_or(|b| !b.eq_ignoring_refinements(&o.after) || !o.after.is_wholly_known()))
+            || self.outputs.values().any(|o| {
+                o.before.as_ref().is_none_or(|b| {
+                    !b.eq_ignoring_refinements(&o.after) || !o.after.is_wholly_known()
+                })
+            })
     }
 
     /// Counts of (add, change, destroy) as Terraform's summary line shows.
@@ -207,7 +215,11 @@ fn collect(v: &Value, path: &mut Path, out: &mut Vec<Path>) {
         Kind::Map(m) => {
             let object = v.ty().object_type().is_some();
             for (k, e) in m.iter() {
-                path.push(if object { Step::Attr(k.clone()) } else { Step::Key(k.clone()) });
+                path.push(if object {
+                    Step::Attr(k.clone())
+                } else {
+                    Step::Key(k.clone())
+                });
                 collect(e, path, out);
                 path.pop();
             }
@@ -256,10 +268,14 @@ pub fn mark_paths(v: &Value, paths: &[Path]) -> Value {
             rebuilt.with_sensitive(v.is_sensitive())
         }
         Kind::Seq(es) => {
-            let out: Vec<Value> = es.iter().enumerate().map(|(i, e)| match index_children.get(&(i as i64)) {
-                Some(ps) => mark_paths(e, ps),
-                None => e.clone(),
-            }).collect();
+            let out: Vec<Value> = es
+                .iter()
+                .enumerate()
+                .map(|(i, e)| match index_children.get(&(i as i64)) {
+                    Some(ps) => mark_paths(e, ps),
+                    None => e.clone(),
+                })
+                .collect();
             let rebuilt = match v.ty() {
                 Type::List(e) => Value::list((**e).clone(), out),
                 _ => Value::tuple(out),
@@ -301,7 +317,9 @@ fn walk_schema(schema: &terrane_schema::Block, v: &Value, path: &mut Path, out: 
         }
     }
     for (name, nb) in &schema.block_types {
-        let Some(child) = v.get_attr(name) else { continue };
+        let Some(child) = v.get_attr(name) else {
+            continue;
+        };
         path.push(Step::Attr(name.clone()));
         match child.kind() {
             Kind::Seq(es) => {
@@ -311,7 +329,10 @@ fn walk_schema(schema: &terrane_schema::Block, v: &Value, path: &mut Path, out: 
                     path.pop();
                 }
             }
-            Kind::Map(m) if child.ty().object_type().is_none() || nb.nesting == terrane_schema::BlockNesting::Map => {
+            Kind::Map(m)
+                if child.ty().object_type().is_none()
+                    || nb.nesting == terrane_schema::BlockNesting::Map =>
+            {
                 for (k, e) in m.iter() {
                     path.push(Step::Key(k.clone()));
                     walk_schema(&nb.block, e, path, out);
@@ -331,7 +352,11 @@ mod tests {
     use proptest::prelude::*;
 
     fn leaf() -> impl Strategy<Value = Value> {
-        prop_oneof![any::<String>().prop_map(|s| Value::string(s.as_str())), any::<i64>().prop_map(Value::number), any::<bool>().prop_map(Value::bool)]
+        prop_oneof![
+            any::<String>().prop_map(|s| Value::string(s.as_str())),
+            any::<i64>().prop_map(Value::number),
+            any::<bool>().prop_map(Value::bool)
+        ]
     }
 
     /// Values with sensitive marks anywhere (objects, tuples and maps of
@@ -339,10 +364,17 @@ mod tests {
     fn marked() -> impl Strategy<Value = Value> {
         let node = leaf().prop_recursive(3, 24, 4, |inner| {
             prop_oneof![
-                prop::collection::btree_map("[a-z]{1,3}", inner.clone(), 0..4).prop_map(Value::object),
+                prop::collection::btree_map("[a-z]{1,3}", inner.clone(), 0..4)
+                    .prop_map(Value::object),
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Value::tuple),
-                prop::collection::btree_map("[a-z]{1,3}", any::<String>(), 0..4)
-                    .prop_map(|m| Value::map(Type::String, m.into_iter().map(|(k, v)| (k, Value::string(v.as_str()))).collect())),
+                prop::collection::btree_map("[a-z]{1,3}", any::<String>(), 0..4).prop_map(|m| {
+                    Value::map(
+                        Type::String,
+                        m.into_iter()
+                            .map(|(k, v)| (k, Value::string(v.as_str())))
+                            .collect(),
+                    )
+                }),
             ]
         });
         (node, any::<u64>()).prop_map(|(v, seed)| sprinkle(&v, seed))
@@ -358,12 +390,23 @@ mod tests {
                 Kind::Seq(_) | Kind::Map(_) => {
                     let kids: Vec<(Option<String>, Value)> = match v.kind() {
                         Kind::Seq(es) => es.iter().map(|e| (None, go(e, n))).collect(),
-                        Kind::Map(m) => m.iter().map(|(k, e)| (Some(k.clone()), go(e, n))).collect(),
+                        Kind::Map(m) => {
+                            m.iter().map(|(k, e)| (Some(k.clone()), go(e, n))).collect()
+                        }
                         _ => unreachable!(),
                     };
                     match v.ty() {
-                        Type::Map(e) => Value::map((**e).clone(), kids.into_iter().map(|(k, x)| (k.unwrap_or_default(), x)).collect()),
-                        Type::Object(_) => Value::object(kids.into_iter().map(|(k, x)| (k.unwrap_or_default(), x)).collect()),
+                        Type::Map(e) => Value::map(
+                            (**e).clone(),
+                            kids.into_iter()
+                                .map(|(k, x)| (k.unwrap_or_default(), x))
+                                .collect(),
+                        ),
+                        Type::Object(_) => Value::object(
+                            kids.into_iter()
+                                .map(|(k, x)| (k.unwrap_or_default(), x))
+                                .collect(),
+                        ),
                         _ => Value::tuple(kids.into_iter().map(|(_, x)| x).collect()),
                     }
                 }
@@ -390,8 +433,17 @@ mod tests {
 
     #[test]
     fn named_paths() {
-        let v = Value::object_from([("a", Value::string("x").mark_sensitive()), ("b", Value::tuple(vec![Value::number(1), Value::number(2).mark_sensitive()]))]);
-        let got: Vec<String> = sensitive_paths(&v).iter().map(ToString::to_string).collect();
+        let v = Value::object_from([
+            ("a", Value::string("x").mark_sensitive()),
+            (
+                "b",
+                Value::tuple(vec![Value::number(1), Value::number(2).mark_sensitive()]),
+            ),
+        ]);
+        let got: Vec<String> = sensitive_paths(&v)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(got, [".a", ".b[1]"]);
     }
 }
@@ -400,7 +452,9 @@ mod tests {
 /// for every object, every resource and data source upstream (transitively,
 /// through data sources too); data sources themselves record none. Keyed
 /// by (instance address, deposed key).
-pub fn closure_dependencies(s: &terrane_state::Snapshot) -> std::collections::HashMap<(InstanceAddr, Option<String>), Vec<String>> {
+pub fn closure_dependencies(
+    s: &terrane_state::Snapshot,
+) -> std::collections::HashMap<(InstanceAddr, Option<String>), Vec<String>> {
     use std::collections::{BTreeSet, HashMap};
     // Direct dependencies per configuration address (union over instances).
     let mut direct: HashMap<String, BTreeSet<String>> = HashMap::new();
@@ -414,7 +468,12 @@ pub fn closure_dependencies(s: &terrane_state::Snapshot) -> std::collections::Ha
         }
     }
     let mut memo: HashMap<String, BTreeSet<String>> = HashMap::new();
-    fn close(a: &str, direct: &HashMap<String, BTreeSet<String>>, memo: &mut HashMap<String, BTreeSet<String>>, visiting: &mut BTreeSet<String>) -> BTreeSet<String> {
+    fn close(
+        a: &str,
+        direct: &HashMap<String, BTreeSet<String>>,
+        memo: &mut HashMap<String, BTreeSet<String>>,
+        visiting: &mut BTreeSet<String>,
+    ) -> BTreeSet<String> {
         if let Some(m) = memo.get(a) {
             return m.clone();
         }
@@ -434,7 +493,11 @@ pub fn closure_dependencies(s: &terrane_state::Snapshot) -> std::collections::Ha
     for (raddr, r) in &s.resources {
         for (key, inst) in &r.instances {
             let addr = raddr.instance(key.clone());
-            let objects = inst.current.iter().map(|o| (None, o)).chain(inst.deposed.iter().map(|(k, o)| (Some(k.clone()), o)));
+            let objects = inst
+                .current
+                .iter()
+                .map(|o| (None, o))
+                .chain(inst.deposed.iter().map(|(k, o)| (Some(k.clone()), o)));
             for (deposed, o) in objects {
                 if raddr.mode == terrane_state::Mode::Data {
                     out.insert((addr.clone(), deposed), Vec::new());
@@ -464,7 +527,10 @@ pub fn with_closure_dependencies(s: &terrane_state::Snapshot) -> terrane_state::
                 o.dependencies = deps.get(&(addr.clone(), None)).cloned().unwrap_or_default();
             }
             for (k, o) in inst.deposed.iter_mut() {
-                o.dependencies = deps.get(&(addr.clone(), Some(k.clone()))).cloned().unwrap_or_default();
+                o.dependencies = deps
+                    .get(&(addr.clone(), Some(k.clone())))
+                    .cloned()
+                    .unwrap_or_default();
             }
         }
     }

@@ -16,7 +16,9 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use terrane_config::{Diagnostic, Severity};
-use terrane_state::{Change as StateChange, InstanceAddr, InstanceKey, Mode, OutputState, Run, Snapshot};
+use terrane_state::{
+    Change as StateChange, InstanceAddr, InstanceKey, Mode, OutputState, Run, Snapshot,
+};
 use terrane_value::{typejson, Type, Value};
 
 /// A loaded configuration, ready to validate, plan and apply.
@@ -45,7 +47,9 @@ pub struct ApplyResult {
 
 impl ApplyResult {
     pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 }
 
@@ -78,14 +82,23 @@ impl Engine {
         collect_providers(&config, &mut provider_addrs, &mut constraints, &mut diags);
         // The variable holding the state's encryption key never reaches a
         // provider (the standard secret variables are withheld already).
-        if let Some(name) = config.module.state.as_ref().and_then(|s| s.encryption_key_env.as_deref()) {
+        if let Some(name) = config
+            .module
+            .state
+            .as_ref()
+            .and_then(|s| s.encryption_key_env.as_deref())
+        {
             terrane_plugin::withhold_env(name);
         }
         let host = Arc::new(ProviderHost::new(HostOptions::default()));
         let cli = match CliConfig::load_from_env() {
             Ok(c) => c,
             Err(e) => {
-                diags.push(Diagnostic::error("Invalid CLI configuration", e.to_string(), None));
+                diags.push(Diagnostic::error(
+                    "Invalid CLI configuration",
+                    e.to_string(),
+                    None,
+                ));
                 CliConfig::default()
             }
         };
@@ -106,17 +119,31 @@ impl Engine {
         names.dedup();
         let core_addrs = provider_addrs.clone();
         for name in names {
-            let addr = core_addrs.get(&name).cloned().unwrap_or_else(|| default_addr(&name));
-            let c = constraints.get(&addr).cloned().unwrap_or_else(Constraints::any);
+            let addr = core_addrs
+                .get(&name)
+                .cloned()
+                .unwrap_or_else(|| default_addr(&name));
+            let c = constraints
+                .get(&addr)
+                .cloned()
+                .unwrap_or_else(Constraints::any);
             match discovery.resolve(&addr, &c, &lockfile) {
                 Ok(src) => host.register(addr, src),
-                Err(e) => diags.push(Diagnostic::error("Failed to query available provider packages", e.to_string(), None)),
+                Err(e) => diags.push(Diagnostic::error(
+                    "Failed to query available provider packages",
+                    e.to_string(),
+                    None,
+                )),
             }
         }
         if errors(&diags) {
             return Err(diags);
         }
-        let cwd = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()).display().to_string();
+        let cwd = dir
+            .canonicalize()
+            .unwrap_or_else(|_| dir.to_path_buf())
+            .display()
+            .to_string();
         let core = EngineCore {
             dir: dir.to_path_buf(),
             config,
@@ -130,7 +157,9 @@ impl Engine {
             progress: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
             events: std::sync::OnceLock::new(),
         };
-        Ok(Engine { core: Arc::new(core) })
+        Ok(Engine {
+            core: Arc::new(core),
+        })
     }
 
     /// Starts the plugin processes of the providers the configuration's
@@ -140,7 +169,9 @@ impl Engine {
     pub fn prestart_providers(&self) {
         for n in &self.core.graph.nodes {
             if let NodeKind::Provider { name, .. } = &n.kind {
-                self.core.host.prestart(&crate::walk::provider_addr(&self.core, name));
+                self.core
+                    .host
+                    .prestart(&crate::walk::provider_addr(&self.core, name));
             }
         }
     }
@@ -153,7 +184,12 @@ impl Engine {
     /// Checks the configuration with the providers' schemas and validation,
     /// unknown values allowed.
     pub async fn validate(&self) -> Vec<Diagnostic> {
-        let w = Arc::new(Walk::new(self.core.clone(), Phase::Validate, Options::default(), Snapshot::empty()));
+        let w = Arc::new(Walk::new(
+            self.core.clone(),
+            Phase::Validate,
+            Options::default(),
+            Snapshot::empty(),
+        ));
         w.run(node).await;
         let d = lock(&w.diags).clone();
         d
@@ -162,12 +198,23 @@ impl Engine {
     /// Plans against `state`.
     pub async fn plan(&self, state: &Snapshot, opts: Options) -> Plan {
         let mode = opts.mode;
-        let mut plan = Plan { mode, lineage: state.lineage.clone(), serial: state.serial, variables: opts.vars.clone(), ..Default::default() };
+        let mut plan = Plan {
+            mode,
+            lineage: state.lineage.clone(),
+            serial: state.serial,
+            variables: opts.vars.clone(),
+            ..Default::default()
+        };
         let (state, moved, moved_diags) = apply_moved(&self.core.config, state);
         plan.diagnostics.extend(moved_diags);
         plan.moved = moved;
         // The walk owns the (moved) state: no second copy of a large state.
-        let w = Arc::new(Walk::new(self.core.clone(), Phase::Plan, opts.clone(), state));
+        let w = Arc::new(Walk::new(
+            self.core.clone(),
+            Phase::Plan,
+            opts.clone(),
+            state,
+        ));
         if mode == PlanMode::Destroy {
             let state = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
             let mut changes = Vec::new();
@@ -178,19 +225,35 @@ impl Engine {
                 for (key, inst) in &r.instances {
                     let addr = raddr.instance(key.clone());
                     if let Some(o) = &inst.current {
-                        changes.push(delete_change(&self.core, &addr, None, o, &r.provider, None).await);
+                        changes.push(
+                            delete_change(&self.core, &addr, None, o, &r.provider, None).await,
+                        );
                     }
                     for (k, o) in &inst.deposed {
-                        changes.push(delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None).await);
+                        changes.push(
+                            delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None)
+                                .await,
+                        );
                     }
                 }
             }
             plan.changes = changes;
             for (name, o) in &state.outputs {
-                plan.outputs.insert(name.clone(), OutputChange { before: Some(output_value(o)), after: Value::null(Type::Dynamic), sensitive: o.sensitive });
+                plan.outputs.insert(
+                    name.clone(),
+                    OutputChange {
+                        before: Some(output_value(o)),
+                        after: Value::null(Type::Dynamic),
+                        sensitive: o.sensitive,
+                    },
+                );
             }
             // Only errors about state matter for a destroy.
-            plan.diagnostics = lock(&w.diags).iter().filter(|d| d.summary.contains("provider") || d.summary.contains("Provider")).cloned().collect();
+            plan.diagnostics = lock(&w.diags)
+                .iter()
+                .filter(|d| d.summary.contains("provider") || d.summary.contains("Provider"))
+                .cloned()
+                .collect();
             plan.prior_state = Some(state);
             sort(&mut plan.changes);
             return plan;
@@ -216,7 +279,15 @@ impl Engine {
                     if let Some(o) = &inst.current {
                         if !in_config {
                             let reason = orphan_reason(&self.core, &w, &addr);
-                            let mut c = delete_change(&self.core, &addr, None, o, &r.provider, Some(reason)).await;
+                            let mut c = delete_change(
+                                &self.core,
+                                &addr,
+                                None,
+                                o,
+                                &r.provider,
+                                Some(reason),
+                            )
+                            .await;
                             if let Some(rm) = removed_block(&self.core.config, &addr) {
                                 if !rm.destroy {
                                     c.action = Action::Forget;
@@ -226,7 +297,10 @@ impl Engine {
                         }
                     }
                     for (k, o) in &inst.deposed {
-                        changes.push(delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None).await);
+                        changes.push(
+                            delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None)
+                                .await,
+                        );
                     }
                 }
             }
@@ -248,11 +322,25 @@ impl Engine {
                 if before.is_none() && v.unmark_deep().is_null() {
                     continue;
                 }
-                plan.outputs.insert(name.clone(), OutputChange { before, after: v.clone(), sensitive: *sensitive });
+                plan.outputs.insert(
+                    name.clone(),
+                    OutputChange {
+                        before,
+                        after: v.clone(),
+                        sensitive: *sensitive,
+                    },
+                );
             }
             for (name, o) in &current.outputs {
                 if !outs.contains_key(name) {
-                    plan.outputs.insert(name.clone(), OutputChange { before: Some(output_value(o)), after: Value::null(Type::Dynamic), sensitive: o.sensitive });
+                    plan.outputs.insert(
+                        name.clone(),
+                        OutputChange {
+                            before: Some(output_value(o)),
+                            after: Value::null(Type::Dynamic),
+                            sensitive: o.sensitive,
+                        },
+                    );
                 }
             }
         }
@@ -263,10 +351,20 @@ impl Engine {
     }
 
     /// Applies `plan`; `state` is the locked run's current snapshot.
-    pub async fn apply(&self, plan: &Plan, state: &Snapshot, run: Box<dyn Run>, opts: Options) -> (ApplyResult, Box<dyn Run>) {
+    pub async fn apply(
+        &self,
+        plan: &Plan,
+        state: &Snapshot,
+        run: Box<dyn Run>,
+        opts: Options,
+    ) -> (ApplyResult, Box<dyn Run>) {
         let run = Arc::new(Mutex::new(run));
         let mut w = Walk::new(self.core.clone(), Phase::Apply, opts, state.clone());
-        w.planned = plan.changes.iter().map(|c| ((c.addr.clone(), c.deposed.clone()), c.clone())).collect();
+        w.planned = plan
+            .changes
+            .iter()
+            .map(|c| ((c.addr.clone(), c.deposed.clone()), c.clone()))
+            .collect();
         w.persist = Some(run.clone());
         let w = Arc::new(w);
         let mut result = ApplyResult::default();
@@ -284,11 +382,22 @@ impl Engine {
             // Providers for the deletes come from the walk's provider nodes
             // (configured); in destroy mode only they run.
             for c in plan.changes.iter().filter(|c| c.action == Action::Forget) {
-                if let Err(d) = crate::apply_node::persist(&w, StateChange::RemoveObject { addr: c.addr.clone(), deposed: c.deposed.clone() }) {
+                if let Err(d) = crate::apply_node::persist(
+                    &w,
+                    StateChange::RemoveObject {
+                        addr: c.addr.clone(),
+                        deposed: c.deposed.clone(),
+                    },
+                ) {
                     result.diagnostics.push(d);
                 }
             }
-            let deletes: Vec<Change> = plan.changes.iter().filter(|c| c.action == Action::Delete).cloned().collect();
+            let deletes: Vec<Change> = plan
+                .changes
+                .iter()
+                .filter(|c| c.action == Action::Delete)
+                .cloned()
+                .collect();
             if plan.mode == PlanMode::Destroy {
                 configure_providers(&w).await;
                 apply_deletes(&w, deletes).await;
@@ -306,16 +415,34 @@ impl Engine {
                 for (name, (v, sensitive)) in &outs {
                     let plain = v.unmark_deep();
                     if plain.is_null() || !plain.is_wholly_known() {
-                        let _ = crate::apply_node::persist(&w, StateChange::RemoveOutput { name: name.clone() });
+                        let _ = crate::apply_node::persist(
+                            &w,
+                            StateChange::RemoveOutput { name: name.clone() },
+                        );
                         continue;
                     }
                     let ty = plain.ty().clone();
                     if let Ok(value) = terrane_value::json::encode(&plain, &ty) {
-                        let output = OutputState { value, ty: typejson::to_json(&ty), sensitive: *sensitive || v.has_sensitive() };
-                        let _ = crate::apply_node::persist(&w, StateChange::SetOutput { name: name.clone(), output });
+                        let output = OutputState {
+                            value,
+                            ty: typejson::to_json(&ty),
+                            sensitive: *sensitive || v.has_sensitive(),
+                        };
+                        let _ = crate::apply_node::persist(
+                            &w,
+                            StateChange::SetOutput {
+                                name: name.clone(),
+                                output,
+                            },
+                        );
                     }
                 }
-                let stale: Vec<String> = lock(&w.state).outputs.keys().filter(|k| !outs.contains_key(*k)).cloned().collect();
+                let stale: Vec<String> = lock(&w.state)
+                    .outputs
+                    .keys()
+                    .filter(|k| !outs.contains_key(*k))
+                    .cloned()
+                    .collect();
                 for name in stale {
                     let _ = crate::apply_node::persist(&w, StateChange::RemoveOutput { name });
                 }
@@ -331,14 +458,26 @@ impl Engine {
     }
 }
 
-fn finish(mut result: ApplyResult, w: Arc<Walk>, run: Arc<Mutex<Box<dyn Run>>>) -> (ApplyResult, Box<dyn Run>) {
+fn finish(
+    mut result: ApplyResult,
+    w: Arc<Walk>,
+    run: Arc<Mutex<Box<dyn Run>>>,
+) -> (ApplyResult, Box<dyn Run>) {
     let (a, c, d) = *lock(&w.applied);
     result.added = a;
     result.changed = c;
     result.destroyed = d;
     // Every unrecorded change failed the same way: the first says why,
     // the emergency state file's report counts them all.
-    result.diagnostics.extend(lock(&w.diags).iter().filter(|d| !d.detail.ends_with(crate::apply_node::REPEATED_PERSIST_FAILURE)).cloned());
+    result.diagnostics.extend(
+        lock(&w.diags)
+            .iter()
+            .filter(|d| {
+                !d.detail
+                    .ends_with(crate::apply_node::REPEATED_PERSIST_FAILURE)
+            })
+            .cloned(),
+    );
     let recorded = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
     let unrecorded = std::mem::take(&mut *lock(&w.unrecorded));
     if !unrecorded.is_empty() {
@@ -348,7 +487,10 @@ fn finish(mut result: ApplyResult, w: Arc<Walk>, run: Arc<Mutex<Box<dyn Run>>>) 
         for c in &unrecorded {
             full.apply(c);
         }
-        full.serial = recorded.serial.max(w.last_serial.load(std::sync::atomic::Ordering::SeqCst)) + 1;
+        full.serial = recorded
+            .serial
+            .max(w.last_serial.load(std::sync::atomic::Ordering::SeqCst))
+            + 1;
         result.errored_state = Some((full, unrecorded.len()));
     }
     result.state = Some(recorded);
@@ -368,11 +510,22 @@ fn finish(mut result: ApplyResult, w: Arc<Walk>, run: Arc<Mutex<Box<dyn Run>>>) 
 /// Provider nodes alone (for destroy and the pre-walk deletes): evaluate
 /// and configure every provider configuration of the root module.
 async fn configure_providers(w: &Arc<Walk>) {
-    let ids: Vec<usize> = w.core.graph.nodes.iter().enumerate().filter(|(_, n)| matches!(n.kind, NodeKind::Provider { .. })).map(|(i, _)| i).collect();
+    let ids: Vec<usize> = w
+        .core
+        .graph
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| matches!(n.kind, NodeKind::Provider { .. }))
+        .map(|(i, _)| i)
+        .collect();
     for id in ids {
         // Providers may refer to variables; evaluate those first.
         for dep in w.core.graph.deps[id].clone() {
-            if matches!(w.core.graph.nodes[dep].kind, NodeKind::Var(_) | NodeKind::Local(_)) {
+            if matches!(
+                w.core.graph.nodes[dep].kind,
+                NodeKind::Var(_) | NodeKind::Local(_)
+            ) {
                 node(w.clone(), dep).await;
             }
         }
@@ -387,13 +540,22 @@ fn default_addr(name: &str) -> ProviderAddr {
     ProviderAddr::new("registry.terraform.io", "hashicorp", name)
 }
 
-fn collect_providers(c: &terrane_config::Config, addrs: &mut BTreeMap<String, ProviderAddr>, constraints: &mut BTreeMap<ProviderAddr, Constraints>, diags: &mut Vec<Diagnostic>) {
+fn collect_providers(
+    c: &terrane_config::Config,
+    addrs: &mut BTreeMap<String, ProviderAddr>,
+    constraints: &mut BTreeMap<ProviderAddr, Constraints>,
+    diags: &mut Vec<Diagnostic>,
+) {
     for (name, rp) in &c.module.required_providers {
         let addr = match &rp.source {
             Some(s) => match ProviderAddr::parse(s) {
                 Ok(a) => a,
                 Err(e) => {
-                    diags.push(Diagnostic::error("Invalid provider source address", e.to_string(), None));
+                    diags.push(Diagnostic::error(
+                        "Invalid provider source address",
+                        e.to_string(),
+                        None,
+                    ));
                     continue;
                 }
             },
@@ -405,7 +567,11 @@ fn collect_providers(c: &terrane_config::Config, addrs: &mut BTreeMap<String, Pr
                     let merged = constraints.remove(&addr).map(|x| x.and(&cn)).unwrap_or(cn);
                     constraints.insert(addr.clone(), merged);
                 }
-                Err(e) => diags.push(Diagnostic::error("Invalid version constraint", e.to_string(), None)),
+                Err(e) => diags.push(Diagnostic::error(
+                    "Invalid version constraint",
+                    e.to_string(),
+                    None,
+                )),
             }
         }
         addrs.entry(name.clone()).or_insert(addr);
@@ -435,7 +601,14 @@ fn output_value(o: &OutputState) -> Value {
 /// resource type's schema (so dynamic attributes lose their stored type
 /// wrapper and sensitive paths mark the right values), loosely only when
 /// the provider cannot give a schema of the object's version.
-async fn delete_change(core: &EngineCore, addr: &InstanceAddr, deposed: Option<String>, o: &terrane_state::ObjectState, provider: &str, reason: Option<Reason>) -> Change {
+async fn delete_change(
+    core: &EngineCore,
+    addr: &InstanceAddr,
+    deposed: Option<String>,
+    o: &terrane_state::ObjectState,
+    provider: &str,
+    reason: Option<Reason>,
+) -> Change {
     let (key, typed) = decode_stored(core, addr, o, provider).await;
     let before = typed.unwrap_or_else(|| decode_loose(&o.attributes));
     let before = crate::model::mark_paths(&before, &o.sensitive_paths);
@@ -461,18 +634,35 @@ async fn delete_change(core: &EngineCore, addr: &InstanceAddr, deposed: Option<S
 /// A stored object's attributes decoded with its resource type's schema
 /// (None when the provider cannot give a schema of the object's version),
 /// and the provider configuration `provider` (as state records it) names.
-async fn decode_stored(core: &EngineCore, addr: &InstanceAddr, o: &terrane_state::ObjectState, provider: &str) -> (crate::provider::ProviderConfigKey, Option<Value>) {
+async fn decode_stored(
+    core: &EngineCore,
+    addr: &InstanceAddr,
+    o: &terrane_state::ObjectState,
+    provider: &str,
+) -> (crate::provider::ProviderConfigKey, Option<Value>) {
     let name = graph::default_provider_name(&addr.resource.ty).to_string();
     let alias = provider.rsplit_once("].").map(|(_, a)| a.to_string());
     let key = provider_key(core, &name, alias.as_deref());
-    let key = if provider.contains(&key.addr.to_string()) { key } else { parse_provider_key(provider).unwrap_or(key) };
+    let key = if provider.contains(&key.addr.to_string()) {
+        key
+    } else {
+        parse_provider_key(provider).unwrap_or(key)
+    };
     // A provider only the state mentions is registered on first use.
     let schema = match core.ensure_provider(&key.addr) {
         Ok(()) => core.host.schema(&key.addr).await.ok(),
         Err(_) => None,
     };
-    let schema = schema.as_ref().and_then(|s| if addr.resource.mode == Mode::Data { s.data_source(&addr.resource.ty) } else { s.resource(&addr.resource.ty) });
-    let typed = schema.filter(|s| s.version == o.schema_version as i64).and_then(|s| terrane_value::json::decode(&o.attributes, &s.block.implied_type()).ok());
+    let schema = schema.as_ref().and_then(|s| {
+        if addr.resource.mode == Mode::Data {
+            s.data_source(&addr.resource.ty)
+        } else {
+            s.resource(&addr.resource.ty)
+        }
+    });
+    let typed = schema
+        .filter(|s| s.version == o.schema_version as i64)
+        .and_then(|s| terrane_value::json::decode(&o.attributes, &s.block.implied_type()).ok());
     (key, typed)
 }
 
@@ -482,7 +672,12 @@ impl Engine {
     /// type wrapper) and marked sensitive at its recorded paths. None when
     /// no schema of the object's version is available: a loose decoding
     /// would put the marks on the wrong nodes.
-    pub async fn stored_object_value(&self, addr: &InstanceAddr, o: &terrane_state::ObjectState, provider: &str) -> Option<Value> {
+    pub async fn stored_object_value(
+        &self,
+        addr: &InstanceAddr,
+        o: &terrane_state::ObjectState,
+        provider: &str,
+    ) -> Option<Value> {
         let (_, typed) = decode_stored(&self.core, addr, o, provider).await;
         typed.map(|v| crate::model::mark_paths(&v, &o.sensitive_paths))
     }
@@ -505,10 +700,16 @@ pub fn decode_loose(j: &serde_json::Value) -> Value {
     match j {
         serde_json::Value::Null => Value::null(Type::Dynamic),
         serde_json::Value::Bool(b) => Value::bool(*b),
-        serde_json::Value::Number(n) => terrane_value::Number::parse(&n.to_string()).map(Value::number).unwrap_or_else(|_| Value::null(Type::Number)),
+        serde_json::Value::Number(n) => terrane_value::Number::parse(&n.to_string())
+            .map(Value::number)
+            .unwrap_or_else(|_| Value::null(Type::Number)),
         serde_json::Value::String(s) => Value::string(s.as_str()),
         serde_json::Value::Array(a) => Value::tuple(a.iter().map(decode_loose).collect()),
-        serde_json::Value::Object(m) => Value::object(m.iter().map(|(k, v)| (k.clone(), decode_loose(v))).collect()),
+        serde_json::Value::Object(m) => Value::object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), decode_loose(v)))
+                .collect(),
+        ),
     }
 }
 
@@ -519,12 +720,27 @@ fn orphan_reason(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> Reason {
     }
     let Some(c) = c else { return Reason::NoModule };
     if !addr.resource.module.0.is_empty() {
-        let config_path: Vec<String> = addr.resource.module.0.iter().map(|(n, _)| n.clone()).collect();
-        if !w.values.instances_of(&config_path).contains(&addr.resource.module) {
+        let config_path: Vec<String> = addr
+            .resource
+            .module
+            .0
+            .iter()
+            .map(|(n, _)| n.clone())
+            .collect();
+        if !w
+            .values
+            .instances_of(&config_path)
+            .contains(&addr.resource.module)
+        {
             return Reason::NoModule;
         }
     }
-    let Some(r) = c.module.resources.iter().find(|r| r.ty == addr.resource.ty && r.name == addr.resource.name && !r.data) else {
+    let Some(r) = c
+        .module
+        .resources
+        .iter()
+        .find(|r| r.ty == addr.resource.ty && r.name == addr.resource.name && !r.data)
+    else {
         return Reason::NoResourceConfig;
     };
     match (&addr.key, r.count.is_some(), r.for_each.is_some()) {
@@ -542,7 +758,12 @@ fn sort(changes: &mut [Change]) {
 fn targeted(core: &EngineCore, opts: &Options, addr: &InstanceAddr) -> bool {
     let text = addr.to_string();
     let res = config_addr(addr);
-    let matches = |t: &String| text == *t || res == *t || text.starts_with(&format!("{t}[")) || text.starts_with(&format!("{t}."));
+    let matches = |t: &String| {
+        text == *t
+            || res == *t
+            || text.starts_with(&format!("{t}["))
+            || text.starts_with(&format!("{t}."))
+    };
     if opts.excludes.iter().any(matches) {
         return false;
     }
@@ -556,7 +777,11 @@ fn targeted(core: &EngineCore, opts: &Options, addr: &InstanceAddr) -> bool {
     let g = &core.graph;
     let mut wanted: HashSet<String> = HashSet::new();
     for (i, n) in g.nodes.iter().enumerate() {
-        if opts.targets.iter().any(|t| n.to_string() == *t || t.starts_with(&format!("{n}["))) {
+        if opts
+            .targets
+            .iter()
+            .any(|t| n.to_string() == *t || t.starts_with(&format!("{n}[")))
+        {
             for d in g.resource_dependencies(i) {
                 wanted.insert(g.nodes[d].to_string());
             }
@@ -573,7 +798,12 @@ fn state_diff(from: &Snapshot, to: &Snapshot) -> Vec<StateChange> {
             let addr = raddr.instance(key.clone());
             if let Some(o) = &inst.current {
                 if from.object(&addr, None) != Some(o) {
-                    out.push(StateChange::SetObject { addr: addr.clone(), deposed: None, provider: r.provider.clone(), object: o.clone() });
+                    out.push(StateChange::SetObject {
+                        addr: addr.clone(),
+                        deposed: None,
+                        provider: r.provider.clone(),
+                        object: o.clone(),
+                    });
                 }
             }
         }
@@ -582,7 +812,10 @@ fn state_diff(from: &Snapshot, to: &Snapshot) -> Vec<StateChange> {
         for (key, inst) in &r.instances {
             let addr = raddr.instance(key.clone());
             if inst.current.is_some() && to.object(&addr, None).is_none() {
-                out.push(StateChange::RemoveObject { addr, deposed: None });
+                out.push(StateChange::RemoveObject {
+                    addr,
+                    deposed: None,
+                });
             }
         }
     }
@@ -592,7 +825,14 @@ fn state_diff(from: &Snapshot, to: &Snapshot) -> Vec<StateChange> {
 impl Engine {
     /// `import ADDR ID`: asks the provider for the object, reads it, and
     /// records it at `addr` (which must have configuration and no object).
-    pub async fn import(&self, state: &Snapshot, run: Box<dyn Run>, addr: &InstanceAddr, id: &str, opts: Options) -> (Vec<Diagnostic>, Box<dyn Run>) {
+    pub async fn import(
+        &self,
+        state: &Snapshot,
+        run: Box<dyn Run>,
+        addr: &InstanceAddr,
+        id: &str,
+        opts: Options,
+    ) -> (Vec<Diagnostic>, Box<dyn Run>) {
         let run = Arc::new(Mutex::new(run));
         let mut w = Walk::new(self.core.clone(), Phase::Plan, opts, state.clone());
         w.persist = Some(run.clone());
@@ -609,8 +849,21 @@ impl Engine {
     }
 
     async fn import_inner(&self, w: &Arc<Walk>, addr: &InstanceAddr, id: &str) -> Vec<Diagnostic> {
-        let module: Vec<String> = addr.resource.module.0.iter().map(|(n, _)| n.clone()).collect();
-        let node = graph::Node { module, kind: NodeKind::Resource { mode: addr.resource.mode, ty: addr.resource.ty.clone(), name: addr.resource.name.clone() } };
+        let module: Vec<String> = addr
+            .resource
+            .module
+            .0
+            .iter()
+            .map(|(n, _)| n.clone())
+            .collect();
+        let node = graph::Node {
+            module,
+            kind: NodeKind::Resource {
+                mode: addr.resource.mode,
+                ty: addr.resource.ty.clone(),
+                name: addr.resource.name.clone(),
+            },
+        };
         let Some(nid) = self.core.graph.id(&node) else {
             return vec![Diagnostic::error(
                 "Configuration for import target does not exist",
@@ -630,9 +883,19 @@ impl Engine {
             Ok(rc) => rc,
             Err(d) => return d,
         };
-        let Some((state, private)) = crate::plan_node::import_now(w, &rc, addr, id).await else { return Vec::new() };
+        let Some((state, private)) = crate::plan_node::import_now(w, &rc, addr, id).await else {
+            return Vec::new();
+        };
         let object = rc.object(&state, private, terrane_state::Status::Ready, false);
-        match crate::apply_node::persist(w, StateChange::SetObject { addr: addr.clone(), deposed: None, provider: rc.provider_key.to_string(), object }) {
+        match crate::apply_node::persist(
+            w,
+            StateChange::SetObject {
+                addr: addr.clone(),
+                deposed: None,
+                provider: rc.provider_key.to_string(),
+                object,
+            },
+        ) {
             Ok(()) => Vec::new(),
             Err(d) => vec![d],
         }
@@ -640,22 +903,34 @@ impl Engine {
 }
 
 /// The `removed` block naming this instance's resource (root module).
-fn removed_block<'c>(config: &'c terrane_config::Config, addr: &InstanceAddr) -> Option<&'c terrane_config::Removed> {
+fn removed_block<'c>(
+    config: &'c terrane_config::Config,
+    addr: &InstanceAddr,
+) -> Option<&'c terrane_config::Removed> {
     let res = config_addr(addr);
     let text = addr.to_string();
-    config.module.removed.iter().find(|r| r.from_addr.as_deref().is_some_and(|f| f == res || f == text))
+    config.module.removed.iter().find(|r| {
+        r.from_addr
+            .as_deref()
+            .is_some_and(|f| f == res || f == text)
+    })
 }
 
 /// Applies the root module's `moved` blocks to a state: objects at `from`
 /// (a resource, an instance or a module call) move to `to` when nothing is
 /// there yet. Returns the moved state and diagnostics for moves that
 /// collide.
-pub fn apply_moved(config: &terrane_config::Config, state: &Snapshot) -> (Snapshot, Vec<(InstanceAddr, InstanceAddr)>, Vec<Diagnostic>) {
+pub fn apply_moved(
+    config: &terrane_config::Config,
+    state: &Snapshot,
+) -> (Snapshot, Vec<(InstanceAddr, InstanceAddr)>, Vec<Diagnostic>) {
     let mut s = state.clone();
     let mut diags = Vec::new();
     let mut done = Vec::new();
     for mv in &config.module.moved {
-        let (Some(from), Some(to)) = (&mv.from_addr, &mv.to_addr) else { continue };
+        let (Some(from), Some(to)) = (&mv.from_addr, &mv.to_addr) else {
+            continue;
+        };
         let mut moves: Vec<(InstanceAddr, InstanceAddr)> = Vec::new();
         for (raddr, r) in &s.resources {
             for key in r.instances.keys() {
@@ -696,16 +971,36 @@ pub fn apply_moved(config: &terrane_config::Config, state: &Snapshot) -> (Snapsh
 /// Moves every object of instance `a` (current and deposed) to `t`;
 /// false when `a` has none.
 fn move_instance(s: &mut Snapshot, a: &InstanceAddr, t: &InstanceAddr) -> bool {
-    let Some(r) = s.resources.get(&a.resource) else { return false };
+    let Some(r) = s.resources.get(&a.resource) else {
+        return false;
+    };
     let provider = r.provider.clone();
-    let Some(inst) = r.instances.get(&a.key).cloned() else { return false };
+    let Some(inst) = r.instances.get(&a.key).cloned() else {
+        return false;
+    };
     if let Some(o) = inst.current {
-        s.apply(&StateChange::SetObject { addr: t.clone(), deposed: None, provider: provider.clone(), object: o });
-        s.apply(&StateChange::RemoveObject { addr: a.clone(), deposed: None });
+        s.apply(&StateChange::SetObject {
+            addr: t.clone(),
+            deposed: None,
+            provider: provider.clone(),
+            object: o,
+        });
+        s.apply(&StateChange::RemoveObject {
+            addr: a.clone(),
+            deposed: None,
+        });
     }
     for (k, o) in inst.deposed {
-        s.apply(&StateChange::SetObject { addr: t.clone(), deposed: Some(k.clone()), provider: provider.clone(), object: o });
-        s.apply(&StateChange::RemoveObject { addr: a.clone(), deposed: Some(k) });
+        s.apply(&StateChange::SetObject {
+            addr: t.clone(),
+            deposed: Some(k.clone()),
+            provider: provider.clone(),
+            object: o,
+        });
+        s.apply(&StateChange::RemoveObject {
+            addr: a.clone(),
+            deposed: Some(k),
+        });
     }
     true
 }
@@ -713,17 +1008,30 @@ fn move_instance(s: &mut Snapshot, a: &InstanceAddr, t: &InstanceAddr) -> bool {
 /// Terraform's implied moves: a resource that gained `count` takes its
 /// single object as `[0]`, one that lost `count` takes `[0]` as its single
 /// object (root module resources).
-fn implicit_moves(config: &terrane_config::Config, s: &mut Snapshot, done: &mut Vec<(InstanceAddr, InstanceAddr)>) {
+fn implicit_moves(
+    config: &terrane_config::Config,
+    s: &mut Snapshot,
+    done: &mut Vec<(InstanceAddr, InstanceAddr)>,
+) {
     for r in &config.module.resources {
         let mode = if r.data { Mode::Data } else { Mode::Managed };
-        let raddr = terrane_state::ResourceAddr { module: Default::default(), mode, ty: r.ty.clone(), name: r.name.clone() };
+        let raddr = terrane_state::ResourceAddr {
+            module: Default::default(),
+            mode,
+            ty: r.ty.clone(),
+            name: r.name.clone(),
+        };
         let (from, to) = match (r.count.is_some(), r.for_each.is_some()) {
             (false, false) => (InstanceKey::Int(0), InstanceKey::None),
             (true, false) => (InstanceKey::None, InstanceKey::Int(0)),
             _ => continue,
         };
         let (a, t) = (raddr.instance(from), raddr.instance(to));
-        if s.resources.get(&raddr).is_some_and(|rs| rs.instances.contains_key(&t.key)) || !move_instance(s, &a, &t) {
+        if s.resources
+            .get(&raddr)
+            .is_some_and(|rs| rs.instances.contains_key(&t.key))
+            || !move_instance(s, &a, &t)
+        {
             continue;
         }
         if mode == Mode::Managed {

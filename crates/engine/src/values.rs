@@ -55,11 +55,22 @@ impl ResourceValues {
     /// The value references see: an object (single), a tuple (count) or an
     /// object by key (for_each); unknown while the expansion is unknown.
     pub fn value(&self) -> Value {
-        let get = |k: &InstanceKey| self.instances.get(k).cloned().unwrap_or_else(|| Value::unknown(self.ty.clone()));
+        let get = |k: &InstanceKey| {
+            self.instances
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| Value::unknown(self.ty.clone()))
+        };
         match &self.expansion {
             Expansion::Single => get(&InstanceKey::None),
-            Expansion::Count(n) => Value::tuple((0..*n as i64).map(|i| get(&InstanceKey::Int(i))).collect()),
-            Expansion::ForEach(m) => Value::object(m.keys().map(|k| (k.clone(), get(&InstanceKey::Str(k.clone())))).collect()),
+            Expansion::Count(n) => {
+                Value::tuple((0..*n as i64).map(|i| get(&InstanceKey::Int(i))).collect())
+            }
+            Expansion::ForEach(m) => Value::object(
+                m.keys()
+                    .map(|k| (k.clone(), get(&InstanceKey::Str(k.clone()))))
+                    .collect(),
+            ),
             Expansion::Unknown => Value::unknown(Type::Dynamic),
         }
     }
@@ -97,9 +108,20 @@ impl Values {
         f(g.entry(module.clone()).or_default())
     }
 
-    pub fn set_instance(&self, module: &ModulePath, mode: Mode, ty: &str, name: &str, key: InstanceKey, v: Value) {
+    pub fn set_instance(
+        &self,
+        module: &ModulePath,
+        mode: Mode,
+        ty: &str,
+        name: &str,
+        key: InstanceKey,
+        v: Value,
+    ) {
         self.update(module, |m| {
-            if let Some(r) = m.resources.get_mut(&(mode, ty.to_string(), name.to_string())) {
+            if let Some(r) = m
+                .resources
+                .get_mut(&(mode, ty.to_string(), name.to_string()))
+            {
                 r.instances.insert(key, v);
             }
         });
@@ -148,24 +170,43 @@ pub struct InstanceScope<'a> {
 
 impl InstanceScope<'_> {
     fn module_call_value(&self, name: &str) -> Option<Value> {
-        let g = self.values.modules.read().unwrap_or_else(|p| p.into_inner());
+        let g = self
+            .values
+            .modules
+            .read()
+            .unwrap_or_else(|p| p.into_inner());
         let exp = g.get(self.module)?.calls.get(name)?.clone();
         let out_of = |key: InstanceKey| -> Value {
             let mut p = self.module.0.clone();
             p.push((name.to_string(), key));
-            let outs = g.get(&ModulePath(p)).map(|m| m.outputs.clone()).unwrap_or_default();
+            let outs = g
+                .get(&ModulePath(p))
+                .map(|m| m.outputs.clone())
+                .unwrap_or_default();
             Value::object(outs)
         };
         Some(match &exp {
             Expansion::Single => out_of(InstanceKey::None),
-            Expansion::Count(n) => Value::tuple((0..*n as i64).map(|i| out_of(InstanceKey::Int(i))).collect()),
-            Expansion::ForEach(m) => Value::object(m.keys().map(|k| (k.clone(), out_of(InstanceKey::Str(k.clone())))).collect()),
+            Expansion::Count(n) => Value::tuple(
+                (0..*n as i64)
+                    .map(|i| out_of(InstanceKey::Int(i)))
+                    .collect(),
+            ),
+            Expansion::ForEach(m) => Value::object(
+                m.keys()
+                    .map(|k| (k.clone(), out_of(InstanceKey::Str(k.clone()))))
+                    .collect(),
+            ),
             Expansion::Unknown => Value::unknown(Type::Dynamic),
         })
     }
 
     fn resources_of(&self, mode: Mode, ty: &str) -> Value {
-        let g = self.values.modules.read().unwrap_or_else(|p| p.into_inner());
+        let g = self
+            .values
+            .modules
+            .read()
+            .unwrap_or_else(|p| p.into_inner());
         let mut out = BTreeMap::new();
         if let Some(m) = g.get(self.module) {
             for ((md, t, n), r) in &m.resources {
@@ -186,7 +227,9 @@ impl InstanceScope<'_> {
         match self.config_module() {
             Some(c) => {
                 let d = c.dir.display().to_string();
-                d.strip_prefix("./").map(|r| format!("./{}", r.trim_start_matches("./"))).unwrap_or(d)
+                d.strip_prefix("./")
+                    .map(|r| format!("./{}", r.trim_start_matches("./")))
+                    .unwrap_or(d)
             }
             None => self.paths[0].clone(),
         }
@@ -205,20 +248,40 @@ impl Scope for InstanceScope<'_> {
     fn root(&self, name: &str) -> Option<Value> {
         let m = self.module;
         match name {
-            "var" => self.values.with(m, |v| Value::object(v.vars.clone())).or_else(|| Some(Value::object(BTreeMap::new()))),
-            "local" => self.values.with(m, |v| Value::object(v.locals.clone())).or_else(|| Some(Value::object(BTreeMap::new()))),
+            "var" => self
+                .values
+                .with(m, |v| Value::object(v.vars.clone()))
+                .or_else(|| Some(Value::object(BTreeMap::new()))),
+            "local" => self
+                .values
+                .with(m, |v| Value::object(v.locals.clone()))
+                .or_else(|| Some(Value::object(BTreeMap::new()))),
             "path" => Some(Value::object_from([
                 ("module", Value::string(self.module_dir())),
                 ("root", Value::string(self.paths[1].as_str())),
                 ("cwd", Value::string(self.paths[2].as_str())),
             ])),
-            "terraform" => Some(Value::object_from([("workspace", Value::string(self.workspace))])),
-            "count" => self.inst.count_index.map(|i| Value::object_from([("index", Value::number(i))])),
-            "each" => self.inst.each.as_ref().map(|(k, v)| Value::object_from([("key", Value::string(k.as_str())), ("value", v.clone())])),
+            "terraform" => Some(Value::object_from([(
+                "workspace",
+                Value::string(self.workspace),
+            )])),
+            "count" => self
+                .inst
+                .count_index
+                .map(|i| Value::object_from([("index", Value::number(i))])),
+            "each" => self.inst.each.as_ref().map(|(k, v)| {
+                Value::object_from([("key", Value::string(k.as_str())), ("value", v.clone())])
+            }),
             "self" => self.inst.self_value.clone(),
             "module" => {
                 let cfg = self.config_module()?;
-                Some(Value::object(cfg.module.module_calls.keys().filter_map(|n| self.module_call_value(n).map(|v| (n.clone(), v))).collect()))
+                Some(Value::object(
+                    cfg.module
+                        .module_calls
+                        .keys()
+                        .filter_map(|n| self.module_call_value(n).map(|v| (n.clone(), v)))
+                        .collect(),
+                ))
             }
             "data" => {
                 let cfg = self.config_module()?;
@@ -246,17 +309,41 @@ impl Scope for InstanceScope<'_> {
         let m = self.module;
         match name {
             "var" => self.values.with(m, |v| v.vars.get(attr).cloned()).flatten(),
-            "local" => self.values.with(m, |v| v.locals.get(attr).cloned()).flatten(),
+            "local" => self
+                .values
+                .with(m, |v| v.locals.get(attr).cloned())
+                .flatten(),
             "module" => self.module_call_value(attr),
-            "data" => Some(self.resources_of(Mode::Data, attr)).filter(|v| v.length().unwrap_or(0) > 0),
+            "data" => {
+                Some(self.resources_of(Mode::Data, attr)).filter(|v| v.length().unwrap_or(0) > 0)
+            }
             "path" | "terraform" | "count" | "each" | "self" => None,
-            ty => self.values.with(m, |v| v.resources.get(&(Mode::Managed, ty.to_string(), attr.to_string())).map(ResourceValues::value)).flatten(),
+            ty => self
+                .values
+                .with(m, |v| {
+                    v.resources
+                        .get(&(Mode::Managed, ty.to_string(), attr.to_string()))
+                        .map(ResourceValues::value)
+                })
+                .flatten(),
         }
     }
 
     fn missing_attr(&self, name: &str, attr: &str) -> Option<Missing> {
         let cfg = self.config_module()?;
-        let in_module = if self.module.0.is_empty() { "the root module".to_string() } else { format!("module.{}", self.module.0.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(".module.")) };
+        let in_module = if self.module.0.is_empty() {
+            "the root module".to_string()
+        } else {
+            format!(
+                "module.{}",
+                self.module
+                    .0
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(".module.")
+            )
+        };
         match name {
             "var" if !cfg.module.variables.contains_key(attr) => Some(Missing {
                 summary: "Reference to undeclared input variable".into(),

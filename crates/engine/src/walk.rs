@@ -46,7 +46,16 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { parallelism: 10, refresh: true, mode: PlanMode::Normal, targets: Vec::new(), excludes: Vec::new(), replace: Vec::new(), vars: BTreeMap::new(), workspace: "default".into() }
+        Options {
+            parallelism: 10,
+            refresh: true,
+            mode: PlanMode::Normal,
+            targets: Vec::new(),
+            excludes: Vec::new(),
+            replace: Vec::new(),
+            vars: BTreeMap::new(),
+            workspace: "default".into(),
+        }
     }
 }
 
@@ -77,11 +86,25 @@ pub struct EngineCore {
 /// complete after 1s").
 pub enum Event<'a> {
     /// A stored object is about to be read back from its provider.
-    Refreshing { addr: &'a InstanceAddr, id: Option<String> },
+    Refreshing {
+        addr: &'a InstanceAddr,
+        id: Option<String>,
+    },
     /// An object's create, update, delete or read starts.
-    Started { addr: &'a InstanceAddr, deposed: Option<&'a str>, action: crate::model::Action, id: Option<String> },
+    Started {
+        addr: &'a InstanceAddr,
+        deposed: Option<&'a str>,
+        action: crate::model::Action,
+        id: Option<String>,
+    },
     /// It finished and its result is saved.
-    Finished { addr: &'a InstanceAddr, deposed: Option<&'a str>, action: crate::model::Action, id: Option<String>, elapsed: std::time::Duration },
+    Finished {
+        addr: &'a InstanceAddr,
+        deposed: Option<&'a str>,
+        action: crate::model::Action,
+        id: Option<String>,
+        elapsed: std::time::Duration,
+    },
 }
 
 /// Where [`Event`]s go.
@@ -111,7 +134,10 @@ impl EngineCore {
             return Ok(());
         }
         let any = crate::provider::discovery::version::Constraints::any();
-        let src = self.discovery.resolve(addr, &any, &self.lockfile).map_err(|e| e.to_string())?;
+        let src = self
+            .discovery
+            .resolve(addr, &any, &self.lockfile)
+            .map_err(|e| e.to_string())?;
         self.host.register(addr.clone(), src);
         Ok(())
     }
@@ -195,7 +221,11 @@ impl Walk {
     }
 
     pub fn func_ctx(&self) -> FuncCtx<'_> {
-        FuncCtx { base_dir: &self.core.dir, render_template: &terrane_eval::render_template, pure_only: self.phase == Phase::Validate }
+        FuncCtx {
+            base_dir: &self.core.dir,
+            render_template: &terrane_eval::render_template,
+            pure_only: self.phase == Phase::Validate,
+        }
     }
 
     /// The configuration of a module path.
@@ -208,7 +238,12 @@ impl Walk {
     }
 
     /// Evaluates `e` in module instance `module` with instance names.
-    pub fn eval(&self, module: &ModulePath, inst: InstanceVars, e: &Expr) -> (Value, Vec<Diagnostic>) {
+    pub fn eval(
+        &self,
+        module: &ModulePath,
+        inst: InstanceVars,
+        e: &Expr,
+    ) -> (Value, Vec<Diagnostic>) {
         let scope = self.scope(module, inst);
         let ctx = self.func_ctx();
         let pf = |p: &str, n: &str, args: Vec<Value>| provider_function(self, p, n, args);
@@ -218,7 +253,14 @@ impl Walk {
     }
 
     pub fn scope<'a>(&'a self, module: &'a ModulePath, inst: InstanceVars) -> InstanceScope<'a> {
-        InstanceScope { values: &self.values, module, config: &self.core.config, inst, paths: &self.core.paths, workspace: &self.opts.workspace }
+        InstanceScope {
+            values: &self.values,
+            module,
+            config: &self.core.config,
+            inst,
+            paths: &self.core.paths,
+            workspace: &self.opts.workspace,
+        }
     }
 
     /// Runs every node of the graph, `run` doing each node's work; a node
@@ -251,11 +293,17 @@ impl Walk {
                     (id, guarded(w.clone(), what, None, r(w, id)).await)
                 });
             }
-            let Some(res) = tasks.join_next().await else { break };
+            let Some(res) = tasks.join_next().await else {
+                break;
+            };
             let (id, ok) = match res {
                 Ok(x) => x,
                 Err(e) => {
-                    self.diag(Diagnostic::error("Internal error", format!("A walk task failed: {e}"), None));
+                    self.diag(Diagnostic::error(
+                        "Internal error",
+                        format!("A walk task failed: {e}"),
+                        None,
+                    ));
                     continue;
                 }
             };
@@ -279,7 +327,12 @@ impl Walk {
 /// Runs one task's work, turning a panic inside it (the engine's or an
 /// in-process provider's) into an error diagnostic naming `what` and a
 /// failed result, so a panic never reads as success.
-pub async fn guarded<F>(w: Arc<Walk>, what: String, range: Option<terrane_config::SourceRange>, work: F) -> bool
+pub async fn guarded<F>(
+    w: Arc<Walk>,
+    what: String,
+    range: Option<terrane_config::SourceRange>,
+    work: F,
+) -> bool
 where
     F: std::future::Future<Output = bool>,
 {
@@ -289,9 +342,15 @@ where
             let detail = if w.phase == Phase::Apply {
                 format!("terrane or an in-process provider panicked while working on {what}: {msg}. The operation did not complete normally: the real object may or may not have been changed; check it before applying again.")
             } else {
-                format!("terrane or an in-process provider panicked while working on {what}: {msg}.")
+                format!(
+                    "terrane or an in-process provider panicked while working on {what}: {msg}."
+                )
             };
-            w.diag(Diagnostic::error("Internal error: a task panicked", detail, range));
+            w.diag(Diagnostic::error(
+                "Internal error: a task panicked",
+                detail,
+                range,
+            ));
             false
         }
     }
@@ -302,7 +361,10 @@ struct CatchPanic<F>(std::pin::Pin<Box<F>>);
 
 impl<F: std::future::Future> std::future::Future for CatchPanic<F> {
     type Output = Result<F::Output, String>;
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
         let inner = &mut self.0;
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.as_mut().poll(cx))) {
             Ok(std::task::Poll::Ready(v)) => std::task::Poll::Ready(Ok(v)),
@@ -344,13 +406,16 @@ pub async fn node(w: Arc<Walk>, id: NodeId) -> bool {
 }
 
 fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
-    let Some(cfg) = w.module_config(module) else { return false };
+    let Some(cfg) = w.module_config(module) else {
+        return false;
+    };
     if !cfg.module.variables.contains_key(name) {
         return false;
     }
     let ctx = w.func_ctx();
     if module.is_empty() {
-        let mut scope = terrane_eval::module::ModuleScope::new(&cfg.module, w.core.paths.clone(), None);
+        let mut scope =
+            terrane_eval::module::ModuleScope::new(&cfg.module, w.core.paths.clone(), None);
         let mut given = BTreeMap::new();
         if let Some(v) = w.opts.vars.get(name) {
             given.insert(name.to_string(), v.clone());
@@ -359,20 +424,40 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
         let diags = terrane_eval::module::input_variables(&single, &given, &ctx, &mut scope);
         let ok = !diags.iter().any(is_error);
         w.diags(diags);
-        let v = scope.vars.remove(name).unwrap_or_else(|| Value::unknown(Type::Dynamic));
-        w.values.update(&ModulePath::default(), |m| m.vars.insert(name.to_string(), v));
+        let v = scope
+            .vars
+            .remove(name)
+            .unwrap_or_else(|| Value::unknown(Type::Dynamic));
+        w.values.update(&ModulePath::default(), |m| {
+            m.vars.insert(name.to_string(), v)
+        });
         let rules = &cfg.module.variables[name].validations;
-        let valid = crate::conditions::enforce(w, &ModulePath::default(), &InstanceVars::default(), rules, "Invalid value for variable", &format!("var.{name}"));
+        let valid = crate::conditions::enforce(
+            w,
+            &ModulePath::default(),
+            &InstanceVars::default(),
+            rules,
+            "Invalid value for variable",
+            &format!("var.{name}"),
+        );
         return ok && valid;
     }
     // A child module's variable: the call's input, evaluated in the parent.
     let parent = &module[..module.len() - 1];
     let call_name = &module[module.len() - 1];
-    let Some(pcfg) = w.module_config(parent) else { return false };
-    let Some(call) = pcfg.module.module_calls.get(call_name) else { return false };
+    let Some(pcfg) = w.module_config(parent) else {
+        return false;
+    };
+    let Some(call) = pcfg.module.module_calls.get(call_name) else {
+        return false;
+    };
     let mut ok = true;
     for pinst in w.values.instances_of(parent) {
-        let exp = w.values.with(&pinst, |m| m.calls.get(call_name).cloned()).flatten().unwrap_or(Expansion::Unknown);
+        let exp = w
+            .values
+            .with(&pinst, |m| m.calls.get(call_name).cloned())
+            .flatten()
+            .unwrap_or(Expansion::Unknown);
         for key in exp.keys() {
             let mut child = pinst.0.clone();
             child.push((call_name.clone(), key.clone()));
@@ -391,25 +476,40 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
             if let Some(v) = value {
                 given.insert(name.to_string(), v);
             }
-            let mut scope = terrane_eval::module::ModuleScope::new(&cfg.module, w.core.paths.clone(), None);
+            let mut scope =
+                terrane_eval::module::ModuleScope::new(&cfg.module, w.core.paths.clone(), None);
             let single = single_var_module(&cfg.module, name);
-            let diags: Vec<Diagnostic> = terrane_eval::module::input_variables(&single, &given, &ctx, &mut scope)
-                .into_iter()
-                .map(|mut d| {
-                    if d.summary == "No value for required variable" {
-                        d.summary = "Missing required argument".into();
-                        d.detail = format!("The argument {name:?} is required, but no definition was found.");
-                        d.range = call.range.clone();
-                    }
-                    d
-                })
-                .collect();
+            let diags: Vec<Diagnostic> =
+                terrane_eval::module::input_variables(&single, &given, &ctx, &mut scope)
+                    .into_iter()
+                    .map(|mut d| {
+                        if d.summary == "No value for required variable" {
+                            d.summary = "Missing required argument".into();
+                            d.detail = format!(
+                                "The argument {name:?} is required, but no definition was found."
+                            );
+                            d.range = call.range.clone();
+                        }
+                        d
+                    })
+                    .collect();
             ok &= !diags.iter().any(is_error);
             w.diags(diags);
-            let v = scope.vars.remove(name).unwrap_or_else(|| Value::unknown(Type::Dynamic));
-            w.values.update(&child, |m| m.vars.insert(name.to_string(), v));
+            let v = scope
+                .vars
+                .remove(name)
+                .unwrap_or_else(|| Value::unknown(Type::Dynamic));
+            w.values
+                .update(&child, |m| m.vars.insert(name.to_string(), v));
             let rules = &cfg.module.variables[name].validations;
-            ok &= crate::conditions::enforce(w, &child, &InstanceVars::default(), rules, "Invalid value for variable", &format!("var.{name}"));
+            ok &= crate::conditions::enforce(
+                w,
+                &child,
+                &InstanceVars::default(),
+                rules,
+                "Invalid value for variable",
+                &format!("var.{name}"),
+            );
         }
     }
     ok
@@ -431,32 +531,60 @@ pub fn is_error(d: &Diagnostic) -> bool {
 /// `count.index` / `each.*` of a module call instance.
 fn call_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
     match key {
-        InstanceKey::Int(i) => InstanceVars { count_index: Some(*i), ..Default::default() },
-        InstanceKey::Str(k) => InstanceVars { each: Some((k.clone(), exp.each_value(key).unwrap_or_else(|| Value::unknown(Type::Dynamic)))), ..Default::default() },
+        InstanceKey::Int(i) => InstanceVars {
+            count_index: Some(*i),
+            ..Default::default()
+        },
+        InstanceKey::Str(k) => InstanceVars {
+            each: Some((
+                k.clone(),
+                exp.each_value(key)
+                    .unwrap_or_else(|| Value::unknown(Type::Dynamic)),
+            )),
+            ..Default::default()
+        },
         InstanceKey::None => InstanceVars::default(),
     }
 }
 
 fn local_node(w: &Walk, module: &[String], name: &str) -> bool {
-    let Some(cfg) = w.module_config(module) else { return false };
-    let Some(e) = cfg.module.locals.get(name) else { return false };
+    let Some(cfg) = w.module_config(module) else {
+        return false;
+    };
+    let Some(e) = cfg.module.locals.get(name) else {
+        return false;
+    };
     let mut ok = true;
     for inst in w.values.instances_of(module) {
         let (v, d) = w.eval(&inst, InstanceVars::default(), e);
         ok &= !d.iter().any(is_error);
         w.diags(d);
-        w.values.update(&inst, |m| m.locals.insert(name.to_string(), v));
+        w.values
+            .update(&inst, |m| m.locals.insert(name.to_string(), v));
     }
     ok
 }
 
 fn output_node(w: &Walk, module: &[String], name: &str) -> bool {
-    let Some(cfg) = w.module_config(module) else { return false };
-    let Some(o) = cfg.module.outputs.get(name) else { return false };
+    let Some(cfg) = w.module_config(module) else {
+        return false;
+    };
+    let Some(o) = cfg.module.outputs.get(name) else {
+        return false;
+    };
     let Some(e) = &o.value else { return false };
     let mut ok = true;
     for inst in w.values.instances_of(module) {
-        if w.phase != Phase::Validate && !crate::conditions::enforce(w, &inst, &InstanceVars::default(), &o.preconditions, "Module output value precondition failed", &format!("output.{name}")) {
+        if w.phase != Phase::Validate
+            && !crate::conditions::enforce(
+                w,
+                &inst,
+                &InstanceVars::default(),
+                &o.preconditions,
+                "Module output value precondition failed",
+                &format!("output.{name}"),
+            )
+        {
             ok = false;
             continue;
         }
@@ -475,14 +603,20 @@ fn output_node(w: &Walk, module: &[String], name: &str) -> bool {
             lock(&w.outputs).insert(name.to_string(), (v.clone(), o.sensitive));
         }
         let v = if o.sensitive { v.mark_sensitive() } else { v };
-        w.values.update(&inst, |m| m.outputs.insert(name.to_string(), v));
+        w.values
+            .update(&inst, |m| m.outputs.insert(name.to_string(), v));
     }
     ok
 }
 
 /// Evaluates `count` / `for_each` into an expansion; errors as Terraform
 /// words them. During validate unknowns are fine.
-pub fn expansion(w: &Walk, module: &ModulePath, count: Option<&Expr>, for_each: Option<&Expr>) -> Result<Expansion, Vec<Diagnostic>> {
+pub fn expansion(
+    w: &Walk,
+    module: &ModulePath,
+    count: Option<&Expr>,
+    for_each: Option<&Expr>,
+) -> Result<Expansion, Vec<Diagnostic>> {
     if let Some(e) = count {
         let (v, d) = w.eval(module, InstanceVars::default(), e);
         if d.iter().any(is_error) {
@@ -499,7 +633,9 @@ pub fn expansion(w: &Walk, module: &ModulePath, count: Option<&Expr>, for_each: 
                 e.range.clone(),
             )]);
         }
-        let n = convert(&v, &Type::Number).ok().and_then(|n| n.as_number().cloned());
+        let n = convert(&v, &Type::Number)
+            .ok()
+            .and_then(|n| n.as_number().cloned());
         return match n {
             _ if v.is_null() => Err(vec![Diagnostic::error("Invalid count argument", "The given \"count\" argument value is null. An integer is required.", e.range.clone())]),
             Some(n) if n.is_integer() && n >= terrane_value::Number::zero() => Ok(Expansion::Count(n.to_u64().unwrap_or(0) as usize)),
@@ -523,7 +659,9 @@ pub fn expansion(w: &Walk, module: &ModulePath, count: Option<&Expr>, for_each: 
         if v.is_null() {
             return Err(vec![Diagnostic::error("Invalid for_each argument", "The given \"for_each\" argument value is unsuitable: the given \"for_each\" argument value is null. A map, or set of strings is allowed.", e.range.clone())]);
         }
-        if !v.is_wholly_known() && !(v.is_known() && matches!(v.ty(), Type::Map(_) | Type::Object(_))) {
+        if !v.is_wholly_known()
+            && !(v.is_known() && matches!(v.ty(), Type::Map(_) | Type::Object(_)))
+        {
             if w.phase == Phase::Validate {
                 return Ok(Expansion::Unknown);
             }
@@ -569,8 +707,12 @@ pub fn expansion(w: &Walk, module: &ModulePath, count: Option<&Expr>, for_each: 
 }
 
 fn call_node(w: &Walk, module: &[String], name: &str) -> bool {
-    let Some(cfg) = w.module_config(module) else { return false };
-    let Some(call) = cfg.module.module_calls.get(name) else { return false };
+    let Some(cfg) = w.module_config(module) else {
+        return false;
+    };
+    let Some(call) = cfg.module.module_calls.get(name) else {
+        return false;
+    };
     let mut ok = true;
     for inst in w.values.instances_of(module) {
         let exp = match expansion(w, &inst, call.count.as_ref(), call.for_each.as_ref()) {
@@ -586,7 +728,8 @@ fn call_node(w: &Walk, module: &[String], name: &str) -> bool {
             child.push((name.to_string(), key));
             w.values.update(&ModulePath(child), |_| {});
         }
-        w.values.update(&inst, |m| m.calls.insert(name.to_string(), exp));
+        w.values
+            .update(&inst, |m| m.calls.insert(name.to_string(), exp));
     }
     ok
 }
@@ -600,7 +743,8 @@ pub fn provider_addr(core: &EngineCore, name: &str) -> ProviderAddr {
     if name == "terraform" {
         return ProviderAddr::builtin_terraform();
     }
-    ProviderAddr::parse(name).unwrap_or_else(|_| ProviderAddr::new("registry.terraform.io", "hashicorp", name))
+    ProviderAddr::parse(name)
+        .unwrap_or_else(|_| ProviderAddr::new("registry.terraform.io", "hashicorp", name))
 }
 
 /// The key of a provider configuration.
@@ -614,13 +758,25 @@ pub fn provider_key(core: &EngineCore, name: &str, alias: Option<&str>) -> Provi
 
 /// The configured instance of a provider configuration (configured by its
 /// node, which runs before any resource that uses it).
-pub async fn provider_instance(w: &Walk, name: &str, alias: Option<&str>) -> Option<Arc<dyn Provider>> {
-    w.providers.lock().await.get(&(name.to_string(), alias.map(str::to_string))).cloned()
+pub async fn provider_instance(
+    w: &Walk,
+    name: &str,
+    alias: Option<&str>,
+) -> Option<Arc<dyn Provider>> {
+    w.providers
+        .lock()
+        .await
+        .get(&(name.to_string(), alias.map(str::to_string)))
+        .cloned()
 }
 
 pub async fn schema_of(w: &Walk, name: &str) -> Result<Arc<ProviderSchema>, Diagnostic> {
     let addr = provider_addr(&w.core, name);
-    w.core.host.schema(&addr).await.map_err(|e| Diagnostic::error("Failed to load plugin schemas", e.to_string(), None))
+    w.core
+        .host
+        .schema(&addr)
+        .await
+        .map_err(|e| Diagnostic::error("Failed to load plugin schemas", e.to_string(), None))
 }
 
 async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
@@ -636,18 +792,32 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
         }
     };
     if schema.diagnostics.has_errors() {
-        w.diags(crate::checks::provider_diags(&schema.diagnostics, &key.to_string(), &None));
+        w.diags(crate::checks::provider_diags(
+            &schema.diagnostics,
+            &key.to_string(),
+            &None,
+        ));
         return false;
     }
     let instance = match w.core.host.instance(&key).await {
         Ok(i) => i,
         Err(e) => {
-            w.diag(Diagnostic::error("Failed to start provider", e.to_string(), None));
+            w.diag(Diagnostic::error(
+                "Failed to start provider",
+                e.to_string(),
+                None,
+            ));
             return false;
         }
     };
     // The provider block's configuration (empty when there is none).
-    let cfg = w.core.config.module.providers.iter().find(|p| p.name == name && p.alias.as_deref() == alias);
+    let cfg = w
+        .core
+        .config
+        .module
+        .providers
+        .iter()
+        .find(|p| p.name == name && p.alias.as_deref() == alias);
     let range = cfg.and_then(|c| c.range.clone());
     let root = ModulePath::default();
     let config_value = {
@@ -657,17 +827,44 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
         let v = match cfg.and_then(|c| c.attributes.values().next().map(|e| e.index.clone())) {
             Some(index) => {
                 let mut ev = Evaluator::new(&scope, &ctx, &index);
-                let attrs: Vec<(&str, &hcl_edit::expr::Expression)> = cfg.map(|c| c.attributes.iter().map(|(k, e)| (k.as_str(), &e.expr)).collect()).unwrap_or_default();
-                let body = crate::decode::BodyRef { attributes: attrs, blocks: Vec::new(), span: None };
-                let v = crate::decode::decode_body(&mut ev, &index, &body, &schema.provider.block, &mut diags);
+                let attrs: Vec<(&str, &hcl_edit::expr::Expression)> = cfg
+                    .map(|c| {
+                        c.attributes
+                            .iter()
+                            .map(|(k, e)| (k.as_str(), &e.expr))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let body = crate::decode::BodyRef {
+                    attributes: attrs,
+                    blocks: Vec::new(),
+                    span: None,
+                };
+                let v = crate::decode::decode_body(
+                    &mut ev,
+                    &index,
+                    &body,
+                    &schema.provider.block,
+                    &mut diags,
+                );
                 diags.extend(ev.into_diagnostics());
                 v
             }
             None => {
                 let index = terrane_config::LineIndex::new("", "");
                 let mut ev = Evaluator::new(&scope, &ctx, &index);
-                let body = crate::decode::BodyRef { attributes: Vec::new(), blocks: Vec::new(), span: None };
-                crate::decode::decode_body(&mut ev, &index, &body, &schema.provider.block, &mut diags)
+                let body = crate::decode::BodyRef {
+                    attributes: Vec::new(),
+                    blocks: Vec::new(),
+                    span: None,
+                };
+                crate::decode::decode_body(
+                    &mut ev,
+                    &index,
+                    &body,
+                    &schema.provider.block,
+                    &mut diags,
+                )
             }
         };
         if diags.iter().any(is_error) {
@@ -679,14 +876,26 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
     };
     let unmarked = config_value.unmark_deep();
     // Diagnostics about an argument point at it, as Terraform's do.
-    let at = |p: &terrane_value::Path| cfg.and_then(|c| crate::checks::attribute_range(p, &c.attributes, &[]));
+    let at = |p: &terrane_value::Path| {
+        cfg.and_then(|c| crate::checks::attribute_range(p, &c.attributes, &[]))
+    };
     if w.phase != Phase::Validate || unmarked.is_wholly_known() {
         match instance.validate_provider_config(&unmarked).await {
             Ok(d) if d.has_errors() => {
-                w.diags(crate::checks::provider_diags_at(&d, &key.to_string(), &range, &at));
+                w.diags(crate::checks::provider_diags_at(
+                    &d,
+                    &key.to_string(),
+                    &range,
+                    &at,
+                ));
                 return false;
             }
-            Ok(d) => w.diags(crate::checks::provider_diags_at(&d, &key.to_string(), &range, &at)),
+            Ok(d) => w.diags(crate::checks::provider_diags_at(
+                &d,
+                &key.to_string(),
+                &range,
+                &at,
+            )),
             Err(e) => {
                 w.diag(Diagnostic::error("Provider failed", e.to_string(), range));
                 return false;
@@ -694,26 +903,61 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
         }
     }
     if w.phase != Phase::Validate {
-        match instance.configure_provider(crate::TERRAFORM_VERSION, &unmarked).await {
+        match instance
+            .configure_provider(crate::TERRAFORM_VERSION, &unmarked)
+            .await
+        {
             Ok(d) if d.has_errors() => {
-                w.diags(crate::checks::provider_diags_at(&d, &key.to_string(), &range, &at));
+                w.diags(crate::checks::provider_diags_at(
+                    &d,
+                    &key.to_string(),
+                    &range,
+                    &at,
+                ));
                 return false;
             }
-            Ok(d) => w.diags(crate::checks::provider_diags_at(&d, &key.to_string(), &range, &at)),
+            Ok(d) => w.diags(crate::checks::provider_diags_at(
+                &d,
+                &key.to_string(),
+                &range,
+                &at,
+            )),
             Err(e) => {
-                w.diag(Diagnostic::error("Failed to configure provider", e.to_string(), range));
+                w.diag(Diagnostic::error(
+                    "Failed to configure provider",
+                    e.to_string(),
+                    range,
+                ));
                 return false;
             }
         }
     }
-    w.providers.lock().await.insert((name.to_string(), alias.map(str::to_string)), instance);
+    w.providers
+        .lock()
+        .await
+        .insert((name.to_string(), alias.map(str::to_string)), instance);
     true
 }
 
 /// Registers a resource's expansion in a module instance.
-pub fn register_resource(w: &Walk, module: &ModulePath, mode: terrane_state::Mode, ty: &str, name: &str, exp: Expansion, value_ty: Type) {
+pub fn register_resource(
+    w: &Walk,
+    module: &ModulePath,
+    mode: terrane_state::Mode,
+    ty: &str,
+    name: &str,
+    exp: Expansion,
+    value_ty: Type,
+) {
     w.values.update(module, |m| {
-        m.resources.insert((mode, ty.to_string(), name.to_string()), ResourceValues { expansion: exp, instances: BTreeMap::new(), ty: value_ty });
+        m.resources.insert(
+            (mode, ty.to_string(), name.to_string()),
+            ResourceValues {
+                expansion: exp,
+                instances: BTreeMap::new(),
+                ty: value_ty,
+            },
+        );
     });
 }
 
@@ -726,13 +970,30 @@ pub fn instance_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
 /// instance (functions need no configuration; see the provider host for
 /// why it has its own instance). An unknown argument makes the result an
 /// unknown of the function's return type, as Terraform does.
-pub fn provider_function(w: &Walk, provider: &str, name: &str, args: Vec<Value>) -> Result<Value, terrane_eval::func::FuncError> {
-    let fail = |detail: String| terrane_eval::func::FuncError { arg: None, summary: "Error in function call".into(), detail };
+pub fn provider_function(
+    w: &Walk,
+    provider: &str,
+    name: &str,
+    args: Vec<Value>,
+) -> Result<Value, terrane_eval::func::FuncError> {
+    let fail = |detail: String| terrane_eval::func::FuncError {
+        arg: None,
+        summary: "Error in function call".into(),
+        detail,
+    };
     let full = format!("provider::{provider}::{name}");
     let addr = provider_key(&w.core, provider, None).addr;
-    let schema = w.core.host.function_schema_blocking(&addr).map_err(|e| fail(format!("Call to function {full:?} failed: {e}.")))?;
+    let schema = w
+        .core
+        .host
+        .function_schema_blocking(&addr)
+        .map_err(|e| fail(format!("Call to function {full:?} failed: {e}.")))?;
     let Some(sig) = schema.functions.get(name) else {
-        return Err(terrane_eval::func::FuncError { arg: None, summary: "Call to unknown function".into(), detail: format!("There is no function named {full:?}.") });
+        return Err(terrane_eval::func::FuncError {
+            arg: None,
+            summary: "Call to unknown function".into(),
+            detail: format!("There is no function named {full:?}."),
+        });
     };
     if args.iter().any(|a| !a.is_wholly_known()) {
         return Ok(Value::unknown(sig.return_type.clone()));
@@ -744,8 +1005,15 @@ pub fn provider_function(w: &Walk, provider: &str, name: &str, args: Vec<Value>)
         Ok(Ok(v)) => Ok(if sensitive { v.mark_sensitive() } else { v }),
         Ok(Err(e)) => Err(terrane_eval::func::FuncError {
             arg: e.argument.map(|a| a as usize),
-            summary: if e.argument.is_some() { "Invalid function argument".into() } else { "Error in function call".into() },
-            detail: format!("Call to function {full:?} failed: {}.", e.text.trim_end_matches('.')),
+            summary: if e.argument.is_some() {
+                "Invalid function argument".into()
+            } else {
+                "Error in function call".into()
+            },
+            detail: format!(
+                "Call to function {full:?} failed: {}.",
+                e.text.trim_end_matches('.')
+            ),
         }),
         Err(e) => Err(fail(format!("Call to function {full:?} failed: {e}."))),
     }
@@ -753,10 +1021,22 @@ pub fn provider_function(w: &Walk, provider: &str, name: &str, args: Vec<Value>)
 
 /// The expansion of a resource in one module instance, registered for
 /// references; `None` after reporting why it cannot be known.
-pub fn expand_resource(w: &Walk, rc: &crate::plan_node::ResourceCtx, module: &ModulePath) -> Option<Expansion> {
+pub fn expand_resource(
+    w: &Walk,
+    rc: &crate::plan_node::ResourceCtx,
+    module: &ModulePath,
+) -> Option<Expansion> {
     match expansion(w, module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
         Ok(exp) => {
-            register_resource(w, module, rc.mode, &rc.res.ty, &rc.res.name, exp.clone(), rc.ty.clone());
+            register_resource(
+                w,
+                module,
+                rc.mode,
+                &rc.res.ty,
+                &rc.res.name,
+                exp.clone(),
+                rc.ty.clone(),
+            );
             Some(exp)
         }
         Err(d) => {

@@ -30,15 +30,37 @@ async fn inprocess_cost() {
     let start = Instant::now();
     let mut last = null.clone();
     for i in 0..N {
-        let config = object(&s, "terraform_data", &[("input", Value::string(format!("value-{i}")))]);
-        assert!(!p.validate_resource_config("terraform_data", &config).await.unwrap().has_errors());
+        let config = object(
+            &s,
+            "terraform_data",
+            &[("input", Value::string(format!("value-{i}")))],
+        );
+        assert!(!p
+            .validate_resource_config("terraform_data", &config)
+            .await
+            .unwrap()
+            .has_errors());
         let proposed = proposed_new(block, &null, &config);
         let plan = p
-            .plan_resource_change(PlanRequest { type_name: "terraform_data", prior_state: &null, proposed_new_state: &proposed, config: &config, prior_private: &[], provider_meta: None })
+            .plan_resource_change(PlanRequest {
+                type_name: "terraform_data",
+                prior_state: &null,
+                proposed_new_state: &proposed,
+                config: &config,
+                prior_private: &[],
+                provider_meta: None,
+            })
             .await
             .unwrap();
         let applied = p
-            .apply_resource_change(ApplyRequest { type_name: "terraform_data", prior_state: &null, planned_state: &plan.planned_state, config: &config, planned_private: &[], provider_meta: None })
+            .apply_resource_change(ApplyRequest {
+                type_name: "terraform_data",
+                prior_state: &null,
+                planned_state: &plan.planned_state,
+                config: &config,
+                planned_private: &[],
+                provider_meta: None,
+            })
             .await
             .unwrap();
         last = applied.new_state;
@@ -56,6 +78,9 @@ async fn inprocess_cost() {
     let per_create = through_trait / N as u32;
     eprintln!("in-process terraform_data create (validate+plan+apply): {per_create:?} each; msgpack share {:?} each ({:.0}%)", codec / N as u32, 100.0 * codec.as_secs_f64() / through_trait.as_secs_f64());
     assert!(last.is_wholly_known());
-    assert!(through_trait.as_secs() < 60, "in-process calls far too slow: {through_trait:?} for {N}");
+    assert!(
+        through_trait.as_secs() < 60,
+        "in-process calls far too slow: {through_trait:?} for {N}"
+    );
     host.shutdown().await;
 }

@@ -18,32 +18,67 @@ struct Step {
 }
 
 fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 fn check(steps: &[Step]) {
     let dir = terrane_testkit::temp_dir();
-    let store = SqliteStore::open(&SqliteStore::default_path(dir.path()), None).expect("state store");
+    let store =
+        SqliteStore::open(&SqliteStore::default_path(dir.path()), None).expect("state store");
     let rt = rt();
     for step in steps {
         std::fs::write(dir.path().join("main.tf"), step.config).unwrap();
         rt.block_on(async {
-            let engine = Engine::load(dir.path()).unwrap_or_else(|d| panic!("step {}: load failed: {d:?}", step.name));
-            let mut run = store.lock("default", LockInfo::new("test", step.name)).unwrap();
+            let engine = Engine::load(dir.path())
+                .unwrap_or_else(|d| panic!("step {}: load failed: {d:?}", step.name));
+            let mut run = store
+                .lock("default", LockInfo::new("test", step.name))
+                .unwrap();
             let snapshot = run.snapshot().unwrap();
-            let opts = Options { mode: step.mode, ..Options::default() };
+            let opts = Options {
+                mode: step.mode,
+                ..Options::default()
+            };
             let plan = engine.plan(&snapshot, opts.clone()).await;
-            assert!(!plan.has_errors(), "step {}: plan errors: {:?}", step.name, plan.diagnostics);
-            let got: BTreeMap<String, Action> = plan.changes.iter().filter(|c| c.action != Action::NoOp).map(|c| (c.addr.to_string(), c.action)).collect();
-            let want: BTreeMap<String, Action> = step.want.iter().map(|(a, x)| (a.to_string(), *x)).collect();
+            assert!(
+                !plan.has_errors(),
+                "step {}: plan errors: {:?}",
+                step.name,
+                plan.diagnostics
+            );
+            let got: BTreeMap<String, Action> = plan
+                .changes
+                .iter()
+                .filter(|c| c.action != Action::NoOp)
+                .map(|c| (c.addr.to_string(), c.action))
+                .collect();
+            let want: BTreeMap<String, Action> =
+                step.want.iter().map(|(a, x)| (a.to_string(), *x)).collect();
             assert_eq!(got, want, "step {}: planned actions", step.name);
             let (result, run) = engine.apply(&plan, &snapshot, run, opts).await;
             engine.shutdown().await;
             run.finish().unwrap();
-            assert!(!result.has_errors(), "step {}: apply errors: {:?}", step.name, result.diagnostics);
+            assert!(
+                !result.has_errors(),
+                "step {}: apply errors: {:?}",
+                step.name,
+                result.diagnostics
+            );
         });
         let s = store.snapshot("default").unwrap();
-        let mut addrs: Vec<String> = s.resources.iter().flat_map(|(r, rs)| rs.instances.keys().map(move |k| r.instance(k.clone()).to_string())).collect();
+        let mut addrs: Vec<String> = s
+            .resources
+            .iter()
+            .flat_map(|(r, rs)| {
+                rs.instances
+                    .keys()
+                    .map(move |k| r.instance(k.clone()).to_string())
+            })
+            .collect();
         addrs.sort();
         let mut want: Vec<String> = step.state.iter().map(|s| s.to_string()).collect();
         want.sort();
@@ -70,8 +105,20 @@ resource "random_pet" "p" {
 }
 "#,
             mode: PlanMode::Normal,
-            want: &[("terraform_data.a", Create), ("terraform_data.b[0]", Create), ("terraform_data.b[1]", Create), ("random_pet.p[\"x\"]", Create), ("random_pet.p[\"y\"]", Create)],
-            state: &["terraform_data.a", "terraform_data.b[0]", "terraform_data.b[1]", "random_pet.p[\"x\"]", "random_pet.p[\"y\"]"],
+            want: &[
+                ("terraform_data.a", Create),
+                ("terraform_data.b[0]", Create),
+                ("terraform_data.b[1]", Create),
+                ("random_pet.p[\"x\"]", Create),
+                ("random_pet.p[\"y\"]", Create),
+            ],
+            state: &[
+                "terraform_data.a",
+                "terraform_data.b[0]",
+                "terraform_data.b[1]",
+                "random_pet.p[\"x\"]",
+                "random_pet.p[\"y\"]",
+            ],
         },
         Step {
             name: "no_op",
@@ -88,7 +135,13 @@ resource "random_pet" "p" {
 "#,
             mode: PlanMode::Normal,
             want: &[],
-            state: &["terraform_data.a", "terraform_data.b[0]", "terraform_data.b[1]", "random_pet.p[\"x\"]", "random_pet.p[\"y\"]"],
+            state: &[
+                "terraform_data.a",
+                "terraform_data.b[0]",
+                "terraform_data.b[1]",
+                "random_pet.p[\"x\"]",
+                "random_pet.p[\"y\"]",
+            ],
         },
         Step {
             name: "update_propagates_shrink_and_replace",
@@ -111,7 +164,12 @@ resource "random_pet" "p" {
                 ("random_pet.p[\"x\"]", DeleteThenCreate),
                 ("random_pet.p[\"y\"]", DeleteThenCreate),
             ],
-            state: &["terraform_data.a", "terraform_data.b[0]", "random_pet.p[\"x\"]", "random_pet.p[\"y\"]"],
+            state: &[
+                "terraform_data.a",
+                "terraform_data.b[0]",
+                "random_pet.p[\"x\"]",
+                "random_pet.p[\"y\"]",
+            ],
         },
         Step {
             name: "create_before_destroy_and_orphan",
@@ -131,7 +189,13 @@ resource "terraform_data" "a" {
             ],
             state: &["terraform_data.a"],
         },
-        Step { name: "destroy", config: r#"resource "terraform_data" "a" { input = "two" }"#, mode: PlanMode::Destroy, want: &[("terraform_data.a", Delete)], state: &[] },
+        Step {
+            name: "destroy",
+            config: r#"resource "terraform_data" "a" { input = "two" }"#,
+            mode: PlanMode::Destroy,
+            want: &[("terraform_data.a", Delete)],
+            state: &[],
+        },
     ]);
 }
 
@@ -163,21 +227,52 @@ resource "terraform_data" "sum" {
         let snapshot = run.snapshot().unwrap();
         let plan = engine.plan(&snapshot, Options::default()).await;
         assert!(!plan.has_errors(), "{:?}", plan.diagnostics);
-        let actions: BTreeMap<String, Action> = plan.changes.iter().map(|c| (c.addr.to_string(), c.action)).collect();
-        assert_eq!(actions.get("module.m[\"a\"].terraform_data.t"), Some(&Action::Create));
-        assert_eq!(actions.get("module.m[\"b\"].terraform_data.t"), Some(&Action::Create));
+        let actions: BTreeMap<String, Action> = plan
+            .changes
+            .iter()
+            .map(|c| (c.addr.to_string(), c.action))
+            .collect();
+        assert_eq!(
+            actions.get("module.m[\"a\"].terraform_data.t"),
+            Some(&Action::Create)
+        );
+        assert_eq!(
+            actions.get("module.m[\"b\"].terraform_data.t"),
+            Some(&Action::Create)
+        );
         assert_eq!(actions.get("terraform_data.sum"), Some(&Action::Create));
         // The data source's configuration is known: read during plan.
-        assert!(!actions.contains_key("data.local_file.known"), "read at plan, not planned: {actions:?}");
-        let (result, run) = engine.apply(&plan, &snapshot, run, Options::default()).await;
+        assert!(
+            !actions.contains_key("data.local_file.known"),
+            "read at plan, not planned: {actions:?}"
+        );
+        let (result, run) = engine
+            .apply(&plan, &snapshot, run, Options::default())
+            .await;
         run.finish().unwrap();
         assert!(!result.has_errors(), "{:?}", result.diagnostics);
         engine.shutdown().await;
     });
     let s = store.snapshot("default").unwrap();
-    let sum = s.resources.iter().find(|(r, _)| r.name == "sum").map(|(_, r)| r.instances.values().next().unwrap().current.clone().unwrap()).unwrap();
+    let sum = s
+        .resources
+        .iter()
+        .find(|(r, _)| r.name == "sum")
+        .map(|(_, r)| {
+            r.instances
+                .values()
+                .next()
+                .unwrap()
+                .current
+                .clone()
+                .unwrap()
+        })
+        .unwrap();
     // A dynamic attribute is stored with its type, as Terraform stores it.
-    assert_eq!(sum.attributes["output"]["value"], serde_json::json!([10, 20, "hello"]));
+    assert_eq!(
+        sum.attributes["output"]["value"],
+        serde_json::json!([10, 20, "hello"])
+    );
 }
 
 #[test]
@@ -188,8 +283,21 @@ fn cycles_are_reported_with_every_member() {
         "resource \"terraform_data\" \"a\" { input = terraform_data.b.output }\nresource \"terraform_data\" \"b\" { input = terraform_data.a.output }\n",
     )
     .unwrap();
-    let Err(diags) = Engine::load(dir.path()) else { panic!("a cycle must not load") };
-    let d = diags.iter().find(|d| d.summary.starts_with("Cycle:")).expect("a cycle diagnostic");
-    assert!(d.summary.contains("terraform_data.a") && d.summary.contains("terraform_data.b"), "{}", d.summary);
-    assert!(d.detail.contains("main.tf:1") && d.detail.contains("main.tf:2"), "{}", d.detail);
+    let Err(diags) = Engine::load(dir.path()) else {
+        panic!("a cycle must not load")
+    };
+    let d = diags
+        .iter()
+        .find(|d| d.summary.starts_with("Cycle:"))
+        .expect("a cycle diagnostic");
+    assert!(
+        d.summary.contains("terraform_data.a") && d.summary.contains("terraform_data.b"),
+        "{}",
+        d.summary
+    );
+    assert!(
+        d.detail.contains("main.tf:1") && d.detail.contains("main.tf:2"),
+        "{}",
+        d.detail
+    );
 }

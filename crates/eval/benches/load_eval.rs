@@ -39,14 +39,24 @@ fn run(dir: &Path) -> Figures {
     let load = t.elapsed();
     assert!(diags.is_empty(), "{diags:?}");
     let t = Instant::now();
-    let config = terrane_config::Config { module, dir: dir.to_path_buf(), children: BTreeMap::new() };
+    let config = terrane_config::Config {
+        module,
+        dir: dir.to_path_buf(),
+        children: BTreeMap::new(),
+    };
     let d = terrane_config::validate_references(&config);
     assert!(d.is_empty(), "{d:?}");
     let check = t.elapsed();
     let module = &config.module;
     let t = Instant::now();
     let ctx = default_ctx(dir);
-    let each = MapScope::new().with("each", Value::object_from([("key", Value::string("n-0")), ("value", Value::string("n-0"))]));
+    let each = MapScope::new().with(
+        "each",
+        Value::object_from([
+            ("key", Value::string("n-0")),
+            ("value", Value::string("n-0")),
+        ]),
+    );
     let mut scope = ModuleScope::new(module, [".".into(), ".".into(), ".".into()], Some(&each));
     assert!(input_variables(module, &BTreeMap::new(), &ctx, &mut scope).is_empty());
     assert!(evaluate_locals(module, &ctx, &mut scope).is_empty());
@@ -58,7 +68,12 @@ fn run(dir: &Path) -> Figures {
             exprs += 1;
         }
     }
-    Figures { load, check, eval: t.elapsed(), exprs }
+    Figures {
+        load,
+        check,
+        eval: t.elapsed(),
+        exprs,
+    }
 }
 
 #[test]

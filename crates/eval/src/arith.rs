@@ -207,7 +207,11 @@ fn to_binary(x: &BigDecimal) -> Binary {
     let negative = digits.is_negative();
     let mut n = digits.abs();
     if n.is_zero() {
-        return Binary { negative: false, mant: BigInt::zero(), exp: 0 };
+        return Binary {
+            negative: false,
+            mant: BigInt::zero(),
+            exp: 0,
+        };
     }
     let mut d = BigInt::one();
     if scale > 0 {
@@ -216,14 +220,22 @@ fn to_binary(x: &BigDecimal) -> Binary {
         n *= pow10((-scale) as u64);
     }
     let r = round(n, &d);
-    Binary { negative, mant: r.mant, exp: r.exp }
+    Binary {
+        negative,
+        mant: r.mant,
+        exp: r.exp,
+    }
 }
 
 /// `n / d` (both positive) rounded to a 512-bit mantissa: `mant * 2^-exp`.
 fn round(n: BigInt, d: &BigInt) -> Binary {
     let mut e = PRECISION as i64 - (n.bits() as i64 - d.bits() as i64);
     let (m, r, den) = loop {
-        let (num, den) = if e >= 0 { (&n << e as u64, d.clone()) } else { (n.clone(), d << (-e) as u64) };
+        let (num, den) = if e >= 0 {
+            (&n << e as u64, d.clone())
+        } else {
+            (n.clone(), d << (-e) as u64)
+        };
         let m = &num / &den;
         let bits = m.bits();
         if bits > PRECISION {
@@ -236,12 +248,20 @@ fn round(n: BigInt, d: &BigInt) -> Binary {
         }
     };
     let twice = &r << 1u8;
-    let mut m = if twice > den || (twice == den && m.bit(0)) { m + 1u8 } else { m };
+    let mut m = if twice > den || (twice == den && m.bit(0)) {
+        m + 1u8
+    } else {
+        m
+    };
     if m.bits() > PRECISION {
         m >>= 1u8;
         e -= 1;
     }
-    Binary { negative: false, mant: m, exp: e }
+    Binary {
+        negative: false,
+        mant: m,
+        exp: e,
+    }
 }
 
 /// The shortest decimal inside the rounding interval of `m * 2^-e`
@@ -253,7 +273,12 @@ fn shortest(m: &BigInt, e: i64) -> BigDecimal {
     let (x, lo, hi, scale) = if e >= 0 {
         let t = (e + 1) as u64;
         let f = pow5(t);
-        (&two_m * &f, (&two_m - 1u8) * &f, (&two_m + 1u8) * &f, t as i64)
+        (
+            &two_m * &f,
+            (&two_m - 1u8) * &f,
+            (&two_m + 1u8) * &f,
+            t as i64,
+        )
     } else {
         let f = BigInt::one() << ((-e - 1) as u64);
         (&two_m * &f, (&two_m - 1u8) * &f, (&two_m + 1u8) * &f, 0)
@@ -326,11 +351,27 @@ mod tests {
         check("sub", sub(&num("1"), &num("2.5")), Ok("-1.5"));
         check("mul", mul(&num("1.5"), &num("4")), Ok("6"));
         check("mul_inexact_operands", mul(&num("1.1"), &num("1.1")), Ok("1.2100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001"));
-        check("add_big_integers", add(&num("123456789012345678901234567890"), &num("1")), Ok("123456789012345678901234567891"));
+        check(
+            "add_big_integers",
+            add(&num("123456789012345678901234567890"), &num("1")),
+            Ok("123456789012345678901234567891"),
+        );
         check("rem_sign_of_dividend", rem(&num("-7"), &num("3")), Ok("-1"));
         check("rem_fraction", rem(&num("10"), &num("3.5")), Ok("3"));
-        check("rem_zero", rem(&num("1"), &num("0")), Err("can't use modulo by zero"));
-        check("inf_minus_inf", sub(&Number::PosInfinity, &Number::PosInfinity), Err("can't compute a result that is not a number"));
-        check("inf_times_neg", mul(&Number::PosInfinity, &num("-2")), Ok("-Infinity"));
+        check(
+            "rem_zero",
+            rem(&num("1"), &num("0")),
+            Err("can't use modulo by zero"),
+        );
+        check(
+            "inf_minus_inf",
+            sub(&Number::PosInfinity, &Number::PosInfinity),
+            Err("can't compute a result that is not a number"),
+        );
+        check(
+            "inf_times_neg",
+            mul(&Number::PosInfinity, &num("-2")),
+            Ok("-Infinity"),
+        );
     }
 }

@@ -50,7 +50,15 @@ pub(crate) fn unknown_not_null(ty: Type) -> Value {
 
 impl<'a> Evaluator<'a> {
     pub fn new(scope: &'a dyn Scope, ctx: &'a FuncCtx<'a>, index: &'a LineIndex) -> Evaluator<'a> {
-        Evaluator { scope, ctx, index, index_override: None, provider_functions: None, locals: Vec::new(), diags: Vec::new() }
+        Evaluator {
+            scope,
+            ctx,
+            index,
+            index_override: None,
+            provider_functions: None,
+            locals: Vec::new(),
+            diags: Vec::new(),
+        }
     }
 
     /// Provider-defined functions for `provider::NAME::FUNC(...)` calls.
@@ -96,7 +104,9 @@ impl<'a> Evaluator<'a> {
 
     /// The index spans currently refer to.
     pub(crate) fn current_index(&self) -> LineIndex {
-        self.index_override.clone().unwrap_or_else(|| self.index.clone())
+        self.index_override
+            .clone()
+            .unwrap_or_else(|| self.index.clone())
     }
 
     /// Runs `f` with spans referring to `index`.
@@ -108,7 +118,12 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Records an error at `span` and returns the placeholder result.
-    pub(crate) fn error(&mut self, span: Option<Range<usize>>, summary: &str, detail: impl Into<String>) -> Value {
+    pub(crate) fn error(
+        &mut self,
+        span: Option<Range<usize>>,
+        summary: &str,
+        detail: impl Into<String>,
+    ) -> Value {
         let range = self.range(span);
         self.diags.push(Diagnostic::error(summary, detail, range));
         Value::unknown(Type::Dynamic)
@@ -120,10 +135,17 @@ impl<'a> Evaluator<'a> {
             Expression::Null(_) => Value::null(Type::Dynamic),
             Expression::Bool(b) => Value::bool(*b.value()),
             Expression::Number(n) => {
-                let text = n.as_repr().map(|r| r.to_string()).unwrap_or_else(|| n.value().to_string());
+                let text = n
+                    .as_repr()
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|| n.value().to_string());
                 match Number::parse(text.trim()) {
                     Ok(n) => Value::number(n),
-                    Err(_) => self.error(e.span(), "Invalid number literal", format!("{text:?} is not a valid number.")),
+                    Err(_) => self.error(
+                        e.span(),
+                        "Invalid number literal",
+                        format!("{text:?} is not a valid number."),
+                    ),
                 }
             }
             Expression::String(s) => Value::string(s.value().as_str()),
@@ -139,11 +161,15 @@ impl<'a> Evaluator<'a> {
             }
             Expression::Parenthesis(p) => self.eval(p.inner()),
             Expression::Variable(v) => self.variable(v.as_str(), e.span()),
-            Expression::Conditional(c) => self.conditional(&c.cond_expr, &c.true_expr, &c.false_expr),
+            Expression::Conditional(c) => {
+                self.conditional(&c.cond_expr, &c.true_expr, &c.false_expr)
+            }
             Expression::FuncCall(f) => self.func_call(f, e.span()),
             Expression::Traversal(t) => self.traversal(t),
             Expression::UnaryOp(u) => self.unary(*u.operator.value(), &u.expr, e.span()),
-            Expression::BinaryOp(b) => self.binary(&b.lhs_expr, *b.operator.value(), &b.rhs_expr, e.span()),
+            Expression::BinaryOp(b) => {
+                self.binary(&b.lhs_expr, *b.operator.value(), &b.rhs_expr, e.span())
+            }
             Expression::ForExpr(f) => self.for_expr(f),
         }
     }
@@ -155,7 +181,11 @@ impl<'a> Evaluator<'a> {
         }
         match self.scope.root(name) {
             Some(v) => v,
-            None => self.error(span, "Unknown variable", format!("There is no variable named {name:?}.")),
+            None => self.error(
+                span,
+                "Unknown variable",
+                format!("There is no variable named {name:?}."),
+            ),
         }
     }
 
@@ -178,7 +208,11 @@ impl<'a> Evaluator<'a> {
                     let kv = self.eval(ke);
                     sensitive |= kv.has_sensitive();
                     // Terraform points a null key at the value expression.
-                    let at = if kv.is_null() { v.expr().span() } else { ke.span() };
+                    let at = if kv.is_null() {
+                        v.expr().span()
+                    } else {
+                        ke.span()
+                    };
                     match self.object_key(&kv, at) {
                         Ok(Some(s)) => Some(s),
                         Ok(None) => {
@@ -203,7 +237,11 @@ impl<'a> Evaluator<'a> {
     /// An object key: `Ok(None)` when unknown.
     fn object_key(&mut self, kv: &Value, span: Option<Range<usize>>) -> Result<Option<String>, ()> {
         if kv.is_null() {
-            self.error(span, "Null value as key", "Can't use a null value as a key.");
+            self.error(
+                span,
+                "Null value as key",
+                "Can't use a null value as a key.",
+            );
             return Err(());
         }
         if !kv.is_known() {
@@ -212,7 +250,11 @@ impl<'a> Evaluator<'a> {
         match convert(&kv.unmark_deep(), &Type::String) {
             Ok(s) => Ok(s.as_str().map(str::to_string)),
             Err(e) => {
-                self.error(span, "Incorrect key type", format!("Can't use this value as a key: {e}."));
+                self.error(
+                    span,
+                    "Incorrect key type",
+                    format!("Can't use this value as a key: {e}."),
+                );
                 Err(())
             }
         }
@@ -235,22 +277,40 @@ impl<'a> Evaluator<'a> {
                 describe_type(tv.ty()),
                 describe_type(fv.ty())
             );
-            return self.error(t.span().zip(f.span()).map(|(a, b)| a.start..b.end), "Inconsistent conditional result types", detail);
+            return self.error(
+                t.span().zip(f.span()).map(|(a, b)| a.start..b.end),
+                "Inconsistent conditional result types",
+                detail,
+            );
         };
         let c_sens = c.is_sensitive();
         if c.is_null() {
-            return self.error(cond.span(), "Null condition", "The condition value is null. Conditions must either be true or false.");
+            return self.error(
+                cond.span(),
+                "Null condition",
+                "The condition value is null. Conditions must either be true or false.",
+            );
         }
         let c = match convert(&c, &Type::Bool) {
             Ok(c) => c,
             Err(_) => {
-                return self.error(cond.span(), "Incorrect condition type", "The condition expression must be of type bool.");
+                return self.error(
+                    cond.span(),
+                    "Incorrect condition type",
+                    "The condition expression must be of type bool.",
+                );
             }
         };
         let conv_branch = |me: &mut Self, v: Value, e: &Expression| -> Value {
             match convert(&v, &ty) {
                 Ok(v) => v,
-                Err(err) => me.error(e.span(), "Inconsistent conditional result types", format!("The result value can't be converted to the common result type: {err}.")),
+                Err(err) => me.error(
+                    e.span(),
+                    "Inconsistent conditional result types",
+                    format!(
+                        "The result value can't be converted to the common result type: {err}."
+                    ),
+                ),
             }
         };
         match c.as_bool() {
@@ -279,10 +339,20 @@ impl<'a> Evaluator<'a> {
         };
         let v = match convert(&v.unmark_deep(), &want) {
             Ok(v) => v,
-            Err(_) => return self.error(e.span(), "Invalid operand", format!("Unsuitable value for unary operand: {what}.")),
+            Err(_) => {
+                return self.error(
+                    e.span(),
+                    "Invalid operand",
+                    format!("Unsuitable value for unary operand: {what}."),
+                )
+            }
         };
         if v.is_null() {
-            return self.error(span, "Operation failed", "Error during operation: argument must not be null.");
+            return self.error(
+                span,
+                "Operation failed",
+                "Error during operation: argument must not be null.",
+            );
         }
         let out = match (op, v.kind()) {
             (_, Kind::Unknown(_)) => unknown_not_null(want),
@@ -293,7 +363,13 @@ impl<'a> Evaluator<'a> {
         mark(out, sens)
     }
 
-    fn binary(&mut self, l: &Expression, op: BinaryOperator, r: &Expression, span: Option<Range<usize>>) -> Value {
+    fn binary(
+        &mut self,
+        l: &Expression,
+        op: BinaryOperator,
+        r: &Expression,
+        span: Option<Range<usize>>,
+    ) -> Value {
         let lv = self.eval(l);
         // `false && x` and `true || x` decide without the right operand:
         // its errors are dropped (so `x != null && x.a` works).
@@ -303,7 +379,11 @@ impl<'a> Evaluator<'a> {
             _ => None,
         };
         if let Some(d) = decisive {
-            if convert(&lv.unmark_deep(), &Type::Bool).ok().and_then(|b| b.as_bool()) == Some(d) {
+            if convert(&lv.unmark_deep(), &Type::Bool)
+                .ok()
+                .and_then(|b| b.as_bool())
+                == Some(d)
+            {
                 let outer = std::mem::take(&mut self.diags);
                 let _ = self.eval(r);
                 self.diags = outer;
@@ -326,7 +406,13 @@ impl<'a> Evaluator<'a> {
         let mut spans: Vec<Option<Range<usize>>> = arg_exprs
             .iter()
             .map(|a| match a {
-                Expression::String(_) | Expression::StringTemplate(_) => a.span().map(|r| if r.end > r.start + 1 { r.start + 1..r.end - 1 } else { r }),
+                Expression::String(_) | Expression::StringTemplate(_) => a.span().map(|r| {
+                    if r.end > r.start + 1 {
+                        r.start + 1..r.end - 1
+                    } else {
+                        r
+                    }
+                }),
                 _ => a.span(),
             })
             .collect();
@@ -334,7 +420,11 @@ impl<'a> Evaluator<'a> {
             let last = args.pop().unwrap_or_else(|| Value::null(Type::Dynamic));
             let last_span = spans.pop().flatten();
             if last.is_null() {
-                return self.error(last_span, "Invalid expanding argument value", "The expanding argument (indicated by ...) must not be null.");
+                return self.error(
+                    last_span,
+                    "Invalid expanding argument value",
+                    "The expanding argument (indicated by ...) must not be null.",
+                );
             }
             if !last.is_known() {
                 return Value::unknown(Type::Dynamic);
@@ -371,7 +461,11 @@ impl<'a> Evaluator<'a> {
                 (["provider", provider], Some(pf)) => pf(provider, name, args),
                 _ => {
                     let full = format!("{}::{name}", ns.join("::"));
-                    return self.error(span, "Call to unknown function", format!("There is no function named {full:?}."));
+                    return self.error(
+                        span,
+                        "Call to unknown function",
+                        format!("There is no function named {full:?}."),
+                    );
                 }
             }
         };
@@ -379,8 +473,13 @@ impl<'a> Evaluator<'a> {
             Ok(v) => v,
             Err(err) => {
                 // A missing argument is reported at the closing parenthesis.
-                let close = span.clone().filter(|_| err.arg.is_none() && err.summary == "Not enough function arguments").map(|r| r.end.saturating_sub(1)..r.end);
-                let at = close.or_else(|| err.arg.and_then(|i| spans.get(i).cloned().flatten())).or(span);
+                let close = span
+                    .clone()
+                    .filter(|_| err.arg.is_none() && err.summary == "Not enough function arguments")
+                    .map(|r| r.end.saturating_sub(1)..r.end);
+                let at = close
+                    .or_else(|| err.arg.and_then(|i| spans.get(i).cloned().flatten()))
+                    .or(span);
                 self.error(at, &err.summary, err.detail)
             }
         }
@@ -391,10 +490,18 @@ impl<'a> Evaluator<'a> {
     /// the result unknown.
     fn try_can(&mut self, name: &str, args: &[&Expression], span: Option<Range<usize>>) -> Value {
         if name == "can" && args.len() != 1 {
-            return self.error(span, "Invalid function call", "Function \"can\" expects exactly one argument.");
+            return self.error(
+                span,
+                "Invalid function call",
+                "Function \"can\" expects exactly one argument.",
+            );
         }
         if args.is_empty() {
-            return self.error(span, "Invalid function call", "Function \"try\" requires at least one argument.");
+            return self.error(
+                span,
+                "Invalid function call",
+                "Function \"try\" requires at least one argument.",
+            );
         }
         let outer = std::mem::take(&mut self.diags);
         let mut failures = Vec::new();
@@ -416,7 +523,10 @@ impl<'a> Evaluator<'a> {
             (_, Some(v)) if !v.is_wholly_known() => Value::unknown(Type::Dynamic),
             (_, Some(v)) => v,
             (_, None) => {
-                let list: Vec<String> = failures.iter().map(|d| format!("- {}", d.detail.trim_end_matches('.'))).collect();
+                let list: Vec<String> = failures
+                    .iter()
+                    .map(|d| format!("- {}", d.detail.trim_end_matches('.')))
+                    .collect();
                 self.error(
                     span,
                     "Error in function call",

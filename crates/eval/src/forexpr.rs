@@ -15,11 +15,18 @@ use terrane_value::{Kind, Number, Type, Value};
 /// element for maps and objects. `None` for values that cannot be iterated.
 pub(crate) fn iteration_items(coll: &Value) -> Option<Vec<(Value, Value)>> {
     match (coll.ty(), coll.kind()) {
-        (Type::List(_) | Type::Tuple(_), Kind::Seq(es)) => {
-            Some(es.iter().enumerate().map(|(i, e)| (Value::number(Number::from_u64(i as u64)), e.clone())).collect())
-        }
+        (Type::List(_) | Type::Tuple(_), Kind::Seq(es)) => Some(
+            es.iter()
+                .enumerate()
+                .map(|(i, e)| (Value::number(Number::from_u64(i as u64)), e.clone()))
+                .collect(),
+        ),
         (Type::Set(_), Kind::Set(es)) => Some(es.iter().map(|e| (e.clone(), e.clone())).collect()),
-        (Type::Map(_) | Type::Object(_), Kind::Map(m)) => Some(m.iter().map(|(k, v)| (Value::string(k.as_str()), v.clone())).collect()),
+        (Type::Map(_) | Type::Object(_), Kind::Map(m)) => Some(
+            m.iter()
+                .map(|(k, v)| (Value::string(k.as_str()), v.clone()))
+                .collect(),
+        ),
         _ => None,
     }
 }
@@ -30,7 +37,11 @@ impl Evaluator<'_> {
         let coll = self.eval(coll_expr);
         let mut sens = coll.is_sensitive();
         if coll.is_null() {
-            return self.error(coll_expr.span(), "Iteration over null value", "A null value cannot be used as the collection in a 'for' expression.");
+            return self.error(
+                coll_expr.span(),
+                "Iteration over null value",
+                "A null value cannot be used as the collection in a 'for' expression.",
+            );
         }
         if !coll.is_known() {
             return mark(Value::unknown(Type::Dynamic), sens);
@@ -39,7 +50,10 @@ impl Evaluator<'_> {
             return self.error(
                 coll_expr.span(),
                 "Iteration over non-iterable value",
-                format!("A value of type {} cannot be used as the collection in a 'for' expression.", coll.ty().friendly_name()),
+                format!(
+                    "A value of type {} cannot be used as the collection in a 'for' expression.",
+                    coll.ty().friendly_name()
+                ),
             );
         };
         let key_var = f.intro.key_var.as_ref().map(|k| k.as_str().to_string());
@@ -61,7 +75,11 @@ impl Evaluator<'_> {
                     let cv = self.eval(&c.expr);
                     sens |= cv.has_sensitive();
                     if cv.is_null() {
-                        self.error(c.expr.span(), "Invalid 'for' condition", "The value of the 'if' clause must not be null.");
+                        self.error(
+                            c.expr.span(),
+                            "Invalid 'for' condition",
+                            "The value of the 'if' clause must not be null.",
+                        );
                         failed = true;
                         None
                     } else {
@@ -74,7 +92,11 @@ impl Evaluator<'_> {
                                 }
                             },
                             Err(_) => {
-                                self.error(c.expr.span(), "Invalid 'for' condition", "The 'if' clause value is invalid: bool required.");
+                                self.error(
+                                    c.expr.span(),
+                                    "Invalid 'for' condition",
+                                    "The 'if' clause value is invalid: bool required.",
+                                );
                                 failed = true;
                                 None
                             }
@@ -90,12 +112,19 @@ impl Evaluator<'_> {
                         sens |= kv.has_sensitive();
                         let val = self.eval(&f.value_expr);
                         if kv.is_null() {
-                            self.error(ke.span(), "Invalid object key", "Key expression in 'for' expression must not produce a null value.");
+                            self.error(
+                                ke.span(),
+                                "Invalid object key",
+                                "Key expression in 'for' expression must not produce a null value.",
+                            );
                             failed = true;
                         } else if !kv.is_known() {
                             known = false;
                         } else {
-                            match convert(&kv.unmark_deep(), &Type::String).ok().and_then(|s| s.as_str().map(str::to_string)) {
+                            match convert(&kv.unmark_deep(), &Type::String)
+                                .ok()
+                                .and_then(|s| s.as_str().map(str::to_string))
+                            {
                                 None => {
                                     self.error(ke.span(), "Invalid object key", "The key expression produced an invalid result: string required.");
                                     failed = true;
@@ -125,7 +154,12 @@ impl Evaluator<'_> {
         }
         let out = match &f.key_expr {
             None => Value::tuple(tuple),
-            Some(_) if f.grouping => Value::object(groups.into_iter().map(|(k, vs)| (k, Value::tuple(vs))).collect()),
+            Some(_) if f.grouping => Value::object(
+                groups
+                    .into_iter()
+                    .map(|(k, vs)| (k, Value::tuple(vs)))
+                    .collect(),
+            ),
             Some(_) => Value::object(object),
         };
         mark(out, sens)

@@ -29,7 +29,12 @@ impl Tok<'_> {
     fn strip(&self) -> Strip {
         match self {
             Tok::Lit(_) => Strip::None,
-            Tok::Interp(_, s) | Tok::If(_, s) | Tok::Else(s) | Tok::EndIf(s) | Tok::For(_, s) | Tok::EndFor(s) => *s,
+            Tok::Interp(_, s)
+            | Tok::If(_, s)
+            | Tok::Else(s)
+            | Tok::EndIf(s)
+            | Tok::For(_, s)
+            | Tok::EndFor(s) => *s,
         }
     }
 }
@@ -82,7 +87,9 @@ fn strip(toks: &mut [Tok<'_>]) {
 
 /// Removes the smallest line-start indentation from every line start.
 fn flush(toks: &mut [Tok<'_>]) {
-    let starts: Vec<bool> = (0..toks.len()).map(|i| i == 0 || matches!(&toks[i - 1], Tok::Lit(l) if l.ends_with('\n'))).collect();
+    let starts: Vec<bool> = (0..toks.len())
+        .map(|i| i == 0 || matches!(&toks[i - 1], Tok::Lit(l) if l.ends_with('\n')))
+        .collect();
     let mut min: Option<usize> = None;
     for (i, t) in toks.iter().enumerate() {
         if !starts[i] {
@@ -95,10 +102,16 @@ fn flush(toks: &mut [Tok<'_>]) {
         };
         min = Some(min.map_or(n, |m: usize| m.min(n)));
     }
-    let Some(min) = min.filter(|m| *m > 0) else { return };
+    let Some(min) = min.filter(|m| *m > 0) else {
+        return;
+    };
     for (i, t) in toks.iter_mut().enumerate() {
         if let (true, Tok::Lit(l)) = (starts[i], t) {
-            let cut = l.chars().take(min).take_while(|c| *c == ' ' || *c == '\t').count();
+            let cut = l
+                .chars()
+                .take(min)
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .count();
             *l = l[cut..].to_string();
         }
     }
@@ -125,15 +138,21 @@ impl Evaluator<'_> {
     /// A heredoc, read from its source when it can be (else as hcl-edit
     /// parsed it).
     pub(crate) fn heredoc(&mut self, h: &HeredocTemplate, index: &LineIndex) -> Value {
-        let Some(body_span) = h.template.span() else { return self.template(&h.template) };
+        let Some(body_span) = h.template.span() else {
+            return self.template(&h.template);
+        };
         if index.is_shifted() {
             return self.template(&h.template);
         }
         let text = index.text();
-        let Some(body) = text.get(body_span.clone()) else { return self.template(&h.template) };
+        let Some(body) = text.get(body_span.clone()) else {
+            return self.template(&h.template);
+        };
         let opener = text[..body_span.start].rfind("<<");
         let flush_doc = opener.is_some_and(|o| text[o + 2..].starts_with('-'));
-        let Ok(parsed) = hcl_edit::parser::parse_template(body) else { return self.template(&h.template) };
+        let Ok(parsed) = hcl_edit::parser::parse_template(body) else {
+            return self.template(&h.template);
+        };
         let shifted = index.shifted(body_span.start, Vec::new());
         let mut toks = Vec::new();
         flatten(&parsed, &mut toks);

@@ -17,8 +17,8 @@
 mod arith;
 mod expr;
 mod forexpr;
-mod heredoc;
 pub mod func;
+mod heredoc;
 pub mod module;
 mod ops;
 mod scope;
@@ -36,7 +36,11 @@ use terrane_config::{Diagnostic, LineIndex};
 use terrane_value::Value;
 
 /// Evaluates a configuration expression.
-pub fn eval_expr(e: &terrane_config::Expr, scope: &dyn Scope, ctx: &FuncCtx) -> (Value, Vec<Diagnostic>) {
+pub fn eval_expr(
+    e: &terrane_config::Expr,
+    scope: &dyn Scope,
+    ctx: &FuncCtx,
+) -> (Value, Vec<Diagnostic>) {
     let mut ev = Evaluator::new(scope, ctx, &e.index);
     let v = ev.eval(&e.expr);
     (v, ev.into_diagnostics())
@@ -44,7 +48,12 @@ pub fn eval_expr(e: &terrane_config::Expr, scope: &dyn Scope, ctx: &FuncCtx) -> 
 
 /// Parses and evaluates one expression from text (a console line, a test
 /// case); `name` names the source in diagnostics.
-pub fn eval_str(name: &str, src: &str, scope: &dyn Scope, ctx: &FuncCtx) -> (Value, Vec<Diagnostic>) {
+pub fn eval_str(
+    name: &str,
+    src: &str,
+    scope: &dyn Scope,
+    ctx: &FuncCtx,
+) -> (Value, Vec<Diagnostic>) {
     let index = LineIndex::new(name, src);
     match hcl_edit::parser::parse_expr(src) {
         Ok(e) => {
@@ -54,7 +63,11 @@ pub fn eval_str(name: &str, src: &str, scope: &dyn Scope, ctx: &FuncCtx) -> (Val
         }
         Err(err) => {
             let loc = err.location();
-            let d = Diagnostic::error("Invalid expression", err.message().to_string(), Some(index.at(loc.line(), loc.column())));
+            let d = Diagnostic::error(
+                "Invalid expression",
+                err.message().to_string(),
+                Some(index.at(loc.line(), loc.column())),
+            );
             (Value::unknown(terrane_value::Type::Dynamic), vec![d])
         }
     }
@@ -74,7 +87,11 @@ pub fn render_template(text: &str, path: &Path, vars: &Value) -> Result<Value, S
     // Inside a template, `templatefile` refuses to run (as in Terraform):
     // a template that renders itself would otherwise recurse until the
     // stack overflows.
-    let ctx = FuncCtx { base_dir: Path::new("."), render_template: &refuse_nested_template, pure_only: false };
+    let ctx = FuncCtx {
+        base_dir: Path::new("."),
+        render_template: &refuse_nested_template,
+        pure_only: false,
+    };
     let name = path.display().to_string();
     let index = LineIndex::new(&name, text);
     let template = hcl_edit::parser::parse_template(text).map_err(|e| {
@@ -99,5 +116,9 @@ fn refuse_nested_template(_text: &str, _path: &Path, _vars: &Value) -> Result<Va
 /// A function context for the given working directory, with the template
 /// engine wired in.
 pub fn default_ctx(base_dir: &Path) -> FuncCtx<'_> {
-    FuncCtx { base_dir, render_template: &render_template, pure_only: false }
+    FuncCtx {
+        base_dir,
+        render_template: &render_template,
+        pure_only: false,
+    }
 }

@@ -27,7 +27,11 @@ pub struct ModuleScope<'a> {
 }
 
 impl<'a> ModuleScope<'a> {
-    pub fn new(module: &Module, paths: [String; 3], fallback: Option<&'a dyn Scope>) -> ModuleScope<'a> {
+    pub fn new(
+        module: &Module,
+        paths: [String; 3],
+        fallback: Option<&'a dyn Scope>,
+    ) -> ModuleScope<'a> {
         ModuleScope {
             vars: BTreeMap::new(),
             locals: BTreeMap::new(),
@@ -50,7 +54,10 @@ impl Scope for ModuleScope<'_> {
                 ("root", Value::string(self.paths[1].as_str())),
                 ("cwd", Value::string(self.paths[2].as_str())),
             ])),
-            "terraform" => Some(Value::object_from([("workspace", Value::string(self.workspace.as_str()))])),
+            "terraform" => Some(Value::object_from([(
+                "workspace",
+                Value::string(self.workspace.as_str()),
+            )])),
             _ => self.fallback.and_then(|f| f.root(name)),
         }
     }
@@ -81,7 +88,12 @@ impl Scope for ModuleScope<'_> {
 
 /// Sets the module's input variables from `given` values (already parsed
 /// from `-var`, files or a module call) and declared defaults.
-pub fn input_variables(module: &Module, given: &BTreeMap<String, Value>, ctx: &FuncCtx, scope: &mut ModuleScope) -> Vec<Diagnostic> {
+pub fn input_variables(
+    module: &Module,
+    given: &BTreeMap<String, Value>,
+    ctx: &FuncCtx,
+    scope: &mut ModuleScope,
+) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for name in given.keys() {
         if !module.variables.contains_key(name) {
@@ -136,11 +148,18 @@ pub fn input_variables(module: &Module, given: &BTreeMap<String, Value>, ctx: &F
             }
             Err(e) => {
                 let (summary, at) = if from_default {
-                    ("Invalid default value for variable", var.default.as_ref().and_then(|d| d.range.clone()))
+                    (
+                        "Invalid default value for variable",
+                        var.default.as_ref().and_then(|d| d.range.clone()),
+                    )
                 } else {
                     ("Invalid value for input variable", var.range.clone())
                 };
-                let declared = var.range.as_ref().map(|r| format!(" declared at {r}")).unwrap_or_default();
+                let declared = var
+                    .range
+                    .as_ref()
+                    .map(|r| format!(" declared at {r}"))
+                    .unwrap_or_default();
                 let detail = match e {
                     ConstraintError::Convert(c) => {
                         format!("The given value is not suitable for var.{name}{declared}: {c}.")
@@ -148,7 +167,15 @@ pub fn input_variables(module: &Module, given: &BTreeMap<String, Value>, ctx: &F
                     other => format!("var.{name}: {other}"),
                 };
                 diags.push(Diagnostic::error(summary, detail, at));
-                scope.vars.insert(name.clone(), Value::unknown(var.constraint.as_ref().map(|c| c.ty.without_optional_markers()).unwrap_or(Type::Dynamic)));
+                scope.vars.insert(
+                    name.clone(),
+                    Value::unknown(
+                        var.constraint
+                            .as_ref()
+                            .map(|c| c.ty.without_optional_markers())
+                            .unwrap_or(Type::Dynamic),
+                    ),
+                );
             }
         }
     }
@@ -208,7 +235,14 @@ pub fn evaluate_locals(module: &Module, ctx: &FuncCtx, scope: &mut ModuleScope) 
     }
     let mut cycles = Vec::new();
     for n in deps.keys() {
-        visit(n, &deps, &mut state, &mut Vec::new(), &mut order, &mut cycles);
+        visit(
+            n,
+            &deps,
+            &mut state,
+            &mut Vec::new(),
+            &mut order,
+            &mut cycles,
+        );
     }
     for cycle in &cycles {
         in_cycle.extend(cycle.iter().copied());
@@ -217,14 +251,23 @@ pub fn evaluate_locals(module: &Module, ctx: &FuncCtx, scope: &mut ModuleScope) 
         names.push(format!("local.{first}"));
         diags.push(Diagnostic::error(
             "Cycle in local values",
-            format!("The local values refer to each other in a cycle: {}.", names.join(" -> ")),
+            format!(
+                "The local values refer to each other in a cycle: {}.",
+                names.join(" -> ")
+            ),
             module.locals[first].range.clone(),
         ));
     }
     for n in order {
         let e = &module.locals[n];
-        if in_cycle.contains(n) || e.refs.iter().any(|r| matches!(&r.subject, Subject::Local(l) if in_cycle.contains(l.as_str()))) {
-            scope.locals.insert(n.to_string(), Value::unknown(Type::Dynamic));
+        if in_cycle.contains(n)
+            || e.refs
+                .iter()
+                .any(|r| matches!(&r.subject, Subject::Local(l) if in_cycle.contains(l.as_str())))
+        {
+            scope
+                .locals
+                .insert(n.to_string(), Value::unknown(Type::Dynamic));
             continue;
         }
         let mut ev = Evaluator::new(scope, ctx, &e.index);

@@ -31,24 +31,46 @@ pub(crate) fn binary(
         And | Or => Type::Bool,
         _ => Type::Number,
     };
-    let what = if operand == Type::Bool { "a bool is required" } else { "a number is required" };
+    let what = if operand == Type::Bool {
+        "a bool is required"
+    } else {
+        "a number is required"
+    };
     let lc = convert(&l, &operand);
     let rc = convert(&r, &operand);
     let (l, r) = match (lc, rc) {
         (Ok(l), Ok(r)) => (l, r),
         (Err(_), rc) => {
-            let out = ev.error(lspan, "Invalid operand", format!("Unsuitable value for left operand: {what}."));
+            let out = ev.error(
+                lspan,
+                "Invalid operand",
+                format!("Unsuitable value for left operand: {what}."),
+            );
             if rc.is_err() {
-                ev.error(rspan, "Invalid operand", format!("Unsuitable value for right operand: {what}."));
+                ev.error(
+                    rspan,
+                    "Invalid operand",
+                    format!("Unsuitable value for right operand: {what}."),
+                );
             }
             return out;
         }
-        (_, Err(_)) => return ev.error(rspan, "Invalid operand", format!("Unsuitable value for right operand: {what}.")),
+        (_, Err(_)) => {
+            return ev.error(
+                rspan,
+                "Invalid operand",
+                format!("Unsuitable value for right operand: {what}."),
+            )
+        }
     };
     if l.is_null() || r.is_null() {
         let at = if l.is_null() { lspan } else { rspan };
         let _ = span;
-        return ev.error(at, "Operation failed", "Error during operation: argument must not be null.");
+        return ev.error(
+            at,
+            "Operation failed",
+            "Error during operation: argument must not be null.",
+        );
     }
     if matches!(op, And | Or) {
         let short = op == Or; // the value that decides the result alone
@@ -60,7 +82,11 @@ pub(crate) fn binary(
         return mark(out, sens);
     }
     let (Some(a), Some(b)) = (l.as_number(), r.as_number()) else {
-        let ty = if matches!(op, Less | LessEq | Greater | GreaterEq) { Type::Bool } else { Type::Number };
+        let ty = if matches!(op, Less | LessEq | Greater | GreaterEq) {
+            Type::Bool
+        } else {
+            Type::Number
+        };
         return mark(unknown_not_null(ty), sens);
     };
     let result = match op {
@@ -77,7 +103,11 @@ pub(crate) fn binary(
     };
     match result {
         Ok(v) => mark(v, sens),
-        Err(e) => ev.error(span, "Operation failed", format!("Error during operation: {}.", e.0)),
+        Err(e) => ev.error(
+            span,
+            "Operation failed",
+            format!("Error during operation: {}.", e.0),
+        ),
     }
 }
 
@@ -90,7 +120,11 @@ pub(crate) fn equals(a: &Value, b: &Value) -> Option<bool> {
         (true, false) | (false, true) => {
             let (k, u) = if a.is_known() { (a, b) } else { (b, a) };
             if k.is_null() {
-                return if u.is_known_not_null() { Some(false) } else { None };
+                return if u.is_known_not_null() {
+                    Some(false)
+                } else {
+                    None
+                };
             }
             if u.ty().has_dynamic() || k.ty().has_dynamic() {
                 return None;
@@ -134,7 +168,12 @@ pub(crate) fn equals(a: &Value, b: &Value) -> Option<bool> {
             if !a.is_wholly_known() || !b.is_wholly_known() {
                 return None;
             }
-            Some(x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| p.eq_ignoring_refinements(q)))
+            Some(
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|(p, q)| p.eq_ignoring_refinements(q)),
+            )
         }
         (Kind::Map(x), Kind::Map(y)) => {
             if x.len() != y.len() || x.keys().ne(y.keys()) {

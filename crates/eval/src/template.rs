@@ -58,8 +58,16 @@ impl Evaluator<'_> {
             match el {
                 Element::Literal(lit) => {
                     let mut s: &str = lit.value();
-                    let strip_before = if i == 0 { trim_first } else { strips_after(elems[i - 1]) };
-                    let strip_after = if i + 1 == elems.len() { trim_last } else { strips_before(elems[i + 1]) };
+                    let strip_before = if i == 0 {
+                        trim_first
+                    } else {
+                        strips_after(elems[i - 1])
+                    };
+                    let strip_after = if i + 1 == elems.len() {
+                        trim_last
+                    } else {
+                        strips_before(elems[i + 1])
+                    };
                     if strip_before {
                         s = s.trim_start();
                     }
@@ -73,29 +81,47 @@ impl Evaluator<'_> {
                     self.interpolate(v, interp.expr.span(), acc);
                 }
                 Element::Directive(dir) => match &**dir {
-                Directive::If(d) => {
-                    let Some(c) = self.directive_condition(&d.if_expr.cond_expr, acc) else { continue };
-                    let end_strip = d.endif_expr.strip.strip_start();
-                    if c {
-                        let last = d.else_expr.as_ref().map(|e| e.strip.strip_start()).unwrap_or(end_strip);
-                        self.render(&d.if_expr.template, d.if_expr.strip.strip_end(), last, acc);
-                    } else if let Some(e) = &d.else_expr {
-                        self.render(&e.template, e.strip.strip_end(), end_strip, acc);
-                    }
-                }
-                Directive::For(d) => {
-                    let f = &d.for_expr;
-                    let Some(items) = self.directive_items(&f.collection_expr, acc) else { continue };
-                    let depth = self.locals.len();
-                    for (k, v) in items {
-                        if let Some(kv) = &f.key_var {
-                            self.locals.push((kv.as_str().to_string(), k));
+                    Directive::If(d) => {
+                        let Some(c) = self.directive_condition(&d.if_expr.cond_expr, acc) else {
+                            continue;
+                        };
+                        let end_strip = d.endif_expr.strip.strip_start();
+                        if c {
+                            let last = d
+                                .else_expr
+                                .as_ref()
+                                .map(|e| e.strip.strip_start())
+                                .unwrap_or(end_strip);
+                            self.render(
+                                &d.if_expr.template,
+                                d.if_expr.strip.strip_end(),
+                                last,
+                                acc,
+                            );
+                        } else if let Some(e) = &d.else_expr {
+                            self.render(&e.template, e.strip.strip_end(), end_strip, acc);
                         }
-                        self.locals.push((f.value_var.as_str().to_string(), v));
-                        self.render(&f.template, f.strip.strip_end(), d.endfor_expr.strip.strip_start(), acc);
-                        self.locals.truncate(depth);
                     }
-                }
+                    Directive::For(d) => {
+                        let f = &d.for_expr;
+                        let Some(items) = self.directive_items(&f.collection_expr, acc) else {
+                            continue;
+                        };
+                        let depth = self.locals.len();
+                        for (k, v) in items {
+                            if let Some(kv) = &f.key_var {
+                                self.locals.push((kv.as_str().to_string(), k));
+                            }
+                            self.locals.push((f.value_var.as_str().to_string(), v));
+                            self.render(
+                                &f.template,
+                                f.strip.strip_end(),
+                                d.endfor_expr.strip.strip_start(),
+                                acc,
+                            );
+                            self.locals.truncate(depth);
+                        }
+                    }
                 },
             }
         }
@@ -103,17 +129,29 @@ impl Evaluator<'_> {
 
     /// An `%{if}` condition: `None` when unknown or invalid (the result
     /// is then unknown).
-    pub(crate) fn directive_condition(&mut self, cond: &hcl_edit::expr::Expression, acc: &mut Acc) -> Option<bool> {
+    pub(crate) fn directive_condition(
+        &mut self,
+        cond: &hcl_edit::expr::Expression,
+        acc: &mut Acc,
+    ) -> Option<bool> {
         let c = self.eval(cond);
         acc.sensitive |= c.has_sensitive();
         let c = c.unmark_deep();
         if c.is_null() {
-            self.error(cond.span(), "Invalid template directive", "The condition value is null. Conditions must either be true or false.");
+            self.error(
+                cond.span(),
+                "Invalid template directive",
+                "The condition value is null. Conditions must either be true or false.",
+            );
             acc.unknown = true;
             return None;
         }
         let Ok(c) = convert(&c, &Type::Bool) else {
-            self.error(cond.span(), "Invalid template directive", "The condition expression must be of type bool.");
+            self.error(
+                cond.span(),
+                "Invalid template directive",
+                "The condition expression must be of type bool.",
+            );
             acc.unknown = true;
             return None;
         };
@@ -125,11 +163,19 @@ impl Evaluator<'_> {
 
     /// The items a `%{for}` directive iterates over; `None` when unknown or
     /// invalid (the result is then unknown).
-    pub(crate) fn directive_items(&mut self, coll_expr: &hcl_edit::expr::Expression, acc: &mut Acc) -> Option<Vec<(Value, Value)>> {
+    pub(crate) fn directive_items(
+        &mut self,
+        coll_expr: &hcl_edit::expr::Expression,
+        acc: &mut Acc,
+    ) -> Option<Vec<(Value, Value)>> {
         let coll = self.eval(coll_expr);
         acc.sensitive |= coll.is_sensitive();
         if coll.is_null() {
-            self.error(coll_expr.span(), "Invalid template for directive", "Cannot iterate over a null value.");
+            self.error(
+                coll_expr.span(),
+                "Invalid template for directive",
+                "Cannot iterate over a null value.",
+            );
             acc.unknown = true;
             return None;
         }
@@ -140,17 +186,33 @@ impl Evaluator<'_> {
         match crate::forexpr::iteration_items(&coll) {
             Some(items) => Some(items),
             None => {
-                self.error(coll_expr.span(), "Invalid template for directive", format!("A value of type {} cannot be used as the collection in a 'for' directive.", coll.ty().friendly_name()));
+                self.error(
+                    coll_expr.span(),
+                    "Invalid template for directive",
+                    format!(
+                        "A value of type {} cannot be used as the collection in a 'for' directive.",
+                        coll.ty().friendly_name()
+                    ),
+                );
                 acc.unknown = true;
                 None
             }
         }
     }
 
-    pub(crate) fn interpolate(&mut self, v: Value, span: Option<std::ops::Range<usize>>, acc: &mut Acc) {
+    pub(crate) fn interpolate(
+        &mut self,
+        v: Value,
+        span: Option<std::ops::Range<usize>>,
+        acc: &mut Acc,
+    ) {
         acc.sensitive |= v.has_sensitive();
         if v.is_null() {
-            self.error(span, "Invalid template interpolation value", "The expression result is null. Cannot include a null value in a string template.");
+            self.error(
+                span,
+                "Invalid template interpolation value",
+                "The expression result is null. Cannot include a null value in a string template.",
+            );
             acc.unknown = true;
             return;
         }

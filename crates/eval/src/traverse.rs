@@ -23,8 +23,14 @@ impl Evaluator<'_> {
                             (v, 1)
                         } else {
                             let root = self.variable(name.as_str(), t.expr.span());
-                            if root.is_known() && !root.is_null() && root.get_attr(attr.as_str()).is_none() && root.ty().object_type().is_some() {
-                                if let Some(m) = self.scope().missing_attr(name.as_str(), attr.as_str()) {
+                            if root.is_known()
+                                && !root.is_null()
+                                && root.get_attr(attr.as_str()).is_none()
+                                && root.ty().object_type().is_some()
+                            {
+                                if let Some(m) =
+                                    self.scope().missing_attr(name.as_str(), attr.as_str())
+                                {
                                     let span = join(t.expr.span(), ops[0].span());
                                     return self.error(span, &m.summary, m.detail);
                                 }
@@ -42,7 +48,12 @@ impl Evaluator<'_> {
                 TraversalOperator::AttrSplat(_) => {
                     let end = ops[i + 1..]
                         .iter()
-                        .position(|o| !matches!(o.value(), TraversalOperator::GetAttr(_) | TraversalOperator::LegacyIndex(_)))
+                        .position(|o| {
+                            !matches!(
+                                o.value(),
+                                TraversalOperator::GetAttr(_) | TraversalOperator::LegacyIndex(_)
+                            )
+                        })
                         .map(|p| i + 1 + p)
                         .unwrap_or(ops.len());
                     v = self.splat(v, &ops[i + 1..end]);
@@ -69,7 +80,9 @@ impl Evaluator<'_> {
                 let k = self.eval(e);
                 self.index(v, k, op.span())
             }
-            TraversalOperator::LegacyIndex(n) => self.index(v, Value::number(Number::from_u64(*n.value())), op.span()),
+            TraversalOperator::LegacyIndex(n) => {
+                self.index(v, Value::number(Number::from_u64(*n.value())), op.span())
+            }
             TraversalOperator::AttrSplat(_) | TraversalOperator::FullSplat(_) => v,
         }
     }
@@ -122,7 +135,11 @@ impl Evaluator<'_> {
     pub(crate) fn get_attr(&mut self, v: Value, name: &str, span: Option<Range<usize>>) -> Value {
         let sens = v.is_sensitive();
         if v.is_null() && matches!(v.ty(), Type::Object(_) | Type::Map(_) | Type::Dynamic) {
-            return self.error(span, "Attempt to get attribute from null value", "This value is null, so it does not have any attributes.");
+            return self.error(
+                span,
+                "Attempt to get attribute from null value",
+                "This value is null, so it does not have any attributes.",
+            );
         }
         let out = match (v.ty(), v.kind()) {
             (Type::Dynamic, _) => Value::unknown(Type::Dynamic),
@@ -138,7 +155,11 @@ impl Evaluator<'_> {
             (Type::Map(_), Kind::Map(m)) => match m.get(name) {
                 Some(x) => x.clone(),
                 None => {
-                    return self.error(span, "Missing map element", format!("This map does not have an element with the key {name:?}."));
+                    return self.error(
+                        span,
+                        "Missing map element",
+                        format!("This map does not have an element with the key {name:?}."),
+                    );
                 }
             },
             (t, _) => {
@@ -156,20 +177,39 @@ impl Evaluator<'_> {
     }
 
     fn unsupported_attr(&mut self, name: &str, span: Option<Range<usize>>) -> Value {
-        self.error(span, "Unsupported attribute", format!("This object does not have an attribute named {name:?}."))
+        self.error(
+            span,
+            "Unsupported attribute",
+            format!("This object does not have an attribute named {name:?}."),
+        )
     }
 
     pub(crate) fn index(&mut self, v: Value, k: Value, span: Option<Range<usize>>) -> Value {
         let sens = v.is_sensitive() || k.has_sensitive();
         let k = k.unmark_deep();
         if v.ty().is_primitive() {
-            return self.error(span, "Invalid index", format!("This value does not have any indices: {} values cannot be indexed.", v.ty().friendly_name()));
+            return self.error(
+                span,
+                "Invalid index",
+                format!(
+                    "This value does not have any indices: {} values cannot be indexed.",
+                    v.ty().friendly_name()
+                ),
+            );
         }
         if v.is_null() {
-            return self.error(span, "Attempt to index null value", "This value is null, so it does not have any indices.");
+            return self.error(
+                span,
+                "Attempt to index null value",
+                "This value is null, so it does not have any indices.",
+            );
         }
         if k.is_null() {
-            return self.error(span, "Invalid index", "Can't use a null value as an indexing key.");
+            return self.error(
+                span,
+                "Invalid index",
+                "Can't use a null value as an indexing key.",
+            );
         }
         let out = match v.ty() {
             Type::Dynamic => Value::unknown(Type::Dynamic),
@@ -238,7 +278,11 @@ impl Evaluator<'_> {
     }
 
     fn missing_key(&mut self, span: Option<Range<usize>>) -> Value {
-        self.error(span, "Invalid index", "The given key does not identify an element in this collection value.")
+        self.error(
+            span,
+            "Invalid index",
+            "The given key does not identify an element in this collection value.",
+        )
     }
 }
 
@@ -266,7 +310,10 @@ fn steps_type(t: &Type, ops: &[Op]) -> Option<Type> {
         t = match (op.value(), &t) {
             (TraversalOperator::GetAttr(n), Type::Object(o)) => o.attr(n.as_str())?.clone(),
             (TraversalOperator::GetAttr(_), Type::Map(e)) => (**e).clone(),
-            (TraversalOperator::Index(_) | TraversalOperator::LegacyIndex(_), Type::List(e) | Type::Map(e)) => (**e).clone(),
+            (
+                TraversalOperator::Index(_) | TraversalOperator::LegacyIndex(_),
+                Type::List(e) | Type::Map(e),
+            ) => (**e).clone(),
             _ => return None,
         };
     }

@@ -14,7 +14,12 @@ use terrane_value::{Path, Step, Type, Value};
 /// attribute is absent or null, then the value is converted (missing
 /// optional attributes without defaults become null). Default expressions
 /// are constants; a default that fails to evaluate is reported.
-pub fn convert_to_constraint(v: &Value, tc: &TypeConstraint, ctx: &FuncCtx, index: &LineIndex) -> Result<Value, ConstraintError> {
+pub fn convert_to_constraint(
+    v: &Value,
+    tc: &TypeConstraint,
+    ctx: &FuncCtx,
+    index: &LineIndex,
+) -> Result<Value, ConstraintError> {
     let mut defaults = BTreeMap::new();
     if !tc.defaults.is_empty() {
         let scope = MapScope::new();
@@ -42,7 +47,14 @@ impl std::fmt::Display for ConstraintError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ConstraintError::Convert(e) => write!(f, "{e}"),
-            ConstraintError::Defaults(d) => write!(f, "invalid default value: {}", d.iter().map(|d| d.detail.clone()).collect::<Vec<_>>().join("; ")),
+            ConstraintError::Defaults(d) => write!(
+                f,
+                "invalid default value: {}",
+                d.iter()
+                    .map(|d| d.detail.clone())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
         }
     }
 }
@@ -50,13 +62,20 @@ impl std::fmt::Display for ConstraintError {
 /// Fills defaults into `v` following type `ty`. `path` is the position in
 /// the type (list and set elements are `[0]`, map elements `["*"]`, as the
 /// configuration records default paths).
-fn apply_defaults(v: &Value, ty: &Type, defaults: &BTreeMap<Path, Value>, path: &mut Path) -> Value {
+fn apply_defaults(
+    v: &Value,
+    ty: &Type,
+    defaults: &BTreeMap<Path, Value>,
+    path: &mut Path,
+) -> Value {
     if defaults.is_empty() || !v.is_known() || v.is_null() {
         return v.clone();
     }
     match ty {
         Type::Object(o) => {
-            let Some(entries) = v.entries() else { return v.clone() };
+            let Some(entries) = v.entries() else {
+                return v.clone();
+            };
             let mut out = entries.clone();
             for (name, aty) in o.attrs() {
                 path.push(Step::Attr(name.clone()));
@@ -77,19 +96,32 @@ fn apply_defaults(v: &Value, ty: &Type, defaults: &BTreeMap<Path, Value>, path: 
         }
         Type::List(e) | Type::Set(e) => {
             path.push(Step::Index(0));
-            let out = v.elements().map(|es| es.iter().map(|x| apply_defaults(x, e, defaults, path)).collect::<Vec<_>>());
+            let out = v.elements().map(|es| {
+                es.iter()
+                    .map(|x| apply_defaults(x, e, defaults, path))
+                    .collect::<Vec<_>>()
+            });
             path.pop();
             match out {
-                Some(es) if matches!(v.ty(), Type::Set(_)) => Value::set(Type::Dynamic, es).with_sensitive(v.is_sensitive()),
-                Some(es) if matches!(v.ty(), Type::List(_)) => Value::list(Type::Dynamic, es).with_sensitive(v.is_sensitive()),
+                Some(es) if matches!(v.ty(), Type::Set(_)) => {
+                    Value::set(Type::Dynamic, es).with_sensitive(v.is_sensitive())
+                }
+                Some(es) if matches!(v.ty(), Type::List(_)) => {
+                    Value::list(Type::Dynamic, es).with_sensitive(v.is_sensitive())
+                }
                 Some(es) => Value::tuple(es).with_sensitive(v.is_sensitive()),
                 None => v.clone(),
             }
         }
         Type::Map(e) => {
-            let Some(entries) = v.entries() else { return v.clone() };
+            let Some(entries) = v.entries() else {
+                return v.clone();
+            };
             path.push(Step::Key("*".into()));
-            let out: BTreeMap<String, Value> = entries.iter().map(|(k, x)| (k.clone(), apply_defaults(x, e, defaults, path))).collect();
+            let out: BTreeMap<String, Value> = entries
+                .iter()
+                .map(|(k, x)| (k.clone(), apply_defaults(x, e, defaults, path)))
+                .collect();
             path.pop();
             if matches!(v.ty(), Type::Map(_)) {
                 Value::map(Type::Dynamic, out).with_sensitive(v.is_sensitive())
@@ -98,13 +130,18 @@ fn apply_defaults(v: &Value, ty: &Type, defaults: &BTreeMap<Path, Value>, path: 
             }
         }
         Type::Tuple(ts) => {
-            let Some(es) = v.elements() else { return v.clone() };
+            let Some(es) = v.elements() else {
+                return v.clone();
+            };
             let out = es
                 .iter()
                 .enumerate()
                 .map(|(i, x)| {
                     path.push(Step::Index(i as i64));
-                    let r = ts.get(i).map(|t| apply_defaults(x, t, defaults, path)).unwrap_or_else(|| x.clone());
+                    let r = ts
+                        .get(i)
+                        .map(|t| apply_defaults(x, t, defaults, path))
+                        .unwrap_or_else(|| x.clone());
                     path.pop();
                     r
                 })

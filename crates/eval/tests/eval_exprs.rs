@@ -26,11 +26,24 @@ fn show(v: &Value) -> String {
                 Type::Set(_) => "set[",
                 _ => "[",
             };
-            format!("{open}{}]", es.iter().map(show).collect::<Vec<_>>().join(", "))
+            format!(
+                "{open}{}]",
+                es.iter().map(show).collect::<Vec<_>>().join(", ")
+            )
         }
         Kind::Map(m) => {
-            let open = if matches!(v.ty(), Type::Map(_)) { "map{" } else { "{" };
-            format!("{open}{}}}", m.iter().map(|(k, x)| format!("{k}={}", show(x))).collect::<Vec<_>>().join(", "))
+            let open = if matches!(v.ty(), Type::Map(_)) {
+                "map{"
+            } else {
+                "{"
+            };
+            format!(
+                "{open}{}}}",
+                m.iter()
+                    .map(|(k, x)| format!("{k}={}", show(x)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         }
     };
     if v.is_sensitive() {
@@ -41,33 +54,74 @@ fn show(v: &Value) -> String {
 }
 
 fn scope() -> MapScope {
-    let obj = |pairs: &[(&str, Value)]| Value::object(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>());
+    let obj = |pairs: &[(&str, Value)]| {
+        Value::object(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect::<BTreeMap<_, _>>(),
+        )
+    };
     let var = obj(&[
         ("name", Value::string("web")),
         ("n", Value::number(3)),
-        ("list", Value::list(Type::String, vec![Value::string("a"), Value::string("b"), Value::string("c")])),
-        ("set", Value::set(Type::String, vec![Value::string("y"), Value::string("x")])),
-        ("map", Value::map(Type::Number, [("one".to_string(), Value::number(1)), ("two".to_string(), Value::number(2))].into())),
+        (
+            "list",
+            Value::list(
+                Type::String,
+                vec![Value::string("a"), Value::string("b"), Value::string("c")],
+            ),
+        ),
+        (
+            "set",
+            Value::set(Type::String, vec![Value::string("y"), Value::string("x")]),
+        ),
+        (
+            "map",
+            Value::map(
+                Type::Number,
+                [
+                    ("one".to_string(), Value::number(1)),
+                    ("two".to_string(), Value::number(2)),
+                ]
+                .into(),
+            ),
+        ),
         ("unknown_str", Value::unknown(Type::String)),
-        ("unknown_nn", Value::unknown_refined(Type::String, Refinements::not_null())),
+        (
+            "unknown_nn",
+            Value::unknown_refined(Type::String, Refinements::not_null()),
+        ),
         ("unknown_num", Value::unknown(Type::Number)),
         ("unknown_bool", Value::unknown(Type::Bool)),
         ("unknown_list", Value::unknown(Type::list(Type::String))),
-        ("unknown_obj", Value::unknown(Type::object([("id", Type::String)]))),
+        (
+            "unknown_obj",
+            Value::unknown(Type::object([("id", Type::String)])),
+        ),
         ("unknown_any", Value::unknown(Type::Dynamic)),
         ("secret", Value::string("hunter2").mark_sensitive()),
         ("secret_n", Value::number(7).mark_sensitive()),
         ("null_str", Value::null(Type::String)),
-        ("missing_obj", Value::null(Type::object([("x", Type::String)]))),
+        (
+            "missing_obj",
+            Value::null(Type::object([("x", Type::String)])),
+        ),
         (
             "people",
             Value::list(
                 Type::Dynamic,
-                vec![obj(&[("name", Value::string("ann")), ("age", Value::number(30))]), obj(&[("name", Value::string("bob")), ("age", Value::number(40))])],
+                vec![
+                    obj(&[("name", Value::string("ann")), ("age", Value::number(30))]),
+                    obj(&[("name", Value::string("bob")), ("age", Value::number(40))]),
+                ],
             ),
         ),
         ("one_obj", obj(&[("name", Value::string("solo"))])),
-        ("tuple", Value::tuple(vec![Value::string("t"), Value::number(1)])),
+        (
+            "tuple",
+            Value::tuple(vec![Value::string("t"), Value::number(1)]),
+        ),
     ]);
     MapScope::new().with("var", var)
 }
@@ -81,7 +135,11 @@ fn check(cases: &[(&str, &str, &str)]) {
         let (v, diags) = eval_str("t.tf", src, &scope, &ctx);
         let got = match diags.first() {
             Some(d) => {
-                let at = d.range.as_ref().map(|r| format!("{}:{}", r.start.line, r.start.col)).unwrap_or_default();
+                let at = d
+                    .range
+                    .as_ref()
+                    .map(|r| format!("{}:{}", r.start.line, r.start.col))
+                    .unwrap_or_default();
                 format!("error: {} @{at}", d.summary)
             }
             None => show(&v),
@@ -90,7 +148,12 @@ fn check(cases: &[(&str, &str, &str)]) {
             failures.push(format!("case {name}: {src}\n   got: {got}\n  want: {want}"));
         }
     }
-    assert!(failures.is_empty(), "{} failing case(s):\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failing case(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -101,7 +164,11 @@ fn literals_and_collections() {
         ("integer", "42", "42"),
         ("decimal", "1.50", "1.5"),
         ("exponent", "1.5e3", "1500"),
-        ("big_integer", "123456789012345678901234567890", "123456789012345678901234567890"),
+        (
+            "big_integer",
+            "123456789012345678901234567890",
+            "123456789012345678901234567890",
+        ),
         ("string_escapes", r#""a\tb\"c""#, "\"a\\tb\\\"c\""),
         ("tuple", r#"[1, "a", true]"#, r#"[1, "a", true]"#),
         ("empty_tuple", "[]", "[]"),
@@ -109,10 +176,26 @@ fn literals_and_collections() {
         ("object_colon", r#"{"a b": 1}"#, "{a b=1}"),
         ("object_expr_key", r#"{(var.name) = 1}"#, "{web=1}"),
         ("object_number_key", r#"{(1) = "x"}"#, r#"{1="x"}"#),
-        ("object_unknown_key", r#"{(var.unknown_str) = 1}"#, "unknown(any)"),
-        ("object_null_key", r#"{(var.null_str) = 1}"#, "error: Null value as key @1:19"),
-        ("object_sensitive_key", r#"{(var.secret) = 1}"#, "sensitive({hunter2=1})"),
-        ("nested", r#"{a = [1, {b = null}]}"#, "{a=[1, {b=null(any)}]}"),
+        (
+            "object_unknown_key",
+            r#"{(var.unknown_str) = 1}"#,
+            "unknown(any)",
+        ),
+        (
+            "object_null_key",
+            r#"{(var.null_str) = 1}"#,
+            "error: Null value as key @1:19",
+        ),
+        (
+            "object_sensitive_key",
+            r#"{(var.secret) = 1}"#,
+            "sensitive({hunter2=1})",
+        ),
+        (
+            "nested",
+            r#"{a = [1, {b = null}]}"#,
+            "{a=[1, {b=null(any)}]}",
+        ),
         ("paren", "(1)", "1"),
     ]);
 }
@@ -168,15 +251,47 @@ fn conditionals() {
         ("true_branch", r#"true ? "a" : "b""#, r#""a""#),
         ("false_branch", r#"false ? "a" : "b""#, r#""b""#),
         ("unified_to_string", r#"true ? 1 : "a""#, r#""1""#),
-        ("unknown_condition", r#"var.unknown_bool ? "a" : "b""#, "unknown(string)"),
-        ("null_condition", r#"var.null_str == null ? "yes" : "no""#, r#""yes""#),
-        ("condition_null", r#"null ? 1 : 2"#, "error: Null condition @1:1"),
-        ("condition_not_bool", r#""x" ? 1 : 2"#, "error: Incorrect condition type @1:1"),
+        (
+            "unknown_condition",
+            r#"var.unknown_bool ? "a" : "b""#,
+            "unknown(string)",
+        ),
+        (
+            "null_condition",
+            r#"var.null_str == null ? "yes" : "no""#,
+            r#""yes""#,
+        ),
+        (
+            "condition_null",
+            r#"null ? 1 : 2"#,
+            "error: Null condition @1:1",
+        ),
+        (
+            "condition_not_bool",
+            r#""x" ? 1 : 2"#,
+            "error: Incorrect condition type @1:1",
+        ),
         ("condition_string_bool", r#""true" ? 1 : 2"#, "1"),
-        ("only_chosen_branch_errors", r#"var.null_str != null ? var.null_str.x : "fallback""#, r#""fallback""#),
-        ("chosen_branch_error", r#"true ? var.nope : 1"#, "error: Unsupported attribute @1:11"),
-        ("inconsistent", r#"true ? [1] : {a = 1}"#, "error: Inconsistent conditional result types @1:8"),
-        ("sensitive_condition", r#"var.secret == "x" ? 1 : 2"#, "sensitive(2)"),
+        (
+            "only_chosen_branch_errors",
+            r#"var.null_str != null ? var.null_str.x : "fallback""#,
+            r#""fallback""#,
+        ),
+        (
+            "chosen_branch_error",
+            r#"true ? var.nope : 1"#,
+            "error: Unsupported attribute @1:11",
+        ),
+        (
+            "inconsistent",
+            r#"true ? [1] : {a = 1}"#,
+            "error: Inconsistent conditional result types @1:8",
+        ),
+        (
+            "sensitive_condition",
+            r#"var.secret == "x" ? 1 : 2"#,
+            "sensitive(2)",
+        ),
         ("null_branch", r#"false ? "a" : null"#, "null(string)"),
     ]);
 }
@@ -191,35 +306,123 @@ fn traversals() {
         ("index_map", r#"var.map["two"]"#, "2"),
         ("map_attr", "var.map.one", "1"),
         ("index_tuple", "var.tuple[1]", "1"),
-        ("index_out_of_range", "var.list[5]", "error: Invalid index @1:9"),
-        ("index_negative", "var.list[-1]", "error: Invalid index @1:9"),
-        ("index_fraction", "var.list[0.5]", "error: Invalid index @1:9"),
-        ("index_missing_key", r#"var.map["three"]"#, "error: Invalid index @1:8"),
+        (
+            "index_out_of_range",
+            "var.list[5]",
+            "error: Invalid index @1:9",
+        ),
+        (
+            "index_negative",
+            "var.list[-1]",
+            "error: Invalid index @1:9",
+        ),
+        (
+            "index_fraction",
+            "var.list[0.5]",
+            "error: Invalid index @1:9",
+        ),
+        (
+            "index_missing_key",
+            r#"var.map["three"]"#,
+            "error: Invalid index @1:8",
+        ),
         ("index_set", "var.set[0]", "error: Invalid index @1:8"),
-        ("index_null_string", "var.null_str[0]", "error: Invalid index @1:13"),
-        ("index_null_object", "var.missing_obj[0]", "error: Attempt to index null value @1:16"),
-        ("index_null_key", "var.list[null]", "error: Invalid index @1:9"),
-        ("index_string_value", "var.name[0]", "error: Invalid index @1:9"),
-        ("missing_attr", "var.nope", "error: Unsupported attribute @1:4"),
-        ("missing_map_key", "var.map.three", "error: Missing map element @1:8"),
-        ("attr_of_null_string", "var.null_str.x", "error: Unsupported attribute @1:13"),
-        ("attr_of_null_object", "var.missing_obj.x", "error: Attempt to get attribute from null value @1:16"),
-        ("attr_of_string", "var.name.x", "error: Unsupported attribute @1:9"),
-        ("attr_of_list", "var.people.name", "error: Unsupported attribute @1:11"),
+        (
+            "index_null_string",
+            "var.null_str[0]",
+            "error: Invalid index @1:13",
+        ),
+        (
+            "index_null_object",
+            "var.missing_obj[0]",
+            "error: Attempt to index null value @1:16",
+        ),
+        (
+            "index_null_key",
+            "var.list[null]",
+            "error: Invalid index @1:9",
+        ),
+        (
+            "index_string_value",
+            "var.name[0]",
+            "error: Invalid index @1:9",
+        ),
+        (
+            "missing_attr",
+            "var.nope",
+            "error: Unsupported attribute @1:4",
+        ),
+        (
+            "missing_map_key",
+            "var.map.three",
+            "error: Missing map element @1:8",
+        ),
+        (
+            "attr_of_null_string",
+            "var.null_str.x",
+            "error: Unsupported attribute @1:13",
+        ),
+        (
+            "attr_of_null_object",
+            "var.missing_obj.x",
+            "error: Attempt to get attribute from null value @1:16",
+        ),
+        (
+            "attr_of_string",
+            "var.name.x",
+            "error: Unsupported attribute @1:9",
+        ),
+        (
+            "attr_of_list",
+            "var.people.name",
+            "error: Unsupported attribute @1:11",
+        ),
         ("unknown_variable", "nope.x", "error: Unknown variable @1:1"),
-        ("attr_of_unknown_object", "var.unknown_obj.id", "unknown(string)"),
-        ("attr_missing_on_unknown_object", "var.unknown_obj.nope", "error: Unsupported attribute @1:16"),
+        (
+            "attr_of_unknown_object",
+            "var.unknown_obj.id",
+            "unknown(string)",
+        ),
+        (
+            "attr_missing_on_unknown_object",
+            "var.unknown_obj.nope",
+            "error: Unsupported attribute @1:16",
+        ),
         ("attr_of_unknown_any", "var.unknown_any.x.y", "unknown(any)"),
-        ("index_unknown_list", "var.unknown_list[0]", "unknown(string)"),
-        ("index_unknown_key", "var.list[var.unknown_num]", "unknown(string)"),
-        ("index_sensitive_key", "var.list[var.secret_n - 6]", r#"sensitive("b")"#),
+        (
+            "index_unknown_list",
+            "var.unknown_list[0]",
+            "unknown(string)",
+        ),
+        (
+            "index_unknown_key",
+            "var.list[var.unknown_num]",
+            "unknown(string)",
+        ),
+        (
+            "index_sensitive_key",
+            "var.list[var.secret_n - 6]",
+            r#"sensitive("b")"#,
+        ),
         ("splat_full", "var.people[*].name", r#"list["ann", "bob"]"#),
         ("splat_attr", "var.people.*.age", "list[30, 40]"),
-        ("splat_index_after", "var.people[*].name[0]", "error: Invalid index @1:19"),
-        ("splat_then_index_attr_splat", "var.people.*.name[1]", r#""bob""#),
+        (
+            "splat_index_after",
+            "var.people[*].name[0]",
+            "error: Invalid index @1:19",
+        ),
+        (
+            "splat_then_index_attr_splat",
+            "var.people.*.name[1]",
+            r#""bob""#,
+        ),
         ("splat_single_value", "var.one_obj[*].name", r#"["solo"]"#),
         ("splat_null", "var.null_str[*]", "[]"),
-        ("splat_unknown_list", "var.unknown_list[*]", "unknown(list(string))"),
+        (
+            "splat_unknown_list",
+            "var.unknown_list[*]",
+            "unknown(list(string))",
+        ),
         ("splat_set", "var.set[*]", r#"list["x", "y"]"#),
         ("splat_tuple", "var.tuple[*]", r#"["t", 1]"#),
     ]);
@@ -233,26 +436,90 @@ fn templates() {
         ("number_interpolation", r#""n=${var.n + 1}""#, r#""n=4""#),
         ("bool_interpolation", r#""${true}!""#, r#""true!""#),
         ("unwrapped_single", r#""${var.n}""#, "3"),
-        ("unwrapped_list", r#""${var.list}""#, r#"list["a", "b", "c"]"#),
+        (
+            "unwrapped_list",
+            r#""${var.list}""#,
+            r#"list["a", "b", "c"]"#,
+        ),
         ("escape_dollar", r#""$${x}""#, r#""${x}""#),
         ("escape_percent", r#""%%{x}""#, r#""%{x}""#),
-        ("unknown_prefix", r#""id-${var.unknown_str}-x""#, r#"unknown(string, not null, starts with "id-")"#),
-        ("unknown_first", r#""${var.unknown_str}-x""#, "unknown(string, not null)"),
-        ("sensitive", r#""pw=${var.secret}""#, r#"sensitive("pw=hunter2")"#),
-        ("null_interpolation", r#""a${var.null_str}""#, "error: Invalid template interpolation value @1:5"),
-        ("list_interpolation", r#""a${var.list}""#, "error: Invalid template interpolation value @1:5"),
-        ("if_true", r#""%{if var.n > 1}big%{else}small%{endif}""#, r#""big""#),
-        ("if_false", r#""%{if var.n > 5}big%{else}small%{endif}""#, r#""small""#),
+        (
+            "unknown_prefix",
+            r#""id-${var.unknown_str}-x""#,
+            r#"unknown(string, not null, starts with "id-")"#,
+        ),
+        (
+            "unknown_first",
+            r#""${var.unknown_str}-x""#,
+            "unknown(string, not null)",
+        ),
+        (
+            "sensitive",
+            r#""pw=${var.secret}""#,
+            r#"sensitive("pw=hunter2")"#,
+        ),
+        (
+            "null_interpolation",
+            r#""a${var.null_str}""#,
+            "error: Invalid template interpolation value @1:5",
+        ),
+        (
+            "list_interpolation",
+            r#""a${var.list}""#,
+            "error: Invalid template interpolation value @1:5",
+        ),
+        (
+            "if_true",
+            r#""%{if var.n > 1}big%{else}small%{endif}""#,
+            r#""big""#,
+        ),
+        (
+            "if_false",
+            r#""%{if var.n > 5}big%{else}small%{endif}""#,
+            r#""small""#,
+        ),
         ("if_no_else", r#""a%{if false}b%{endif}c""#, r#""ac""#),
-        ("if_unknown", r#""x%{if var.unknown_bool}y%{endif}""#, r#"unknown(string, not null, starts with "x")"#),
-        ("if_not_bool", r#""%{if "x"}y%{endif}""#, "error: Invalid template directive @1:7"),
-        ("for", r#""%{for x in var.list}${x},%{endfor}""#, r#""a,b,c,""#),
-        ("for_key", r#""%{for k, v in var.map}${k}=${v};%{endfor}""#, r#""one=1;two=2;""#),
-        ("for_unknown", r#""%{for x in var.unknown_list}${x}%{endfor}""#, "unknown(string, not null)"),
+        (
+            "if_unknown",
+            r#""x%{if var.unknown_bool}y%{endif}""#,
+            r#"unknown(string, not null, starts with "x")"#,
+        ),
+        (
+            "if_not_bool",
+            r#""%{if "x"}y%{endif}""#,
+            "error: Invalid template directive @1:7",
+        ),
+        (
+            "for",
+            r#""%{for x in var.list}${x},%{endfor}""#,
+            r#""a,b,c,""#,
+        ),
+        (
+            "for_key",
+            r#""%{for k, v in var.map}${k}=${v};%{endfor}""#,
+            r#""one=1;two=2;""#,
+        ),
+        (
+            "for_unknown",
+            r#""%{for x in var.unknown_list}${x}%{endfor}""#,
+            "unknown(string, not null)",
+        ),
         ("strip_both", r#""a ${~ "b" ~} c""#, r#""abc""#),
-        ("strip_directive", "\"x\n  %{~ for v in [1,2] ~}\n  ${v}\n  %{~ endfor ~}\n  y\"", r#""x12y""#),
-        ("heredoc", "<<EOT\nhello ${var.name}\nEOT", "\"hello web\\n\""),
-        ("heredoc_indented", "<<-EOT\n    a\n      b\n    EOT", "\"a\\n  b\\n\""),
+        (
+            "strip_directive",
+            "\"x\n  %{~ for v in [1,2] ~}\n  ${v}\n  %{~ endfor ~}\n  y\"",
+            r#""x12y""#,
+        ),
+        (
+            "heredoc",
+            "<<EOT\nhello ${var.name}\nEOT",
+            "\"hello web\\n\"",
+        ),
+        (
+            "heredoc_indented",
+            "<<-EOT\n    a\n      b\n    EOT",
+            "\"a\\n  b\\n\"",
+        ),
         ("heredoc_not_unwrapped", "<<EOT\n${var.n}\nEOT", "\"3\\n\""),
     ]);
 }
@@ -260,26 +527,98 @@ fn templates() {
 #[test]
 fn for_expressions() {
     check(&[
-        ("tuple", "[for s in var.list : upper_not_needed(s)]", "error: Call to unknown function @1:22"),
-        ("tuple_plain", r#"[for s in var.list : "${s}!"]"#, r#"["a!", "b!", "c!"]"#),
+        (
+            "tuple",
+            "[for s in var.list : upper_not_needed(s)]",
+            "error: Call to unknown function @1:22",
+        ),
+        (
+            "tuple_plain",
+            r#"[for s in var.list : "${s}!"]"#,
+            r#"["a!", "b!", "c!"]"#,
+        ),
         ("tuple_index", "[for i, s in var.list : i]", "[0, 1, 2]"),
-        ("filter", "[for n in [1, 2, 3, 4] : n if n % 2 == 0]", "[2, 4]"),
-        ("object", r#"{for s in var.list : s => "${s}${s}"}"#, r#"{a="aa", b="bb", c="cc"}"#),
-        ("object_from_map", "{for k, v in var.map : v => k}", r#"{1="one", 2="two"}"#),
-        ("grouping", r#"{for p in [{k = "a", v = 1}, {k = "b", v = 2}, {k = "a", v = 3}] : p.k => p.v...}"#, "{a=[1, 3], b=[2]}"),
-        ("duplicate_key", r#"{for s in ["a", "a"] : s => 1}"#, "error: Duplicate object key @1:24"),
+        (
+            "filter",
+            "[for n in [1, 2, 3, 4] : n if n % 2 == 0]",
+            "[2, 4]",
+        ),
+        (
+            "object",
+            r#"{for s in var.list : s => "${s}${s}"}"#,
+            r#"{a="aa", b="bb", c="cc"}"#,
+        ),
+        (
+            "object_from_map",
+            "{for k, v in var.map : v => k}",
+            r#"{1="one", 2="two"}"#,
+        ),
+        (
+            "grouping",
+            r#"{for p in [{k = "a", v = 1}, {k = "b", v = 2}, {k = "a", v = 3}] : p.k => p.v...}"#,
+            "{a=[1, 3], b=[2]}",
+        ),
+        (
+            "duplicate_key",
+            r#"{for s in ["a", "a"] : s => 1}"#,
+            "error: Duplicate object key @1:24",
+        ),
         ("over_set", "[for s in var.set : s]", r#"["x", "y"]"#),
-        ("over_object", "[for k, v in var.one_obj : k]", r#"["name"]"#),
-        ("unknown_collection", "[for s in var.unknown_list : s]", "unknown(any)"),
-        ("unknown_condition", "[for s in var.list : s if var.unknown_bool]", "unknown(any)"),
-        ("unknown_key", "{for s in var.list : var.unknown_str => s}", "unknown(any)"),
-        ("unknown_element_kept", "[for x in [var.unknown_str, \"a\"] : x]", r#"[unknown(string), "a"]"#),
-        ("null_collection", "[for s in var.null_str : s]", "error: Iteration over null value @1:11"),
-        ("not_iterable", "[for s in var.name : s]", "error: Iteration over non-iterable value @1:11"),
-        ("condition_not_bool", r#"[for s in var.list : s if "x"]"#, "error: Invalid 'for' condition @1:27"),
-        ("null_key", "{for s in var.list : null => s}", "error: Invalid object key @1:22"),
-        ("sensitive_collection", "[for s in sensitive_list_placeholder : s]", "error: Unknown variable @1:11"),
-        ("nested", "[for a in [1, 2] : [for b in [10, 20] : a * b]]", "[[10, 20], [20, 40]]"),
+        (
+            "over_object",
+            "[for k, v in var.one_obj : k]",
+            r#"["name"]"#,
+        ),
+        (
+            "unknown_collection",
+            "[for s in var.unknown_list : s]",
+            "unknown(any)",
+        ),
+        (
+            "unknown_condition",
+            "[for s in var.list : s if var.unknown_bool]",
+            "unknown(any)",
+        ),
+        (
+            "unknown_key",
+            "{for s in var.list : var.unknown_str => s}",
+            "unknown(any)",
+        ),
+        (
+            "unknown_element_kept",
+            "[for x in [var.unknown_str, \"a\"] : x]",
+            r#"[unknown(string), "a"]"#,
+        ),
+        (
+            "null_collection",
+            "[for s in var.null_str : s]",
+            "error: Iteration over null value @1:11",
+        ),
+        (
+            "not_iterable",
+            "[for s in var.name : s]",
+            "error: Iteration over non-iterable value @1:11",
+        ),
+        (
+            "condition_not_bool",
+            r#"[for s in var.list : s if "x"]"#,
+            "error: Invalid 'for' condition @1:27",
+        ),
+        (
+            "null_key",
+            "{for s in var.list : null => s}",
+            "error: Invalid object key @1:22",
+        ),
+        (
+            "sensitive_collection",
+            "[for s in sensitive_list_placeholder : s]",
+            "error: Unknown variable @1:11",
+        ),
+        (
+            "nested",
+            "[for a in [1, 2] : [for b in [10, 20] : a * b]]",
+            "[[10, 20], [20, 40]]",
+        ),
         ("shadowing", r#"[for var in [1] : var]"#, "[1]"),
     ]);
 }
@@ -289,20 +628,40 @@ fn try_and_can() {
     check(&[
         ("try_first_ok", "try(var.name, \"x\")", r#""web""#),
         ("try_fallback", "try(var.nope, \"x\")", r#""x""#),
-        ("try_index_fallback", "try(var.list[9], \"none\")", r#""none""#),
-        ("try_all_fail", "try(var.nope, var.nada)", "error: Error in function call @1:1"),
+        (
+            "try_index_fallback",
+            "try(var.list[9], \"none\")",
+            r#""none""#,
+        ),
+        (
+            "try_all_fail",
+            "try(var.nope, var.nada)",
+            "error: Error in function call @1:1",
+        ),
         ("try_unknown", "try(var.unknown_str, \"x\")", "unknown(any)"),
         ("can_ok", "can(var.list[0])", "true"),
         ("can_fail", "can(var.list[9])", "false"),
-        ("can_unknown", "can(var.unknown_obj.id)", "unknown(bool, not null)"),
-        ("can_arity", "can(1, 2)", "error: Invalid function call @1:1"),
+        (
+            "can_unknown",
+            "can(var.unknown_obj.id)",
+            "unknown(bool, not null)",
+        ),
+        (
+            "can_arity",
+            "can(1, 2)",
+            "error: Invalid function call @1:1",
+        ),
     ]);
 }
 
 #[test]
 fn syntax_errors_have_positions() {
     check(&[
-        ("unclosed_bracket", "[1, 2", "error: Invalid expression @1:6"),
+        (
+            "unclosed_bracket",
+            "[1, 2",
+            "error: Invalid expression @1:6",
+        ),
         ("dangling_operator", "1 +", "error: Invalid expression @1:2"),
     ]);
 }

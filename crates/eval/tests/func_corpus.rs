@@ -24,13 +24,18 @@ fn eval(e: &Expression, ctx: &FuncCtx) -> Result<Value, String> {
             Value::number(Number::parse(&text).map_err(|e| e.to_string())?)
         }
         Expression::String(s) => Value::string(s.value().as_str()),
-        Expression::Array(a) => Value::tuple(a.iter().map(|x| eval(x, ctx)).collect::<Result<_, _>>()?),
+        Expression::Array(a) => {
+            Value::tuple(a.iter().map(|x| eval(x, ctx)).collect::<Result<_, _>>()?)
+        }
         Expression::Object(o) => {
             let mut attrs = BTreeMap::new();
             for (k, v) in o.iter() {
                 let key = match k {
                     ObjectKey::Ident(i) => i.value().to_string(),
-                    ObjectKey::Expression(x) => eval(x, ctx)?.as_str().ok_or("object key must be a string")?.to_string(),
+                    ObjectKey::Expression(x) => eval(x, ctx)?
+                        .as_str()
+                        .ok_or("object key must be a string")?
+                        .to_string(),
                 };
                 attrs.insert(key, eval(v.expr(), ctx)?);
             }
@@ -39,7 +44,10 @@ fn eval(e: &Expression, ctx: &FuncCtx) -> Result<Value, String> {
         Expression::Parenthesis(p) => eval(p.inner(), ctx)?,
         Expression::UnaryOp(u) if *u.operator.value() == UnaryOperator::Neg => {
             let v = eval(&u.expr, ctx)?;
-            let n = v.as_number().and_then(Number::as_decimal).ok_or("negation of a non-number")?;
+            let n = v
+                .as_number()
+                .and_then(Number::as_decimal)
+                .ok_or("negation of a non-number")?;
             Value::number(Number::from(-n.clone()))
         }
         Expression::FuncCall(f) => {
@@ -48,7 +56,11 @@ fn eval(e: &Expression, ctx: &FuncCtx) -> Result<Value, String> {
                 let arg = f.args.iter().next().ok_or("can needs an argument")?;
                 return Ok(Value::bool(eval(arg, ctx).is_ok()));
             }
-            let args: Vec<Value> = f.args.iter().map(|x| eval(x, ctx)).collect::<Result<_, _>>()?;
+            let args: Vec<Value> = f
+                .args
+                .iter()
+                .map(|x| eval(x, ctx))
+                .collect::<Result<_, _>>()?;
             call(&name, args, ctx).map_err(|e| format!("{}: {}", e.summary, e.detail))?
         }
         other => return Err(format!("unsupported expression in corpus: {other:?}")),
@@ -80,14 +92,26 @@ fn json_of(v: &Value) -> serde_json::Value {
 }
 
 fn corpus_lines() -> Vec<String> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/functions.txt")).unwrap();
-    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string).collect()
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/functions.txt"
+    ))
+    .unwrap();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]
 fn corpus_lines_all_evaluate_to_known_values() {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = FuncCtx { base_dir: dir.path(), render_template: &render, pure_only: false };
+    let ctx = FuncCtx {
+        base_dir: dir.path(),
+        render_template: &render,
+        pure_only: false,
+    };
     let lines = corpus_lines();
     assert!(lines.len() >= 150, "corpus has only {} lines", lines.len());
     let mut out = serde_json::Map::new();
@@ -112,5 +136,9 @@ fn corpus_lines_all_evaluate_to_known_values() {
     if let Ok(path) = std::env::var("TERRANE_CORPUS_OUT") {
         std::fs::write(path, serde_json::to_string_pretty(&out).unwrap()).unwrap();
     }
-    assert!(failures.is_empty(), "corpus failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "corpus failures:\n{}",
+        failures.join("\n")
+    );
 }

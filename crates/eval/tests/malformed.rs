@@ -15,7 +15,12 @@ use terrane_eval::module::{evaluate_locals, input_variables, ModuleScope};
 use terrane_eval::{default_ctx, eval_expr};
 
 fn static_only(e: &Expr) -> bool {
-    e.refs.iter().all(|r| matches!(r.subject, Subject::Var(_) | Subject::Local(_) | Subject::Path(_)))
+    e.refs.iter().all(|r| {
+        matches!(
+            r.subject,
+            Subject::Var(_) | Subject::Local(_) | Subject::Path(_)
+        )
+    })
 }
 
 fn nested_exprs<'a>(b: &'a NestedBlock, out: &mut Vec<&'a Expr>) {
@@ -34,10 +39,18 @@ fn diagnose(dir: &Path) -> Vec<Diagnostic> {
     diags.extend(terrane_config::validate_references(&config));
     let module = &config.module;
     let ctx = default_ctx(dir);
-    let mut scope = ModuleScope::new(module, [".".into(), ".".into(), dir.display().to_string()], None);
+    let mut scope = ModuleScope::new(
+        module,
+        [".".into(), ".".into(), dir.display().to_string()],
+        None,
+    );
     diags.extend(input_variables(module, &BTreeMap::new(), &ctx, &mut scope));
     diags.extend(evaluate_locals(module, &ctx, &mut scope));
-    let mut exprs: Vec<&Expr> = module.outputs.values().filter_map(|o| o.value.as_ref()).collect();
+    let mut exprs: Vec<&Expr> = module
+        .outputs
+        .values()
+        .filter_map(|o| o.value.as_ref())
+        .collect();
     for r in &module.resources {
         exprs.extend(r.attributes.values());
         for b in &r.body {
@@ -64,7 +77,13 @@ fn check(case: &str, files: &[(&str, &str)], want: &str) -> Result<(), String> {
     let got: Vec<String> = diagnose(dir.path())
         .iter()
         .map(|d| match &d.range {
-            Some(r) => format!("{}:{}:{}: {}", r.file.strip_prefix(prefix.as_str()).unwrap_or(&r.file), r.start.line, r.start.col, d.summary),
+            Some(r) => format!(
+                "{}:{}:{}: {}",
+                r.file.strip_prefix(prefix.as_str()).unwrap_or(&r.file),
+                r.start.line,
+                r.start.col,
+                d.summary
+            ),
             None => format!("?: {}", d.summary),
         })
         .collect();
@@ -144,6 +163,15 @@ const CASES: &[(&str, &[(&str, &str)], &str)] = &[
 #[test]
 fn malformed_modules_give_diagnostics_at_the_right_place() {
     assert!(CASES.len() >= 30);
-    let failures: Vec<String> = CASES.iter().filter_map(|(case, files, want)| check(case, files, want).err()).collect();
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), CASES.len(), failures.join("\n"));
+    let failures: Vec<String> = CASES
+        .iter()
+        .filter_map(|(case, files, want)| check(case, files, want).err())
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
 }

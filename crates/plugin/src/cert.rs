@@ -13,7 +13,10 @@
 //! TLS 1.2 and checks the PKCS#1 handshake signature with aws-lc-rs's
 //! legacy RSA verifier ([`small_rsa_key`], [`Pinned`]'s legacy mode).
 
-use rcgen::{BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose, SanType};
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    KeyPair, KeyUsagePurpose, SanType,
+};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
@@ -36,21 +39,41 @@ pub struct CertError(pub String);
 impl Identity {
     /// Generates a fresh certificate as go-plugin's AutoMTLS does.
     pub fn generate() -> Result<Identity, CertError> {
-        let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).map_err(|e| CertError(e.to_string()))?;
-        let mut params = CertificateParams::new(vec!["localhost".to_string()]).map_err(|e| CertError(e.to_string()))?;
+        let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512)
+            .map_err(|e| CertError(e.to_string()))?;
+        let mut params = CertificateParams::new(vec!["localhost".to_string()])
+            .map_err(|e| CertError(e.to_string()))?;
         let mut dn = DistinguishedName::new();
         dn.push(DnType::CommonName, "localhost");
         dn.push(DnType::OrganizationName, "HashiCorp");
         params.distinguished_name = dn;
-        params.subject_alt_names = vec![SanType::DnsName("localhost".try_into().map_err(|e: rcgen::Error| CertError(e.to_string()))?)];
+        params.subject_alt_names = vec![SanType::DnsName(
+            "localhost"
+                .try_into()
+                .map_err(|e: rcgen::Error| CertError(e.to_string()))?,
+        )];
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment, KeyUsagePurpose::KeyAgreement, KeyUsagePurpose::KeyCertSign];
-        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth, ExtendedKeyUsagePurpose::ClientAuth];
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+            KeyUsagePurpose::KeyAgreement,
+            KeyUsagePurpose::KeyCertSign,
+        ];
+        params.extended_key_usages = vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ];
         let now = std::time::SystemTime::now();
         params.not_before = (now - std::time::Duration::from_secs(30)).into();
         params.not_after = (now + std::time::Duration::from_secs(262_980 * 3600)).into();
-        let cert = params.self_signed(&key).map_err(|e| CertError(e.to_string()))?;
-        Ok(Identity { cert_der: cert.der().clone(), cert_pem: cert.pem(), key_der: key.serialize_der() })
+        let cert = params
+            .self_signed(&key)
+            .map_err(|e| CertError(e.to_string()))?;
+        Ok(Identity {
+            cert_der: cert.der().clone(),
+            cert_pem: cert.pem(),
+            key_der: key.serialize_der(),
+        })
     }
 
     pub fn key(&self) -> PrivateKeyDer<'static> {
@@ -70,7 +93,9 @@ pub fn cert_from_pem(pem: &str) -> Result<CertificateDer<'static>, CertError> {
         return Err(CertError("no PEM certificate found".into()));
     }
     use base64::Engine as _;
-    let der = base64::engine::general_purpose::STANDARD.decode(body.trim()).map_err(|e| CertError(format!("invalid PEM: {e}")))?;
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(body.trim())
+        .map_err(|e| CertError(format!("invalid PEM: {e}")))?;
     Ok(CertificateDer::from(der))
 }
 
@@ -124,11 +149,21 @@ pub fn small_rsa_key(cert: &[u8]) -> bool {
 
 /// aws-lc-rs's PKCS#1 verifier for RSA keys of 1024 bits and more.
 #[derive(Debug)]
-struct LegacyRsa(&'static aws_lc_rs::signature::RsaParameters, rustls::pki_types::AlgorithmIdentifier);
+struct LegacyRsa(
+    &'static aws_lc_rs::signature::RsaParameters,
+    rustls::pki_types::AlgorithmIdentifier,
+);
 
 impl rustls::pki_types::SignatureVerificationAlgorithm for LegacyRsa {
-    fn verify_signature(&self, public_key: &[u8], message: &[u8], signature: &[u8]) -> Result<(), rustls::pki_types::InvalidSignature> {
-        aws_lc_rs::signature::UnparsedPublicKey::new(self.0, public_key).verify(message, signature).map_err(|_| rustls::pki_types::InvalidSignature)
+    fn verify_signature(
+        &self,
+        public_key: &[u8],
+        message: &[u8],
+        signature: &[u8],
+    ) -> Result<(), rustls::pki_types::InvalidSignature> {
+        aws_lc_rs::signature::UnparsedPublicKey::new(self.0, public_key)
+            .verify(message, signature)
+            .map_err(|_| rustls::pki_types::InvalidSignature)
     }
     fn public_key_alg_id(&self) -> rustls::pki_types::AlgorithmIdentifier {
         rustls::pki_types::alg_id::RSA_ENCRYPTION
@@ -138,14 +173,24 @@ impl rustls::pki_types::SignatureVerificationAlgorithm for LegacyRsa {
     }
 }
 
-static LEGACY_SHA256: LegacyRsa = LegacyRsa(&aws_lc_rs::signature::RSA_PKCS1_1024_8192_SHA256_FOR_LEGACY_USE_ONLY, rustls::pki_types::alg_id::RSA_PKCS1_SHA256);
-static LEGACY_SHA512: LegacyRsa = LegacyRsa(&aws_lc_rs::signature::RSA_PKCS1_1024_8192_SHA512_FOR_LEGACY_USE_ONLY, rustls::pki_types::alg_id::RSA_PKCS1_SHA512);
+static LEGACY_SHA256: LegacyRsa = LegacyRsa(
+    &aws_lc_rs::signature::RSA_PKCS1_1024_8192_SHA256_FOR_LEGACY_USE_ONLY,
+    rustls::pki_types::alg_id::RSA_PKCS1_SHA256,
+);
+static LEGACY_SHA512: LegacyRsa = LegacyRsa(
+    &aws_lc_rs::signature::RSA_PKCS1_1024_8192_SHA512_FOR_LEGACY_USE_ONLY,
+    rustls::pki_types::alg_id::RSA_PKCS1_SHA512,
+);
 
 /// TLS 1.2 PKCS#1 signatures by small RSA keys.
-static LEGACY: rustls::crypto::WebPkiSupportedAlgorithms = rustls::crypto::WebPkiSupportedAlgorithms {
-    all: &[&LEGACY_SHA256, &LEGACY_SHA512],
-    mapping: &[(SignatureScheme::RSA_PKCS1_SHA256, &[&LEGACY_SHA256]), (SignatureScheme::RSA_PKCS1_SHA512, &[&LEGACY_SHA512])],
-};
+static LEGACY: rustls::crypto::WebPkiSupportedAlgorithms =
+    rustls::crypto::WebPkiSupportedAlgorithms {
+        all: &[&LEGACY_SHA256, &LEGACY_SHA512],
+        mapping: &[
+            (SignatureScheme::RSA_PKCS1_SHA256, &[&LEGACY_SHA256]),
+            (SignatureScheme::RSA_PKCS1_SHA512, &[&LEGACY_SHA512]),
+        ],
+    };
 
 /// Accepts exactly one certificate (by DER) from the peer.
 #[derive(Debug)]
@@ -159,31 +204,58 @@ pub struct Pinned {
 impl Pinned {
     pub fn new(want: CertificateDer<'static>) -> Arc<Pinned> {
         let legacy = small_rsa_key(want.as_ref());
-        Arc::new(Pinned { want, provider: provider(), legacy })
+        Arc::new(Pinned {
+            want,
+            provider: provider(),
+            legacy,
+        })
     }
 
     // Both directions check the handshake signature with the peer's key.
-    fn tls12(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
-        let algs = if self.legacy { &LEGACY } else { &self.provider.signature_verification_algorithms };
+    fn tls12(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        let algs = if self.legacy {
+            &LEGACY
+        } else {
+            &self.provider.signature_verification_algorithms
+        };
         verify_tls12_signature(message, cert, dss, algs)
     }
 
-    fn tls13(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    fn tls13(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn schemes(&self) -> Vec<SignatureScheme> {
         if self.legacy {
             return LEGACY.supported_schemes();
         }
-        self.provider.signature_verification_algorithms.supported_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 
     fn check(&self, got: &CertificateDer<'_>) -> Result<(), rustls::Error> {
         if got.as_ref() == self.want.as_ref() {
             Ok(())
         } else {
-            Err(rustls::Error::InvalidCertificate(rustls::CertificateError::ApplicationVerificationFailure))
+            Err(rustls::Error::InvalidCertificate(
+                rustls::CertificateError::ApplicationVerificationFailure,
+            ))
         }
     }
 }
@@ -193,15 +265,31 @@ impl ClientCertVerifier for Pinned {
         &[]
     }
 
-    fn verify_client_cert(&self, end_entity: &CertificateDer<'_>, _intermediates: &[CertificateDer<'_>], _now: UnixTime) -> Result<ClientCertVerified, rustls::Error> {
-        self.check(end_entity).map(|_| ClientCertVerified::assertion())
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _now: UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        self.check(end_entity)
+            .map(|_| ClientCertVerified::assertion())
     }
 
-    fn verify_tls12_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         self.tls12(message, cert, dss)
     }
 
-    fn verify_tls13_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         self.tls13(message, cert, dss)
     }
 
@@ -211,15 +299,33 @@ impl ClientCertVerifier for Pinned {
 }
 
 impl ServerCertVerifier for Pinned {
-    fn verify_server_cert(&self, end_entity: &CertificateDer<'_>, _intermediates: &[CertificateDer<'_>], _server_name: &ServerName<'_>, _ocsp: &[u8], _now: UnixTime) -> Result<ServerCertVerified, rustls::Error> {
-        self.check(end_entity).map(|_| ServerCertVerified::assertion())
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.check(end_entity)
+            .map(|_| ServerCertVerified::assertion())
     }
 
-    fn verify_tls12_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         self.tls12(message, cert, dss)
     }
 
-    fn verify_tls13_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         self.tls13(message, cert, dss)
     }
 

@@ -17,6 +17,7 @@
 
 use crate::cert::{provider, Identity, Pinned};
 use crate::handshake::{self, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
+use crate::process;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -26,7 +27,6 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use terrane_tfplugin6::plugin::grpc_controller_client::GrpcControllerClient;
 use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
-use crate::process;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -58,9 +58,16 @@ const ORIGIN: &str = "http://localhost";
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
     #[error("failed to start plugin {path}: {source}")]
-    Spawn { path: String, source: std::io::Error },
+    Spawn {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("plugin {path} exited before completing the handshake ({status}); its error output:\n{stderr}")]
-    Exited { path: String, status: String, stderr: String },
+    Exited {
+        path: String,
+        status: String,
+        stderr: String,
+    },
     #[error("plugin {path} did not complete the handshake within {secs} s")]
     Timeout { path: String, secs: u64 },
     #[error("plugin {path}: {reason}")]
@@ -134,15 +141,27 @@ pub struct LaunchOptions {
 
 impl Default for LaunchOptions {
     fn default() -> LaunchOptions {
-        LaunchOptions { versions: vec![6], timeout: Duration::from_secs(60), env: Vec::new() }
+        LaunchOptions {
+            versions: vec![6],
+            timeout: Duration::from_secs(60),
+            env: Vec::new(),
+        }
     }
 }
 
 /// Launches the plugin at `path` and connects to it.
 pub async fn launch(path: &Path, opts: LaunchOptions) -> Result<PluginClient, LaunchError> {
     let name = path.display().to_string();
-    let identity = Identity::generate().map_err(|e| LaunchError::Handshake { path: name.clone(), reason: e.to_string() })?;
-    let offered = opts.versions.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let identity = Identity::generate().map_err(|e| LaunchError::Handshake {
+        path: name.clone(),
+        reason: e.to_string(),
+    })?;
+    let offered = opts
+        .versions
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
     let mut cmd = Command::new(path);
     cmd.env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
         .env("PLUGIN_PROTOCOL_VERSIONS", &offered)
@@ -153,30 +172,64 @@ pub async fn launch(path: &Path, opts: LaunchOptions) -> Result<PluginClient, La
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     process::prepare(&mut cmd);
-    let mut child = process::spawn(cmd).await.map_err(|source| LaunchError::Spawn { path: name.clone(), source })?;
+    let mut child = process::spawn(cmd)
+        .await
+        .map_err(|source| LaunchError::Spawn {
+            path: name.clone(),
+            source,
+        })?;
     let pid = child.id().unwrap_or_default();
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
-    let mut process = Process { child, socket_dir: None };
+    let mut process = Process {
+        child,
+        socket_dir: None,
+    };
     let mut stdout = BufReader::new(stdout);
-    let line = match tokio::time::timeout(opts.timeout, read_line(&mut stdout, MAX_HANDSHAKE_LINE)).await {
+    let line = match tokio::time::timeout(opts.timeout, read_line(&mut stdout, MAX_HANDSHAKE_LINE))
+        .await
+    {
         Err(_) => {
             process.kill().await;
-            return Err(LaunchError::Timeout { path: name, secs: opts.timeout.as_secs() });
+            return Err(LaunchError::Timeout {
+                path: name,
+                secs: opts.timeout.as_secs(),
+            });
         }
         Ok(Ok(Some((line, true)))) => String::from_utf8_lossy(&line).into_owned(),
         Ok(Ok(Some((_, false)))) => {
             process.kill().await;
-            return Err(LaunchError::Handshake { path: name, reason: format!("the handshake line is longer than {} KiB (no newline); refused", MAX_HANDSHAKE_LINE >> 10) });
+            return Err(LaunchError::Handshake {
+                path: name,
+                reason: format!(
+                    "the handshake line is longer than {} KiB (no newline); refused",
+                    MAX_HANDSHAKE_LINE >> 10
+                ),
+            });
         }
         Ok(_) => {
-            let status = process.child.wait().await.map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
+            let status = process
+                .child
+                .wait()
+                .await
+                .map(|s| s.to_string())
+                .unwrap_or_else(|e| e.to_string());
             // Whatever the plugin started goes with it, so nothing holds
             // its stderr open.
             process::kill_group(pid);
             let mut text = Vec::new();
-            let _ = tokio::time::timeout(Duration::from_secs(5), stderr.take(MAX_HANDSHAKE_LINE as u64).read_to_end(&mut text)).await;
-            return Err(LaunchError::Exited { path: name, status, stderr: String::from_utf8_lossy(&text).trim().to_string() });
+            let _ = tokio::time::timeout(
+                Duration::from_secs(5),
+                stderr
+                    .take(MAX_HANDSHAKE_LINE as u64)
+                    .read_to_end(&mut text),
+            )
+            .await;
+            return Err(LaunchError::Exited {
+                path: name,
+                status,
+                stderr: String::from_utf8_lossy(&text).trim().to_string(),
+            });
         }
     };
     // Keep draining the plugin's output so it never blocks on a full pipe;
@@ -186,21 +239,47 @@ pub async fn launch(path: &Path, opts: LaunchOptions) -> Result<PluginClient, La
         while matches!(stdout.read(&mut buf).await, Ok(n) if n > 0) {}
     });
     tokio::spawn(forward_logs(BufReader::new(stderr), log_threshold()));
-    let hs = handshake::parse(&line, &opts.versions).map_err(|reason| LaunchError::Handshake { path: name.clone(), reason })?;
+    let hs = handshake::parse(&line, &opts.versions).map_err(|reason| LaunchError::Handshake {
+        path: name.clone(),
+        reason,
+    })?;
     process.socket_dir = process::own_socket_dir(&hs.addr, pid);
     if hs.network != "unix" {
-        return Err(LaunchError::Handshake { path: name, reason: format!("unsupported network {:?}", hs.network) });
+        return Err(LaunchError::Handshake {
+            path: name,
+            reason: format!("unsupported network {:?}", hs.network),
+        });
     }
-    let server_cert = hs.server_cert_der.clone().ok_or_else(|| LaunchError::Handshake { path: name.clone(), reason: "the plugin did not offer TLS".into() })?;
-    let conn = connect(&hs.addr, server_cert, &identity).await.map_err(|reason| LaunchError::Connect { path: name.clone(), reason })?;
-    Ok(PluginClient { process, pid, conn, protocol: hs.version, path: path.to_path_buf() })
+    let server_cert = hs
+        .server_cert_der
+        .clone()
+        .ok_or_else(|| LaunchError::Handshake {
+            path: name.clone(),
+            reason: "the plugin did not offer TLS".into(),
+        })?;
+    let conn = connect(&hs.addr, server_cert, &identity)
+        .await
+        .map_err(|reason| LaunchError::Connect {
+            path: name.clone(),
+            reason,
+        })?;
+    Ok(PluginClient {
+        process,
+        pid,
+        conn,
+        protocol: hs.version,
+        path: path.to_path_buf(),
+    })
 }
 
 /// Reads one line of at most `cap` bytes, without its newline: `(bytes,
 /// true)` for a whole line (or the last, unterminated one at end of
 /// input), `(bytes, false)` when `cap` bytes came without a newline (the
 /// rest of the line stays unread), `None` at end of input.
-async fn read_line<R: AsyncBufRead + Unpin>(r: &mut R, cap: usize) -> std::io::Result<Option<(Vec<u8>, bool)>> {
+async fn read_line<R: AsyncBufRead + Unpin>(
+    r: &mut R,
+    cap: usize,
+) -> std::io::Result<Option<(Vec<u8>, bool)>> {
     let mut line = Vec::new();
     loop {
         let avail = r.fill_buf().await?;
@@ -246,24 +325,37 @@ async fn forward_logs<R: AsyncBufRead + Unpin>(mut err: R, threshold: Option<u8>
 async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Result<Conn, String> {
     // A small RSA key (PyPI's `tf` makes 1024-bit ones) can only be
     // checked in TLS 1.2 with a PKCS#1 signature: see `cert`.
-    let versions: &[&rustls::SupportedProtocolVersion] = if crate::cert::small_rsa_key(&server_cert) { &[&rustls::version::TLS12] } else { rustls::DEFAULT_VERSIONS };
+    let versions: &[&rustls::SupportedProtocolVersion] = if crate::cert::small_rsa_key(&server_cert)
+    {
+        &[&rustls::version::TLS12]
+    } else {
+        rustls::DEFAULT_VERSIONS
+    };
     let mut config = rustls::ClientConfig::builder_with_provider(provider())
         .with_protocol_versions(versions)
         .map_err(|e| e.to_string())?
         .dangerous()
-        .with_custom_certificate_verifier(Pinned::new(rustls::pki_types::CertificateDer::from(server_cert)))
+        .with_custom_certificate_verifier(Pinned::new(rustls::pki_types::CertificateDer::from(
+            server_cert,
+        )))
         .with_client_auth_cert(vec![identity.cert_der.clone()], identity.key())
         .map_err(|e| e.to_string())?;
     config.alpn_protocols = vec![b"h2".to_vec()];
     let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-    let stream = tokio::net::UnixStream::connect(addr).await.map_err(|e| e.to_string())?;
-    let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
-    let mut tls = connector.connect(name, crate::coalesce::Coalesce::new(stream)).await.map_err(|e| format!("TLS handshake: {e}"))?;
-    tls.get_mut().0.coalesce = true;
-    let (send, connection) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
-        .handshake(hyper_util::rt::TokioIo::new(tls))
+    let stream = tokio::net::UnixStream::connect(addr)
         .await
-        .map_err(|e| format!("HTTP/2 handshake: {e}"))?;
+        .map_err(|e| e.to_string())?;
+    let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
+    let mut tls = connector
+        .connect(name, crate::coalesce::Coalesce::new(stream))
+        .await
+        .map_err(|e| format!("TLS handshake: {e}"))?;
+    tls.get_mut().0.coalesce = true;
+    let (send, connection) =
+        hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+            .handshake(hyper_util::rt::TokioIo::new(tls))
+            .await
+            .map_err(|e| format!("HTTP/2 handshake: {e}"))?;
     // The connection ends when the plugin closes it (it exited): calls in
     // flight and later calls then fail, which the engine reports as a
     // crash.
@@ -276,7 +368,9 @@ async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Resul
 impl PluginClient {
     /// The tfplugin6 client.
     pub fn provider(&self) -> ProviderClient<Conn> {
-        ProviderClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN)).max_decoding_message_size(crate::MAX_MESSAGE_SIZE).max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
+        ProviderClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN))
+            .max_decoding_message_size(crate::MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
     }
 
     /// The plugin's process id.
@@ -289,10 +383,13 @@ impl PluginClient {
     /// processes it started and left behind) and a socket directory it left
     /// is removed. Returns whether it exited on its own.
     pub async fn shutdown(mut self) -> bool {
-        let mut controller = GrpcControllerClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN));
+        let mut controller =
+            GrpcControllerClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN));
         let process = &mut self.process;
         let exited = tokio::time::timeout(Duration::from_secs(2), async {
-            let _ = controller.shutdown(terrane_tfplugin6::plugin::Empty {}).await;
+            let _ = controller
+                .shutdown(terrane_tfplugin6::plugin::Empty {})
+                .await;
             process.child.wait().await
         })
         .await
@@ -312,7 +409,9 @@ impl PluginClient {
 /// The log level the user asked for with `TF_LOG` or `TERRANE_LOG`
 /// (trace = 0 .. error = 4); `None` shows no structured plugin logs.
 fn log_threshold() -> Option<u8> {
-    let v = std::env::var("TERRANE_LOG").or_else(|_| std::env::var("TF_LOG")).ok()?;
+    let v = std::env::var("TERRANE_LOG")
+        .or_else(|_| std::env::var("TF_LOG"))
+        .ok()?;
     level_rank(&v.to_ascii_lowercase()).or(Some(0))
 }
 
@@ -331,7 +430,9 @@ fn level_rank(level: &str) -> Option<u8> {
 /// only at or above the requested level, as Terraform does; anything else
 /// (a panic, a crash message) always.
 fn shown(line: &str, threshold: Option<u8>) -> bool {
-    let Some(rest) = line.trim_start().strip_prefix("{\"@level\":\"") else { return true };
+    let Some(rest) = line.trim_start().strip_prefix("{\"@level\":\"") else {
+        return true;
+    };
     let level = rest.split('"').next().unwrap_or_default();
     match (level_rank(level), threshold) {
         (Some(l), Some(t)) => l >= t,
@@ -353,7 +454,12 @@ mod log_tests {
             ("debug shown at trace", debug, Some(0), true),
             ("debug hidden at warn", debug, Some(3), false),
             ("error shown at warn", error, Some(3), true),
-            ("panic always shown", "thread 'main' panicked at src/main.rs", None, true),
+            (
+                "panic always shown",
+                "thread 'main' panicked at src/main.rs",
+                None,
+                true,
+            ),
         ];
         for (name, line, threshold, want) in cases {
             assert_eq!(shown(line, threshold), want, "case {name}");

@@ -33,7 +33,13 @@ impl Coalesce {
     const BOUND: usize = 256 * 1024;
 
     pub(crate) fn new(io: UnixStream) -> Coalesce {
-        Coalesce { io, coalesce: false, buf: Vec::new(), deferred: false, draining: false }
+        Coalesce {
+            io,
+            coalesce: false,
+            buf: Vec::new(),
+            deferred: false,
+            draining: false,
+        }
     }
 
     /// Bounds the backlog: once it holds [`Self::BOUND`] bytes, all of it
@@ -63,13 +69,21 @@ impl Coalesce {
 }
 
 impl AsyncRead for Coalesce {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
         Pin::new(&mut self.io).poll_read(cx, buf)
     }
 }
 
 impl AsyncWrite for Coalesce {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         if !self.coalesce {
             return Pin::new(&mut self.io).poll_write(cx, data);
         }
@@ -78,7 +92,11 @@ impl AsyncWrite for Coalesce {
         Poll::Ready(Ok(data.len()))
     }
 
-    fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[std::io::IoSlice<'_>]) -> Poll<std::io::Result<usize>> {
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
         if !self.coalesce {
             return Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
         }
@@ -145,21 +163,50 @@ mod tests {
         for w in &case.writes {
             c.write_all(w).await.unwrap();
         }
-        assert_eq!(c.buf.len(), want.len() - case.before_flush, "case {}: bytes held back before the flush", case.name);
+        assert_eq!(
+            c.buf.len(),
+            want.len() - case.before_flush,
+            "case {}: bytes held back before the flush",
+            case.name
+        );
         c.flush().await.unwrap();
-        assert!(c.buf.is_empty(), "case {}: flush writes everything", case.name);
+        assert!(
+            c.buf.is_empty(),
+            "case {}: flush writes everything",
+            case.name
+        );
         c.shutdown().await.unwrap();
         drop(c);
-        assert_eq!(reader.await.unwrap(), want, "case {}: bytes and order", case.name);
+        assert_eq!(
+            reader.await.unwrap(),
+            want,
+            "case {}: bytes and order",
+            case.name
+        );
     }
 
     #[tokio::test]
     async fn writes_leave_at_the_flush_in_order() {
         let big = vec![7u8; 300 * 1024];
         let cases = vec![
-            Case { name: "passthrough_before_tls", coalesce: false, writes: vec![b"hello".to_vec(), b"world".to_vec()], before_flush: 10 },
-            Case { name: "two_messages_one_write", coalesce: true, writes: vec![b"one".to_vec(), b"two".to_vec()], before_flush: 0 },
-            Case { name: "backlog_over_the_bound_is_written_first", coalesce: true, writes: vec![big.clone(), b"tail".to_vec()], before_flush: big.len() },
+            Case {
+                name: "passthrough_before_tls",
+                coalesce: false,
+                writes: vec![b"hello".to_vec(), b"world".to_vec()],
+                before_flush: 10,
+            },
+            Case {
+                name: "two_messages_one_write",
+                coalesce: true,
+                writes: vec![b"one".to_vec(), b"two".to_vec()],
+                before_flush: 0,
+            },
+            Case {
+                name: "backlog_over_the_bound_is_written_first",
+                coalesce: true,
+                writes: vec![big.clone(), b"tail".to_vec()],
+                before_flush: big.len(),
+            },
         ];
         for case in cases {
             check(case).await;
@@ -176,8 +223,14 @@ mod tests {
         c.write_all(b"x").await.unwrap();
         let waker = std::task::Waker::noop();
         let mut cx = Context::from_waker(waker);
-        assert!(Pin::new(&mut c).poll_flush(&mut cx).is_pending(), "first poll defers");
-        assert!(Pin::new(&mut c).poll_flush(&mut cx).is_ready(), "second poll writes");
+        assert!(
+            Pin::new(&mut c).poll_flush(&mut cx).is_pending(),
+            "first poll defers"
+        );
+        assert!(
+            Pin::new(&mut c).poll_flush(&mut cx).is_ready(),
+            "second poll writes"
+        );
         let mut b = [0u8; 1];
         peer.read_exact(&mut b).await.unwrap();
         assert_eq!(&b, b"x");

@@ -6,7 +6,8 @@ use base64::Engine as _;
 
 /// The cookie Terraform puts in its plugins' environment.
 pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
-pub const MAGIC_COOKIE_VALUE: &str = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+pub const MAGIC_COOKIE_VALUE: &str =
+    "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 /// go-plugin's core protocol version.
 pub const CORE_PROTOCOL: u32 = 1;
 
@@ -17,14 +18,25 @@ pub const NOT_BY_HAND: &str = "This binary is a plugin. These are not meant to b
 /// comma-separated, any order) that we support; `None` if there is none.
 /// Without an offer, the lowest supported version is used, as go-plugin does.
 pub fn negotiate(offered: Option<&str>, supported: &[u32]) -> Option<u32> {
-    let Some(offered) = offered.filter(|s| !s.trim().is_empty()) else { return supported.iter().copied().min() };
-    let offers: Vec<u32> = offered.split(',').filter_map(|v| v.trim().parse().ok()).collect();
-    supported.iter().copied().filter(|v| offers.contains(v)).max()
+    let Some(offered) = offered.filter(|s| !s.trim().is_empty()) else {
+        return supported.iter().copied().min();
+    };
+    let offers: Vec<u32> = offered
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    supported
+        .iter()
+        .copied()
+        .filter(|v| offers.contains(v))
+        .max()
 }
 
 /// The handshake line (without the newline).
 pub fn line(version: u32, network: &str, addr: &str, server_cert_der: Option<&[u8]>) -> String {
-    let cert = server_cert_der.map(|d| base64::engine::general_purpose::STANDARD_NO_PAD.encode(d)).unwrap_or_default();
+    let cert = server_cert_der
+        .map(|d| base64::engine::general_purpose::STANDARD_NO_PAD.encode(d))
+        .unwrap_or_default();
     format!("{CORE_PROTOCOL}|{version}|{network}|{addr}|grpc|{cert}")
 }
 
@@ -41,17 +53,29 @@ pub struct Handshake {
 pub fn parse(text: &str, offered: &[u32]) -> Result<Handshake, String> {
     let parts: Vec<&str> = text.trim().split('|').collect();
     if parts.len() < 4 {
-        return Err(format!("unrecognized handshake line {text:?}: expected at least 4 |-separated fields"));
+        return Err(format!(
+            "unrecognized handshake line {text:?}: expected at least 4 |-separated fields"
+        ));
     }
     if parts[0] != CORE_PROTOCOL.to_string() {
-        return Err(format!("incompatible core plugin protocol {:?} (want {CORE_PROTOCOL})", parts[0]));
+        return Err(format!(
+            "incompatible core plugin protocol {:?} (want {CORE_PROTOCOL})",
+            parts[0]
+        ));
     }
-    let version: u32 = parts[1].parse().map_err(|_| format!("invalid plugin protocol version {:?}", parts[1]))?;
+    let version: u32 = parts[1]
+        .parse()
+        .map_err(|_| format!("invalid plugin protocol version {:?}", parts[1]))?;
     if !offered.contains(&version) {
-        return Err(format!("the plugin chose protocol version {version}, which was not offered ({offered:?})"));
+        return Err(format!(
+            "the plugin chose protocol version {version}, which was not offered ({offered:?})"
+        ));
     }
     if parts.get(4).is_some_and(|p| *p != "grpc") {
-        return Err(format!("unsupported plugin protocol {:?}; only grpc is supported", parts[4]));
+        return Err(format!(
+            "unsupported plugin protocol {:?}; only grpc is supported",
+            parts[4]
+        ));
     }
     let server_cert_der = match parts.get(5) {
         Some(c) if c.len() > 50 => Some(
@@ -61,7 +85,12 @@ pub fn parse(text: &str, offered: &[u32]) -> Result<Handshake, String> {
         ),
         _ => None,
     };
-    Ok(Handshake { version, network: parts[2].to_string(), addr: parts[3].to_string(), server_cert_der })
+    Ok(Handshake {
+        version,
+        network: parts[2].to_string(),
+        addr: parts[3].to_string(),
+        server_cert_der,
+    })
 }
 
 #[cfg(test)]
@@ -93,9 +122,20 @@ mod tests {
         let h = parse(&format!("{l}\n"), &[6]).unwrap();
         assert_eq!(h.server_cert_der, Some(cert));
         assert_eq!(h.addr, "/tmp/p/sock");
-        for (bad, want) in [("1|6|unix", "at least 4"), ("2|6|unix|x|grpc", "core plugin protocol"), ("1|5|unix|x|grpc", "not offered"), ("1|6|unix|x|netrpc", "only grpc")] {
+        for (bad, want) in [
+            ("1|6|unix", "at least 4"),
+            ("2|6|unix|x|grpc", "core plugin protocol"),
+            ("1|5|unix|x|grpc", "not offered"),
+            ("1|6|unix|x|netrpc", "only grpc"),
+        ] {
             assert!(parse(bad, &[6]).unwrap_err().contains(want), "{bad}");
         }
-        assert_eq!(parse("1|6|unix|x|grpc|short", &[6]).unwrap().server_cert_der, None, "short cert field ignored");
+        assert_eq!(
+            parse("1|6|unix|x|grpc|short", &[6])
+                .unwrap()
+                .server_cert_der,
+            None,
+            "short cert field ignored"
+        );
     }
 }

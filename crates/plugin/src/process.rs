@@ -39,7 +39,10 @@ fn extra_secret_env() -> &'static Mutex<BTreeSet<String>> {
 /// `encryption_key_env` names.
 pub fn withhold_env(name: &str) {
     if !name.is_empty() {
-        extra_secret_env().lock().unwrap_or_else(|p| p.into_inner()).insert(name.to_string());
+        extra_secret_env()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_string());
     }
 }
 
@@ -47,7 +50,11 @@ pub fn withhold_env(name: &str) {
 /// with [`withhold_env`].
 pub fn withheld_env() -> Vec<String> {
     let extra = extra_secret_env().lock().unwrap_or_else(|p| p.into_inner());
-    SECRET_ENV.iter().map(|s| s.to_string()).chain(extra.iter().cloned()).collect()
+    SECRET_ENV
+        .iter()
+        .map(|s| s.to_string())
+        .chain(extra.iter().cloned())
+        .collect()
 }
 
 /// Prepares `cmd` as described in the module docs: own process group,
@@ -77,9 +84,12 @@ pub(crate) fn prepare(cmd: &mut Command) {
 fn die_with_parent(cmd: &mut Command) {
     let parent = nix::unistd::getpid();
     let hook = move || -> std::io::Result<()> {
-        nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL).map_err(|e| std::io::Error::from_raw_os_error(e as i32))?;
+        nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+            .map_err(|e| std::io::Error::from_raw_os_error(e as i32))?;
         if nix::unistd::getppid() != parent {
-            return Err(std::io::Error::from_raw_os_error(nix::errno::Errno::ESRCH as i32));
+            return Err(std::io::Error::from_raw_os_error(
+                nix::errno::Errno::ESRCH as i32,
+            ));
         }
         Ok(())
     };
@@ -101,11 +111,13 @@ fn launcher() -> &'static std::sync::mpsc::Sender<Job> {
     static LAUNCHER: OnceLock<std::sync::mpsc::Sender<Job>> = OnceLock::new();
     LAUNCHER.get_or_init(|| {
         let (tx, rx) = std::sync::mpsc::channel::<Job>();
-        let spawned = std::thread::Builder::new().name("terrane-plugin-launcher".into()).spawn(move || {
-            for job in rx {
-                job();
-            }
-        });
+        let spawned = std::thread::Builder::new()
+            .name("terrane-plugin-launcher".into())
+            .spawn(move || {
+                for job in rx {
+                    job();
+                }
+            });
         if let Err(e) = spawned {
             // Without the thread every send below fails and launches
             // report it; nothing is forked from a thread that may exit.
@@ -124,8 +136,11 @@ pub(crate) async fn spawn(mut cmd: Command) -> std::io::Result<Child> {
         let _runtime = handle.enter();
         let _ = tx.send(cmd.spawn());
     });
-    launcher().send(job).map_err(|_| std::io::Error::other("the plugin launcher thread is not running"))?;
-    rx.await.map_err(|_| std::io::Error::other("the plugin launcher thread did not answer"))?
+    launcher()
+        .send(job)
+        .map_err(|_| std::io::Error::other("the plugin launcher thread is not running"))?;
+    rx.await
+        .map_err(|_| std::io::Error::other("the plugin launcher thread did not answer"))?
 }
 
 /// Sends SIGKILL to the process group `pid` leads. Call it while the
@@ -135,7 +150,10 @@ pub(crate) async fn spawn(mut cmd: Command) -> std::io::Result<Child> {
 pub(crate) fn kill_group(pid: u32) {
     if let Ok(pid) = i32::try_from(pid) {
         if pid > 0 {
-            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
         }
     }
 }
@@ -147,7 +165,8 @@ pub(crate) fn kill_group(pid: u32) {
 pub(crate) fn own_socket_dir(addr: &str, pid: u32) -> Option<PathBuf> {
     let dir = Path::new(addr).parent()?;
     let name = dir.file_name()?.to_str()?;
-    name.starts_with(&format!("terrane-plugin-{pid}-")).then(|| dir.to_path_buf())
+    name.starts_with(&format!("terrane-plugin-{pid}-"))
+        .then(|| dir.to_path_buf())
 }
 
 #[cfg(test)]
@@ -157,15 +176,39 @@ mod tests {
     #[test]
     fn only_the_plugins_own_socket_dir_is_removed() {
         let cases = [
-            ("terrane_plugin_dir", "/tmp/terrane-plugin-42-1a2b-0/plugin.sock", 42, Some("/tmp/terrane-plugin-42-1a2b-0")),
-            ("other_pid", "/tmp/terrane-plugin-43-1a2b-0/plugin.sock", 42, None),
-            ("pid_prefix_only", "/tmp/terrane-plugin-421-1a2b-0/plugin.sock", 42, None),
+            (
+                "terrane_plugin_dir",
+                "/tmp/terrane-plugin-42-1a2b-0/plugin.sock",
+                42,
+                Some("/tmp/terrane-plugin-42-1a2b-0"),
+            ),
+            (
+                "other_pid",
+                "/tmp/terrane-plugin-43-1a2b-0/plugin.sock",
+                42,
+                None,
+            ),
+            (
+                "pid_prefix_only",
+                "/tmp/terrane-plugin-421-1a2b-0/plugin.sock",
+                42,
+                None,
+            ),
             ("go_plugin_dir", "/tmp/plugin123456/plugin.sock", 42, None),
-            ("a_users_directory", "/home/me/project/plugin.sock", 42, None),
+            (
+                "a_users_directory",
+                "/home/me/project/plugin.sock",
+                42,
+                None,
+            ),
             ("bare_name", "plugin.sock", 42, None),
         ];
         for (name, addr, pid, want) in cases {
-            assert_eq!(own_socket_dir(addr, pid), want.map(PathBuf::from), "case {name}");
+            assert_eq!(
+                own_socket_dir(addr, pid),
+                want.map(PathBuf::from),
+                "case {name}"
+            );
         }
     }
 
@@ -174,7 +217,11 @@ mod tests {
         withhold_env("TERRANE_TEST_EXTRA_KEY");
         withhold_env("");
         let all = withheld_env();
-        for name in ["TERRANE_STATE_PASSPHRASE", "TERRANE_PG_URL", "TERRANE_TEST_EXTRA_KEY"] {
+        for name in [
+            "TERRANE_STATE_PASSPHRASE",
+            "TERRANE_PG_URL",
+            "TERRANE_TEST_EXTRA_KEY",
+        ] {
             assert!(all.iter().any(|n| n == name), "case {name}: {all:?}");
         }
         assert!(!all.iter().any(String::is_empty), "case empty_name_ignored");

@@ -55,7 +55,13 @@ pub struct ServeOptions {
 
 impl ServeOptions {
     pub fn new(address: impl Into<String>) -> ServeOptions {
-        ServeOptions { versions: vec![6], debug: std::env::var("TERRANE_PLUGIN_DEBUG").is_ok_and(|v| v == "1"), address: address.into(), worker_threads: 1, watch_parent: true }
+        ServeOptions {
+            versions: vec![6],
+            debug: std::env::var("TERRANE_PLUGIN_DEBUG").is_ok_and(|v| v == "1"),
+            address: address.into(),
+            worker_threads: 1,
+            watch_parent: true,
+        }
     }
 }
 
@@ -65,7 +71,10 @@ pub enum ServeError {
     #[error("{}", handshake::NOT_BY_HAND)]
     NotLaunchedByTerraform,
     #[error("Terraform offered plugin protocol versions {offered:?}, but this provider speaks {supported:?}")]
-    NoCommonVersion { offered: String, supported: Vec<u32> },
+    NoCommonVersion {
+        offered: String,
+        supported: Vec<u32>,
+    },
     #[error("cannot listen for Terraform: {0}")]
     Listen(std::io::Error),
     #[error(transparent)]
@@ -82,11 +91,19 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
         return Err(ServeError::NotLaunchedByTerraform);
     }
     let offered = std::env::var("PLUGIN_PROTOCOL_VERSIONS").ok();
-    let version = handshake::negotiate(offered.as_deref(), &opts.versions)
-        .ok_or_else(|| ServeError::NoCommonVersion { offered: offered.clone().unwrap_or_default(), supported: opts.versions.clone() })?;
+    let version = handshake::negotiate(offered.as_deref(), &opts.versions).ok_or_else(|| {
+        ServeError::NoCommonVersion {
+            offered: offered.clone().unwrap_or_default(),
+            supported: opts.versions.clone(),
+        }
+    })?;
 
     // Before anything is created that would need cleaning up.
-    let parent = if opts.debug || !opts.watch_parent { None } else { Some(ParentWatch::start().map_err(ServeError::Listen)?) };
+    let parent = if opts.debug || !opts.watch_parent {
+        None
+    } else {
+        Some(ParentWatch::start().map_err(ServeError::Listen)?)
+    };
 
     let dir = SocketDir::create().map_err(ServeError::Listen)?;
     let path = dir.0.join("plugin.sock");
@@ -118,7 +135,9 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
     let acceptor = tls.as_ref().map(|(a, _)| a.clone());
     let accept_task = tokio::spawn(async move {
         loop {
-            let Ok((stream, _)) = listener.accept().await else { break };
+            let Ok((stream, _)) = listener.accept().await else {
+                break;
+            };
             let tx = tx.clone();
             let acceptor = acceptor.clone();
             tokio::spawn(async move {
@@ -140,8 +159,12 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
     });
 
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_service_status("plugin", tonic_health::ServingStatus::Serving).await;
-    let controller = Controller { shutdown: shutdown.clone() };
+    health
+        .set_service_status("plugin", tonic_health::ServingStatus::Serving)
+        .await;
+    let controller = Controller {
+        shutdown: shutdown.clone(),
+    };
 
     let addr = path.display().to_string();
     let mut out = std::io::stdout().lock();
@@ -152,7 +175,17 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
         }});
         writeln!(out, "Provider started. To attach Terraform, set TF_REATTACH_PROVIDERS to this value:\n\n\tTF_REATTACH_PROVIDERS='{reattach}'\n").ok();
     } else {
-        writeln!(out, "{}", handshake::line(version, "unix", &addr, tls.as_ref().map(|(_, id)| id.cert_der.as_ref()))).ok();
+        writeln!(
+            out,
+            "{}",
+            handshake::line(
+                version,
+                "unix",
+                &addr,
+                tls.as_ref().map(|(_, id)| id.cert_der.as_ref())
+            )
+        )
+        .ok();
     }
     out.flush().ok();
     drop(out);
@@ -160,7 +193,8 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
     let stop = shutdown.clone();
     let debug = opts.debug;
     let stopped = async move {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         let term_fut = async {
             match term.as_mut() {
                 Some(t) => {
@@ -187,9 +221,15 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
     };
     let incoming = tokio_stream::wrappers::ReceiverStream::new(rx);
     let result = tonic::transport::Server::builder()
-        .add_service(ProviderServer::new(provider).max_decoding_message_size(MAX_MESSAGE_SIZE).max_encoding_message_size(MAX_MESSAGE_SIZE))
+        .add_service(
+            ProviderServer::new(provider)
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        )
         .add_service(health_service)
-        .add_service(grpc_controller_server::GrpcControllerServer::new(controller))
+        .add_service(grpc_controller_server::GrpcControllerServer::new(
+            controller,
+        ))
         .add_service(grpc_stdio_server::GrpcStdioServer::new(Stdio))
         .serve_with_incoming_shutdown(incoming, stopped)
         .await;
@@ -201,7 +241,11 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
 /// Runs [`serve`] on a new runtime and exits the process as go-plugin
 /// servers do: 1 with a friendly message when run by hand.
 pub fn serve_main<P: Provider>(provider: P, opts: ServeOptions) -> ! {
-    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(opts.worker_threads.max(1)).enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(opts.worker_threads.max(1))
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("cannot start the async runtime: {e}");
@@ -229,10 +273,18 @@ impl SocketDir {
     /// name carries that plugin's pid.
     fn create() -> std::io::Result<SocketDir> {
         use std::os::unix::fs::DirBuilderExt;
-        let base = std::env::var_os("PLUGIN_UNIX_SOCKET_DIR").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+        let base = std::env::var_os("PLUGIN_UNIX_SOCKET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(std::env::temp_dir);
         for attempt in 0..100u32 {
-            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-            let dir = base.join(format!("terrane-plugin-{}-{nanos:x}-{attempt}", std::process::id()));
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let dir = base.join(format!(
+                "terrane-plugin-{}-{nanos:x}-{attempt}",
+                std::process::id()
+            ));
             match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
                 Ok(()) => return Ok(SocketDir(dir)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -271,7 +323,8 @@ impl ParentWatch {
         // (terminate) in place.
         let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
         #[cfg(target_os = "linux")]
-        nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGHUP).map_err(std::io::Error::from)?;
+        nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGHUP)
+            .map_err(std::io::Error::from)?;
         Ok(ParentWatch { parent, hangup })
     }
 
@@ -326,7 +379,10 @@ struct Stdio;
 impl grpc_stdio_server::GrpcStdio for Stdio {
     /// Our stdout/stderr go straight to Terraform's pipes, so the stream
     /// has nothing to carry.
-    async fn stream_stdio(&self, _req: Request<()>) -> Result<Response<tonic::codegen::BoxStream<StdioData>>, Status> {
+    async fn stream_stdio(
+        &self,
+        _req: Request<()>,
+    ) -> Result<Response<tonic::codegen::BoxStream<StdioData>>, Status> {
         Ok(Response::new(Box::pin(tokio_stream::empty())))
     }
 }
@@ -343,7 +399,11 @@ impl Connected for Conn {
 }
 
 impl AsyncRead for Conn {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
@@ -352,7 +412,11 @@ impl AsyncRead for Conn {
 }
 
 impl AsyncWrite for Conn {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),

@@ -194,7 +194,10 @@ fn item4_plugin_outlives_the_thread_that_launched_it() {
                 .build()
                 .unwrap();
             let env = vec![
-                ("TERRANE_FIXTURE_UNWATCHED".to_string(), unwatched.to_string()),
+                (
+                    "TERRANE_FIXTURE_UNWATCHED".to_string(),
+                    unwatched.to_string(),
+                ),
                 ("PLUGIN_UNIX_SOCKET_DIR".to_string(), sockets),
             ];
             let client = rt

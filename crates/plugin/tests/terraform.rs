@@ -25,52 +25,112 @@ provider "empty" {}
 
 fn setup(dir: &Path) -> String {
     std::fs::write(dir.join("main.tf"), CONFIG).unwrap();
-    terrane_testkit::dev_overrides(dir, &[("registry.terraform.io/terrane/empty", &example_binary())])
+    terrane_testkit::dev_overrides(
+        dir,
+        &[("registry.terraform.io/terrane/empty", &example_binary())],
+    )
 }
 
 #[test]
 fn terraform_launches_the_plugin_with_automtls() {
-    let Some(tf) = terrane_testkit::terraform() else { return };
+    let Some(tf) = terrane_testkit::terraform() else {
+        return;
+    };
     let dir = terrane_testkit::temp_dir();
     let rc = setup(dir.path());
-    let out = tf.run(dir.path(), &["validate", "-no-color"], &[("TF_CLI_CONFIG_FILE", &rc), ("TF_LOG", "DEBUG")]);
-    assert_eq!(out.code, 0, "case terraform_validate\n{}\n{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("The configuration is valid"), "{}", out.stdout);
-    assert!(out.stderr.contains("using plugin: version=6"), "case protocol_6_negotiated: {}", out.stderr);
-    assert!(out.stderr.contains("automatic mTLS"), "case automtls_enabled: {}", out.stderr);
-    let plan = tf.run(dir.path(), &["plan", "-input=false", "-no-color", "-detailed-exitcode"], &[("TF_CLI_CONFIG_FILE", &rc)]);
-    assert_eq!(plan.code, 0, "case terraform_plan_no_changes\n{}\n{}", plan.stdout, plan.stderr);
-    assert!(!plan.stderr.contains("Provider produced"), "{}", plan.stderr);
+    let out = tf.run(
+        dir.path(),
+        &["validate", "-no-color"],
+        &[("TF_CLI_CONFIG_FILE", &rc), ("TF_LOG", "DEBUG")],
+    );
+    assert_eq!(
+        out.code, 0,
+        "case terraform_validate\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.stdout.contains("The configuration is valid"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("using plugin: version=6"),
+        "case protocol_6_negotiated: {}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("automatic mTLS"),
+        "case automtls_enabled: {}",
+        out.stderr
+    );
+    let plan = tf.run(
+        dir.path(),
+        &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
+        &[("TF_CLI_CONFIG_FILE", &rc)],
+    );
+    assert_eq!(
+        plan.code, 0,
+        "case terraform_plan_no_changes\n{}\n{}",
+        plan.stdout, plan.stderr
+    );
+    assert!(
+        !plan.stderr.contains("Provider produced"),
+        "{}",
+        plan.stderr
+    );
 }
 
 #[test]
 fn run_by_hand_explains_and_exits_1() {
-    let out = Command::new(example_binary()).env_remove("TF_PLUGIN_MAGIC_COOKIE").output().unwrap();
+    let out = Command::new(example_binary())
+        .env_remove("TF_PLUGIN_MAGIC_COOKIE")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "case no_cookie_exit_1");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("This binary is a plugin"), "case friendly_message");
-    let out = Command::new(example_binary()).env("TF_PLUGIN_MAGIC_COOKIE", "wrong").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("This binary is a plugin"),
+        "case friendly_message"
+    );
+    let out = Command::new(example_binary())
+        .env("TF_PLUGIN_MAGIC_COOKIE", "wrong")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "case wrong_cookie_exit_1");
 }
 
 #[test]
 fn unsupported_protocol_offer_is_refused() {
     let out = Command::new(example_binary())
-        .env("TF_PLUGIN_MAGIC_COOKIE", terrane_plugin::handshake::MAGIC_COOKIE_VALUE)
+        .env(
+            "TF_PLUGIN_MAGIC_COOKIE",
+            terrane_plugin::handshake::MAGIC_COOKIE_VALUE,
+        )
         .env("PLUGIN_PROTOCOL_VERSIONS", "5")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("offered plugin protocol versions \"5\""), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("offered plugin protocol versions \"5\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn debug_mode_reattach_works_with_terraform() {
-    let Some(tf) = terrane_testkit::terraform() else { return };
+    let Some(tf) = terrane_testkit::terraform() else {
+        return;
+    };
     let dir = terrane_testkit::temp_dir();
     let rc = setup(dir.path());
     // The plugin is killed at the end: its socket directory goes with the temporary one.
     let sockets = terrane_testkit::temp_dir();
-    let mut child = Command::new(example_binary()).env("TERRANE_PLUGIN_DEBUG", "1").env("PLUGIN_UNIX_SOCKET_DIR", sockets.path()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(example_binary())
+        .env("TERRANE_PLUGIN_DEBUG", "1")
+        .env("PLUGIN_UNIX_SOCKET_DIR", sockets.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut reattach = None;
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
         let line = line.unwrap();
@@ -81,16 +141,34 @@ fn debug_mode_reattach_works_with_terraform() {
     }
     let reattach = reattach.expect("debug mode prints TF_REATTACH_PROVIDERS");
     let parsed: serde_json::Value = serde_json::from_str(&reattach).unwrap();
-    assert_eq!(parsed["registry.terraform.io/terrane/empty"]["ProtocolVersion"], 6, "case reattach_json_shape");
-    let out = tf.run(dir.path(), &["validate", "-no-color"], &[("TF_CLI_CONFIG_FILE", &rc), ("TF_REATTACH_PROVIDERS", &reattach)]);
+    assert_eq!(
+        parsed["registry.terraform.io/terrane/empty"]["ProtocolVersion"], 6,
+        "case reattach_json_shape"
+    );
+    let out = tf.run(
+        dir.path(),
+        &["validate", "-no-color"],
+        &[
+            ("TF_CLI_CONFIG_FILE", &rc),
+            ("TF_REATTACH_PROVIDERS", &reattach),
+        ],
+    );
     child.kill().ok();
     child.wait().ok();
-    assert_eq!(out.code, 0, "case terraform_attaches_without_tls\n{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 0,
+        "case terraform_attaches_without_tls\n{}\n{}",
+        out.stdout, out.stderr
+    );
 }
 
 /// Connects to a served plugin over mutual TLS with `client` as our
 /// certificate, pinning the server certificate from the handshake.
-async fn tls_connect(addr: &str, server_der: Vec<u8>, client: &terrane_plugin::cert::Identity) -> std::io::Result<()> {
+async fn tls_connect(
+    addr: &str,
+    server_der: Vec<u8>,
+    client: &terrane_plugin::cert::Identity,
+) -> std::io::Result<()> {
     use terrane_plugin::cert::{provider, Pinned};
     let pinned = Pinned::new(rustls::pki_types::CertificateDer::from(server_der));
     let mut config = rustls::ClientConfig::builder_with_provider(provider())
@@ -103,7 +181,12 @@ async fn tls_connect(addr: &str, server_der: Vec<u8>, client: &terrane_plugin::c
     config.alpn_protocols = vec![b"h2".to_vec()];
     let stream = tokio::net::UnixStream::connect(addr).await?;
     let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
-    let mut tls = connector.connect(rustls::pki_types::ServerName::try_from("localhost").unwrap(), stream).await?;
+    let mut tls = connector
+        .connect(
+            rustls::pki_types::ServerName::try_from("localhost").unwrap(),
+            stream,
+        )
+        .await?;
     // TLS 1.3 reports a refused client certificate on the first read.
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     tls.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await?;
@@ -123,7 +206,10 @@ fn only_the_pinned_client_certificate_is_accepted() {
     let sockets = terrane_testkit::temp_dir();
     let mut child = Command::new(example_binary())
         .env("PLUGIN_UNIX_SOCKET_DIR", sockets.path())
-        .env("TF_PLUGIN_MAGIC_COOKIE", terrane_plugin::handshake::MAGIC_COOKIE_VALUE)
+        .env(
+            "TF_PLUGIN_MAGIC_COOKIE",
+            terrane_plugin::handshake::MAGIC_COOKIE_VALUE,
+        )
         .env("PLUGIN_PROTOCOL_VERSIONS", "6")
         .env("PLUGIN_CLIENT_CERT", &expected.cert_pem)
         .stdout(Stdio::piped())
@@ -131,9 +217,14 @@ fn only_the_pinned_client_certificate_is_accepted() {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let hs = terrane_plugin::handshake::parse(&line, &[6]).unwrap();
-    let der = hs.server_cert_der.clone().expect("case server_cert_in_handshake");
+    let der = hs
+        .server_cert_der
+        .clone()
+        .expect("case server_cert_in_handshake");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let wrong = rt.block_on(tls_connect(&hs.addr, der.clone(), &stranger));
     let right = rt.block_on(tls_connect(&hs.addr, der, &expected));

@@ -14,10 +14,20 @@ pub fn derive_model(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     let name = &input.ident;
     let Data::Struct(data) = &input.data else {
-        return syn::Error::new_spanned(&input.ident, "Model can only be derived for structs with named fields").to_compile_error().into();
+        return syn::Error::new_spanned(
+            &input.ident,
+            "Model can only be derived for structs with named fields",
+        )
+        .to_compile_error()
+        .into();
     };
     let Fields::Named(fields) = &data.fields else {
-        return syn::Error::new_spanned(&input.ident, "Model can only be derived for structs with named fields").to_compile_error().into();
+        return syn::Error::new_spanned(
+            &input.ident,
+            "Model can only be derived for structs with named fields",
+        )
+        .to_compile_error()
+        .into();
     };
     let mut idents = Vec::new();
     let mut keys = Vec::new();

@@ -36,16 +36,35 @@ impl Diagnostics {
     }
 
     /// A single error about the attribute at `path`.
-    pub fn attr_error(path: Path, summary: impl Into<String>, detail: impl Into<String>) -> Diagnostics {
-        Diagnostics(vec![Diagnostic { severity: Severity::Error, summary: summary.into(), detail: detail.into(), path: Some(path) }])
+    pub fn attr_error(
+        path: Path,
+        summary: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Diagnostics {
+        Diagnostics(vec![Diagnostic {
+            severity: Severity::Error,
+            summary: summary.into(),
+            detail: detail.into(),
+            path: Some(path),
+        }])
     }
 
     pub fn push_error(&mut self, summary: impl Into<String>, detail: impl Into<String>) {
-        self.0.push(Diagnostic { severity: Severity::Error, summary: summary.into(), detail: detail.into(), path: None });
+        self.0.push(Diagnostic {
+            severity: Severity::Error,
+            summary: summary.into(),
+            detail: detail.into(),
+            path: None,
+        });
     }
 
     pub fn push_warning(&mut self, summary: impl Into<String>, detail: impl Into<String>) {
-        self.0.push(Diagnostic { severity: Severity::Warning, summary: summary.into(), detail: detail.into(), path: None });
+        self.0.push(Diagnostic {
+            severity: Severity::Warning,
+            summary: summary.into(),
+            detail: detail.into(),
+            path: None,
+        });
     }
 
     pub fn extend(&mut self, other: Diagnostics) {
@@ -64,7 +83,11 @@ impl Diagnostics {
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for d in &self.0 {
-            let at = d.path.as_ref().map(|p| format!(" (at {p})")).unwrap_or_default();
+            let at = d
+                .path
+                .as_ref()
+                .map(|p| format!(" (at {p})"))
+                .unwrap_or_default();
             writeln!(f, "{:?}: {}{at}: {}", d.severity, d.summary, d.detail)?;
         }
         Ok(())

@@ -17,7 +17,13 @@ pub struct Param {
 
 impl Param {
     pub fn new(name: &str, ty: Type) -> Param {
-        Param { name: name.into(), ty, description: String::new(), allow_null: false, allow_unknown: false }
+        Param {
+            name: name.into(),
+            ty,
+            description: String::new(),
+            allow_null: false,
+            allow_unknown: false,
+        }
     }
     pub fn describe(mut self, text: &str) -> Param {
         self.description = text.into();
@@ -34,10 +40,16 @@ pub struct FunctionError {
 
 impl FunctionError {
     pub fn argument(index: i64, text: impl Into<String>) -> FunctionError {
-        FunctionError { text: text.into(), argument: Some(index) }
+        FunctionError {
+            text: text.into(),
+            argument: Some(index),
+        }
     }
     pub fn general(text: impl Into<String>) -> FunctionError {
-        FunctionError { text: text.into(), argument: None }
+        FunctionError {
+            text: text.into(),
+            argument: None,
+        }
     }
 }
 

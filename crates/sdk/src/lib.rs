@@ -26,11 +26,14 @@ mod wire;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use function::{Function, FunctionError, Param};
-pub use provider::{Applied, Ctx, DataSource, DataSourceType, PlanState, Provider, ProviderData, Resource, ResourceType, SimpleDataSource, SimpleResource};
 pub use model::{Known, Model};
+pub use provider::{
+    Applied, Ctx, DataSource, DataSourceType, PlanState, Provider, ProviderData, Resource,
+    ResourceType, SimpleDataSource, SimpleResource,
+};
 pub use schema::{Attr, ResourceSchema};
-pub use terrane_sdk_derive::Model;
 pub use server::ProviderServer;
+pub use terrane_sdk_derive::Model;
 pub use terrane_value::{Path, Type, Value};
 
 /// Serves `provider` as a plugin for the source address
@@ -39,7 +42,10 @@ pub use terrane_value::{Path, Type, Value};
 pub fn serve<P: Provider>(namespace: &str, provider: P) -> ! {
     let address = format!("registry.terraform.io/{namespace}/{}", provider.type_name());
     log::enable();
-    terrane_plugin::serve_main(ProviderServer::new(provider), terrane_plugin::ServeOptions::new(address))
+    terrane_plugin::serve_main(
+        ProviderServer::new(provider),
+        terrane_plugin::ServeOptions::new(address),
+    )
 }
 
 /// Builds a new object from `v` with attribute `name` set to `value`.
@@ -54,7 +60,11 @@ pub fn with_attr(v: &Value, name: &str, value: Value) -> Value {
 /// follows an import.
 pub fn import_passthrough(schema: &ResourceSchema, id_attr: &str, id: &str) -> Value {
     let block = schema.block_schema();
-    let mut m = block.empty_value().entries().map(|e| (*e).clone()).unwrap_or_default();
+    let mut m = block
+        .empty_value()
+        .entries()
+        .map(|e| (*e).clone())
+        .unwrap_or_default();
     m.insert(id_attr.to_string(), Value::string(id));
     Value::object_typed(&block.implied_type(), m)
 }
@@ -66,7 +76,9 @@ pub fn default_of(a: &Attr) -> Option<Value> {
 
 /// Attribute `name` of an object as a string, if known and set.
 pub fn str_attr(v: &Value, name: &str) -> Option<String> {
-    v.get_attr(name).and_then(|a| a.as_str()).map(str::to_string)
+    v.get_attr(name)
+        .and_then(|a| a.as_str())
+        .map(str::to_string)
 }
 
 #[cfg(test)]
@@ -75,7 +87,9 @@ mod tests {
 
     #[test]
     fn import_passthrough_sets_only_the_id() {
-        let s = ResourceSchema::new(0).attr("id", Attr::string().computed()).attr("name", Attr::string().optional());
+        let s = ResourceSchema::new(0)
+            .attr("id", Attr::string().computed())
+            .attr("name", Attr::string().optional());
         let v = import_passthrough(&s, "id", "abc-123");
         assert_eq!(str_attr(&v, "id").as_deref(), Some("abc-123"));
         assert!(v.get_attr("name").is_some_and(Value::is_null));

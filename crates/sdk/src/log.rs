@@ -36,7 +36,12 @@ pub fn line(level: Level, message: &str, fields: &[(&str, String)]) -> String {
     m.insert("@level".into(), level.as_str().into());
     m.insert("@message".into(), message.into());
     m.insert("@module".into(), "provider.terrane_sdk".into());
-    m.insert("@timestamp".into(), humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string().into());
+    m.insert(
+        "@timestamp".into(),
+        humantime::format_rfc3339_micros(std::time::SystemTime::now())
+            .to_string()
+            .into(),
+    );
     for (k, v) in fields {
         m.insert((*k).to_string(), v.clone().into());
     }
@@ -57,7 +62,8 @@ pub fn enable() {
 
 fn enabled(level: Level) -> bool {
     static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FORCED.get_or_init(|| std::env::var("TERRANE_PROVIDER_LOG").is_ok_and(|v| v == "1")) || host_threshold().is_some_and(|t| level >= t)
+    *FORCED.get_or_init(|| std::env::var("TERRANE_PROVIDER_LOG").is_ok_and(|v| v == "1"))
+        || host_threshold().is_some_and(|t| level >= t)
 }
 
 /// The lowest level the host's log shows: `TERRANE_LOG` or `TF_LOG` (a
@@ -65,7 +71,10 @@ fn enabled(level: Level) -> bool {
 fn host_threshold() -> Option<Level> {
     static T: std::sync::OnceLock<Option<Level>> = std::sync::OnceLock::new();
     *T.get_or_init(|| {
-        let v = std::env::var("TERRANE_LOG").or_else(|_| std::env::var("TF_LOG")).ok().filter(|v| !v.is_empty())?;
+        let v = std::env::var("TERRANE_LOG")
+            .or_else(|_| std::env::var("TF_LOG"))
+            .ok()
+            .filter(|v| !v.is_empty())?;
         Some(match v.to_ascii_lowercase().as_str() {
             "debug" => Level::Debug,
             "info" => Level::Info,
@@ -108,11 +117,21 @@ mod tests {
 
     #[test]
     fn lines_are_hclog_json_and_redact_secrets() {
-        let secret = Value::object_from([("user", Value::string("ada")), ("password", Value::string("hunter2").mark_sensitive())]);
-        let l = line(Level::Info, "configured", &[("config", value_field(&secret))]);
+        let secret = Value::object_from([
+            ("user", Value::string("ada")),
+            ("password", Value::string("hunter2").mark_sensitive()),
+        ]);
+        let l = line(
+            Level::Info,
+            "configured",
+            &[("config", value_field(&secret))],
+        );
         let j: serde_json::Value = serde_json::from_str(&l).unwrap();
         assert_eq!(j["@level"], "info");
         assert_eq!(j["@message"], "configured");
-        assert!(!l.contains("hunter2") && l.contains("(sensitive value)"), "case secrets_redacted: {l}");
+        assert!(
+            !l.contains("hunter2") && l.contains("(sensitive value)"),
+            "case secrets_redacted: {l}"
+        );
     }
 }

@@ -57,13 +57,22 @@ fn wrong(path: &Path, want: &str, got: &Value) -> Diagnostics {
     } else {
         format!("a {}", got.ty().friendly_name())
     };
-    Diagnostics::attr_error(path.clone(), "Value Conversion Error", format!("{path}: expected {want}, got {what}. This is a bug in the provider's model or schema."))
+    Diagnostics::attr_error(
+        path.clone(),
+        "Value Conversion Error",
+        format!(
+            "{path}: expected {want}, got {what}. This is a bug in the provider's model or schema."
+        ),
+    )
 }
 
 /// Reads attribute `key` of object `v` into a field (used by the derive).
 pub fn field_from<T: Field>(v: &Value, key: &str, path: &Path) -> Result<T, Diagnostics> {
     let p = path.attr(key);
-    let a = v.get_attr(key).cloned().unwrap_or_else(|| Value::null(T::ty()));
+    let a = v
+        .get_attr(key)
+        .cloned()
+        .unwrap_or_else(|| Value::null(T::ty()));
     T::from_value(&a, &p)
 }
 
@@ -72,7 +81,9 @@ impl Field for String {
         Type::String
     }
     fn from_value(v: &Value, path: &Path) -> Result<Self, Diagnostics> {
-        v.as_str().map(str::to_string).ok_or_else(|| wrong(path, "a string", v))
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| wrong(path, "a string", v))
     }
     fn to_value(&self) -> Value {
         Value::string(self.as_str())
@@ -84,7 +95,9 @@ impl Field for i64 {
         Type::Number
     }
     fn from_value(v: &Value, path: &Path) -> Result<Self, Diagnostics> {
-        v.as_number().and_then(Number::to_i64).ok_or_else(|| wrong(path, "a whole number", v))
+        v.as_number()
+            .and_then(Number::to_i64)
+            .ok_or_else(|| wrong(path, "a whole number", v))
     }
     fn to_value(&self) -> Value {
         Value::number(*self)
@@ -96,10 +109,14 @@ impl Field for f64 {
         Type::Number
     }
     fn from_value(v: &Value, path: &Path) -> Result<Self, Diagnostics> {
-        v.as_number().map(Number::to_f64_lossy).ok_or_else(|| wrong(path, "a number", v))
+        v.as_number()
+            .map(Number::to_f64_lossy)
+            .ok_or_else(|| wrong(path, "a number", v))
     }
     fn to_value(&self) -> Value {
-        Number::from_f64(*self).map(Value::number).unwrap_or_else(|| Value::null(Type::Number))
+        Number::from_f64(*self)
+            .map(Value::number)
+            .unwrap_or_else(|| Value::null(Type::Number))
     }
 }
 
@@ -174,7 +191,10 @@ impl<T: Field> Field for Vec<T> {
     }
     fn from_value(v: &Value, path: &Path) -> Result<Self, Diagnostics> {
         let es = v.elements().ok_or_else(|| wrong(path, "a list", v))?;
-        es.iter().enumerate().map(|(i, e)| T::from_value(e, &path.index(i as i64))).collect()
+        es.iter()
+            .enumerate()
+            .map(|(i, e)| T::from_value(e, &path.index(i as i64)))
+            .collect()
     }
     fn to_value(&self) -> Value {
         Value::list(T::ty(), self.iter().map(Field::to_value).collect())
@@ -200,9 +220,16 @@ impl<T: Field> Field for BTreeMap<String, T> {
     }
     fn from_value(v: &Value, path: &Path) -> Result<Self, Diagnostics> {
         let m = v.entries().ok_or_else(|| wrong(path, "a map", v))?;
-        m.iter().map(|(k, e)| T::from_value(e, &path.key(k.clone())).map(|x| (k.clone(), x))).collect()
+        m.iter()
+            .map(|(k, e)| T::from_value(e, &path.key(k.clone())).map(|x| (k.clone(), x)))
+            .collect()
     }
     fn to_value(&self) -> Value {
-        Value::map(T::ty(), self.iter().map(|(k, v)| (k.clone(), v.to_value())).collect())
+        Value::map(
+            T::ty(),
+            self.iter()
+                .map(|(k, v)| (k.clone(), v.to_value()))
+                .collect(),
+        )
     }
 }

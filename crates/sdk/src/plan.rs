@@ -13,8 +13,15 @@ use std::collections::BTreeMap;
 use terrane_value::{Path, Value};
 
 /// The framework's planned value and replace paths for a non-destroy plan.
-pub fn plan(schema: &ResourceSchema, prior: &Value, proposed: &Value, config: &Value) -> (Value, Vec<Path>) {
-    let Some(entries) = proposed.entries() else { return (proposed.clone(), Vec::new()) };
+pub fn plan(
+    schema: &ResourceSchema,
+    prior: &Value,
+    proposed: &Value,
+    config: &Value,
+) -> (Value, Vec<Path>) {
+    let Some(entries) = proposed.entries() else {
+        return (proposed.clone(), Vec::new());
+    };
     let mut planned: BTreeMap<String, Value> = (*entries).clone();
     for (name, attr) in schema.attrs() {
         let cfg_null = config.get_attr(name).is_none_or(Value::is_null);
@@ -27,8 +34,19 @@ pub fn plan(schema: &ResourceSchema, prior: &Value, proposed: &Value, config: &V
     let creating = prior.is_null();
     if !creating {
         for (name, attr) in schema.attrs() {
-            let (Some(eq), Some(p), Some(c)) = (&attr.semantic_eq, prior.get_attr(name), config.get_attr(name)) else { continue };
-            if !p.is_null() && c.is_wholly_known() && !c.is_null() && !p.eq_ignoring_refinements(c) && eq(p, c) {
+            let (Some(eq), Some(p), Some(c)) = (
+                &attr.semantic_eq,
+                prior.get_attr(name),
+                config.get_attr(name),
+            ) else {
+                continue;
+            };
+            if !p.is_null()
+                && c.is_wholly_known()
+                && !c.is_null()
+                && !p.eq_ignoring_refinements(c)
+                && eq(p, c)
+            {
                 planned.insert(name.clone(), p.clone());
             }
         }
@@ -37,10 +55,16 @@ pub fn plan(schema: &ResourceSchema, prior: &Value, proposed: &Value, config: &V
     if changed {
         for (name, attr) in schema.attrs() {
             let cfg_null = config.get_attr(name).is_none_or(Value::is_null);
-            if !attr.proto.computed || !cfg_null || attr.default.is_some() || attr.default_fn.is_some() {
+            if !attr.proto.computed
+                || !cfg_null
+                || attr.default.is_some()
+                || attr.default_fn.is_some()
+            {
                 continue;
             }
-            let keep = attr.use_state_for_unknown && !creating && prior.get_attr(name).is_some_and(|p| !p.is_null());
+            let keep = attr.use_state_for_unknown
+                && !creating
+                && prior.get_attr(name).is_some_and(|p| !p.is_null());
             if !keep {
                 planned.insert(name.clone(), Value::unknown(attr.ty()));
             }
@@ -55,14 +79,18 @@ pub fn plan(schema: &ResourceSchema, prior: &Value, proposed: &Value, config: &V
             let (before, after) = (prior.get_attr(name), planned.get_attr_in(name));
             if let (Some(b), Some(a)) = (before, after) {
                 let differs = !a.eq_ignoring_refinements(b);
-                let wanted = attr.requires_replace || attr.replace_if.as_ref().is_some_and(|f| f(b, a));
+                let wanted =
+                    attr.requires_replace || attr.replace_if.as_ref().is_some_and(|f| f(b, a));
                 if differs && wanted {
                     replace.push(Path::root().attr(name.clone()));
                 }
             }
         }
     }
-    (Value::object(planned).with_sensitive(proposed.is_sensitive()), replace)
+    (
+        Value::object(planned).with_sensitive(proposed.is_sensitive()),
+        replace,
+    )
 }
 
 trait MapGet {
@@ -80,7 +108,10 @@ impl MapGet for BTreeMap<String, Value> {
 /// [`crate::Attr::semantic_equality`].
 pub fn json_equivalent(a: &Value, b: &Value) -> bool {
     match (a.as_str(), b.as_str()) {
-        (Some(x), Some(y)) => match (serde_json::from_str::<serde_json::Value>(x), serde_json::from_str::<serde_json::Value>(y)) {
+        (Some(x), Some(y)) => match (
+            serde_json::from_str::<serde_json::Value>(x),
+            serde_json::from_str::<serde_json::Value>(y),
+        ) {
             (Ok(p), Ok(q)) => p == q,
             _ => false,
         },
@@ -97,18 +128,34 @@ mod tests {
     fn schema() -> ResourceSchema {
         ResourceSchema::new(0)
             .attr("length", Attr::number().required().requires_replace())
-            .attr("special", Attr::bool().default(Value::bool(true)).requires_replace())
+            .attr(
+                "special",
+                Attr::bool().default(Value::bool(true)).requires_replace(),
+            )
             .attr("note", Attr::string().optional())
             .attr("id", Attr::string().computed().use_state_for_unknown())
             .attr("result", Attr::string().computed())
     }
 
     fn obj(length: i64, special: Value, note: Value, id: Value, result: Value) -> Value {
-        Value::object_from([("length", Value::number(length)), ("special", special), ("note", note), ("id", id), ("result", result)])
+        Value::object_from([
+            ("length", Value::number(length)),
+            ("special", special),
+            ("note", note),
+            ("id", id),
+            ("result", result),
+        ])
     }
 
     #[track_caller]
-    fn check(case: &str, prior: Value, proposed: Value, config: Value, want: Value, want_replace: &[&str]) {
+    fn check(
+        case: &str,
+        prior: Value,
+        proposed: Value,
+        config: Value,
+        want: Value,
+        want_replace: &[&str],
+    ) {
         let (got, replace) = plan(&schema(), &prior, &proposed, &config);
         assert_eq!(got, want, "case {case}");
         let got_replace: Vec<String> = replace.iter().map(ToString::to_string).collect();
@@ -119,34 +166,76 @@ mod tests {
     fn function_default_uses_configuration() {
         let s = ResourceSchema::new(0)
             .attr("name", Attr::string().required())
-            .attr("label", Attr::string().default_fn(|cfg| match cfg.get_attr("name").and_then(Value::as_str) {
-                Some(n) => Value::string(format!("{n}-label")),
-                None => Value::unknown(Type::String),
-            }));
-        let cfg = Value::object_from([("name", Value::string("web")), ("label", Value::null(Type::String))]);
+            .attr(
+                "label",
+                Attr::string().default_fn(|cfg| {
+                    match cfg.get_attr("name").and_then(Value::as_str) {
+                        Some(n) => Value::string(format!("{n}-label")),
+                        None => Value::unknown(Type::String),
+                    }
+                }),
+            );
+        let cfg = Value::object_from([
+            ("name", Value::string("web")),
+            ("label", Value::null(Type::String)),
+        ]);
         let (got, _) = plan(&s, &Value::null(cfg.ty().clone()), &cfg, &cfg);
-        assert_eq!(got.get_attr("label"), Some(&Value::string("web-label")), "case default_fn_from_config");
-        let set = Value::object_from([("name", Value::string("web")), ("label", Value::string("mine"))]);
-        assert_eq!(plan(&s, &Value::null(cfg.ty().clone()), &set, &set).0.get_attr("label"), Some(&Value::string("mine")), "case configured_wins");
+        assert_eq!(
+            got.get_attr("label"),
+            Some(&Value::string("web-label")),
+            "case default_fn_from_config"
+        );
+        let set = Value::object_from([
+            ("name", Value::string("web")),
+            ("label", Value::string("mine")),
+        ]);
+        assert_eq!(
+            plan(&s, &Value::null(cfg.ty().clone()), &set, &set)
+                .0
+                .get_attr("label"),
+            Some(&Value::string("mine")),
+            "case configured_wins"
+        );
     }
 
     #[test]
     fn semantic_equality_and_replace_if() {
         let s = ResourceSchema::new(0)
-            .attr("doc", Attr::string().optional().semantic_equality(json_equivalent))
-            .attr("size", Attr::number().optional().requires_replace_if(|p, a| a.as_number() < p.as_number()));
-        let obj = |doc: &str, size: i64| Value::object_from([("doc", Value::string(doc)), ("size", Value::number(size))]);
+            .attr(
+                "doc",
+                Attr::string().optional().semantic_equality(json_equivalent),
+            )
+            .attr(
+                "size",
+                Attr::number()
+                    .optional()
+                    .requires_replace_if(|p, a| a.as_number() < p.as_number()),
+            );
+        let obj = |doc: &str, size: i64| {
+            Value::object_from([("doc", Value::string(doc)), ("size", Value::number(size))])
+        };
         let prior = obj(r#"{"a": 1, "b": [1, 2]}"#, 10);
         let config = obj(r#"{ "b":[1,2],"a":1 }"#, 10);
         let (got, replace) = plan(&s, &prior, &config, &config);
         assert_eq!(got, prior, "case json_whitespace_keeps_prior_spelling");
         assert!(replace.is_empty());
         let config = obj(r#"{"a": 2}"#, 10);
-        assert_eq!(plan(&s, &prior, &config, &config).0, config, "case real_json_change_planned");
+        assert_eq!(
+            plan(&s, &prior, &config, &config).0,
+            config,
+            "case real_json_change_planned"
+        );
         let grow = obj(r#"{"a": 1, "b": [1, 2]}"#, 20);
-        assert!(plan(&s, &prior, &grow, &grow).1.is_empty(), "case growing_in_place");
+        assert!(
+            plan(&s, &prior, &grow, &grow).1.is_empty(),
+            "case growing_in_place"
+        );
         let shrink = obj(r#"{"a": 1, "b": [1, 2]}"#, 5);
-        assert_eq!(plan(&s, &prior, &shrink, &shrink).1, vec![Path::root().attr("size")], "case shrinking_replaces");
+        assert_eq!(
+            plan(&s, &prior, &shrink, &shrink).1,
+            vec![Path::root().attr("size")],
+            "case shrinking_replaces"
+        );
     }
 
     #[test]
@@ -162,20 +251,51 @@ mod tests {
             obj(8, Value::bool(true), ns(), us(), us()),
             &[],
         );
-        let prior = obj(8, Value::bool(true), ns(), Value::string("i"), Value::string("r"));
-        check("no_change_keeps_prior", prior.clone(), prior.clone(), obj(8, nb(), ns(), ns(), ns()), prior.clone(), &[]);
+        let prior = obj(
+            8,
+            Value::bool(true),
+            ns(),
+            Value::string("i"),
+            Value::string("r"),
+        );
+        check(
+            "no_change_keeps_prior",
+            prior.clone(),
+            prior.clone(),
+            obj(8, nb(), ns(), ns(), ns()),
+            prior.clone(),
+            &[],
+        );
         check(
             "update_marks_computed_unknown_but_keeps_state_for_unknown",
             prior.clone(),
-            obj(8, Value::bool(true), Value::string("n"), Value::string("i"), Value::string("r")),
+            obj(
+                8,
+                Value::bool(true),
+                Value::string("n"),
+                Value::string("i"),
+                Value::string("r"),
+            ),
             obj(8, nb(), Value::string("n"), ns(), ns()),
-            obj(8, Value::bool(true), Value::string("n"), Value::string("i"), us()),
+            obj(
+                8,
+                Value::bool(true),
+                Value::string("n"),
+                Value::string("i"),
+                us(),
+            ),
             &[],
         );
         check(
             "requires_replace_on_change",
             prior.clone(),
-            obj(9, Value::bool(true), ns(), Value::string("i"), Value::string("r")),
+            obj(
+                9,
+                Value::bool(true),
+                ns(),
+                Value::string("i"),
+                Value::string("r"),
+            ),
             obj(9, nb(), ns(), ns(), ns()),
             obj(9, Value::bool(true), ns(), Value::string("i"), us()),
             &[".length"],
@@ -183,7 +303,13 @@ mod tests {
         check(
             "configured_value_over_default_requires_replace",
             prior.clone(),
-            obj(8, Value::bool(false), ns(), Value::string("i"), Value::string("r")),
+            obj(
+                8,
+                Value::bool(false),
+                ns(),
+                Value::string("i"),
+                Value::string("r"),
+            ),
             obj(8, Value::bool(false), ns(), ns(), ns()),
             obj(8, Value::bool(false), ns(), Value::string("i"), us()),
             &[".special"],

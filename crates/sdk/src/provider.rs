@@ -36,7 +36,11 @@ pub trait Provider: Send + Sync + 'static {
     }
     /// Receives the provider configuration (during plan it may hold
     /// unknown values) and returns data shared with all resources.
-    async fn configure(&self, _ctx: &Ctx, _config: &Value) -> Result<Option<ProviderData>, Diagnostics> {
+    async fn configure(
+        &self,
+        _ctx: &Ctx,
+        _config: &Value,
+    ) -> Result<Option<ProviderData>, Diagnostics> {
         Ok(None)
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>>;
@@ -69,7 +73,10 @@ pub struct Applied {
 
 impl Applied {
     pub fn new(state: Value) -> Applied {
-        Applied { state, private: Vec::new() }
+        Applied {
+            state,
+            private: Vec::new(),
+        }
     }
 }
 
@@ -85,10 +92,26 @@ pub struct PlanState {
 /// One resource instance's lifecycle operations.
 #[async_trait]
 pub trait Resource: Send + Sync {
-    async fn create(&self, ctx: &Ctx, planned: &Value, config: &Value) -> Result<Applied, Diagnostics>;
+    async fn create(
+        &self,
+        ctx: &Ctx,
+        planned: &Value,
+        config: &Value,
+    ) -> Result<Applied, Diagnostics>;
     /// The remote object as it is now; `None` when it no longer exists.
-    async fn read(&self, ctx: &Ctx, state: &Value, private: &[u8]) -> Result<Option<Applied>, Diagnostics>;
-    async fn update(&self, ctx: &Ctx, prior: &Value, planned: &Value, config: &Value) -> Result<Applied, Diagnostics>;
+    async fn read(
+        &self,
+        ctx: &Ctx,
+        state: &Value,
+        private: &[u8],
+    ) -> Result<Option<Applied>, Diagnostics>;
+    async fn update(
+        &self,
+        ctx: &Ctx,
+        prior: &Value,
+        planned: &Value,
+        config: &Value,
+    ) -> Result<Applied, Diagnostics>;
     async fn delete(&self, ctx: &Ctx, prior: &Value) -> Result<(), Diagnostics>;
     /// Extra configuration checks beyond the schema's validators.
     async fn validate(&self, _config: &Value) -> Diagnostics {
@@ -100,12 +123,22 @@ pub trait Resource: Send + Sync {
     }
     /// The state of an existing object named by `id`.
     async fn import(&self, _ctx: &Ctx, _id: &str) -> Result<Value, Diagnostics> {
-        Err(Diagnostics::error("Resource Import Not Implemented", "This resource does not support import."))
+        Err(Diagnostics::error(
+            "Resource Import Not Implemented",
+            "This resource does not support import.",
+        ))
     }
     /// Upgrades state JSON written under schema `version` to the current
     /// schema's JSON.
-    fn upgrade_state(&self, version: i64, _json: serde_json::Value) -> Result<serde_json::Value, Diagnostics> {
-        Err(Diagnostics::error("Unable to Upgrade Resource State", format!("This resource has no state upgrader from schema version {version}.")))
+    fn upgrade_state(
+        &self,
+        version: i64,
+        _json: serde_json::Value,
+    ) -> Result<serde_json::Value, Diagnostics> {
+        Err(Diagnostics::error(
+            "Unable to Upgrade Resource State",
+            format!("This resource has no state upgrader from schema version {version}."),
+        ))
     }
 }
 

@@ -115,14 +115,20 @@ impl Attr {
         self
     }
     /// Replaces the resource when `f(prior, planned)` says so.
-    pub fn requires_replace_if(mut self, f: impl Fn(&Value, &Value) -> bool + Send + Sync + 'static) -> Attr {
+    pub fn requires_replace_if(
+        mut self,
+        f: impl Fn(&Value, &Value) -> bool + Send + Sync + 'static,
+    ) -> Attr {
         self.replace_if = Some(Arc::new(f));
         self
     }
     /// Treats a configured value as unchanged when `f(prior, config)` says
     /// it means the same (JSON that differs only in whitespace, say): the
     /// plan keeps the prior value, as the lifecycle contract allows.
-    pub fn semantic_equality(mut self, f: impl Fn(&Value, &Value) -> bool + Send + Sync + 'static) -> Attr {
+    pub fn semantic_equality(
+        mut self,
+        f: impl Fn(&Value, &Value) -> bool + Send + Sync + 'static,
+    ) -> Attr {
         self.semantic_eq = Some(Arc::new(f));
         self
     }
@@ -146,7 +152,10 @@ pub struct ResourceSchema {
 
 impl ResourceSchema {
     pub fn new(version: i64) -> ResourceSchema {
-        ResourceSchema { version, ..Default::default() }
+        ResourceSchema {
+            version,
+            ..Default::default()
+        }
     }
     pub fn attr(mut self, name: &str, a: Attr) -> ResourceSchema {
         self.attrs.insert(name.into(), a);

@@ -28,7 +28,11 @@ pub(crate) struct Typed {
 impl Typed {
     fn new(schema: ResourceSchema) -> Typed {
         let block = schema.block_schema();
-        Typed { ty: block.implied_type(), block, schema }
+        Typed {
+            ty: block.implied_type(),
+            block,
+            schema,
+        }
     }
 }
 
@@ -57,7 +61,10 @@ type R<T> = Result<Response<T>, Status>;
 fn checked(kind: SchemaKind, what: &str, s: ResourceSchema, diags: &mut Diagnostics) -> Typed {
     let typed = Typed::new(s);
     for e in validate(&typed.block, kind) {
-        diags.push_error("Invalid Schema", format!("{what}: {e}. This is a bug in the provider."));
+        diags.push_error(
+            "Invalid Schema",
+            format!("{what}: {e}. This is a bug in the provider."),
+        );
     }
     typed
 }
@@ -70,7 +77,12 @@ impl<P: Provider> ProviderServer<P> {
             diags.extend(d);
             ResourceSchema::new(0)
         });
-        let provider_schema = checked(SchemaKind::Provider, "provider", provider_schema, &mut diags);
+        let provider_schema = checked(
+            SchemaKind::Provider,
+            "provider",
+            provider_schema,
+            &mut diags,
+        );
         let mut resources = BTreeMap::new();
         for r in provider.resources() {
             match r.schema() {
@@ -91,12 +103,27 @@ impl<P: Provider> ProviderServer<P> {
                 Err(e) => diags.extend(e),
             }
         }
-        let functions = provider.functions().into_iter().map(|f| (f.name().to_string(), f)).collect();
-        ProviderServer { provider, resources, data_sources, functions, provider_schema, schema_diags: diags, data: RwLock::new(None), stop: Mutex::new(CancellationToken::new()) }
+        let functions = provider
+            .functions()
+            .into_iter()
+            .map(|f| (f.name().to_string(), f))
+            .collect();
+        ProviderServer {
+            provider,
+            resources,
+            data_sources,
+            functions,
+            provider_schema,
+            schema_diags: diags,
+            data: RwLock::new(None),
+            stop: Mutex::new(CancellationToken::new()),
+        }
     }
 
     fn ctx(&self) -> Ctx {
-        Ctx { cancel: self.stop.lock().map(|t| t.clone()).unwrap_or_default() }
+        Ctx {
+            cancel: self.stop.lock().map(|t| t.clone()).unwrap_or_default(),
+        }
     }
 
     fn data(&self) -> Option<ProviderData> {
@@ -104,7 +131,12 @@ impl<P: Provider> ProviderServer<P> {
     }
 
     fn resource(&self, name: &str) -> Result<&(Arc<dyn ResourceType>, Typed), Diagnostics> {
-        self.resources.get(name).ok_or_else(|| Diagnostics::error("Resource Type Not Found", format!("The provider does not have a resource type named {name:?}.")))
+        self.resources.get(name).ok_or_else(|| {
+            Diagnostics::error(
+                "Resource Type Not Found",
+                format!("The provider does not have a resource type named {name:?}."),
+            )
+        })
     }
 
     /// The framework schema of a resource type.
@@ -113,7 +145,12 @@ impl<P: Provider> ProviderServer<P> {
     }
 
     fn data_source(&self, name: &str) -> Result<&(Arc<dyn DataSourceType>, Typed), Diagnostics> {
-        self.data_sources.get(name).ok_or_else(|| Diagnostics::error("Data Source Type Not Found", format!("The provider does not have a data source named {name:?}.")))
+        self.data_sources.get(name).ok_or_else(|| {
+            Diagnostics::error(
+                "Data Source Type Not Found",
+                format!("The provider does not have a data source named {name:?}."),
+            )
+        })
     }
 }
 
@@ -121,7 +158,10 @@ impl<P: Provider> ProviderServer<P> {
 fn run_validators(schema: &ResourceSchema, config: &Value) -> Diagnostics {
     let mut d = Diagnostics::new();
     for (name, attr) in schema.attrs() {
-        let v = config.get_attr(name).cloned().unwrap_or_else(|| Value::null(attr.ty()));
+        let v = config
+            .get_attr(name)
+            .cloned()
+            .unwrap_or_else(|| Value::null(attr.ty()));
         let p = Path::root().attr(name.clone());
         for val in &attr.validators {
             d.0.extend(val.check(&p, &v, config));
@@ -133,7 +173,10 @@ fn run_validators(schema: &ResourceSchema, config: &Value) -> Diagnostics {
 /// Write-only attributes are never planned, stored or returned.
 fn null_write_only(schema: &ResourceSchema, v: Value) -> Value {
     let Some(entries) = v.entries() else { return v };
-    if !schema.attrs().any(|(n, a)| a.proto.write_only && entries.get(n).is_some_and(|x| !x.is_null())) {
+    if !schema
+        .attrs()
+        .any(|(n, a)| a.proto.write_only && entries.get(n).is_some_and(|x| !x.is_null()))
+    {
         return v;
     }
     let mut m = (*entries).clone();
@@ -171,39 +214,85 @@ fn prune(json: serde_json::Value, schema: &Typed) -> serde_json::Value {
 
 #[tonic::async_trait]
 impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
-    async fn get_metadata(&self, _r: Request<tf::get_metadata::Request>) -> R<tf::get_metadata::Response> {
+    async fn get_metadata(
+        &self,
+        _r: Request<tf::get_metadata::Request>,
+    ) -> R<tf::get_metadata::Response> {
         Ok(Response::new(tf::get_metadata::Response {
-            server_capabilities: Some(tf::ServerCapabilities { plan_destroy: true, get_provider_schema_optional: true, ..Default::default() }),
+            server_capabilities: Some(tf::ServerCapabilities {
+                plan_destroy: true,
+                get_provider_schema_optional: true,
+                ..Default::default()
+            }),
             diagnostics: wire::diagnostics(&self.schema_diags),
-            resources: self.resources.keys().map(|n| tf::get_metadata::ResourceMetadata { type_name: n.clone() }).collect(),
-            data_sources: self.data_sources.keys().map(|n| tf::get_metadata::DataSourceMetadata { type_name: n.clone() }).collect(),
+            resources: self
+                .resources
+                .keys()
+                .map(|n| tf::get_metadata::ResourceMetadata {
+                    type_name: n.clone(),
+                })
+                .collect(),
+            data_sources: self
+                .data_sources
+                .keys()
+                .map(|n| tf::get_metadata::DataSourceMetadata {
+                    type_name: n.clone(),
+                })
+                .collect(),
             ..Default::default()
         }))
     }
 
-    async fn get_provider_schema(&self, _r: Request<tf::get_provider_schema::Request>) -> R<tf::get_provider_schema::Response> {
+    async fn get_provider_schema(
+        &self,
+        _r: Request<tf::get_provider_schema::Request>,
+    ) -> R<tf::get_provider_schema::Response> {
         let to = |s: &Typed| wire::schema(&Schema::new(s.version, s.block.clone()));
         Ok(Response::new(tf::get_provider_schema::Response {
             provider: Some(to(&self.provider_schema)),
-            resource_schemas: self.resources.iter().map(|(n, (_, s))| (n.clone(), to(s))).collect(),
-            data_source_schemas: self.data_sources.iter().map(|(n, (_, s))| (n.clone(), to(s))).collect(),
-            functions: self.functions.iter().map(|(n, f)| (n.clone(), wire::function(f.as_ref()))).collect(),
+            resource_schemas: self
+                .resources
+                .iter()
+                .map(|(n, (_, s))| (n.clone(), to(s)))
+                .collect(),
+            data_source_schemas: self
+                .data_sources
+                .iter()
+                .map(|(n, (_, s))| (n.clone(), to(s)))
+                .collect(),
+            functions: self
+                .functions
+                .iter()
+                .map(|(n, f)| (n.clone(), wire::function(f.as_ref())))
+                .collect(),
             diagnostics: wire::diagnostics(&self.schema_diags),
-            server_capabilities: Some(tf::ServerCapabilities { plan_destroy: true, get_provider_schema_optional: true, ..Default::default() }),
+            server_capabilities: Some(tf::ServerCapabilities {
+                plan_destroy: true,
+                get_provider_schema_optional: true,
+                ..Default::default()
+            }),
             ..Default::default()
         }))
     }
 
-    async fn validate_provider_config(&self, r: Request<tf::validate_provider_config::Request>) -> R<tf::validate_provider_config::Response> {
+    async fn validate_provider_config(
+        &self,
+        r: Request<tf::validate_provider_config::Request>,
+    ) -> R<tf::validate_provider_config::Response> {
         let ty = &self.provider_schema.ty;
         let d = match wire::decode(r.get_ref().config.as_ref(), ty) {
             Ok(cfg) => run_validators(&self.provider_schema, &cfg),
             Err(d) => d,
         };
-        Ok(Response::new(tf::validate_provider_config::Response { diagnostics: wire::diagnostics(&d) }))
+        Ok(Response::new(tf::validate_provider_config::Response {
+            diagnostics: wire::diagnostics(&d),
+        }))
     }
 
-    async fn configure_provider(&self, r: Request<tf::configure_provider::Request>) -> R<tf::configure_provider::Response> {
+    async fn configure_provider(
+        &self,
+        r: Request<tf::configure_provider::Request>,
+    ) -> R<tf::configure_provider::Response> {
         let ty = &self.provider_schema.ty;
         let d = match wire::decode(r.get_ref().config.as_ref(), ty) {
             Ok(cfg) => match self.provider.configure(&self.ctx(), &cfg).await {
@@ -217,10 +306,15 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
             },
             Err(d) => d,
         };
-        Ok(Response::new(tf::configure_provider::Response { diagnostics: wire::diagnostics(&d) }))
+        Ok(Response::new(tf::configure_provider::Response {
+            diagnostics: wire::diagnostics(&d),
+        }))
     }
 
-    async fn validate_resource_config(&self, r: Request<tf::validate_resource_config::Request>) -> R<tf::validate_resource_config::Response> {
+    async fn validate_resource_config(
+        &self,
+        r: Request<tf::validate_resource_config::Request>,
+    ) -> R<tf::validate_resource_config::Response> {
         let req = r.get_ref();
         let d = async {
             let (rt, s) = self.resource(&req.type_name)?;
@@ -231,28 +325,49 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         }
         .await
         .unwrap_or_else(|d| d);
-        Ok(Response::new(tf::validate_resource_config::Response { diagnostics: wire::diagnostics(&d) }))
+        Ok(Response::new(tf::validate_resource_config::Response {
+            diagnostics: wire::diagnostics(&d),
+        }))
     }
 
-    async fn validate_data_resource_config(&self, r: Request<tf::validate_data_resource_config::Request>) -> R<tf::validate_data_resource_config::Response> {
+    async fn validate_data_resource_config(
+        &self,
+        r: Request<tf::validate_data_resource_config::Request>,
+    ) -> R<tf::validate_data_resource_config::Response> {
         let req = r.get_ref();
         let d = self
             .data_source(&req.type_name)
-            .and_then(|(_, s)| wire::decode(req.config.as_ref(), &s.ty).map(|cfg| run_validators(s, &cfg)))
+            .and_then(|(_, s)| {
+                wire::decode(req.config.as_ref(), &s.ty).map(|cfg| run_validators(s, &cfg))
+            })
             .unwrap_or_else(|d| d);
-        Ok(Response::new(tf::validate_data_resource_config::Response { diagnostics: wire::diagnostics(&d) }))
+        Ok(Response::new(tf::validate_data_resource_config::Response {
+            diagnostics: wire::diagnostics(&d),
+        }))
     }
 
-    async fn upgrade_resource_state(&self, r: Request<tf::upgrade_resource_state::Request>) -> R<tf::upgrade_resource_state::Response> {
+    async fn upgrade_resource_state(
+        &self,
+        r: Request<tf::upgrade_resource_state::Request>,
+    ) -> R<tf::upgrade_resource_state::Response> {
         let req = r.get_ref();
         let result = (|| {
             let (rt, s) = self.resource(&req.type_name)?;
             let ty = &s.ty;
-            let raw = req.raw_state.as_ref().map(|r| r.json.as_slice()).unwrap_or_default();
+            let raw = req
+                .raw_state
+                .as_ref()
+                .map(|r| r.json.as_slice())
+                .unwrap_or_default();
             if raw.is_empty() {
                 return wire::encode(&Value::null(ty.clone()), ty);
             }
-            let json: serde_json::Value = serde_json::from_slice(raw).map_err(|e| Diagnostics::error("Unable to Read Prior State", format!("The stored state is not valid JSON: {e}")))?;
+            let json: serde_json::Value = serde_json::from_slice(raw).map_err(|e| {
+                Diagnostics::error(
+                    "Unable to Read Prior State",
+                    format!("The stored state is not valid JSON: {e}"),
+                )
+            })?;
             let json = if req.version > s.version {
                 return Err(Diagnostics::error(
                     "Resource Managed by Newer Provider Version",
@@ -263,16 +378,30 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
             } else {
                 json
             };
-            let v = terrane_value::json::decode(&prune(json, s), ty).map_err(|e| Diagnostics::error("Unable to Read Prior State", format!("The stored state does not match the schema: {e}")))?;
+            let v = terrane_value::json::decode(&prune(json, s), ty).map_err(|e| {
+                Diagnostics::error(
+                    "Unable to Read Prior State",
+                    format!("The stored state does not match the schema: {e}"),
+                )
+            })?;
             wire::encode(&null_write_only(s, v), ty)
         })();
         Ok(Response::new(match result {
-            Ok(v) => tf::upgrade_resource_state::Response { upgraded_state: Some(v), diagnostics: Vec::new() },
-            Err(d) => tf::upgrade_resource_state::Response { upgraded_state: None, diagnostics: wire::diagnostics(&d) },
+            Ok(v) => tf::upgrade_resource_state::Response {
+                upgraded_state: Some(v),
+                diagnostics: Vec::new(),
+            },
+            Err(d) => tf::upgrade_resource_state::Response {
+                upgraded_state: None,
+                diagnostics: wire::diagnostics(&d),
+            },
         }))
     }
 
-    async fn read_resource(&self, r: Request<tf::read_resource::Request>) -> R<tf::read_resource::Response> {
+    async fn read_resource(
+        &self,
+        r: Request<tf::read_resource::Request>,
+    ) -> R<tf::read_resource::Response> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
@@ -281,7 +410,11 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
             if state.is_null() {
                 return Ok((wire::encode(&state, ty)?, req.private.clone()));
             }
-            match rt.instance(self.data()).read(&self.ctx(), &state, &req.private).await? {
+            match rt
+                .instance(self.data())
+                .read(&self.ctx(), &state, &req.private)
+                .await?
+            {
                 None => Ok((wire::encode(&Value::null(ty.clone()), ty)?, Vec::new())),
                 Some(a) => {
                     let v = null_write_only(s, a.state);
@@ -295,12 +428,24 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         }
         .await;
         Ok(Response::new(match result {
-            Ok((v, private)) => tf::read_resource::Response { new_state: Some(v), private, ..Default::default() },
-            Err(d) => tf::read_resource::Response { new_state: req.current_state.clone(), private: req.private.clone(), diagnostics: wire::diagnostics(&d), ..Default::default() },
+            Ok((v, private)) => tf::read_resource::Response {
+                new_state: Some(v),
+                private,
+                ..Default::default()
+            },
+            Err(d) => tf::read_resource::Response {
+                new_state: req.current_state.clone(),
+                private: req.private.clone(),
+                diagnostics: wire::diagnostics(&d),
+                ..Default::default()
+            },
         }))
     }
 
-    async fn plan_resource_change(&self, r: Request<tf::plan_resource_change::Request>) -> R<tf::plan_resource_change::Response> {
+    async fn plan_resource_change(
+        &self,
+        r: Request<tf::plan_resource_change::Request>,
+    ) -> R<tf::plan_resource_change::Response> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
@@ -312,9 +457,24 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
                 return Ok((wire::encode(&proposed, ty)?, Vec::new(), Diagnostics::new()));
             }
             let (planned, replace) = plan::plan(s, &prior, &proposed, &config);
-            crate::log::debug("planning resource change", &[("tf_resource_type", req.type_name.clone()), ("tf_rpc", "PlanResourceChange".into()), ("create", prior.is_null().to_string())]);
-            let mut ps = PlanState { prior, config, planned: null_write_only(s, planned), requires_replace: replace };
-            let d = rt.instance(self.data()).modify_plan(&self.ctx(), &mut ps).await;
+            crate::log::debug(
+                "planning resource change",
+                &[
+                    ("tf_resource_type", req.type_name.clone()),
+                    ("tf_rpc", "PlanResourceChange".into()),
+                    ("create", prior.is_null().to_string()),
+                ],
+            );
+            let mut ps = PlanState {
+                prior,
+                config,
+                planned: null_write_only(s, planned),
+                requires_replace: replace,
+            };
+            let d = rt
+                .instance(self.data())
+                .modify_plan(&self.ctx(), &mut ps)
+                .await;
             if d.has_errors() {
                 return Err(d);
             }
@@ -330,11 +490,17 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
                 diagnostics: wire::diagnostics(&d),
                 ..Default::default()
             },
-            Err(d) => tf::plan_resource_change::Response { diagnostics: wire::diagnostics(&d), ..Default::default() },
+            Err(d) => tf::plan_resource_change::Response {
+                diagnostics: wire::diagnostics(&d),
+                ..Default::default()
+            },
         }))
     }
 
-    async fn apply_resource_change(&self, r: Request<tf::apply_resource_change::Request>) -> R<tf::apply_resource_change::Response> {
+    async fn apply_resource_change(
+        &self,
+        r: Request<tf::apply_resource_change::Request>,
+    ) -> R<tf::apply_resource_change::Response> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
@@ -348,7 +514,11 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
                 inst.delete(&ctx, &prior).await?;
                 return Ok((wire::encode(&planned, ty)?, Vec::new()));
             }
-            let applied = if prior.is_null() { inst.create(&ctx, &planned, &config).await? } else { inst.update(&ctx, &prior, &planned, &config).await? };
+            let applied = if prior.is_null() {
+                inst.create(&ctx, &planned, &config).await?
+            } else {
+                inst.update(&ctx, &prior, &planned, &config).await?
+            };
             let v = null_write_only(s, applied.state);
             let d = check_result(&v, ty, if prior.is_null() { "Create" } else { "Update" });
             if d.has_errors() {
@@ -358,27 +528,57 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         }
         .await;
         Ok(Response::new(match result {
-            Ok((v, private)) => tf::apply_resource_change::Response { new_state: Some(v), private, ..Default::default() },
-            Err(d) => tf::apply_resource_change::Response { new_state: req.prior_state.clone(), private: req.planned_private.clone(), diagnostics: wire::diagnostics(&d), ..Default::default() },
+            Ok((v, private)) => tf::apply_resource_change::Response {
+                new_state: Some(v),
+                private,
+                ..Default::default()
+            },
+            Err(d) => tf::apply_resource_change::Response {
+                new_state: req.prior_state.clone(),
+                private: req.planned_private.clone(),
+                diagnostics: wire::diagnostics(&d),
+                ..Default::default()
+            },
         }))
     }
 
-    async fn import_resource_state(&self, r: Request<tf::import_resource_state::Request>) -> R<tf::import_resource_state::Response> {
+    async fn import_resource_state(
+        &self,
+        r: Request<tf::import_resource_state::Request>,
+    ) -> R<tf::import_resource_state::Response> {
         let req = r.get_ref();
         let result = async {
             let (rt, s) = self.resource(&req.type_name)?;
             let ty = &s.ty;
-            let v = null_write_only(s, rt.instance(self.data()).import(&self.ctx(), &req.id).await?);
-            Ok::<_, Diagnostics>(tf::import_resource_state::ImportedResource { type_name: req.type_name.clone(), state: Some(wire::encode(&v, ty)?), ..Default::default() })
+            let v = null_write_only(
+                s,
+                rt.instance(self.data())
+                    .import(&self.ctx(), &req.id)
+                    .await?,
+            );
+            Ok::<_, Diagnostics>(tf::import_resource_state::ImportedResource {
+                type_name: req.type_name.clone(),
+                state: Some(wire::encode(&v, ty)?),
+                ..Default::default()
+            })
         }
         .await;
         Ok(Response::new(match result {
-            Ok(imp) => tf::import_resource_state::Response { imported_resources: vec![imp], ..Default::default() },
-            Err(d) => tf::import_resource_state::Response { diagnostics: wire::diagnostics(&d), ..Default::default() },
+            Ok(imp) => tf::import_resource_state::Response {
+                imported_resources: vec![imp],
+                ..Default::default()
+            },
+            Err(d) => tf::import_resource_state::Response {
+                diagnostics: wire::diagnostics(&d),
+                ..Default::default()
+            },
         }))
     }
 
-    async fn read_data_source(&self, r: Request<tf::read_data_source::Request>) -> R<tf::read_data_source::Response> {
+    async fn read_data_source(
+        &self,
+        r: Request<tf::read_data_source::Request>,
+    ) -> R<tf::read_data_source::Response> {
         let req = r.get_ref();
         let result = async {
             let (dt, s) = self.data_source(&req.type_name)?;
@@ -393,46 +593,95 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         }
         .await;
         Ok(Response::new(match result {
-            Ok(v) => tf::read_data_source::Response { state: Some(v), ..Default::default() },
-            Err(d) => tf::read_data_source::Response { diagnostics: wire::diagnostics(&d), ..Default::default() },
+            Ok(v) => tf::read_data_source::Response {
+                state: Some(v),
+                ..Default::default()
+            },
+            Err(d) => tf::read_data_source::Response {
+                diagnostics: wire::diagnostics(&d),
+                ..Default::default()
+            },
         }))
     }
 
-    async fn get_functions(&self, _r: Request<tf::get_functions::Request>) -> R<tf::get_functions::Response> {
-        Ok(Response::new(tf::get_functions::Response { functions: self.functions.iter().map(|(n, f)| (n.clone(), wire::function(f.as_ref()))).collect(), diagnostics: Vec::new() }))
+    async fn get_functions(
+        &self,
+        _r: Request<tf::get_functions::Request>,
+    ) -> R<tf::get_functions::Response> {
+        Ok(Response::new(tf::get_functions::Response {
+            functions: self
+                .functions
+                .iter()
+                .map(|(n, f)| (n.clone(), wire::function(f.as_ref())))
+                .collect(),
+            diagnostics: Vec::new(),
+        }))
     }
 
-    async fn call_function(&self, r: Request<tf::call_function::Request>) -> R<tf::call_function::Response> {
+    async fn call_function(
+        &self,
+        r: Request<tf::call_function::Request>,
+    ) -> R<tf::call_function::Response> {
         let req = r.get_ref();
-        let fail = |text: String, argument: Option<i64>| tf::call_function::Response { result: None, error: Some(tf::FunctionError { text, function_argument: argument }) };
+        let fail = |text: String, argument: Option<i64>| tf::call_function::Response {
+            result: None,
+            error: Some(tf::FunctionError {
+                text,
+                function_argument: argument,
+            }),
+        };
         let Some(f) = self.functions.get(&req.name) else {
-            return Ok(Response::new(fail(format!("the provider has no function named {:?}", req.name), None)));
+            return Ok(Response::new(fail(
+                format!("the provider has no function named {:?}", req.name),
+                None,
+            )));
         };
         let (params, variadic) = (f.params(), f.variadic());
         let mut args = Vec::with_capacity(req.arguments.len());
         for (i, a) in req.arguments.iter().enumerate() {
             let Some(p) = params.get(i).or(variadic.as_ref()) else {
-                return Ok(Response::new(fail(format!("too many arguments: {} given", req.arguments.len()), None)));
+                return Ok(Response::new(fail(
+                    format!("too many arguments: {} given", req.arguments.len()),
+                    None,
+                )));
             };
             match wire::decode(Some(a), &p.ty) {
-                Ok(v) if v.is_null() && !p.allow_null => return Ok(Response::new(fail(format!("argument {:?} must not be null", p.name), Some(i as i64)))),
+                Ok(v) if v.is_null() && !p.allow_null => {
+                    return Ok(Response::new(fail(
+                        format!("argument {:?} must not be null", p.name),
+                        Some(i as i64),
+                    )))
+                }
                 Ok(v) => args.push(v),
                 Err(d) => return Ok(Response::new(fail(d.to_string(), Some(i as i64)))),
             }
         }
         if args.len() < params.len() {
-            return Ok(Response::new(fail(format!("not enough arguments: {} given, {} required", args.len(), params.len()), None)));
+            return Ok(Response::new(fail(
+                format!(
+                    "not enough arguments: {} given, {} required",
+                    args.len(),
+                    params.len()
+                ),
+                None,
+            )));
         }
         Ok(Response::new(match f.call(&args) {
             Ok(v) => match wire::encode(&v, &f.return_type()) {
-                Ok(dv) => tf::call_function::Response { result: Some(dv), error: None },
+                Ok(dv) => tf::call_function::Response {
+                    result: Some(dv),
+                    error: None,
+                },
                 Err(d) => fail(d.to_string(), None),
             },
             Err(e) => fail(e.text, e.argument),
         }))
     }
 
-    async fn stop_provider(&self, _r: Request<tf::stop_provider::Request>) -> R<tf::stop_provider::Response> {
+    async fn stop_provider(
+        &self,
+        _r: Request<tf::stop_provider::Request>,
+    ) -> R<tf::stop_provider::Response> {
         if let Ok(mut t) = self.stop.lock() {
             t.cancel();
             *t = CancellationToken::new();

@@ -65,12 +65,22 @@ fn status(e: tonic::Status) -> Diagnostics {
 
 impl<P: Provider> Harness<P> {
     pub fn new(provider: P) -> Harness<P> {
-        Harness { server: ProviderServer::new(provider) }
+        Harness {
+            server: ProviderServer::new(provider),
+        }
     }
 
     /// The implied type of a resource type's schema.
-    pub async fn resource_type(&self, type_name: &str) -> Result<(terrane_schema::Block, Type), Diagnostics> {
-        let resp = self.server.get_provider_schema(Request::new(Default::default())).await.map_err(status)?.into_inner();
+    pub async fn resource_type(
+        &self,
+        type_name: &str,
+    ) -> Result<(terrane_schema::Block, Type), Diagnostics> {
+        let resp = self
+            .server
+            .get_provider_schema(Request::new(Default::default()))
+            .await
+            .map_err(status)?
+            .into_inner();
         fail_on(diags(&resp.diagnostics))?;
         let (_, s) = self.server_resource(type_name)?;
         let block = s.block_schema();
@@ -78,15 +88,26 @@ impl<P: Provider> Harness<P> {
         Ok((block, ty))
     }
 
-    fn server_resource(&self, type_name: &str) -> Result<((), crate::schema::ResourceSchema), Diagnostics> {
+    fn server_resource(
+        &self,
+        type_name: &str,
+    ) -> Result<((), crate::schema::ResourceSchema), Diagnostics> {
         self.server.schema_of(type_name).map(|s| ((), s))
     }
 
     /// An object of the resource's type from the given attributes; the rest
     /// are null (empty blocks for nested blocks).
-    pub async fn object(&self, type_name: &str, attrs: &[(&str, Value)]) -> Result<Value, Diagnostics> {
+    pub async fn object(
+        &self,
+        type_name: &str,
+        attrs: &[(&str, Value)],
+    ) -> Result<Value, Diagnostics> {
         let (block, ty) = self.resource_type(type_name).await?;
-        let mut m = block.empty_value().entries().map(|e| (*e).clone()).unwrap_or_default();
+        let mut m = block
+            .empty_value()
+            .entries()
+            .map(|e| (*e).clone())
+            .unwrap_or_default();
         for (k, v) in attrs {
             m.insert((*k).to_string(), v.clone());
         }
@@ -95,17 +116,33 @@ impl<P: Provider> Harness<P> {
 
     pub async fn configure(&self, config: &Value) -> Result<(), Diagnostics> {
         let ty = config.ty().clone();
-        let r = self.server.configure_provider(Request::new(tf::configure_provider::Request { config: Some(wire::encode(config, &ty)?), ..Default::default() })).await.map_err(status)?;
+        let r = self
+            .server
+            .configure_provider(Request::new(tf::configure_provider::Request {
+                config: Some(wire::encode(config, &ty)?),
+                ..Default::default()
+            }))
+            .await
+            .map_err(status)?;
         fail_on(diags(&r.into_inner().diagnostics))
     }
 
     /// Validates, then plans `config` over `prior`, checking the plan as
     /// Terraform does ("Provider produced invalid plan").
-    pub async fn plan(&self, type_name: &str, prior: &Value, config: &Value) -> Result<Planned, Diagnostics> {
+    pub async fn plan(
+        &self,
+        type_name: &str,
+        prior: &Value,
+        config: &Value,
+    ) -> Result<Planned, Diagnostics> {
         let (block, ty) = self.resource_type(type_name).await?;
         let v = self
             .server
-            .validate_resource_config(Request::new(tf::validate_resource_config::Request { type_name: type_name.into(), config: Some(wire::encode(config, &ty)?), ..Default::default() }))
+            .validate_resource_config(Request::new(tf::validate_resource_config::Request {
+                type_name: type_name.into(),
+                config: Some(wire::encode(config, &ty)?),
+                ..Default::default()
+            }))
             .await
             .map_err(status)?;
         fail_on(diags(&v.into_inner().diagnostics))?;
@@ -126,15 +163,30 @@ impl<P: Provider> Harness<P> {
         let planned = wire::decode(r.planned_state.as_ref(), &ty)?;
         let errs = assert_plan_valid(&block, prior, config, &planned);
         if !errs.is_empty() {
-            return Err(Diagnostics::error("Provider produced invalid plan", errs.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")));
+            return Err(Diagnostics::error(
+                "Provider produced invalid plan",
+                errs.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ));
         }
         let requires_replace = r.requires_replace.iter().map(path_from).collect();
-        Ok(Planned { planned, requires_replace })
+        Ok(Planned {
+            planned,
+            requires_replace,
+        })
     }
 
     /// Applies a plan, checking the result is a valid completion of it
     /// ("Provider produced inconsistent result after apply").
-    pub async fn apply(&self, type_name: &str, prior: &Value, planned: &Value, config: &Value) -> Result<Value, Diagnostics> {
+    pub async fn apply(
+        &self,
+        type_name: &str,
+        prior: &Value,
+        planned: &Value,
+        config: &Value,
+    ) -> Result<Value, Diagnostics> {
         let (block, ty) = self.resource_type(type_name).await?;
         let r = self
             .server
@@ -152,20 +204,35 @@ impl<P: Provider> Harness<P> {
         let new = wire::decode(r.new_state.as_ref(), &ty)?;
         let errs = assert_object_compatible(&block, planned, &new);
         if !errs.is_empty() {
-            return Err(Diagnostics::error("Provider produced inconsistent result after apply", errs.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")));
+            return Err(Diagnostics::error(
+                "Provider produced inconsistent result after apply",
+                errs.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ));
         }
         Ok(new)
     }
 
     /// Plans and applies `config` over `prior` the way Terraform would,
     /// replacing (destroy, then create) when the plan requires it.
-    pub async fn apply_config(&self, type_name: &str, prior: &Value, config: &Value) -> Result<Value, Diagnostics> {
+    pub async fn apply_config(
+        &self,
+        type_name: &str,
+        prior: &Value,
+        config: &Value,
+    ) -> Result<Value, Diagnostics> {
         let plan = self.plan(type_name, prior, config).await?;
         if !prior.is_null() && !plan.requires_replace.is_empty() {
             self.destroy(type_name, prior).await?;
             let (_, ty) = self.resource_type(type_name).await?;
-            let fresh = self.plan(type_name, &Value::null(ty.clone()), config).await?;
-            return self.apply(type_name, &Value::null(ty), &fresh.planned, config).await;
+            let fresh = self
+                .plan(type_name, &Value::null(ty.clone()), config)
+                .await?;
+            return self
+                .apply(type_name, &Value::null(ty), &fresh.planned, config)
+                .await;
         }
         self.apply(type_name, prior, &plan.planned, config).await
     }
@@ -175,7 +242,11 @@ impl<P: Provider> Harness<P> {
         let (_, ty) = self.resource_type(type_name).await?;
         let r = self
             .server
-            .read_resource(Request::new(tf::read_resource::Request { type_name: type_name.into(), current_state: Some(wire::encode(state, &ty)?), ..Default::default() }))
+            .read_resource(Request::new(tf::read_resource::Request {
+                type_name: type_name.into(),
+                current_state: Some(wire::encode(state, &ty)?),
+                ..Default::default()
+            }))
             .await
             .map_err(status)?
             .into_inner();
@@ -189,31 +260,52 @@ impl<P: Provider> Harness<P> {
         let (_, ty) = self.resource_type(type_name).await?;
         let r = self
             .server
-            .import_resource_state(Request::new(tf::import_resource_state::Request { type_name: type_name.into(), id: id.into(), ..Default::default() }))
+            .import_resource_state(Request::new(tf::import_resource_state::Request {
+                type_name: type_name.into(),
+                id: id.into(),
+                ..Default::default()
+            }))
             .await
             .map_err(status)?
             .into_inner();
         fail_on(diags(&r.diagnostics))?;
-        let [imported] = r.imported_resources.as_slice() else { return Err(Diagnostics::error("Import returned no resources", format!("{} resources", r.imported_resources.len()))) };
+        let [imported] = r.imported_resources.as_slice() else {
+            return Err(Diagnostics::error(
+                "Import returned no resources",
+                format!("{} resources", r.imported_resources.len()),
+            ));
+        };
         let v = wire::decode(imported.state.as_ref(), &ty)?;
-        self.read(type_name, &v).await?.ok_or_else(|| Diagnostics::error("Cannot import non-existent remote object", id.to_string()))
+        self.read(type_name, &v).await?.ok_or_else(|| {
+            Diagnostics::error("Cannot import non-existent remote object", id.to_string())
+        })
     }
 
     pub async fn destroy(&self, type_name: &str, state: &Value) -> Result<(), Diagnostics> {
         let (_, ty) = self.resource_type(type_name).await?;
-        self.apply(type_name, state, &Value::null(ty.clone()), &Value::null(ty)).await.map(|_| ())
+        self.apply(type_name, state, &Value::null(ty.clone()), &Value::null(ty))
+            .await
+            .map(|_| ())
     }
 
     /// Upgrades stored state JSON written under schema `version`, as
     /// Terraform does for every instance it reads from state.
-    pub async fn upgrade(&self, type_name: &str, version: i64, json: &serde_json::Value) -> Result<Value, Diagnostics> {
+    pub async fn upgrade(
+        &self,
+        type_name: &str,
+        version: i64,
+        json: &serde_json::Value,
+    ) -> Result<Value, Diagnostics> {
         let (_, ty) = self.resource_type(type_name).await?;
         let r = self
             .server
             .upgrade_resource_state(Request::new(tf::upgrade_resource_state::Request {
                 type_name: type_name.into(),
                 version,
-                raw_state: Some(tf::RawState { json: serde_json::to_vec(json).unwrap_or_default(), flatmap: Default::default() }),
+                raw_state: Some(tf::RawState {
+                    json: serde_json::to_vec(json).unwrap_or_default(),
+                    flatmap: Default::default(),
+                }),
             }))
             .await
             .map_err(status)?
@@ -224,7 +316,10 @@ impl<P: Provider> Harness<P> {
 
     /// Sends StopProvider.
     pub async fn stop(&self) {
-        let _ = self.server.stop_provider(Request::new(Default::default())).await;
+        let _ = self
+            .server
+            .stop_provider(Request::new(Default::default()))
+            .await;
     }
 }
 

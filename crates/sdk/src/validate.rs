@@ -12,7 +12,12 @@ pub trait Validator: Send + Sync {
 }
 
 fn invalid(path: &Path, summary: &str, detail: String) -> Vec<Diagnostic> {
-    vec![Diagnostic { severity: Severity::Error, summary: summary.into(), detail, path: Some(path.clone()) }]
+    vec![Diagnostic {
+        severity: Severity::Error,
+        summary: summary.into(),
+        detail,
+        path: Some(path.clone()),
+    }]
 }
 
 /// A path as the plugin framework's validators print it (`length`, not
@@ -38,7 +43,14 @@ impl Validator for LengthBetween {
             _ => v.length().unwrap_or(0) as u64,
         };
         if n < self.0 || n > self.1 {
-            return invalid(path, "Invalid Attribute Value Length", format!("Attribute {path} length must be between {} and {}, got: {n}", self.0, self.1));
+            return invalid(
+                path,
+                "Invalid Attribute Value Length",
+                format!(
+                    "Attribute {path} length must be between {} and {}, got: {n}",
+                    self.0, self.1
+                ),
+            );
         }
         vec![]
     }
@@ -50,9 +62,15 @@ pub struct AtLeast(pub i64);
 impl Validator for AtLeast {
     fn check(&self, path: &Path, v: &Value, _c: &Value) -> Vec<Diagnostic> {
         match v.as_number() {
-            Some(n) if settled(v) && *n < terrane_value::Number::from_i64(self.0) => {
-                invalid(path, "Invalid Attribute Value", format!("Attribute {} value must be at least {}, got: {n}", framework_path(path), self.0))
-            }
+            Some(n) if settled(v) && *n < terrane_value::Number::from_i64(self.0) => invalid(
+                path,
+                "Invalid Attribute Value",
+                format!(
+                    "Attribute {} value must be at least {}, got: {n}",
+                    framework_path(path),
+                    self.0
+                ),
+            ),
             _ => vec![],
         }
     }
@@ -65,8 +83,21 @@ pub struct Between(pub i64, pub i64);
 impl Validator for Between {
     fn check(&self, path: &Path, v: &Value, _c: &Value) -> Vec<Diagnostic> {
         match v.as_number() {
-            Some(n) if settled(v) && (*n < terrane_value::Number::from_i64(self.0) || *n > terrane_value::Number::from_i64(self.1)) => {
-                invalid(path, "Invalid Attribute Value", format!("Attribute {} value must be between {} and {}, got: {n}", framework_path(path), self.0, self.1))
+            Some(n)
+                if settled(v)
+                    && (*n < terrane_value::Number::from_i64(self.0)
+                        || *n > terrane_value::Number::from_i64(self.1)) =>
+            {
+                invalid(
+                    path,
+                    "Invalid Attribute Value",
+                    format!(
+                        "Attribute {} value must be between {} and {}, got: {n}",
+                        framework_path(path),
+                        self.0,
+                        self.1
+                    ),
+                )
             }
             _ => vec![],
         }
@@ -80,8 +111,17 @@ impl Validator for OneOf {
     fn check(&self, path: &Path, v: &Value, _c: &Value) -> Vec<Diagnostic> {
         match v.as_str() {
             Some(s) if settled(v) && !self.0.iter().any(|o| o == s) => {
-                let list = self.0.iter().map(|o| format!("{o:?}")).collect::<Vec<_>>().join(", ");
-                invalid(path, "Invalid Attribute Value Match", format!("Attribute {path} value must be one of: [{list}], got: {v}"))
+                let list = self
+                    .0
+                    .iter()
+                    .map(|o| format!("{o:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                invalid(
+                    path,
+                    "Invalid Attribute Value Match",
+                    format!("Attribute {path} value must be one of: [{list}], got: {v}"),
+                )
             }
             _ => vec![],
         }
@@ -94,7 +134,11 @@ pub struct Matches(pub regex::Regex, pub String);
 impl Validator for Matches {
     fn check(&self, path: &Path, v: &Value, _c: &Value) -> Vec<Diagnostic> {
         match v.as_str() {
-            Some(s) if settled(v) && !self.0.is_match(s) => invalid(path, "Invalid Attribute Value Match", format!("Attribute {path} {}, got: {v}", self.1)),
+            Some(s) if settled(v) && !self.0.is_match(s) => invalid(
+                path,
+                "Invalid Attribute Value Match",
+                format!("Attribute {path} {}, got: {v}", self.1),
+            ),
             _ => vec![],
         }
     }
@@ -108,12 +152,24 @@ impl Validator for ConflictsWith {
         if v.is_null() {
             return vec![];
         }
-        let set: Vec<&String> = self.0.iter().filter(|n| config.get_attr(n).is_some_and(|o| !o.is_null())).collect();
+        let set: Vec<&String> = self
+            .0
+            .iter()
+            .filter(|n| config.get_attr(n).is_some_and(|o| !o.is_null()))
+            .collect();
         if set.is_empty() {
             return vec![];
         }
-        let names = set.iter().map(|n| format!(".{n}")).collect::<Vec<_>>().join(", ");
-        invalid(path, "Invalid Attribute Combination", format!("Attribute {names} cannot be specified when {path} is specified"))
+        let names = set
+            .iter()
+            .map(|n| format!(".{n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        invalid(
+            path,
+            "Invalid Attribute Combination",
+            format!("Attribute {names} cannot be specified when {path} is specified"),
+        )
     }
 }
 
@@ -125,12 +181,24 @@ impl Validator for AlsoRequires {
         if v.is_null() {
             return vec![];
         }
-        let missing: Vec<&String> = self.0.iter().filter(|n| config.get_attr(n).is_none_or(|o| o.is_null())).collect();
+        let missing: Vec<&String> = self
+            .0
+            .iter()
+            .filter(|n| config.get_attr(n).is_none_or(|o| o.is_null()))
+            .collect();
         if missing.is_empty() {
             return vec![];
         }
-        let names = missing.iter().map(|n| format!(".{n}")).collect::<Vec<_>>().join(", ");
-        invalid(path, "Invalid Attribute Combination", format!("Attribute {names} must be specified when {path} is specified"))
+        let names = missing
+            .iter()
+            .map(|n| format!(".{n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        invalid(
+            path,
+            "Invalid Attribute Combination",
+            format!("Attribute {names} must be specified when {path} is specified"),
+        )
     }
 }
 
@@ -143,17 +211,34 @@ pub struct OneOfAttributes {
 
 impl Validator for OneOfAttributes {
     fn check(&self, path: &Path, _v: &Value, config: &Value) -> Vec<Diagnostic> {
-        let values: Vec<&Value> = self.names.iter().filter_map(|n| config.get_attr(n)).collect();
+        let values: Vec<&Value> = self
+            .names
+            .iter()
+            .filter_map(|n| config.get_attr(n))
+            .collect();
         if values.iter().any(|v| !v.is_known()) {
             return vec![];
         }
         let set = values.iter().filter(|v| !v.is_null()).count();
-        let names = self.names.iter().map(|n| format!(".{n}")).collect::<Vec<_>>().join(", ");
+        let names = self
+            .names
+            .iter()
+            .map(|n| format!(".{n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         if set == 0 {
-            return invalid(path, "Invalid Attribute Combination", format!("At least one attribute out of [{names}] must be specified"));
+            return invalid(
+                path,
+                "Invalid Attribute Combination",
+                format!("At least one attribute out of [{names}] must be specified"),
+            );
         }
         if self.exactly && set > 1 {
-            return invalid(path, "Invalid Attribute Combination", format!("Exactly one of these attributes must be configured: [{names}]"));
+            return invalid(
+                path,
+                "Invalid Attribute Combination",
+                format!("Exactly one of these attributes must be configured: [{names}]"),
+            );
         }
         vec![]
     }
@@ -172,7 +257,11 @@ mod tests {
             Some(w) => {
                 assert_eq!(got.len(), 1, "case {case}");
                 assert!(got[0].detail.contains(w), "case {case}: {}", got[0].detail);
-                assert_eq!(got[0].path, Some(Path::root().attr("a")), "case {case}: path");
+                assert_eq!(
+                    got[0].path,
+                    Some(Path::root().attr("a")),
+                    "case {case}: path"
+                );
             }
         }
     }
@@ -181,16 +270,88 @@ mod tests {
     fn validators() {
         let cfg = |pairs: &[(&str, Value)]| Value::object_from(pairs.iter().cloned());
         let none = cfg(&[]);
-        check("length_ok", &LengthBetween(1, 3), Value::string("ab"), none.clone(), None);
-        check("length_too_long", &LengthBetween(1, 3), Value::string("abcd"), none.clone(), Some("between 1 and 3, got: 4"));
-        check("length_unknown_skipped", &LengthBetween(1, 3), Value::unknown(Type::String), none.clone(), None);
-        check("at_least", &AtLeast(1), Value::number(0), none.clone(), Some("at least 1"));
-        check("one_of", &OneOf(vec!["x".into(), "y".into()]), Value::string("z"), none.clone(), Some("one of: [\"x\", \"y\"]"));
-        check("regex", &Matches(regex::Regex::new("^[0-7]{4}$").unwrap(), "must be a 4-digit octal".into()), Value::string("999"), none.clone(), Some("4-digit octal"));
+        check(
+            "length_ok",
+            &LengthBetween(1, 3),
+            Value::string("ab"),
+            none.clone(),
+            None,
+        );
+        check(
+            "length_too_long",
+            &LengthBetween(1, 3),
+            Value::string("abcd"),
+            none.clone(),
+            Some("between 1 and 3, got: 4"),
+        );
+        check(
+            "length_unknown_skipped",
+            &LengthBetween(1, 3),
+            Value::unknown(Type::String),
+            none.clone(),
+            None,
+        );
+        check(
+            "at_least",
+            &AtLeast(1),
+            Value::number(0),
+            none.clone(),
+            Some("at least 1"),
+        );
+        check(
+            "one_of",
+            &OneOf(vec!["x".into(), "y".into()]),
+            Value::string("z"),
+            none.clone(),
+            Some("one of: [\"x\", \"y\"]"),
+        );
+        check(
+            "regex",
+            &Matches(
+                regex::Regex::new("^[0-7]{4}$").unwrap(),
+                "must be a 4-digit octal".into(),
+            ),
+            Value::string("999"),
+            none.clone(),
+            Some("4-digit octal"),
+        );
         let both = cfg(&[("a", Value::string("1")), ("b", Value::string("2"))]);
-        check("conflicts", &ConflictsWith(vec!["b".into()]), Value::string("1"), both.clone(), Some("Attribute .b cannot be specified"));
-        check("also_requires", &AlsoRequires(vec!["c".into()]), Value::string("1"), both.clone(), Some("Attribute .c must be specified"));
-        check("exactly_one_too_many", &OneOfAttributes { names: vec!["a".into(), "b".into()], exactly: true }, Value::string("1"), both, Some("Exactly one"));
-        check("at_least_one_none", &OneOfAttributes { names: vec!["a".into(), "b".into()], exactly: false }, Value::null(Type::String), cfg(&[("a", Value::null(Type::String)), ("b", Value::null(Type::String))]), Some("At least one"));
+        check(
+            "conflicts",
+            &ConflictsWith(vec!["b".into()]),
+            Value::string("1"),
+            both.clone(),
+            Some("Attribute .b cannot be specified"),
+        );
+        check(
+            "also_requires",
+            &AlsoRequires(vec!["c".into()]),
+            Value::string("1"),
+            both.clone(),
+            Some("Attribute .c must be specified"),
+        );
+        check(
+            "exactly_one_too_many",
+            &OneOfAttributes {
+                names: vec!["a".into(), "b".into()],
+                exactly: true,
+            },
+            Value::string("1"),
+            both,
+            Some("Exactly one"),
+        );
+        check(
+            "at_least_one_none",
+            &OneOfAttributes {
+                names: vec!["a".into(), "b".into()],
+                exactly: false,
+            },
+            Value::null(Type::String),
+            cfg(&[
+                ("a", Value::null(Type::String)),
+                ("b", Value::null(Type::String)),
+            ]),
+            Some("At least one"),
+        );
     }
 }

@@ -3,18 +3,32 @@
 //! null), diagnostics with attribute paths, and schemas.
 
 use crate::diag::{Diagnostic, Diagnostics, Severity};
-use terrane_schema::{AttrType, Attribute, Block, BlockNesting, NestedBlock, ObjectNesting, Schema, StringKind};
+use terrane_schema::{
+    AttrType, Attribute, Block, BlockNesting, NestedBlock, ObjectNesting, Schema, StringKind,
+};
 use terrane_tfplugin6::tfplugin6 as tf;
 use terrane_value::{msgpack, typejson, Path, Step, Type, Value};
 
 /// Decodes a DynamicValue of type `ty`.
 pub fn decode(v: Option<&tf::DynamicValue>, ty: &Type) -> Result<Value, Diagnostics> {
-    let Some(v) = v else { return Ok(Value::null(ty.clone())) };
+    let Some(v) = v else {
+        return Ok(Value::null(ty.clone()));
+    };
     if !v.msgpack.is_empty() {
-        return msgpack::decode(&v.msgpack, ty).map_err(|e| Diagnostics::error("Unable to Decode Value", format!("The value Terraform sent could not be decoded: {e}")));
+        return msgpack::decode(&v.msgpack, ty).map_err(|e| {
+            Diagnostics::error(
+                "Unable to Decode Value",
+                format!("The value Terraform sent could not be decoded: {e}"),
+            )
+        });
     }
     if !v.json.is_empty() {
-        return terrane_value::json::decode_bytes(&v.json, ty).map_err(|e| Diagnostics::error("Unable to Decode Value", format!("The value Terraform sent could not be decoded: {e}")));
+        return terrane_value::json::decode_bytes(&v.json, ty).map_err(|e| {
+            Diagnostics::error(
+                "Unable to Decode Value",
+                format!("The value Terraform sent could not be decoded: {e}"),
+            )
+        });
     }
     Ok(Value::null(ty.clone()))
 }
@@ -101,7 +115,11 @@ pub fn block(b: &Block) -> tf::schema::Block {
     tf::schema::Block {
         version: 0,
         attributes: b.attributes.iter().map(|(n, a)| attribute(n, a)).collect(),
-        block_types: b.block_types.iter().map(|(n, nb)| nested_block(n, nb)).collect(),
+        block_types: b
+            .block_types
+            .iter()
+            .map(|(n, nb)| nested_block(n, nb))
+            .collect(),
         description: b.description.clone(),
         description_kind: kind(b.description_kind),
         deprecated: b.deprecated,
@@ -128,7 +146,10 @@ fn nested_block(name: &str, nb: &NestedBlock) -> tf::schema::NestedBlock {
 }
 
 pub fn schema(s: &Schema) -> tf::Schema {
-    tf::Schema { version: s.version, block: Some(block(&s.block)) }
+    tf::Schema {
+        version: s.version,
+        block: Some(block(&s.block)),
+    }
 }
 
 fn param(p: &crate::function::Param) -> tf::function::Parameter {
@@ -146,7 +167,9 @@ pub fn function(f: &dyn crate::function::Function) -> tf::Function {
     tf::Function {
         parameters: f.params().iter().map(param).collect(),
         variadic_parameter: f.variadic().as_ref().map(param),
-        r#return: Some(tf::function::Return { r#type: typejson::to_bytes(&f.return_type()) }),
+        r#return: Some(tf::function::Return {
+            r#type: typejson::to_bytes(&f.return_type()),
+        }),
         summary: f.summary().into(),
         description: f.description().into(),
         description_kind: tf::StringKind::Plain as i32,

@@ -5,7 +5,10 @@ use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
 use terrane_sdk::testing::Harness;
-use terrane_sdk::{with_attr, Applied, Attr, Ctx, Diagnostics, Provider, ProviderData, Resource, ResourceSchema, ResourceType, Value};
+use terrane_sdk::{
+    with_attr, Applied, Attr, Ctx, Diagnostics, Provider, ProviderData, Resource, ResourceSchema,
+    ResourceType, Value,
+};
 
 struct Tagged;
 
@@ -20,8 +23,14 @@ impl Provider for Tagged {
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok(ResourceSchema::new(0).attr("tag", Attr::string().required()))
     }
-    async fn configure(&self, _ctx: &Ctx, config: &Value) -> Result<Option<ProviderData>, Diagnostics> {
-        Ok(Some(Arc::new(terrane_sdk::str_attr(config, "tag").unwrap_or_default())))
+    async fn configure(
+        &self,
+        _ctx: &Ctx,
+        config: &Value,
+    ) -> Result<Option<ProviderData>, Diagnostics> {
+        Ok(Some(Arc::new(
+            terrane_sdk::str_attr(config, "tag").unwrap_or_default(),
+        )))
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
         vec![Arc::new(ThingType)]
@@ -35,10 +44,14 @@ impl ResourceType for ThingType {
         "tagged_thing"
     }
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
-        Ok(ResourceSchema::new(0).attr("wait", Attr::bool().optional()).attr("seen", Attr::string().computed()))
+        Ok(ResourceSchema::new(0)
+            .attr("wait", Attr::bool().optional())
+            .attr("seen", Attr::string().computed()))
     }
     fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
-        let tag = data.and_then(|d| d.downcast_ref::<String>().cloned()).unwrap_or_default();
+        let tag = data
+            .and_then(|d| d.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
         Box::new(Thing { tag })
     }
 }
@@ -49,7 +62,12 @@ struct Thing {
 
 #[async_trait]
 impl Resource for Thing {
-    async fn create(&self, ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn create(
+        &self,
+        ctx: &Ctx,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         let mut seen = self.tag.clone();
         if planned.get_attr("wait").and_then(Value::as_bool) == Some(true) {
             tokio::select! {
@@ -57,12 +75,22 @@ impl Resource for Thing {
                 _ = tokio::time::sleep(Duration::from_millis(400)) => seen.push_str(":finished"),
             }
         }
-        Ok(Applied::new(with_attr(planned, "seen", Value::string(seen))))
+        Ok(Applied::new(with_attr(
+            planned,
+            "seen",
+            Value::string(seen),
+        )))
     }
     async fn read(&self, _c: &Ctx, s: &Value, _p: &[u8]) -> Result<Option<Applied>, Diagnostics> {
         Ok(Some(Applied::new(s.clone())))
     }
-    async fn update(&self, _c: &Ctx, _p: &Value, planned: &Value, _cfg: &Value) -> Result<Applied, Diagnostics> {
+    async fn update(
+        &self,
+        _c: &Ctx,
+        _p: &Value,
+        planned: &Value,
+        _cfg: &Value,
+    ) -> Result<Applied, Diagnostics> {
         Ok(Applied::new(planned.clone()))
     }
     async fn delete(&self, _c: &Ctx, _p: &Value) -> Result<(), Diagnostics> {
@@ -71,9 +99,15 @@ impl Resource for Thing {
 }
 
 async fn create(h: &Harness<Tagged>, wait: bool) -> String {
-    let cfg = h.object("tagged_thing", &[("wait", Value::bool(wait))]).await.unwrap();
+    let cfg = h
+        .object("tagged_thing", &[("wait", Value::bool(wait))])
+        .await
+        .unwrap();
     let (_, ty) = h.resource_type("tagged_thing").await.unwrap();
-    let s = h.apply_config("tagged_thing", &Value::null(ty), &cfg).await.unwrap();
+    let s = h
+        .apply_config("tagged_thing", &Value::null(ty), &cfg)
+        .await
+        .unwrap();
     terrane_sdk::str_attr(&s, "seen").unwrap()
 }
 
@@ -81,8 +115,12 @@ async fn create(h: &Harness<Tagged>, wait: bool) -> String {
 async fn two_servers_share_nothing() {
     let a = Harness::new(Tagged);
     let b = Harness::new(Tagged);
-    a.configure(&Value::object_from([("tag", Value::string("a"))])).await.unwrap();
-    b.configure(&Value::object_from([("tag", Value::string("b"))])).await.unwrap();
+    a.configure(&Value::object_from([("tag", Value::string("a"))]))
+        .await
+        .unwrap();
+    b.configure(&Value::object_from([("tag", Value::string("b"))]))
+        .await
+        .unwrap();
     assert_eq!(create(&a, false).await, "a", "case own_provider_data_a");
     assert_eq!(create(&b, false).await, "b", "case own_provider_data_b");
 

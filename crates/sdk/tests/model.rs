@@ -33,22 +33,55 @@ fn sample() -> Server {
 #[test]
 fn round_trip_and_types() {
     let v = sample().to_value();
-    assert!(v.ty().conforms_to(&Server::object_type()), "case value_has_model_type: {}", v.ty());
-    assert!(v.get_attr("note").is_some_and(Value::is_null), "case none_is_null");
-    assert!(v.get_attr("id").is_some_and(|i| !i.is_known()), "case unknown_is_unknown");
-    assert_eq!(v.get_attr("type").and_then(Value::as_str), Some("vm"), "case rename");
+    assert!(
+        v.ty().conforms_to(&Server::object_type()),
+        "case value_has_model_type: {}",
+        v.ty()
+    );
+    assert!(
+        v.get_attr("note").is_some_and(Value::is_null),
+        "case none_is_null"
+    );
+    assert!(
+        v.get_attr("id").is_some_and(|i| !i.is_known()),
+        "case unknown_is_unknown"
+    );
+    assert_eq!(
+        v.get_attr("type").and_then(Value::as_str),
+        Some("vm"),
+        "case rename"
+    );
     assert_eq!(Server::from_value(&v).unwrap(), sample(), "case round_trip");
-    assert_eq!(Server::object_type().attr_type("tags"), Some(&Type::list(Type::String)));
+    assert_eq!(
+        Server::object_type().attr_type("tags"),
+        Some(&Type::list(Type::String))
+    );
 }
 
 #[test]
 fn conversion_errors_name_the_path() {
     let mut m = sample().to_value().entries().unwrap().clone();
     m.insert("port".into(), Value::string("eighty"));
-    let err = Server::from_value(&Value::object(m)).unwrap_err().to_string();
-    assert!(err.contains(".port: expected a whole number, got a string"), "case wrong_type_path: {err}");
+    let err = Server::from_value(&Value::object(m))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(".port: expected a whole number, got a string"),
+        "case wrong_type_path: {err}"
+    );
     let mut m = sample().to_value().entries().unwrap().clone();
-    m.insert("tags".into(), Value::list(Type::String, vec![Value::string("a"), Value::unknown(Type::String)]));
-    let err = Server::from_value(&Value::object(m)).unwrap_err().to_string();
-    assert!(err.contains(".tags[1]: expected a string, got an unknown value"), "case unknown_in_list_path: {err}");
+    m.insert(
+        "tags".into(),
+        Value::list(
+            Type::String,
+            vec![Value::string("a"), Value::unknown(Type::String)],
+        ),
+    );
+    let err = Server::from_value(&Value::object(m))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(".tags[1]: expected a string, got an unknown value"),
+        "case unknown_in_list_path: {err}"
+    );
 }

@@ -132,25 +132,39 @@ pub struct AddrError {
 
 impl ResourceAddr {
     pub fn managed(ty: &str, name: &str) -> ResourceAddr {
-        ResourceAddr { module: ModulePath::default(), mode: Mode::Managed, ty: ty.into(), name: name.into() }
+        ResourceAddr {
+            module: ModulePath::default(),
+            mode: Mode::Managed,
+            ty: ty.into(),
+            name: name.into(),
+        }
     }
 
     pub fn instance(&self, key: InstanceKey) -> InstanceAddr {
-        InstanceAddr { resource: self.clone(), key }
+        InstanceAddr {
+            resource: self.clone(),
+            key,
+        }
     }
 }
 
 impl InstanceAddr {
     /// Parses `[module.NAME[KEY].]...[data.]TYPE.NAME[KEY]`.
     pub fn parse(text: &str) -> Result<InstanceAddr, AddrError> {
-        let fail = |reason: &str| AddrError { text: text.to_string(), reason: reason.to_string() };
+        let fail = |reason: &str| AddrError {
+            text: text.to_string(),
+            reason: reason.to_string(),
+        };
         let mut rest = text;
         let mut module = Vec::new();
         while let Some(r) = rest.strip_prefix("module.") {
-            let (name, r) = split_name(r).ok_or_else(|| fail("a module name is required after \"module.\""))?;
+            let (name, r) =
+                split_name(r).ok_or_else(|| fail("a module name is required after \"module.\""))?;
             let (key, r) = split_key(r).map_err(|e| fail(&e))?;
             module.push((name.to_string(), key));
-            rest = r.strip_prefix('.').ok_or_else(|| fail("a resource is required after the module path"))?;
+            rest = r
+                .strip_prefix('.')
+                .ok_or_else(|| fail("a resource is required after the module path"))?;
         }
         let mode = match rest.strip_prefix("data.") {
             Some(r) => {
@@ -160,13 +174,24 @@ impl InstanceAddr {
             None => Mode::Managed,
         };
         let (ty, r) = split_name(rest).ok_or_else(|| fail("a resource type is required"))?;
-        let r = r.strip_prefix('.').ok_or_else(|| fail("a resource name is required after the type"))?;
-        let (name, r) = split_name(r).ok_or_else(|| fail("a resource name is required after the type"))?;
+        let r = r
+            .strip_prefix('.')
+            .ok_or_else(|| fail("a resource name is required after the type"))?;
+        let (name, r) =
+            split_name(r).ok_or_else(|| fail("a resource name is required after the type"))?;
         let (key, r) = split_key(r).map_err(|e| fail(&e))?;
         if !r.is_empty() {
             return Err(fail(&format!("unexpected {r:?} after the address")));
         }
-        Ok(InstanceAddr { resource: ResourceAddr { module: ModulePath(module), mode, ty: ty.into(), name: name.into() }, key })
+        Ok(InstanceAddr {
+            resource: ResourceAddr {
+                module: ModulePath(module),
+                mode,
+                ty: ty.into(),
+                name: name.into(),
+            },
+            key,
+        })
     }
 }
 
@@ -245,13 +270,17 @@ impl Target {
 }
 
 fn split_name(s: &str) -> Option<(&str, &str)> {
-    let end = s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(s.len());
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(s.len());
     let first = s.chars().next()?;
     (end > 0 && (first.is_ascii_alphabetic() || first == '_')).then(|| s.split_at(end))
 }
 
 fn split_key(s: &str) -> Result<(InstanceKey, &str), String> {
-    let Some(r) = s.strip_prefix('[') else { return Ok((InstanceKey::None, s)) };
+    let Some(r) = s.strip_prefix('[') else {
+        return Ok((InstanceKey::None, s));
+    };
     if let Some(r) = r.strip_prefix('"') {
         let mut out = String::new();
         let mut chars = r.char_indices();
@@ -265,7 +294,9 @@ fn split_key(s: &str) -> Result<(InstanceKey, &str), String> {
                 },
                 '"' => {
                     let r = &r[i + 1..];
-                    let r = r.strip_prefix(']').ok_or("a \"]\" is required after the key")?;
+                    let r = r
+                        .strip_prefix(']')
+                        .ok_or("a \"]\" is required after the key")?;
                     return Ok((InstanceKey::Str(out), r));
                 }
                 c => out.push(c),
@@ -274,7 +305,9 @@ fn split_key(s: &str) -> Result<(InstanceKey, &str), String> {
         return Err("unterminated string key".into());
     }
     let end = r.find(']').ok_or("a \"]\" is required after the key")?;
-    let n: i64 = r[..end].parse().map_err(|_| format!("invalid instance key {:?}", &r[..end]))?;
+    let n: i64 = r[..end]
+        .parse()
+        .map_err(|_| format!("invalid instance key {:?}", &r[..end]))?;
     Ok((InstanceKey::Int(n), &r[end + 1..]))
 }
 
@@ -297,7 +330,10 @@ mod tests {
         check("random_id.x[3]", Ok("random_id.x[3]"));
         check(r#"local_file.f["a.txt"]"#, Ok(r#"local_file.f["a.txt"]"#));
         check("data.local_file.d", Ok("data.local_file.d"));
-        check(r#"module.net["eu"].module.sub[0].data.t.n["k\"q"]"#, Ok(r#"module.net["eu"].module.sub[0].data.t.n["k\"q"]"#));
+        check(
+            r#"module.net["eu"].module.sub[0].data.t.n["k\"q"]"#,
+            Ok(r#"module.net["eu"].module.sub[0].data.t.n["k\"q"]"#),
+        );
         check("module.m", Err("a resource is required"));
         check("aws_s3_bucket", Err("a resource name is required"));
         check("a.b[x]", Err("invalid instance key"));
@@ -363,8 +399,23 @@ mod tests {
 
     #[test]
     fn key_order_is_terraforms() {
-        let mut keys = vec![InstanceKey::Str("b".into()), InstanceKey::Int(2), InstanceKey::None, InstanceKey::Int(-1), InstanceKey::Str("a".into())];
+        let mut keys = vec![
+            InstanceKey::Str("b".into()),
+            InstanceKey::Int(2),
+            InstanceKey::None,
+            InstanceKey::Int(-1),
+            InstanceKey::Str("a".into()),
+        ];
         keys.sort();
-        assert_eq!(keys, vec![InstanceKey::None, InstanceKey::Int(-1), InstanceKey::Int(2), InstanceKey::Str("a".into()), InstanceKey::Str("b".into())]);
+        assert_eq!(
+            keys,
+            vec![
+                InstanceKey::None,
+                InstanceKey::Int(-1),
+                InstanceKey::Int(2),
+                InstanceKey::Str("a".into()),
+                InstanceKey::Str("b".into())
+            ]
+        );
     }
 }

@@ -8,7 +8,10 @@ use crate::store::LockInfo;
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
     #[error("Error acquiring the state lock: workspace {workspace:?} is already locked\n{holder}")]
-    Locked { workspace: String, holder: Box<LockInfo> },
+    Locked {
+        workspace: String,
+        holder: Box<LockInfo>,
+    },
     #[error("the state lock of workspace {workspace:?} was released or taken over by someone else (lock {id}); nothing more was written")]
     LockLost { workspace: String, id: String },
     #[error("no lock with ID {id:?} is held on workspace {workspace:?}")]
@@ -21,7 +24,9 @@ pub enum StateError {
     KeyVariable { var: String, detail: String },
     #[error("{path}: the state is encrypted in format 1 (before values were bound to their rows), which this terrane no longer reads; run `terrane state rotate-key` to re-encrypt it in the current format")]
     OldEncryptionFormat { path: String },
-    #[error("{path}: the state passphrase is wrong (the key check failed); nothing was read or changed")]
+    #[error(
+        "{path}: the state passphrase is wrong (the key check failed); nothing was read or changed"
+    )]
     WrongKey { path: String },
     #[error("{path}: the state is not encrypted, but a key was given; encrypt it with `terrane state rotate-key`")]
     NotEncrypted { path: String },
@@ -38,7 +43,10 @@ pub enum StateError {
     #[error("the default workspace cannot be deleted")]
     DefaultWorkspace,
     #[error("SQLite state store {path}: {source}")]
-    Sqlite { path: String, source: rusqlite::Error },
+    Sqlite {
+        path: String,
+        source: rusqlite::Error,
+    },
     #[error("PostgreSQL state store: {0}")]
     Postgres(#[from] postgres::Error),
     #[error("PostgreSQL state store: {0}")]

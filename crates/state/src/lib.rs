@@ -54,8 +54,15 @@ pub enum StoreLocation {
 /// Opens the store `config` describes.
 pub fn open_store(config: &StoreConfig) -> Result<Box<dyn StateStore>> {
     match &config.location {
-        StoreLocation::Postgres { url, schema } => Ok(Box::new(PgStore::open(url, schema, config.encryption.as_ref())?)),
-        StoreLocation::Sqlite(path) => Ok(Box::new(SqliteStore::open(path, config.encryption.as_ref())?)),
+        StoreLocation::Postgres { url, schema } => Ok(Box::new(PgStore::open(
+            url,
+            schema,
+            config.encryption.as_ref(),
+        )?)),
+        StoreLocation::Sqlite(path) => Ok(Box::new(SqliteStore::open(
+            path,
+            config.encryption.as_ref(),
+        )?)),
     }
 }
 
@@ -64,8 +71,15 @@ pub fn open_store(config: &StoreConfig) -> Result<Box<dyn StateStore>> {
 /// re-encryption).
 pub fn open_store_for_rotation(config: &StoreConfig) -> Result<Box<dyn StateStore>> {
     match &config.location {
-        StoreLocation::Sqlite(path) => Ok(Box::new(SqliteStore::open_for_rotation(path, config.encryption.as_ref())?)),
-        StoreLocation::Postgres { url, schema } => Ok(Box::new(PgStore::open_for_rotation(url, schema, config.encryption.as_ref())?)),
+        StoreLocation::Sqlite(path) => Ok(Box::new(SqliteStore::open_for_rotation(
+            path,
+            config.encryption.as_ref(),
+        )?)),
+        StoreLocation::Postgres { url, schema } => Ok(Box::new(PgStore::open_for_rotation(
+            url,
+            schema,
+            config.encryption.as_ref(),
+        )?)),
     }
 }
 

@@ -73,13 +73,29 @@ pub struct Snapshot {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Change {
     /// Creates or replaces an object (current when `deposed` is None).
-    SetObject { addr: InstanceAddr, deposed: Option<String>, provider: String, object: ObjectState },
+    SetObject {
+        addr: InstanceAddr,
+        deposed: Option<String>,
+        provider: String,
+        object: ObjectState,
+    },
     /// Removes an object; a resource with no objects left disappears.
-    RemoveObject { addr: InstanceAddr, deposed: Option<String> },
+    RemoveObject {
+        addr: InstanceAddr,
+        deposed: Option<String>,
+    },
     /// Moves the current object to a deposed key (create_before_destroy).
-    Depose { addr: InstanceAddr, key: String },
-    SetOutput { name: String, output: OutputState },
-    RemoveOutput { name: String },
+    Depose {
+        addr: InstanceAddr,
+        key: String,
+    },
+    SetOutput {
+        name: String,
+        output: OutputState,
+    },
+    RemoveOutput {
+        name: String,
+    },
 }
 
 impl Snapshot {
@@ -96,7 +112,11 @@ impl Snapshot {
 
     /// The object at `addr` (current, or the given deposed key).
     pub fn object(&self, addr: &InstanceAddr, deposed: Option<&str>) -> Option<&ObjectState> {
-        let inst = self.resources.get(&addr.resource)?.instances.get(&addr.key)?;
+        let inst = self
+            .resources
+            .get(&addr.resource)?
+            .instances
+            .get(&addr.key)?;
         match deposed {
             None => inst.current.as_ref(),
             Some(k) => inst.deposed.get(k),
@@ -105,17 +125,29 @@ impl Snapshot {
 
     /// Number of objects (current and deposed) in the state.
     pub fn object_count(&self) -> usize {
-        self.resources.values().flat_map(|r| r.instances.values()).map(|i| usize::from(i.current.is_some()) + i.deposed.len()).sum()
+        self.resources
+            .values()
+            .flat_map(|r| r.instances.values())
+            .map(|i| usize::from(i.current.is_some()) + i.deposed.len())
+            .sum()
     }
 
     /// Applies one change in memory, exactly as the stores apply it durably.
     pub fn apply(&mut self, change: &Change) {
         match change {
-            Change::SetObject { addr, deposed, provider, object } => {
+            Change::SetObject {
+                addr,
+                deposed,
+                provider,
+                object,
+            } => {
                 let res = self
                     .resources
                     .entry(addr.resource.clone())
-                    .or_insert_with(|| ResourceState { provider: provider.clone(), instances: BTreeMap::new() });
+                    .or_insert_with(|| ResourceState {
+                        provider: provider.clone(),
+                        instances: BTreeMap::new(),
+                    });
                 res.provider = provider.clone();
                 let inst = res.instances.entry(addr.key.clone()).or_default();
                 match deposed {
@@ -144,7 +176,11 @@ impl Snapshot {
                 }
             }
             Change::Depose { addr, key } => {
-                if let Some(inst) = self.resources.get_mut(&addr.resource).and_then(|r| r.instances.get_mut(&addr.key)) {
+                if let Some(inst) = self
+                    .resources
+                    .get_mut(&addr.resource)
+                    .and_then(|r| r.instances.get_mut(&addr.key))
+                {
                     if let Some(cur) = inst.current.take() {
                         inst.deposed.insert(key.clone(), cur);
                     }
@@ -171,14 +207,26 @@ pub fn changes_for(s: &Snapshot) -> Vec<Change> {
     for (raddr, r) in &s.resources {
         for (key, inst) in &r.instances {
             let addr = raddr.instance(key.clone());
-            let objects = inst.current.iter().map(|o| (None, o)).chain(inst.deposed.iter().map(|(k, o)| (Some(k.clone()), o)));
+            let objects = inst
+                .current
+                .iter()
+                .map(|o| (None, o))
+                .chain(inst.deposed.iter().map(|(k, o)| (Some(k.clone()), o)));
             for (deposed, o) in objects {
-                out.push(Change::SetObject { addr: addr.clone(), deposed, provider: r.provider.clone(), object: o.clone() });
+                out.push(Change::SetObject {
+                    addr: addr.clone(),
+                    deposed,
+                    provider: r.provider.clone(),
+                    object: o.clone(),
+                });
             }
         }
     }
     for (name, o) in &s.outputs {
-        out.push(Change::SetOutput { name: name.clone(), output: o.clone() });
+        out.push(Change::SetOutput {
+            name: name.clone(),
+            output: o.clone(),
+        });
     }
     out
 }

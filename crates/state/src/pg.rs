@@ -11,7 +11,10 @@
 use crate::crypt::{Cipher, Encryption, NewKey};
 use crate::error::{Result, StateError};
 use crate::model::{Change, Snapshot};
-use crate::rows::{key_json, module_json, object_aad, object_row, output_aad, output_row, serial_from_sql, serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow};
+use crate::rows::{
+    key_json, module_json, object_aad, object_row, output_aad, output_row, serial_from_sql,
+    serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow,
+};
 use crate::store::{LockInfo, Run, StateStore};
 use postgres::{Client, GenericClient};
 
@@ -25,7 +28,11 @@ pub struct PgStore {
 }
 
 fn valid_schema_name(s: &str) -> bool {
-    !s.is_empty() && s.len() < 60 && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit())
+    !s.is_empty()
+        && s.len() < 60
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
 impl PgStore {
@@ -36,20 +43,40 @@ impl PgStore {
 
     /// Like [`PgStore::open`], but also opens a store encrypted in the old
     /// format 1, for [`PgStore::rotate`] to re-encrypt.
-    pub fn open_for_rotation(url: &str, schema: &str, encryption: Option<&Encryption>) -> Result<PgStore> {
+    pub fn open_for_rotation(
+        url: &str,
+        schema: &str,
+        encryption: Option<&Encryption>,
+    ) -> Result<PgStore> {
         PgStore::open_with(url, schema, encryption, true)
     }
 
-    fn open_with(url: &str, schema: &str, encryption: Option<&Encryption>, allow_legacy: bool) -> Result<PgStore> {
+    fn open_with(
+        url: &str,
+        schema: &str,
+        encryption: Option<&Encryption>,
+        allow_legacy: bool,
+    ) -> Result<PgStore> {
         if !valid_schema_name(schema) {
-            return Err(StateError::Data { what: "PostgreSQL schema name".into(), detail: format!("{schema:?} must be lowercase letters, digits and underscores") });
+            return Err(StateError::Data {
+                what: "PostgreSQL schema name".into(),
+                detail: format!("{schema:?} must be lowercase letters, digits and underscores"),
+            });
         }
-        let mut store = PgStore { url: url.into(), schema: schema.into(), cipher: None, legacy_v1: false };
+        let mut store = PgStore {
+            url: url.into(),
+            schema: schema.into(),
+            cipher: None,
+            legacy_v1: false,
+        };
         let mut c = store.client()?;
         let s = &store.schema;
         let mut tx = c.transaction()?;
         // Serialize concurrent first-time creation.
-        tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", &[&format!("terrane-schema-init/{s}")])?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+            &[&format!("terrane-schema-init/{s}")],
+        )?;
         tx.batch_execute(&format!(
             "CREATE SCHEMA IF NOT EXISTS {s};
              CREATE TABLE IF NOT EXISTS {s}.meta(key TEXT PRIMARY KEY, value BYTEA NOT NULL);
@@ -65,19 +92,33 @@ impl PgStore {
              CREATE TABLE IF NOT EXISTS {s}.locks(workspace TEXT PRIMARY KEY, id TEXT NOT NULL, operation TEXT NOT NULL, info TEXT NOT NULL,
                who TEXT NOT NULL, created TEXT NOT NULL, pid BIGINT NOT NULL, host TEXT NOT NULL, backend_pid INTEGER NOT NULL);"
         ))?;
-        let check: Option<Vec<u8>> = tx.query_opt(&format!("SELECT value FROM {s}.meta WHERE key='key_check'"), &[])?.map(|r| r.get(0));
-        let fresh: i64 = tx.query_one(&format!("SELECT count(*) FROM {s}.workspaces"), &[])?.get(0);
+        let check: Option<Vec<u8>> = tx
+            .query_opt(
+                &format!("SELECT value FROM {s}.meta WHERE key='key_check'"),
+                &[],
+            )?
+            .map(|r| r.get(0));
+        let fresh: i64 = tx
+            .query_one(&format!("SELECT count(*) FROM {s}.workspaces"), &[])?
+            .get(0);
         let what = format!("PostgreSQL schema {s}");
         store.cipher = match (check, encryption) {
             (None, Some(enc)) if fresh == 0 => {
                 let key = NewKey::derive(enc)?;
                 for (k, v) in key.meta_rows() {
-                    tx.execute(&format!("INSERT INTO {s}.meta(key, value) VALUES ($1, $2)"), &[&k, &v])?;
+                    tx.execute(
+                        &format!("INSERT INTO {s}.meta(key, value) VALUES ($1, $2)"),
+                        &[&k, &v],
+                    )?;
                 }
                 Some(key.cipher)
             }
             _ => {
-                let mut get = |k: &str| -> Result<Option<Vec<u8>>> { Ok(tx.query_opt(&format!("SELECT value FROM {s}.meta WHERE key=$1"), &[&k])?.map(|r| r.get(0))) };
+                let mut get = |k: &str| -> Result<Option<Vec<u8>>> {
+                    Ok(tx
+                        .query_opt(&format!("SELECT value FROM {s}.meta WHERE key=$1"), &[&k])?
+                        .map(|r| r.get(0)))
+                };
                 let unlocked = crate::crypt::unlock(&mut get, encryption, &what, allow_legacy)?;
                 store.legacy_v1 = unlocked.legacy_v1;
                 unlocked.cipher
@@ -94,23 +135,40 @@ impl PgStore {
         let what = format!("PostgreSQL schema {s}");
         let mut c = pg_connect(&self.url)?;
         let mut tx = c.transaction()?;
-        tx.execute(&format!("LOCK TABLE {s}.locks, {s}.objects, {s}.outputs, {s}.meta IN EXCLUSIVE MODE"), &[])?;
+        tx.execute(
+            &format!("LOCK TABLE {s}.locks, {s}.objects, {s}.outputs, {s}.meta IN EXCLUSIVE MODE"),
+            &[],
+        )?;
         if let Some(w) = tx.query_opt(&format!("SELECT workspace FROM {s}.locks LIMIT 1"), &[])? {
             let workspace: String = w.get(0);
             let holder = read_lock(&mut tx, &s, &workspace)?.expect("lock row just seen");
-            return Err(StateError::Locked { workspace, holder: Box::new(holder) });
+            return Err(StateError::Locked {
+                workspace,
+                holder: Box::new(holder),
+            });
         }
         let new_key = new.map(NewKey::derive).transpose()?;
         let old = self.cipher.clone();
         let recode = |data: &[u8], aad: &[u8]| -> Result<Vec<u8>> {
-            crate::crypt::recode(old.as_ref(), self.legacy_v1, new_key.as_ref().map(|k| &k.cipher), data, aad)
-                .ok_or_else(|| StateError::Decrypt { path: what.clone(), what: "a stored value".into() })
+            crate::crypt::recode(
+                old.as_ref(),
+                self.legacy_v1,
+                new_key.as_ref().map(|k| &k.cipher),
+                data,
+                aad,
+            )
+            .ok_or_else(|| StateError::Decrypt {
+                path: what.clone(),
+                what: "a stored value".into(),
+            })
         };
         let rows = tx.query(&format!("SELECT workspace, module, mode, type, name, key, deposed, attributes, private FROM {s}.objects"), &[])?;
         for r in rows {
             let (attrs, private): (Vec<u8>, Option<Vec<u8>>) = (r.get(7), r.get(8));
             let col = |i: usize| r.get::<_, String>(i);
-            let aad = |column: &str| object_aad(&col(0), &col(1), &col(2), &col(3), &col(4), &col(5), column);
+            let aad = |column: &str| {
+                object_aad(&col(0), &col(1), &col(2), &col(3), &col(4), &col(5), column)
+            };
             let private = private.map(|p| recode(&p, &aad("private"))).transpose()?;
             let attrs = recode(&attrs, &aad("attributes"))?;
             tx.execute(
@@ -118,14 +176,26 @@ impl PgStore {
                 &[&r.get::<_, String>(0), &r.get::<_, String>(1), &r.get::<_, String>(2), &r.get::<_, String>(3), &r.get::<_, String>(4), &r.get::<_, String>(5), &r.get::<_, String>(6), &attrs, &private],
             )?;
         }
-        for r in tx.query(&format!("SELECT workspace, name, value FROM {s}.outputs"), &[])? {
+        for r in tx.query(
+            &format!("SELECT workspace, name, value FROM {s}.outputs"),
+            &[],
+        )? {
             let (w, n, v): (String, String, Vec<u8>) = (r.get(0), r.get(1), r.get(2));
-            tx.execute(&format!("UPDATE {s}.outputs SET value=$3 WHERE workspace=$1 AND name=$2"), &[&w, &n, &recode(&v, &output_aad(&w, &n))?])?;
+            tx.execute(
+                &format!("UPDATE {s}.outputs SET value=$3 WHERE workspace=$1 AND name=$2"),
+                &[&w, &n, &recode(&v, &output_aad(&w, &n))?],
+            )?;
         }
-        tx.execute(&format!("DELETE FROM {s}.meta WHERE key = ANY($1)"), &[&crate::crypt::META_KEYS])?;
+        tx.execute(
+            &format!("DELETE FROM {s}.meta WHERE key = ANY($1)"),
+            &[&crate::crypt::META_KEYS],
+        )?;
         if let Some(key) = &new_key {
             for (k, v) in key.meta_rows() {
-                tx.execute(&format!("INSERT INTO {s}.meta(key, value) VALUES ($1, $2)"), &[&k, &v])?;
+                tx.execute(
+                    &format!("INSERT INTO {s}.meta(key, value) VALUES ($1, $2)"),
+                    &[&k, &v],
+                )?;
             }
         }
         tx.commit()?;
@@ -138,7 +208,9 @@ impl PgStore {
 
     fn client(&self) -> Result<Client> {
         if self.legacy_v1 {
-            return Err(StateError::OldEncryptionFormat { path: format!("PostgreSQL schema {}", self.schema) });
+            return Err(StateError::OldEncryptionFormat {
+                path: format!("PostgreSQL schema {}", self.schema),
+            });
         }
         pg_connect(&self.url)
     }
@@ -154,9 +226,15 @@ impl PgStore {
 /// name (see terrane-pgtls).
 pub fn pg_connect(url: &str) -> Result<Client> {
     let (config, tls) = terrane_pgtls::parse(url).map_err(|e| StateError::PostgresSession(e.0))?;
-    let attempts = tls.for_config(&config).attempts().map_err(|e| StateError::PostgresSession(e.0))?;
+    let attempts = tls
+        .for_config(&config)
+        .attempts()
+        .map_err(|e| StateError::PostgresSession(e.0))?;
     let config = postgres::Config::from(config);
-    terrane_pgtls::connect_blocking(attempts, |mode, tls| config.clone().ssl_mode(mode).connect(tls)).map_err(|e| StateError::PostgresSession(format!("cannot connect: {}", with_causes(&e))))
+    terrane_pgtls::connect_blocking(attempts, |mode, tls| {
+        config.clone().ssl_mode(mode).connect(tls)
+    })
+    .map_err(|e| StateError::PostgresSession(format!("cannot connect: {}", with_causes(&e))))
 }
 
 /// An error and its causes, `: `-separated (tokio-postgres shows only the
@@ -172,12 +250,35 @@ fn with_causes(e: &dyn std::error::Error) -> String {
 }
 
 fn read_lock(c: &mut impl GenericClient, s: &str, workspace: &str) -> Result<Option<LockInfo>> {
-    let row = c.query_opt(&format!("SELECT id, operation, info, who, created, pid, host FROM {s}.locks WHERE workspace=$1"), &[&workspace])?;
-    Ok(row.map(|r| LockInfo { id: r.get(0), operation: r.get(1), info: r.get(2), who: r.get(3), created: r.get(4), pid: r.get::<_, i64>(5) as u32, host: r.get(6), start_time: None }))
+    let row = c.query_opt(
+        &format!(
+            "SELECT id, operation, info, who, created, pid, host FROM {s}.locks WHERE workspace=$1"
+        ),
+        &[&workspace],
+    )?;
+    Ok(row.map(|r| LockInfo {
+        id: r.get(0),
+        operation: r.get(1),
+        info: r.get(2),
+        who: r.get(3),
+        created: r.get(4),
+        pid: r.get::<_, i64>(5) as u32,
+        host: r.get(6),
+        start_time: None,
+    }))
 }
 
-fn read_snapshot(c: &mut impl GenericClient, s: &str, workspace: &str, cipher: Option<&Cipher>) -> Result<Snapshot> {
-    let Some(ws) = c.query_opt(&format!("SELECT lineage, serial, terraform_version FROM {s}.workspaces WHERE name=$1"), &[&workspace])? else {
+fn read_snapshot(
+    c: &mut impl GenericClient,
+    s: &str,
+    workspace: &str,
+    cipher: Option<&Cipher>,
+) -> Result<Snapshot> {
+    let Some(ws) = c.query_opt(
+        &format!("SELECT lineage, serial, terraform_version FROM {s}.workspaces WHERE name=$1"),
+        &[&workspace],
+    )?
+    else {
         return Ok(Snapshot::empty());
     };
     let objects: Vec<ObjectRow> = c
@@ -205,11 +306,28 @@ fn read_snapshot(c: &mut impl GenericClient, s: &str, workspace: &str, cipher: O
         })
         .collect();
     let outputs: Vec<OutputRow> = c
-        .query(&format!("SELECT name, value, type, sensitive FROM {s}.outputs WHERE workspace=$1"), &[&workspace])?
+        .query(
+            &format!("SELECT name, value, type, sensitive FROM {s}.outputs WHERE workspace=$1"),
+            &[&workspace],
+        )?
         .iter()
-        .map(|r| OutputRow { name: r.get(0), value: r.get(1), ty: r.get(2), sensitive: r.get(3) })
+        .map(|r| OutputRow {
+            name: r.get(0),
+            value: r.get(1),
+            ty: r.get(2),
+            sensitive: r.get(3),
+        })
         .collect();
-    snapshot_from_rows(workspace, ws.get(0), ws.get(1), ws.get(2), objects, outputs, cipher, &format!("PostgreSQL schema {s}"))
+    snapshot_from_rows(
+        workspace,
+        ws.get(0),
+        ws.get(1),
+        ws.get(2),
+        objects,
+        outputs,
+        cipher,
+        &format!("PostgreSQL schema {s}"),
+    )
 }
 
 impl StateStore for PgStore {
@@ -223,14 +341,23 @@ impl StateStore for PgStore {
 
     fn snapshot(&self, workspace: &str) -> Result<Snapshot> {
         let mut c = self.client()?;
-        let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
+        let mut tx = c
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()?;
         read_snapshot(&mut tx, &self.schema, workspace, self.cipher.as_ref())
     }
 
     fn lock(&self, workspace: &str, info: LockInfo) -> Result<Box<dyn Run>> {
         let s = &self.schema;
         let mut c = self.client()?;
-        let got: bool = c.query_one("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", &[&self.lock_key(workspace)])?.get(0);
+        let got: bool = c
+            .query_one(
+                "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
+                &[&self.lock_key(workspace)],
+            )?
+            .get(0);
         if !got {
             // The winner writes its details right after taking the advisory
             // lock; give it a moment, and ignore rows left by dead sessions.
@@ -256,7 +383,10 @@ impl StateStore for PgStore {
                 host: String::new(),
                 start_time: None,
             });
-            return Err(StateError::Locked { workspace: workspace.into(), holder: Box::new(holder) });
+            return Err(StateError::Locked {
+                workspace: workspace.into(),
+                holder: Box::new(holder),
+            });
         }
         let fresh = Snapshot::empty();
         let mut tx = c.transaction()?;
@@ -273,14 +403,28 @@ impl StateStore for PgStore {
             &[&workspace, &fresh.lineage, &fresh.terraform_version],
         )?;
         tx.commit()?;
-        Ok(Box::new(PgRun { client: c, schema: s.clone(), workspace: workspace.into(), info, cipher: self.cipher.clone(), released: false }))
+        Ok(Box::new(PgRun {
+            client: c,
+            schema: s.clone(),
+            workspace: workspace.into(),
+            info,
+            cipher: self.cipher.clone(),
+            released: false,
+        }))
     }
 
     fn force_unlock(&self, workspace: &str, id: &str) -> Result<()> {
         let s = &self.schema;
         let mut c = self.client()?;
-        let Some(row) = c.query_opt(&format!("DELETE FROM {s}.locks WHERE workspace=$1 AND id=$2 RETURNING backend_pid"), &[&workspace, &id])? else {
-            return Err(StateError::NoSuchLock { workspace: workspace.into(), id: id.into() });
+        let Some(row) = c.query_opt(
+            &format!("DELETE FROM {s}.locks WHERE workspace=$1 AND id=$2 RETURNING backend_pid"),
+            &[&workspace, &id],
+        )?
+        else {
+            return Err(StateError::NoSuchLock {
+                workspace: workspace.into(),
+                id: id.into(),
+            });
         };
         let backend: i32 = row.get(0);
         // End the holder's session if it is still there: that releases its
@@ -288,7 +432,10 @@ impl StateStore for PgStore {
         // asynchronously, so wait until it and its locks are gone: the lock
         // is free when force-unlock returns, and the next `lock` cannot race
         // the dying session.
-        c.execute("SELECT pg_terminate_backend($1) FROM pg_stat_activity WHERE pid=$1", &[&backend])?;
+        c.execute(
+            "SELECT pg_terminate_backend($1) FROM pg_stat_activity WHERE pid=$1",
+            &[&backend],
+        )?;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
             let alive: bool = c.query_one("SELECT EXISTS(SELECT 1 FROM pg_stat_activity WHERE pid=$1) OR EXISTS(SELECT 1 FROM pg_locks WHERE pid=$1)", &[&backend])?.get(0);
@@ -304,7 +451,13 @@ impl StateStore for PgStore {
 
     fn workspaces(&self) -> Result<Vec<String>> {
         let mut c = self.client()?;
-        Ok(c.query(&format!("SELECT name FROM {}.workspaces ORDER BY name", self.schema), &[])?.iter().map(|r| r.get(0)).collect())
+        Ok(c.query(
+            &format!("SELECT name FROM {}.workspaces ORDER BY name", self.schema),
+            &[],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
     }
 
     fn delete_workspace(&self, workspace: &str) -> Result<()> {
@@ -315,11 +468,21 @@ impl StateStore for PgStore {
         let s = &self.schema;
         let mut c = self.client()?;
         let mut tx = c.transaction()?;
-        if tx.execute(&format!("DELETE FROM {s}.workspaces WHERE name=$1"), &[&workspace])? == 0 {
+        if tx.execute(
+            &format!("DELETE FROM {s}.workspaces WHERE name=$1"),
+            &[&workspace],
+        )? == 0
+        {
             return Err(StateError::NoWorkspace(workspace.into()));
         }
-        tx.execute(&format!("DELETE FROM {s}.objects WHERE workspace=$1"), &[&workspace])?;
-        tx.execute(&format!("DELETE FROM {s}.outputs WHERE workspace=$1"), &[&workspace])?;
+        tx.execute(
+            &format!("DELETE FROM {s}.objects WHERE workspace=$1"),
+            &[&workspace],
+        )?;
+        tx.execute(
+            &format!("DELETE FROM {s}.outputs WHERE workspace=$1"),
+            &[&workspace],
+        )?;
         tx.commit()?;
         let _ = run.persist(&[]);
         Ok(())
@@ -335,9 +498,20 @@ struct PgRun {
     released: bool,
 }
 
-fn apply_change(tx: &mut postgres::Transaction<'_>, s: &str, ws: &str, cipher: Option<&Cipher>, c: &Change) -> Result<()> {
+fn apply_change(
+    tx: &mut postgres::Transaction<'_>,
+    s: &str,
+    ws: &str,
+    cipher: Option<&Cipher>,
+    c: &Change,
+) -> Result<()> {
     match c {
-        Change::SetObject { addr, deposed, provider, object } => {
+        Change::SetObject {
+            addr,
+            deposed,
+            provider,
+            object,
+        } => {
             let r = object_row(ws, addr, deposed.as_deref(), provider, object, cipher);
             // The rows of a resource always agree on the provider, so the
             // first one tells whether the others need rewriting.
@@ -381,7 +555,10 @@ fn apply_change(tx: &mut postgres::Transaction<'_>, s: &str, ws: &str, cipher: O
             )?;
         }
         Change::RemoveOutput { name } => {
-            tx.execute(&format!("DELETE FROM {s}.outputs WHERE workspace=$1 AND name=$2"), &[&ws, name])?;
+            tx.execute(
+                &format!("DELETE FROM {s}.outputs WHERE workspace=$1 AND name=$2"),
+                &[&ws, name],
+            )?;
         }
     }
     Ok(())
@@ -391,14 +568,28 @@ impl PgRun {
     fn write(&mut self, changes: &[Change], replace: Option<&Snapshot>) -> Result<u64> {
         let (s, ws) = (self.schema.clone(), self.workspace.clone());
         let mut tx = self.client.transaction()?;
-        let holder: Option<String> = tx.query_opt(&format!("SELECT id FROM {s}.locks WHERE workspace=$1 FOR UPDATE"), &[&ws])?.map(|r| r.get(0));
+        let holder: Option<String> = tx
+            .query_opt(
+                &format!("SELECT id FROM {s}.locks WHERE workspace=$1 FOR UPDATE"),
+                &[&ws],
+            )?
+            .map(|r| r.get(0));
         if holder.as_deref() != Some(self.info.id.as_str()) {
-            return Err(StateError::LockLost { workspace: ws, id: self.info.id.clone() });
+            return Err(StateError::LockLost {
+                workspace: ws,
+                id: self.info.id.clone(),
+            });
         }
         if let Some(snap) = replace {
             let serial = serial_to_sql(snap.serial)?;
-            tx.execute(&format!("DELETE FROM {s}.objects WHERE workspace=$1"), &[&ws])?;
-            tx.execute(&format!("DELETE FROM {s}.outputs WHERE workspace=$1"), &[&ws])?;
+            tx.execute(
+                &format!("DELETE FROM {s}.objects WHERE workspace=$1"),
+                &[&ws],
+            )?;
+            tx.execute(
+                &format!("DELETE FROM {s}.outputs WHERE workspace=$1"),
+                &[&ws],
+            )?;
             for c in crate::model::changes_for(snap) {
                 apply_change(&mut tx, &s, &ws, self.cipher.as_ref(), &c)?;
             }
@@ -412,15 +603,28 @@ impl PgRun {
         for c in changes {
             apply_change(&mut tx, &s, &ws, self.cipher.as_ref(), c)?;
         }
-        let serial: i64 = tx.query_one(&format!("UPDATE {s}.workspaces SET serial = serial + 1 WHERE name=$1 RETURNING serial"), &[&ws])?.get(0);
+        let serial: i64 = tx
+            .query_one(
+                &format!(
+                    "UPDATE {s}.workspaces SET serial = serial + 1 WHERE name=$1 RETURNING serial"
+                ),
+                &[&ws],
+            )?
+            .get(0);
         tx.commit()?;
         serial_from_sql(serial, &format!("PostgreSQL schema {s}"))
     }
 
     fn release(&mut self) -> Result<()> {
         let s = &self.schema;
-        self.client.execute(&format!("DELETE FROM {s}.locks WHERE workspace=$1 AND id=$2"), &[&self.workspace, &self.info.id])?;
-        self.client.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", &[&format!("terrane-state/{s}/{}", self.workspace)])?;
+        self.client.execute(
+            &format!("DELETE FROM {s}.locks WHERE workspace=$1 AND id=$2"),
+            &[&self.workspace, &self.info.id],
+        )?;
+        self.client.execute(
+            "SELECT pg_advisory_unlock(hashtextextended($1, 0))",
+            &[&format!("terrane-state/{s}/{}", self.workspace)],
+        )?;
         Ok(())
     }
 }

@@ -51,18 +51,34 @@ pub(crate) fn key_json(k: &InstanceKey) -> String {
 fn key_from_json(j: &Json) -> Result<InstanceKey> {
     match j {
         Json::Null => Ok(InstanceKey::None),
-        Json::Number(n) => n.as_i64().map(InstanceKey::Int).ok_or_else(|| bad("instance key", "not an integer")),
+        Json::Number(n) => n
+            .as_i64()
+            .map(InstanceKey::Int)
+            .ok_or_else(|| bad("instance key", "not an integer")),
         Json::String(s) => Ok(InstanceKey::Str(s.clone())),
         _ => Err(bad("instance key", "must be null, a number or a string")),
     }
 }
 
 pub(crate) fn module_json(m: &ModulePath) -> String {
-    Json::Array(m.0.iter().map(|(n, k)| json!([n, serde_json::from_str::<Json>(&key_json(k)).unwrap_or(Json::Null)])).collect()).to_string()
+    Json::Array(
+        m.0.iter()
+            .map(|(n, k)| {
+                json!([
+                    n,
+                    serde_json::from_str::<Json>(&key_json(k)).unwrap_or(Json::Null)
+                ])
+            })
+            .collect(),
+    )
+    .to_string()
 }
 
 fn bad(what: &str, detail: &str) -> StateError {
-    StateError::Data { what: what.into(), detail: detail.into() }
+    StateError::Data {
+        what: what.into(),
+        detail: detail.into(),
+    }
 }
 
 fn parse_json(what: &str, text: &str) -> Result<Json> {
@@ -76,9 +92,18 @@ fn seal(cipher: Option<&Cipher>, plain: Vec<u8>, aad: &[u8]) -> Vec<u8> {
     }
 }
 
-fn unseal(cipher: Option<&Cipher>, data: &[u8], aad: &[u8], what: &str, path: &str) -> Result<Vec<u8>> {
+fn unseal(
+    cipher: Option<&Cipher>,
+    data: &[u8],
+    aad: &[u8],
+    what: &str,
+    path: &str,
+) -> Result<Vec<u8>> {
     match cipher {
-        Some(c) => c.open(data, aad).ok_or_else(|| StateError::Decrypt { path: path.into(), what: what.into() }),
+        Some(c) => c.open(data, aad).ok_or_else(|| StateError::Decrypt {
+            path: path.into(),
+            what: what.into(),
+        }),
         None => Ok(data.to_vec()),
     }
 }
@@ -86,8 +111,25 @@ fn unseal(cipher: Option<&Cipher>, data: &[u8], aad: &[u8], what: &str, path: &s
 /// What an object's encrypted column is bound to: workspace, instance
 /// address columns and column name. The deposed key is left out: deposing
 /// moves a row to a deposed key without re-encrypting it.
-pub(crate) fn object_aad(workspace: &str, module: &str, mode: &str, ty: &str, name: &str, key: &str, column: &str) -> Vec<u8> {
-    crate::crypt::aad(&[b"object", workspace.as_bytes(), module.as_bytes(), mode.as_bytes(), ty.as_bytes(), name.as_bytes(), key.as_bytes(), column.as_bytes()])
+pub(crate) fn object_aad(
+    workspace: &str,
+    module: &str,
+    mode: &str,
+    ty: &str,
+    name: &str,
+    key: &str,
+    column: &str,
+) -> Vec<u8> {
+    crate::crypt::aad(&[
+        b"object",
+        workspace.as_bytes(),
+        module.as_bytes(),
+        mode.as_bytes(),
+        ty.as_bytes(),
+        name.as_bytes(),
+        key.as_bytes(),
+        column.as_bytes(),
+    ])
 }
 
 /// What an output's encrypted value is bound to.
@@ -97,20 +139,59 @@ pub(crate) fn output_aad(workspace: &str, name: &str) -> Vec<u8> {
 
 /// A serial as stored (SQL BIGINT): at most `i64::MAX`.
 pub(crate) fn serial_to_sql(serial: u64) -> Result<i64> {
-    i64::try_from(serial).map_err(|_| bad("serial", &format!("{serial} is out of range: a state serial is at most {}", i64::MAX)))
+    i64::try_from(serial).map_err(|_| {
+        bad(
+            "serial",
+            &format!(
+                "{serial} is out of range: a state serial is at most {}",
+                i64::MAX
+            ),
+        )
+    })
 }
 
 /// A serial read back: a negative one is corruption, never read as 0.
 pub(crate) fn serial_from_sql(serial: i64, path: &str) -> Result<u64> {
-    u64::try_from(serial).map_err(|_| StateError::Corrupt { path: path.into(), detail: format!("the stored serial {serial} is negative") })
+    u64::try_from(serial).map_err(|_| StateError::Corrupt {
+        path: path.into(),
+        detail: format!("the stored serial {serial} is negative"),
+    })
 }
 
-pub(crate) fn object_row(workspace: &str, addr: &InstanceAddr, deposed: Option<&str>, provider: &str, o: &ObjectState, cipher: Option<&Cipher>) -> ObjectRow {
-    let (module, mode, key) = (module_json(&addr.resource.module), addr.resource.mode.as_str(), key_json(&addr.key));
-    let aad = |column: &str| object_aad(workspace, &module, mode, &addr.resource.ty, &addr.resource.name, &key, column);
+pub(crate) fn object_row(
+    workspace: &str,
+    addr: &InstanceAddr,
+    deposed: Option<&str>,
+    provider: &str,
+    o: &ObjectState,
+    cipher: Option<&Cipher>,
+) -> ObjectRow {
+    let (module, mode, key) = (
+        module_json(&addr.resource.module),
+        addr.resource.mode.as_str(),
+        key_json(&addr.key),
+    );
+    let aad = |column: &str| {
+        object_aad(
+            workspace,
+            &module,
+            mode,
+            &addr.resource.ty,
+            &addr.resource.name,
+            &key,
+            column,
+        )
+    };
     ObjectRow {
-        attributes: seal(cipher, serde_json::to_vec(&o.attributes).unwrap_or_default(), &aad("attributes")),
-        private: o.private.as_ref().map(|p| seal(cipher, p.clone(), &aad("private"))),
+        attributes: seal(
+            cipher,
+            serde_json::to_vec(&o.attributes).unwrap_or_default(),
+            &aad("attributes"),
+        ),
+        private: o
+            .private
+            .as_ref()
+            .map(|p| seal(cipher, p.clone(), &aad("private"))),
         module,
         mode: mode.into(),
         ty: addr.resource.ty.clone(),
@@ -127,8 +208,22 @@ pub(crate) fn object_row(workspace: &str, addr: &InstanceAddr, deposed: Option<&
     }
 }
 
-pub(crate) fn output_row(workspace: &str, name: &str, o: &OutputState, cipher: Option<&Cipher>) -> OutputRow {
-    OutputRow { name: name.into(), value: seal(cipher, serde_json::to_vec(&o.value).unwrap_or_default(), &output_aad(workspace, name)), ty: o.ty.to_string(), sensitive: o.sensitive }
+pub(crate) fn output_row(
+    workspace: &str,
+    name: &str,
+    o: &OutputState,
+    cipher: Option<&Cipher>,
+) -> OutputRow {
+    OutputRow {
+        name: name.into(),
+        value: seal(
+            cipher,
+            serde_json::to_vec(&o.value).unwrap_or_default(),
+            &output_aad(workspace, name),
+        ),
+        ty: o.ty.to_string(),
+        sensitive: o.sensitive,
+    }
 }
 
 /// Rebuilds a snapshot from rows; `path` names the store in errors.
@@ -146,14 +241,21 @@ pub(crate) fn snapshot_from_rows(
     let serial = serial_from_sql(serial, path)?;
     let mut resources: BTreeMap<ResourceAddr, ResourceState> = BTreeMap::new();
     for r in objects {
-        let aad = |column: &str| object_aad(workspace, &r.module, &r.mode, &r.ty, &r.name, &r.key, column);
+        let aad = |column: &str| {
+            object_aad(
+                workspace, &r.module, &r.mode, &r.ty, &r.name, &r.key, column,
+            )
+        };
         let (attributes_aad, private_aad) = (aad("attributes"), aad("private"));
         let module = match parse_json("module path", &r.module)? {
             Json::Array(steps) => ModulePath(
                 steps
                     .iter()
                     .map(|s| match s {
-                        Json::Array(pair) if pair.len() == 2 => Ok((pair[0].as_str().unwrap_or_default().to_string(), key_from_json(&pair[1])?)),
+                        Json::Array(pair) if pair.len() == 2 => Ok((
+                            pair[0].as_str().unwrap_or_default().to_string(),
+                            key_from_json(&pair[1])?,
+                        )),
                         _ => Err(bad("module path", "steps must be [name, key] pairs")),
                     })
                     .collect::<Result<_>>()?,
@@ -161,29 +263,63 @@ pub(crate) fn snapshot_from_rows(
             _ => return Err(bad("module path", "must be an array")),
         };
         let mode = Mode::parse(&r.mode).ok_or_else(|| bad("resource mode", &r.mode))?;
-        let addr = InstanceAddr { resource: ResourceAddr { module, mode, ty: r.ty, name: r.name }, key: key_from_json(&parse_json("instance key", &r.key)?)? };
+        let addr = InstanceAddr {
+            resource: ResourceAddr {
+                module,
+                mode,
+                ty: r.ty,
+                name: r.name,
+            },
+            key: key_from_json(&parse_json("instance key", &r.key)?)?,
+        };
         let what = addr.to_string();
-        let attributes: Json = serde_json::from_slice(&unseal(cipher, &r.attributes, &attributes_aad, &what, path)?).map_err(|e| bad(&what, &e.to_string()))?;
+        let attributes: Json = serde_json::from_slice(&unseal(
+            cipher,
+            &r.attributes,
+            &attributes_aad,
+            &what,
+            path,
+        )?)
+        .map_err(|e| bad(&what, &e.to_string()))?;
         let private = match &r.private {
             Some(p) => Some(unseal(cipher, p, &private_aad, &what, path)?),
             None => None,
         };
         let sensitive_paths = match parse_json("sensitive paths", &r.sensitive)? {
-            Json::Array(ps) => ps.iter().map(|p| path_from_json(p).map_err(|e| bad(&what, &e))).collect::<Result<Vec<_>>>()?,
+            Json::Array(ps) => ps
+                .iter()
+                .map(|p| path_from_json(p).map_err(|e| bad(&what, &e)))
+                .collect::<Result<Vec<_>>>()?,
             _ => return Err(bad(&what, "sensitive paths must be an array")),
         };
-        let dependencies = serde_json::from_str::<Vec<String>>(&r.dependencies).map_err(|e| bad(&what, &e.to_string()))?;
+        let dependencies = serde_json::from_str::<Vec<String>>(&r.dependencies)
+            .map_err(|e| bad(&what, &e.to_string()))?;
         let object = ObjectState {
             attributes,
-            schema_version: u64::try_from(r.schema_version).map_err(|_| bad(&what, "negative schema version"))?,
-            status: if r.tainted { Status::Tainted } else { Status::Ready },
+            schema_version: u64::try_from(r.schema_version)
+                .map_err(|_| bad(&what, "negative schema version"))?,
+            status: if r.tainted {
+                Status::Tainted
+            } else {
+                Status::Ready
+            },
             private,
             sensitive_paths,
             dependencies,
             create_before_destroy: r.cbd,
-            identity_schema_version: r.identity_schema_version.map(|v| u64::try_from(v).map_err(|_| bad(&what, "negative identity schema version"))).transpose()?,
+            identity_schema_version: r
+                .identity_schema_version
+                .map(|v| {
+                    u64::try_from(v).map_err(|_| bad(&what, "negative identity schema version"))
+                })
+                .transpose()?,
         };
-        let res = resources.entry(addr.resource.clone()).or_insert_with(|| ResourceState { provider: r.provider.clone(), instances: BTreeMap::new() });
+        let res = resources
+            .entry(addr.resource.clone())
+            .or_insert_with(|| ResourceState {
+                provider: r.provider.clone(),
+                instances: BTreeMap::new(),
+            });
         let inst = res.instances.entry(addr.key.clone()).or_default();
         if r.deposed.is_empty() {
             inst.current = Some(object);
@@ -193,8 +329,28 @@ pub(crate) fn snapshot_from_rows(
     }
     let mut outs = BTreeMap::new();
     for o in outputs {
-        let value = serde_json::from_slice(&unseal(cipher, &o.value, &output_aad(workspace, &o.name), &format!("output {}", o.name), path)?).map_err(|e| bad(&o.name, &e.to_string()))?;
-        outs.insert(o.name.clone(), OutputState { value, ty: parse_json("output type", &o.ty)?, sensitive: o.sensitive });
+        let value = serde_json::from_slice(&unseal(
+            cipher,
+            &o.value,
+            &output_aad(workspace, &o.name),
+            &format!("output {}", o.name),
+            path,
+        )?)
+        .map_err(|e| bad(&o.name, &e.to_string()))?;
+        outs.insert(
+            o.name.clone(),
+            OutputState {
+                value,
+                ty: parse_json("output type", &o.ty)?,
+                sensitive: o.sensitive,
+            },
+        );
     }
-    Ok(Snapshot { lineage, serial, terraform_version, resources, outputs: outs })
+    Ok(Snapshot {
+        lineage,
+        serial,
+        terraform_version,
+        resources,
+        outputs: outs,
+    })
 }

@@ -17,7 +17,10 @@
 use crate::crypt::{Cipher, Encryption, NewKey};
 use crate::error::{Result, StateError};
 use crate::model::{Change, Snapshot};
-use crate::rows::{key_json, module_json, object_aad, object_row, output_aad, output_row, serial_from_sql, serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow};
+use crate::rows::{
+    key_json, module_json, object_aad, object_row, output_aad, output_row, serial_from_sql,
+    serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow,
+};
 use crate::store::{LockInfo, Run, StateStore};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
@@ -53,12 +56,17 @@ fn private_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 fn set_wal(conn: &Connection, name: &str) -> Result<()> {
-    conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).map_err(|e| corrupt_or(name, e))?;
-    conn.execute_batch("PRAGMA synchronous=FULL;").map_err(|e| corrupt_or(name, e))
+    conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
+        .map_err(|e| corrupt_or(name, e))?;
+    conn.execute_batch("PRAGMA synchronous=FULL;")
+        .map_err(|e| corrupt_or(name, e))
 }
 
 impl SqliteStore {
@@ -80,78 +88,145 @@ impl SqliteStore {
         SqliteStore::open_with(path, encryption, true)
     }
 
-    fn open_with(path: &Path, encryption: Option<&Encryption>, allow_legacy: bool) -> Result<SqliteStore> {
+    fn open_with(
+        path: &Path,
+        encryption: Option<&Encryption>,
+        allow_legacy: bool,
+    ) -> Result<SqliteStore> {
         let name = path.display().to_string();
-        let io = |e: std::io::Error| StateError::Corrupt { path: name.clone(), detail: e.to_string() };
+        let io = |e: std::io::Error| StateError::Corrupt {
+            path: name.clone(),
+            detail: e.to_string(),
+        };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             private_dir(dir).map_err(io)?;
         }
         // Create the file with its final mode, before SQLite would create it
         // with the umask's (an empty file is an empty database to SQLite).
-        match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+        {
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(io(e)),
         }
-        let store = SqliteStore { path: path.to_path_buf(), cipher: None, legacy_v1: false };
+        let store = SqliteStore {
+            path: path.to_path_buf(),
+            cipher: None,
+            legacy_v1: false,
+        };
         // Inspect with no pragma that writes: a foreign database is refused
         // untouched (journal mode included).
         let mut conn = store.raw_connect()?;
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
         let tables: Vec<String> = {
-            let mut st = conn.prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").map_err(err)?;
+            let mut st = conn
+                .prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")
+                .map_err(err)?;
             let rows = st.query_map([], |r| r.get::<_, String>(0)).map_err(err)?;
             rows.collect::<std::result::Result<_, _>>().map_err(err)?
         };
         if !tables.is_empty() {
             let format: Option<String> = if tables.iter().any(|t| t == "meta") {
-                conn.query_row("SELECT value FROM meta WHERE key='format'", [], |r| r.get(0)).optional().map_err(err)?
+                conn.query_row("SELECT value FROM meta WHERE key='format'", [], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(err)?
             } else {
                 None
             };
             if format.as_deref() != Some(FORMAT) {
-                return Err(StateError::Corrupt { path: name, detail: format!("it is an SQLite database, but not a terrane state (tables: {})", tables.join(", ")) });
+                return Err(StateError::Corrupt {
+                    path: name,
+                    detail: format!(
+                        "it is an SQLite database, but not a terrane state (tables: {})",
+                        tables.join(", ")
+                    ),
+                });
             }
         }
         // Ours (or new): now the journal mode and the file modes.
         set_wal(&conn, &name)?;
         if tables.is_empty() {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
-            let empty: bool = tx.query_row("SELECT count(*) = 0 FROM sqlite_master", [], |r| r.get(0)).map_err(err)?;
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(err)?;
+            let empty: bool = tx
+                .query_row("SELECT count(*) = 0 FROM sqlite_master", [], |r| r.get(0))
+                .map_err(err)?;
             if empty {
                 tx.execute_batch(SCHEMA).map_err(err)?;
-                tx.execute("INSERT INTO meta(key, value) VALUES ('format', ?1)", params![FORMAT]).map_err(err)?;
+                tx.execute(
+                    "INSERT INTO meta(key, value) VALUES ('format', ?1)",
+                    params![FORMAT],
+                )
+                .map_err(err)?;
                 if let Some(enc) = encryption {
                     let key = NewKey::derive(enc)?;
                     for (k, v) in key.meta_rows() {
-                        tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", params![k, v]).map_err(err)?;
+                        tx.execute(
+                            "INSERT INTO meta(key, value) VALUES (?1, ?2)",
+                            params![k, v],
+                        )
+                        .map_err(err)?;
                     }
                 }
             }
             tx.commit().map_err(err)?;
         } else {
             // Stores made before locks recorded the holder's start time.
-            let has_start: bool = conn.query_row("SELECT count(*) > 0 FROM pragma_table_info('locks') WHERE name='start_time'", [], |r| r.get(0)).map_err(err)?;
+            let has_start: bool = conn
+                .query_row(
+                    "SELECT count(*) > 0 FROM pragma_table_info('locks') WHERE name='start_time'",
+                    [],
+                    |r| r.get(0),
+                )
+                .map_err(err)?;
             if !has_start {
-                conn.execute_batch("ALTER TABLE locks ADD COLUMN start_time INTEGER").map_err(err)?;
+                conn.execute_batch("ALTER TABLE locks ADD COLUMN start_time INTEGER")
+                    .map_err(err)?;
             }
         }
         // Files (and the default `.terrane` directory) left readable by an
         // earlier terrane are tightened, now that the store is known ours.
-        let own_dir = path.parent().filter(|d| d.file_name().is_some_and(|n| n == ".terrane")).map(|d| (d.to_path_buf(), 0o700));
-        for (f, mode) in own_dir.into_iter().chain(["", "-wal", "-shm"].iter().map(|suffix| (PathBuf::from(format!("{}{suffix}", path.display())), 0o600))) {
+        let own_dir = path
+            .parent()
+            .filter(|d| d.file_name().is_some_and(|n| n == ".terrane"))
+            .map(|d| (d.to_path_buf(), 0o700));
+        for (f, mode) in own_dir.into_iter().chain(
+            ["", "-wal", "-shm"]
+                .iter()
+                .map(|suffix| (PathBuf::from(format!("{}{suffix}", path.display())), 0o600)),
+        ) {
             match std::fs::metadata(&f) {
-                Ok(m) if m.permissions().mode() & 0o077 != 0 => std::fs::set_permissions(&f, std::fs::Permissions::from_mode(mode)).map_err(io)?,
+                Ok(m) if m.permissions().mode() & 0o077 != 0 => {
+                    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(mode))
+                        .map_err(io)?
+                }
                 _ => {}
             }
         }
         let unlocked = crate::crypt::unlock(
-            &mut |k| conn.query_row("SELECT value FROM meta WHERE key=?1", params![k], |r| r.get(0)).optional().map_err(|e| corrupt_or(&name, e)),
+            &mut |k| {
+                conn.query_row("SELECT value FROM meta WHERE key=?1", params![k], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(|e| corrupt_or(&name, e))
+            },
             encryption,
             &name,
             allow_legacy,
         )?;
-        Ok(SqliteStore { cipher: unlocked.cipher, legacy_v1: unlocked.legacy_v1, ..store })
+        Ok(SqliteStore {
+            cipher: unlocked.cipher,
+            legacy_v1: unlocked.legacy_v1,
+            ..store
+        })
     }
 
     fn name(&self) -> String {
@@ -162,7 +237,8 @@ impl SqliteStore {
     fn raw_connect(&self) -> Result<Connection> {
         let name = self.name();
         let conn = Connection::open(&self.path).map_err(|e| corrupt_or(&name, e))?;
-        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(|e| corrupt_or(&name, e))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(|e| corrupt_or(&name, e))?;
         Ok(conn)
     }
 
@@ -186,23 +262,58 @@ impl SqliteStore {
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
         let mut conn = self.raw_connect()?;
         set_wal(&conn, &name)?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
-        let locked: Option<(String, String)> = tx.query_row("SELECT workspace, id FROM locks LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?))).optional().map_err(err)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let locked: Option<(String, String)> = tx
+            .query_row("SELECT workspace, id FROM locks LIMIT 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()
+            .map_err(err)?;
         if let Some((workspace, _)) = locked {
-            let holder = read_lock(&tx, &workspace).map_err(err)?.expect("lock row just seen");
-            return Err(StateError::Locked { workspace, holder: Box::new(holder) });
+            let holder = read_lock(&tx, &workspace)
+                .map_err(err)?
+                .expect("lock row just seen");
+            return Err(StateError::Locked {
+                workspace,
+                holder: Box::new(holder),
+            });
         }
         let new_key = new.map(NewKey::derive).transpose()?;
         let (old, old_v1) = (self.cipher.clone(), self.legacy_v1);
         let recode = |data: &[u8], aad: &[u8]| -> Result<Vec<u8>> {
-            crate::crypt::recode(old.as_ref(), old_v1, new_key.as_ref().map(|k| &k.cipher), data, aad)
-                .ok_or_else(|| StateError::Decrypt { path: name.clone(), what: "a stored value".into() })
+            crate::crypt::recode(
+                old.as_ref(),
+                old_v1,
+                new_key.as_ref().map(|k| &k.cipher),
+                data,
+                aad,
+            )
+            .ok_or_else(|| StateError::Decrypt {
+                path: name.clone(),
+                what: "a stored value".into(),
+            })
         };
         {
             type Pk = (String, String, String, String, String, String, String);
             let mut st = tx.prepare("SELECT workspace, module, mode, type, name, key, deposed, attributes, private FROM objects").map_err(err)?;
             let rows: Vec<(Pk, Vec<u8>, Option<Vec<u8>>)> = st
-                .query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?), r.get(7)?, r.get(8)?)))
+                .query_map([], |r| {
+                    Ok((
+                        (
+                            r.get(0)?,
+                            r.get(1)?,
+                            r.get(2)?,
+                            r.get(3)?,
+                            r.get(4)?,
+                            r.get(5)?,
+                            r.get(6)?,
+                        ),
+                        r.get(7)?,
+                        r.get(8)?,
+                    ))
+                })
                 .map_err(err)?
                 .collect::<std::result::Result<_, _>>()
                 .map_err(err)?;
@@ -216,18 +327,33 @@ impl SqliteStore {
                 )
                 .map_err(err)?;
             }
-            let mut st = tx.prepare("SELECT workspace, name, value FROM outputs").map_err(err)?;
-            let outs: Vec<(String, String, Vec<u8>)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).map_err(err)?.collect::<std::result::Result<_, _>>().map_err(err)?;
+            let mut st = tx
+                .prepare("SELECT workspace, name, value FROM outputs")
+                .map_err(err)?;
+            let outs: Vec<(String, String, Vec<u8>)> = st
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .map_err(err)?
+                .collect::<std::result::Result<_, _>>()
+                .map_err(err)?;
             for (w, n, v) in outs {
-                tx.execute("UPDATE outputs SET value=?1 WHERE workspace=?2 AND name=?3", params![recode(&v, &output_aad(&w, &n))?, w, n]).map_err(err)?;
+                tx.execute(
+                    "UPDATE outputs SET value=?1 WHERE workspace=?2 AND name=?3",
+                    params![recode(&v, &output_aad(&w, &n))?, w, n],
+                )
+                .map_err(err)?;
             }
         }
         for k in crate::crypt::META_KEYS {
-            tx.execute("DELETE FROM meta WHERE key=?1", params![k]).map_err(err)?;
+            tx.execute("DELETE FROM meta WHERE key=?1", params![k])
+                .map_err(err)?;
         }
         if let Some(key) = &new_key {
             for (k, v) in key.meta_rows() {
-                tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", params![k, v]).map_err(err)?;
+                tx.execute(
+                    "INSERT INTO meta(key, value) VALUES (?1, ?2)",
+                    params![k, v],
+                )
+                .map_err(err)?;
             }
         }
         tx.commit().map_err(err)?;
@@ -236,7 +362,8 @@ impl SqliteStore {
         // The old blobs still sit in free pages and WAL frames: rewrite the
         // database and truncate the WAL.
         conn.execute_batch("VACUUM;").map_err(err)?;
-        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(err)?;
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(err)?;
         Ok(())
     }
 }
@@ -244,10 +371,17 @@ impl SqliteStore {
 /// SQLite's own words for a damaged or foreign file become `Corrupt`.
 fn corrupt_or(path: &str, e: rusqlite::Error) -> StateError {
     let text = e.to_string();
-    if text.contains("not a database") || text.contains("malformed") || text.contains("disk image") {
-        StateError::Corrupt { path: path.into(), detail: text }
+    if text.contains("not a database") || text.contains("malformed") || text.contains("disk image")
+    {
+        StateError::Corrupt {
+            path: path.into(),
+            detail: text,
+        }
     } else {
-        StateError::Sqlite { path: path.into(), source: e }
+        StateError::Sqlite {
+            path: path.into(),
+            source: e,
+        }
     }
 }
 
@@ -267,13 +401,24 @@ fn read_lock(conn: &Connection, workspace: &str) -> rusqlite::Result<Option<Lock
     .optional()
 }
 
-fn read_snapshot(conn: &Connection, workspace: &str, cipher: Option<&Cipher>, name: &str) -> Result<Snapshot> {
+fn read_snapshot(
+    conn: &Connection,
+    workspace: &str,
+    cipher: Option<&Cipher>,
+    name: &str,
+) -> Result<Snapshot> {
     let err = |e: rusqlite::Error| corrupt_or(name, e);
     let ws: Option<(String, i64, String)> = conn
-        .query_row("SELECT lineage, serial, terraform_version FROM workspaces WHERE name=?1", params![workspace], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .query_row(
+            "SELECT lineage, serial, terraform_version FROM workspaces WHERE name=?1",
+            params![workspace],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
         .optional()
         .map_err(err)?;
-    let Some((lineage, serial, tfv)) = ws else { return Ok(Snapshot::empty()) };
+    let Some((lineage, serial, tfv)) = ws else {
+        return Ok(Snapshot::empty());
+    };
     let mut st = conn
         .prepare("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version FROM objects WHERE workspace=?1")
         .map_err(err)?;
@@ -300,13 +445,24 @@ fn read_snapshot(conn: &Connection, workspace: &str, cipher: Option<&Cipher>, na
         .map_err(err)?
         .collect::<std::result::Result<_, _>>()
         .map_err(err)?;
-    let mut st = conn.prepare("SELECT name, value, type, sensitive FROM outputs WHERE workspace=?1").map_err(err)?;
+    let mut st = conn
+        .prepare("SELECT name, value, type, sensitive FROM outputs WHERE workspace=?1")
+        .map_err(err)?;
     let outputs: Vec<OutputRow> = st
-        .query_map(params![workspace], |r| Ok(OutputRow { name: r.get(0)?, value: r.get(1)?, ty: r.get(2)?, sensitive: r.get(3)? }))
+        .query_map(params![workspace], |r| {
+            Ok(OutputRow {
+                name: r.get(0)?,
+                value: r.get(1)?,
+                ty: r.get(2)?,
+                sensitive: r.get(3)?,
+            })
+        })
         .map_err(err)?
         .collect::<std::result::Result<_, _>>()
         .map_err(err)?;
-    snapshot_from_rows(workspace, lineage, serial, tfv, objects, outputs, cipher, name)
+    snapshot_from_rows(
+        workspace, lineage, serial, tfv, objects, outputs, cipher, name,
+    )
 }
 
 impl StateStore for SqliteStore {
@@ -329,15 +485,24 @@ impl StateStore for SqliteStore {
         let name = self.name();
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
         let mut conn = self.connect()?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
         let mut taken_over = None;
         if let Some(holder) = read_lock(&tx, workspace).map_err(err)? {
             if !holder.holder_is_dead() {
-                return Err(StateError::Locked { workspace: workspace.into(), holder: Box::new(holder) });
+                return Err(StateError::Locked {
+                    workspace: workspace.into(),
+                    holder: Box::new(holder),
+                });
             }
             // The holder died without releasing it (SIGKILL, power loss):
             // the kernel would have released an OS file lock; so do we.
-            tx.execute("DELETE FROM locks WHERE workspace=?1 AND id=?2", params![workspace, holder.id]).map_err(err)?;
+            tx.execute(
+                "DELETE FROM locks WHERE workspace=?1 AND id=?2",
+                params![workspace, holder.id],
+            )
+            .map_err(err)?;
             taken_over = Some(holder);
         }
         tx.execute(
@@ -352,15 +517,31 @@ impl StateStore for SqliteStore {
         )
         .map_err(err)?;
         tx.commit().map_err(err)?;
-        Ok(Box::new(SqliteRun { conn, workspace: workspace.into(), info, cipher: self.cipher.clone(), name, released: false, taken_over }))
+        Ok(Box::new(SqliteRun {
+            conn,
+            workspace: workspace.into(),
+            info,
+            cipher: self.cipher.clone(),
+            name,
+            released: false,
+            taken_over,
+        }))
     }
 
     fn force_unlock(&self, workspace: &str, id: &str) -> Result<()> {
         let name = self.name();
         let conn = self.connect()?;
-        let n = conn.execute("DELETE FROM locks WHERE workspace=?1 AND id=?2", params![workspace, id]).map_err(|e| corrupt_or(&name, e))?;
+        let n = conn
+            .execute(
+                "DELETE FROM locks WHERE workspace=?1 AND id=?2",
+                params![workspace, id],
+            )
+            .map_err(|e| corrupt_or(&name, e))?;
         if n == 0 {
-            return Err(StateError::NoSuchLock { workspace: workspace.into(), id: id.into() });
+            return Err(StateError::NoSuchLock {
+                workspace: workspace.into(),
+                id: id.into(),
+            });
         }
         Ok(())
     }
@@ -369,8 +550,14 @@ impl StateStore for SqliteStore {
         let name = self.name();
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
         let conn = self.connect()?;
-        let mut st = conn.prepare("SELECT name FROM workspaces ORDER BY name").map_err(err)?;
-        let names = st.query_map([], |r| r.get(0)).map_err(err)?.collect::<std::result::Result<_, _>>().map_err(err)?;
+        let mut st = conn
+            .prepare("SELECT name FROM workspaces ORDER BY name")
+            .map_err(err)?;
+        let names = st
+            .query_map([], |r| r.get(0))
+            .map_err(err)?
+            .collect::<std::result::Result<_, _>>()
+            .map_err(err)?;
         Ok(names)
     }
 
@@ -381,15 +568,26 @@ impl StateStore for SqliteStore {
         let name = self.name();
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
         let mut conn = self.connect()?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
         if let Some(holder) = read_lock(&tx, workspace).map_err(err)? {
-            return Err(StateError::Locked { workspace: workspace.into(), holder: Box::new(holder) });
+            return Err(StateError::Locked {
+                workspace: workspace.into(),
+                holder: Box::new(holder),
+            });
         }
-        if tx.execute("DELETE FROM workspaces WHERE name=?1", params![workspace]).map_err(err)? == 0 {
+        if tx
+            .execute("DELETE FROM workspaces WHERE name=?1", params![workspace])
+            .map_err(err)?
+            == 0
+        {
             return Err(StateError::NoWorkspace(workspace.into()));
         }
-        tx.execute("DELETE FROM objects WHERE workspace=?1", params![workspace]).map_err(err)?;
-        tx.execute("DELETE FROM outputs WHERE workspace=?1", params![workspace]).map_err(err)?;
+        tx.execute("DELETE FROM objects WHERE workspace=?1", params![workspace])
+            .map_err(err)?;
+        tx.execute("DELETE FROM outputs WHERE workspace=?1", params![workspace])
+            .map_err(err)?;
         tx.commit().map_err(err)
     }
 }
@@ -405,13 +603,29 @@ struct SqliteRun {
 }
 
 impl SqliteRun {
-    fn write(&mut self, f: impl FnOnce(&rusqlite::Transaction<'_>, &str, Option<&Cipher>) -> rusqlite::Result<()>, bump_to: Option<(String, u64)>) -> Result<u64> {
+    fn write(
+        &mut self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>, &str, Option<&Cipher>) -> rusqlite::Result<()>,
+        bump_to: Option<(String, u64)>,
+    ) -> Result<u64> {
         let name = self.name.clone();
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
-        let holder: Option<String> = tx.prepare_cached("SELECT id FROM locks WHERE workspace=?1").and_then(|mut st| st.query_row(params![self.workspace], |r| r.get(0)).optional()).map_err(err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let holder: Option<String> = tx
+            .prepare_cached("SELECT id FROM locks WHERE workspace=?1")
+            .and_then(|mut st| {
+                st.query_row(params![self.workspace], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(err)?;
         if holder.as_deref() != Some(self.info.id.as_str()) {
-            return Err(StateError::LockLost { workspace: self.workspace.clone(), id: self.info.id.clone() });
+            return Err(StateError::LockLost {
+                workspace: self.workspace.clone(),
+                id: self.info.id.clone(),
+            });
         }
         f(&tx, &self.workspace, self.cipher.as_ref()).map_err(err)?;
         let serial: i64 = match bump_to {
@@ -431,7 +645,11 @@ impl SqliteRun {
     }
 }
 
-fn insert_object(tx: &rusqlite::Transaction<'_>, workspace: &str, r: &ObjectRow) -> rusqlite::Result<()> {
+fn insert_object(
+    tx: &rusqlite::Transaction<'_>,
+    workspace: &str,
+    r: &ObjectRow,
+) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
@@ -441,13 +659,26 @@ fn insert_object(tx: &rusqlite::Transaction<'_>, workspace: &str, r: &ObjectRow)
     Ok(())
 }
 
-fn apply_change(tx: &rusqlite::Transaction<'_>, workspace: &str, cipher: Option<&Cipher>, c: &Change) -> rusqlite::Result<()> {
+fn apply_change(
+    tx: &rusqlite::Transaction<'_>,
+    workspace: &str,
+    cipher: Option<&Cipher>,
+    c: &Change,
+) -> rusqlite::Result<()> {
     match c {
-        Change::SetObject { addr, deposed, provider, object } => {
+        Change::SetObject {
+            addr,
+            deposed,
+            provider,
+            object,
+        } => {
             // All instances of a resource share its provider configuration;
             // rewrite the others only when it actually changed (one indexed
             // probe normally, so the cost stays independent of the count).
-            let (m, mode) = (module_json(&addr.resource.module), addr.resource.mode.as_str());
+            let (m, mode) = (
+                module_json(&addr.resource.module),
+                addr.resource.mode.as_str(),
+            );
             // The rows of a resource always agree on the provider, so the
             // first one tells.
             let current: Option<String> = tx
@@ -460,7 +691,18 @@ fn apply_change(tx: &rusqlite::Transaction<'_>, workspace: &str, cipher: Option<
                     params![workspace, m, mode, addr.resource.ty, addr.resource.name, provider],
                 )?;
             }
-            insert_object(tx, workspace, &object_row(workspace, addr, deposed.as_deref(), provider, object, cipher))?;
+            insert_object(
+                tx,
+                workspace,
+                &object_row(
+                    workspace,
+                    addr,
+                    deposed.as_deref(),
+                    provider,
+                    object,
+                    cipher,
+                ),
+            )?;
         }
         Change::RemoveObject { addr, deposed } => {
             tx.prepare_cached("DELETE FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=?7")?.execute(
@@ -478,7 +720,10 @@ fn apply_change(tx: &rusqlite::Transaction<'_>, workspace: &str, cipher: Option<
             tx.execute("INSERT OR REPLACE INTO outputs(workspace, name, value, type, sensitive) VALUES (?1, ?2, ?3, ?4, ?5)", params![workspace, r.name, r.value, r.ty, r.sensitive])?;
         }
         Change::RemoveOutput { name } => {
-            tx.execute("DELETE FROM outputs WHERE workspace=?1 AND name=?2", params![workspace, name])?;
+            tx.execute(
+                "DELETE FROM outputs WHERE workspace=?1 AND name=?2",
+                params![workspace, name],
+            )?;
         }
     }
     Ok(())
@@ -490,7 +735,12 @@ impl Run for SqliteRun {
     }
 
     fn snapshot(&mut self) -> Result<Snapshot> {
-        read_snapshot(&self.conn, &self.workspace, self.cipher.as_ref(), &self.name)
+        read_snapshot(
+            &self.conn,
+            &self.workspace,
+            self.cipher.as_ref(),
+            &self.name,
+        )
     }
 
     fn persist(&mut self, changes: &[Change]) -> Result<u64> {
@@ -511,7 +761,10 @@ impl Run for SqliteRun {
             move |tx, ws, cipher| {
                 tx.execute("DELETE FROM objects WHERE workspace=?1", params![ws])?;
                 tx.execute("DELETE FROM outputs WHERE workspace=?1", params![ws])?;
-                tx.execute("UPDATE workspaces SET terraform_version=?2 WHERE name=?1", params![ws, snap.terraform_version])?;
+                tx.execute(
+                    "UPDATE workspaces SET terraform_version=?2 WHERE name=?1",
+                    params![ws, snap.terraform_version],
+                )?;
                 for c in crate::model::changes_for(&snap) {
                     apply_change(tx, ws, cipher, &c)?;
                 }
@@ -529,7 +782,10 @@ impl Run for SqliteRun {
         self.released = true;
         let name = self.name.clone();
         self.conn
-            .execute("DELETE FROM locks WHERE workspace=?1 AND id=?2", params![self.workspace, self.info.id])
+            .execute(
+                "DELETE FROM locks WHERE workspace=?1 AND id=?2",
+                params![self.workspace, self.info.id],
+            )
             .map_err(|e| corrupt_or(&name, e))?;
         Ok(())
     }
@@ -538,7 +794,10 @@ impl Run for SqliteRun {
 impl Drop for SqliteRun {
     fn drop(&mut self) {
         if !self.released {
-            let _ = self.conn.execute("DELETE FROM locks WHERE workspace=?1 AND id=?2", params![self.workspace, self.info.id]);
+            let _ = self.conn.execute(
+                "DELETE FROM locks WHERE workspace=?1 AND id=?2",
+                params![self.workspace, self.info.id],
+            );
         }
     }
 }

@@ -36,7 +36,12 @@ pub struct LockInfo {
 fn host_name() -> String {
     ["/proc/sys/kernel/hostname", "/etc/hostname"]
         .iter()
-        .find_map(|f| std::fs::read_to_string(f).ok().map(|h| h.trim().to_string()).filter(|h| !h.is_empty()))
+        .find_map(|f| {
+            std::fs::read_to_string(f)
+                .ok()
+                .map(|h| h.trim().to_string())
+                .filter(|h| !h.is_empty())
+        })
         .unwrap_or_else(|| "localhost".into())
 }
 
@@ -46,7 +51,12 @@ fn proc_stat(pid: u32) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may hold spaces or
     // parentheses itself: count fields from the last ')'.
-    Some(stat[stat.rfind(')')? + 1..].split_whitespace().map(str::to_string).collect())
+    Some(
+        stat[stat.rfind(')')? + 1..]
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// When process `pid` started (clock ticks since boot; field 22 of
@@ -78,14 +88,20 @@ impl LockInfo {
     /// A lock from another host is never judged dead (its PID means
     /// nothing here); nor is one on a system without `/proc`.
     pub fn holder_is_dead(&self) -> bool {
-        if self.pid == 0 || self.host != host_name() || !std::path::Path::new("/proc/self/stat").exists() {
+        if self.pid == 0
+            || self.host != host_name()
+            || !std::path::Path::new("/proc/self/stat").exists()
+        {
             return false;
         }
         match proc_stat(self.pid) {
             None => !std::path::Path::new(&format!("/proc/{}", self.pid)).exists(),
             // Exited but not yet reaped (a zombie): it holds nothing.
             Some(f) if matches!(f.first().map(String::as_str), Some("Z" | "X" | "x")) => true,
-            Some(f) => match (f.get(19).and_then(|t| t.parse::<u64>().ok()), self.start_time) {
+            Some(f) => match (
+                f.get(19).and_then(|t| t.parse::<u64>().ok()),
+                self.start_time,
+            ) {
                 (Some(now), Some(recorded)) => now != recorded,
                 _ => false,
             },
@@ -155,10 +171,16 @@ pub trait Run: Send {
 /// Refuses a saved plan made against another lineage or an older serial.
 pub fn check_plan_freshness(state: &Snapshot, plan_lineage: &str, plan_serial: u64) -> Result<()> {
     if state.lineage != plan_lineage {
-        return Err(crate::StateError::PlanLineage { planned: plan_lineage.into(), current: state.lineage.clone() });
+        return Err(crate::StateError::PlanLineage {
+            planned: plan_lineage.into(),
+            current: state.lineage.clone(),
+        });
     }
     if state.serial != plan_serial {
-        return Err(crate::StateError::StalePlan { planned: plan_serial, current: state.serial });
+        return Err(crate::StateError::StalePlan {
+            planned: plan_serial,
+            current: state.serial,
+        });
     }
     Ok(())
 }

@@ -34,16 +34,22 @@ pub fn path_to_json(p: &Path) -> Json {
 
 /// Parses a path written by [`path_to_json`] (or by Terraform).
 pub fn path_from_json(j: &Json) -> std::result::Result<Path, String> {
-    let Json::Array(steps) = j else { return Err("a path must be an array of steps".into()) };
+    let Json::Array(steps) = j else {
+        return Err("a path must be an array of steps".into());
+    };
     let mut out = Vec::with_capacity(steps.len());
     for s in steps {
         let step = match (s.get("type").and_then(Json::as_str), s.get("value")) {
             (Some("get_attr"), Some(Json::String(n))) => Step::Attr(n.clone()),
-            (Some("index"), Some(v)) => match (v.get("type").and_then(Json::as_str), v.get("value")) {
-                (Some("string"), Some(Json::String(k))) => Step::Key(k.clone()),
-                (Some("number"), Some(Json::Number(n))) => Step::Index(n.as_i64().ok_or("index steps must be integers")?),
-                _ => return Err(format!("unsupported index step {v}")),
-            },
+            (Some("index"), Some(v)) => {
+                match (v.get("type").and_then(Json::as_str), v.get("value")) {
+                    (Some("string"), Some(Json::String(k))) => Step::Key(k.clone()),
+                    (Some("number"), Some(Json::Number(n))) => {
+                        Step::Index(n.as_i64().ok_or("index steps must be integers")?)
+                    }
+                    _ => return Err(format!("unsupported index step {v}")),
+                }
+            }
             _ => return Err(format!("unsupported path step {s}")),
         };
         out.push(step);
@@ -59,11 +65,14 @@ fn check_fields(obj: &Map<String, Json>, allowed: &[&str], what: &str) -> Result
 }
 
 fn as_object<'a>(j: &'a Json, what: &str) -> Result<&'a Map<String, Json>> {
-    j.as_object().ok_or_else(|| invalid(format!("{what} must be a JSON object")))
+    j.as_object()
+        .ok_or_else(|| invalid(format!("{what} must be a JSON object")))
 }
 
 fn str_field<'a>(o: &'a Map<String, Json>, name: &str, what: &str) -> Result<&'a str> {
-    o.get(name).and_then(Json::as_str).ok_or_else(|| invalid(format!("{what} needs a string {name:?}")))
+    o.get(name)
+        .and_then(Json::as_str)
+        .ok_or_else(|| invalid(format!("{what} needs a string {name:?}")))
 }
 
 /// Parses "module.a[\"x\"].module.b" into a module path.
@@ -72,7 +81,9 @@ fn parse_module(text: &str) -> Result<ModulePath> {
         return Ok(ModulePath::default());
     }
     let probe = format!("{text}.t.n");
-    InstanceAddr::parse(&probe).map(|a| a.resource.module).map_err(|e| invalid(format!("invalid module address {text:?}: {}", e.reason)))
+    InstanceAddr::parse(&probe)
+        .map(|a| a.resource.module)
+        .map_err(|e| invalid(format!("invalid module address {text:?}: {}", e.reason)))
 }
 
 /// A number that must fit a store's BIGINT column (serials, schema
@@ -82,7 +93,10 @@ fn bounded_u64(j: Option<&Json>, what: &str) -> Result<Option<u64>> {
         None | Some(Json::Null) => Ok(None),
         Some(Json::Number(n)) => match n.as_u64() {
             Some(v) if v <= i64::MAX as u64 => Ok(Some(v)),
-            _ => Err(invalid(format!("{what} {n} is out of range: it must be a whole number from 0 to {}", i64::MAX))),
+            _ => Err(invalid(format!(
+                "{what} {n} is out of range: it must be a whole number from 0 to {}",
+                i64::MAX
+            ))),
         },
         Some(other) => Err(invalid(format!("{what} must be a number, not {other}"))),
     }
@@ -93,7 +107,13 @@ fn bounded_u64(j: Option<&Json>, what: &str) -> Result<Option<u64>> {
 /// or `-`), which rules out control characters and anything else that
 /// could not be written back in an address.
 fn check_name(name: &str, what: &str) -> Result<()> {
-    let ok = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
     if ok {
         Ok(())
     } else {
@@ -105,18 +125,36 @@ fn check_name(name: &str, what: &str) -> Result<()> {
 /// serials and versions in range, attributes an object. Nothing needing a
 /// provider schema is checked here (this crate has none).
 pub fn import(bytes: &[u8]) -> Result<Snapshot> {
-    let root: Json = serde_json::from_slice(bytes).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
+    let root: Json =
+        serde_json::from_slice(bytes).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
     let top = as_object(&root, "the state")?;
     match top.get("version").and_then(Json::as_u64) {
         Some(4) => {}
         Some(v) => return Err(invalid(format!("unsupported state format version {v}; terrane reads version 4 (Terraform 0.12 and later)"))),
         None => return Err(invalid("the state has no \"version\"")),
     }
-    check_fields(top, &["version", "terraform_version", "serial", "lineage", "outputs", "resources", "check_results"], "the state")?;
+    check_fields(
+        top,
+        &[
+            "version",
+            "terraform_version",
+            "serial",
+            "lineage",
+            "outputs",
+            "resources",
+            "check_results",
+        ],
+        "the state",
+    )?;
     let mut snap = Snapshot {
         lineage: str_field(top, "lineage", "the state")?.to_string(),
-        serial: bounded_u64(top.get("serial"), "the state's \"serial\"")?.ok_or_else(|| invalid("the state needs a numeric \"serial\""))?,
-        terraform_version: top.get("terraform_version").and_then(Json::as_str).unwrap_or(crate::TERRAFORM_VERSION).to_string(),
+        serial: bounded_u64(top.get("serial"), "the state's \"serial\"")?
+            .ok_or_else(|| invalid("the state needs a numeric \"serial\""))?,
+        terraform_version: top
+            .get("terraform_version")
+            .and_then(Json::as_str)
+            .unwrap_or(crate::TERRAFORM_VERSION)
+            .to_string(),
         resources: BTreeMap::new(),
         outputs: BTreeMap::new(),
     };
@@ -126,9 +164,19 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
             check_name(name, "output name")?;
             let o = as_object(o, &what)?;
             check_fields(o, &["value", "type", "sensitive"], &what)?;
-            let ty = o.get("type").cloned().ok_or_else(|| invalid(format!("{what} has no \"type\"")))?;
+            let ty = o
+                .get("type")
+                .cloned()
+                .ok_or_else(|| invalid(format!("{what} has no \"type\"")))?;
             let sensitive = o.get("sensitive").and_then(Json::as_bool).unwrap_or(false);
-            snap.outputs.insert(name.clone(), OutputState { value: o.get("value").cloned().unwrap_or(Json::Null), ty, sensitive });
+            snap.outputs.insert(
+                name.clone(),
+                OutputState {
+                    value: o.get("value").cloned().unwrap_or(Json::Null),
+                    ty,
+                    sensitive,
+                },
+            );
         }
     }
     let resources = match top.get("resources") {
@@ -138,9 +186,25 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
     };
     for r in &resources {
         let r = as_object(r, "a resource")?;
-        check_fields(r, &["module", "mode", "type", "name", "each", "provider", "instances"], "a resource")?;
+        check_fields(
+            r,
+            &[
+                "module",
+                "mode",
+                "type",
+                "name",
+                "each",
+                "provider",
+                "instances",
+            ],
+            "a resource",
+        )?;
         let mode_text = str_field(r, "mode", "a resource")?;
-        let mode = Mode::parse(mode_text).ok_or_else(|| invalid(format!("resource mode {mode_text:?} is not \"managed\" or \"data\"")))?;
+        let mode = Mode::parse(mode_text).ok_or_else(|| {
+            invalid(format!(
+                "resource mode {mode_text:?} is not \"managed\" or \"data\""
+            ))
+        })?;
         let addr = ResourceAddr {
             module: parse_module(r.get("module").and_then(Json::as_str).unwrap_or(""))?,
             mode,
@@ -152,26 +216,52 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
         let what = addr.to_string();
         let provider = str_field(r, "provider", &what)?.to_string();
         if provider.chars().any(char::is_control) {
-            return Err(invalid(format!("{what}: the provider address has control characters")));
+            return Err(invalid(format!(
+                "{what}: the provider address has control characters"
+            )));
         }
         if snap.resources.contains_key(&addr) {
-            return Err(invalid(format!("{what} appears more than once in \"resources\"")));
+            return Err(invalid(format!(
+                "{what} appears more than once in \"resources\""
+            )));
         }
-        let res = snap.resources.entry(addr.clone()).or_insert_with(|| ResourceState { provider, instances: BTreeMap::new() });
-        let instances = r.get("instances").and_then(Json::as_array).ok_or_else(|| invalid(format!("{what} needs an \"instances\" array")))?;
+        let res = snap
+            .resources
+            .entry(addr.clone())
+            .or_insert_with(|| ResourceState {
+                provider,
+                instances: BTreeMap::new(),
+            });
+        let instances = r
+            .get("instances")
+            .and_then(Json::as_array)
+            .ok_or_else(|| invalid(format!("{what} needs an \"instances\" array")))?;
         for inst in instances {
             let i = as_object(inst, &what)?;
             check_fields(
                 i,
                 &[
-                    "index_key", "status", "deposed", "schema_version", "attributes", "attributes_flat", "sensitive_attributes",
-                    "identity_schema_version", "identity", "private", "dependencies", "create_before_destroy",
+                    "index_key",
+                    "status",
+                    "deposed",
+                    "schema_version",
+                    "attributes",
+                    "attributes_flat",
+                    "sensitive_attributes",
+                    "identity_schema_version",
+                    "identity",
+                    "private",
+                    "dependencies",
+                    "create_before_destroy",
                 ],
                 &format!("an instance of {what}"),
             )?;
             let key = match i.get("index_key") {
                 None | Some(Json::Null) => InstanceKey::None,
-                Some(Json::Number(n)) => InstanceKey::Int(n.as_i64().ok_or_else(|| invalid(format!("{what}: index_key must be an integer")))?),
+                Some(Json::Number(n)) => InstanceKey::Int(
+                    n.as_i64()
+                        .ok_or_else(|| invalid(format!("{what}: index_key must be an integer")))?,
+                ),
                 Some(Json::String(s)) => InstanceKey::Str(s.clone()),
                 Some(other) => return Err(invalid(format!("{what}: invalid index_key {other}"))),
             };
@@ -180,7 +270,9 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
                 return Err(invalid(format!("{iwhat} has legacy flatmap attributes (state written before Terraform 0.12); upgrade it with Terraform first")));
             }
             if i.get("identity").is_some_and(|a| !a.is_null()) {
-                return Err(invalid(format!("{iwhat} has a resource identity, which terrane does not store yet")));
+                return Err(invalid(format!(
+                    "{iwhat} has a resource identity, which terrane does not store yet"
+                )));
             }
             let status = match i.get("status").and_then(Json::as_str) {
                 None | Some("") => Status::Ready,
@@ -189,40 +281,76 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
             };
             let sensitive_paths = match i.get("sensitive_attributes") {
                 None | Some(Json::Null) => Vec::new(),
-                Some(Json::Array(ps)) => ps.iter().map(|p| path_from_json(p).map_err(|e| invalid(format!("{iwhat}: sensitive_attributes: {e}")))).collect::<Result<_>>()?,
-                Some(_) => return Err(invalid(format!("{iwhat}: sensitive_attributes must be an array"))),
+                Some(Json::Array(ps)) => ps
+                    .iter()
+                    .map(|p| {
+                        path_from_json(p)
+                            .map_err(|e| invalid(format!("{iwhat}: sensitive_attributes: {e}")))
+                    })
+                    .collect::<Result<_>>()?,
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "{iwhat}: sensitive_attributes must be an array"
+                    )))
+                }
             };
             let private = match i.get("private").and_then(Json::as_str) {
-                Some(b) => Some(base64::engine::general_purpose::STANDARD.decode(b).map_err(|e| invalid(format!("{iwhat}: private is not base64: {e}")))?),
+                Some(b) => Some(
+                    base64::engine::general_purpose::STANDARD
+                        .decode(b)
+                        .map_err(|e| invalid(format!("{iwhat}: private is not base64: {e}")))?,
+                ),
                 None => None,
             };
             let dependencies = match i.get("dependencies") {
                 None | Some(Json::Null) => Vec::new(),
-                Some(d) => serde_json::from_value::<Vec<String>>(d.clone()).map_err(|_| invalid(format!("{iwhat}: dependencies must be strings")))?,
+                Some(d) => serde_json::from_value::<Vec<String>>(d.clone())
+                    .map_err(|_| invalid(format!("{iwhat}: dependencies must be strings")))?,
             };
             let attributes = match i.get("attributes") {
                 Some(a @ Json::Object(_)) => a.clone(),
-                None | Some(Json::Null) => return Err(invalid(format!("{iwhat} has no \"attributes\""))),
-                Some(_) => return Err(invalid(format!("{iwhat}: \"attributes\" must be an object"))),
+                None | Some(Json::Null) => {
+                    return Err(invalid(format!("{iwhat} has no \"attributes\"")))
+                }
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "{iwhat}: \"attributes\" must be an object"
+                    )))
+                }
             };
             let object = ObjectState {
                 attributes,
-                schema_version: bounded_u64(i.get("schema_version"), &format!("{iwhat}: schema_version"))?.unwrap_or(0),
+                schema_version: bounded_u64(
+                    i.get("schema_version"),
+                    &format!("{iwhat}: schema_version"),
+                )?
+                .unwrap_or(0),
                 status,
                 private,
                 sensitive_paths,
                 dependencies,
-                create_before_destroy: i.get("create_before_destroy").and_then(Json::as_bool).unwrap_or(false),
-                identity_schema_version: bounded_u64(i.get("identity_schema_version"), &format!("{iwhat}: identity_schema_version"))?,
+                create_before_destroy: i
+                    .get("create_before_destroy")
+                    .and_then(Json::as_bool)
+                    .unwrap_or(false),
+                identity_schema_version: bounded_u64(
+                    i.get("identity_schema_version"),
+                    &format!("{iwhat}: identity_schema_version"),
+                )?,
             };
             let slot = res.instances.entry(key).or_default();
             match i.get("deposed").and_then(Json::as_str) {
                 Some(d) if !d.is_empty() => {
                     if !d.chars().all(|c| c.is_ascii_alphanumeric()) {
-                        return Err(invalid(format!("{iwhat}: deposed key {:?} must be letters and digits", d.escape_debug().to_string())));
+                        return Err(invalid(format!(
+                            "{iwhat}: deposed key {:?} must be letters and digits",
+                            d.escape_debug().to_string()
+                        )));
                     }
                     if slot.deposed.insert(d.to_string(), object).is_some() {
-                        return Err(invalid(format!("{iwhat} has deposed object {d} more than once")));
+                        return Err(invalid(format!(
+                            "{iwhat} has deposed object {d} more than once"
+                        )));
                     }
                 }
                 _ => {
@@ -259,7 +387,12 @@ pub fn export(s: &Snapshot) -> String {
     top.insert("outputs".into(), Json::Object(outputs));
     let mut res: Vec<(&ResourceAddr, &ResourceState)> = s.resources.iter().collect();
     res.sort_by(|(a, _), (b, _)| {
-        (a.module.to_string(), a.mode.as_str(), &a.ty, &a.name).cmp(&(b.module.to_string(), b.mode.as_str(), &b.ty, &b.name))
+        (a.module.to_string(), a.mode.as_str(), &a.ty, &a.name).cmp(&(
+            b.module.to_string(),
+            b.mode.as_str(),
+            &b.ty,
+            &b.name,
+        ))
     });
     let mut resources = Vec::new();
     for (addr, r) in res {
@@ -273,7 +406,11 @@ pub fn export(s: &Snapshot) -> String {
         m.insert("provider".into(), json!(r.provider));
         let mut instances = Vec::new();
         for (key, inst) in &r.instances {
-            let objects = inst.current.iter().map(|o| (None, o)).chain(inst.deposed.iter().map(|(k, o)| (Some(k), o)));
+            let objects = inst
+                .current
+                .iter()
+                .map(|o| (None, o))
+                .chain(inst.deposed.iter().map(|(k, o)| (Some(k), o)));
             for (deposed, o) in objects {
                 instances.push(instance_json(key, deposed, o));
             }
@@ -307,12 +444,18 @@ fn instance_json(key: &InstanceKey, deposed: Option<&String>, o: &ObjectState) -
     }
     m.insert("schema_version".into(), json!(o.schema_version));
     m.insert("attributes".into(), o.attributes.clone());
-    m.insert("sensitive_attributes".into(), Json::Array(o.sensitive_paths.iter().map(path_to_json).collect()));
+    m.insert(
+        "sensitive_attributes".into(),
+        Json::Array(o.sensitive_paths.iter().map(path_to_json).collect()),
+    );
     if let Some(v) = o.identity_schema_version {
         m.insert("identity_schema_version".into(), json!(v));
     }
     if let Some(p) = &o.private {
-        m.insert("private".into(), json!(base64::engine::general_purpose::STANDARD.encode(p)));
+        m.insert(
+            "private".into(),
+            json!(base64::engine::general_purpose::STANDARD.encode(p)),
+        );
     }
     if !o.dependencies.is_empty() {
         m.insert("dependencies".into(), json!(o.dependencies));

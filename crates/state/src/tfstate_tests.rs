@@ -124,17 +124,36 @@ fn import_then_export_is_byte_identical() {
 #[track_caller]
 fn check_bad(case: &str, text: &str, want: &str) {
     let err = import(text.as_bytes()).unwrap_err().to_string();
-    assert!(err.contains(want), "case {case}: {err:?} does not contain {want:?}");
+    assert!(
+        err.contains(want),
+        "case {case}: {err:?} does not contain {want:?}"
+    );
 }
 
 #[test]
 fn bad_input_is_a_clear_error() {
     check_bad("invalid_json", "{\"version\": 4,", "not valid JSON");
     check_bad("not_an_object", "[]", "must be a JSON object");
-    check_bad("wrong_version", r#"{"version": 3, "serial": 1, "lineage": "x"}"#, "unsupported state format version 3");
-    check_bad("no_version", r#"{"serial": 1, "lineage": "x"}"#, "has no \"version\"");
-    check_bad("unknown_top_field", r#"{"version": 4, "serial": 1, "lineage": "x", "extra": 1}"#, "unsupported field \"extra\"");
-    check_bad("no_lineage", r#"{"version": 4, "serial": 1}"#, "needs a string \"lineage\"");
+    check_bad(
+        "wrong_version",
+        r#"{"version": 3, "serial": 1, "lineage": "x"}"#,
+        "unsupported state format version 3",
+    );
+    check_bad(
+        "no_version",
+        r#"{"serial": 1, "lineage": "x"}"#,
+        "has no \"version\"",
+    );
+    check_bad(
+        "unknown_top_field",
+        r#"{"version": 4, "serial": 1, "lineage": "x", "extra": 1}"#,
+        "unsupported field \"extra\"",
+    );
+    check_bad(
+        "no_lineage",
+        r#"{"version": 4, "serial": 1}"#,
+        "needs a string \"lineage\"",
+    );
     check_bad(
         "unknown_instance_field",
         r#"{"version": 4, "serial": 1, "lineage": "x", "resources": [{"mode": "managed", "type": "t", "name": "n", "provider": "p", "instances": [{"bogus": 1}]}]}"#,

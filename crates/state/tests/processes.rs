@@ -11,8 +11,15 @@ const TOOL: &str = env!("CARGO_BIN_EXE_terrane-state-tool");
 
 /// A pseudo-random number from the clock, good enough to vary kill points.
 fn jitter(modulo: u64) -> u64 {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
-    (nanos.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407) >> 17) % modulo
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
+    (nanos
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407)
+        >> 17)
+        % modulo
 }
 
 /// Runs `persist-loop`, kills it once `kill_after` acknowledgements were
@@ -20,13 +27,30 @@ fn jitter(modulo: u64) -> u64 {
 /// keeps going while the pipe is read, so the acknowledgements it wrote
 /// between the read and the kill are drained from the pipe afterwards: every
 /// one of them was acknowledged and must survive too.
-fn run_and_kill(target: &str, n: u64, name: &str, kill_after: u64, env: &[(&str, &str)]) -> Option<u64> {
-    let mut child = Command::new(TOOL).args(["persist-loop", target, &n.to_string(), name]).envs(env.iter().copied()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+fn run_and_kill(
+    target: &str,
+    n: u64,
+    name: &str,
+    kill_after: u64,
+    env: &[(&str, &str)],
+) -> Option<u64> {
+    let mut child = Command::new(TOOL)
+        .args(["persist-loop", target, &n.to_string(), name])
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut last = None;
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut killed = false;
     while let Some(Ok(line)) = lines.next() {
-        let Some(i) = line.strip_prefix("ack ").and_then(|i| i.parse::<u64>().ok()) else { break }; // a line cut by the kill
+        let Some(i) = line
+            .strip_prefix("ack ")
+            .and_then(|i| i.parse::<u64>().ok())
+        else {
+            break;
+        }; // a line cut by the kill
         last = Some(i);
         if !killed && i + 1 >= kill_after {
             child.kill().unwrap(); // SIGKILL
@@ -41,17 +65,51 @@ fn run_and_kill(target: &str, n: u64, name: &str, kill_after: u64, env: &[(&str,
 }
 
 fn check_after_kill(store: &dyn StateStore, name: &str, last_ack: Option<u64>, case: &str) {
-    let snap = store.snapshot("default").unwrap_or_else(|e| panic!("case {case}: store must open cleanly: {e}"));
+    let snap = store
+        .snapshot("default")
+        .unwrap_or_else(|e| panic!("case {case}: store must open cleanly: {e}"));
     let addr = ResourceAddr::managed("terraform_data", name);
-    let present: Vec<i64> = snap.resources.get(&addr).map(|r| r.instances.keys().map(|k| match k { InstanceKey::Int(i) => *i, _ => -1 }).collect()).unwrap_or_default();
+    let present: Vec<i64> = snap
+        .resources
+        .get(&addr)
+        .map(|r| {
+            r.instances
+                .keys()
+                .map(|k| match k {
+                    InstanceKey::Int(i) => *i,
+                    _ => -1,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let acked = last_ack.map(|l| l + 1).unwrap_or(0);
-    assert!(present.len() as u64 >= acked, "case {case}: {} acknowledged, only {} present", acked, present.len());
+    assert!(
+        present.len() as u64 >= acked,
+        "case {case}: {} acknowledged, only {} present",
+        acked,
+        present.len()
+    );
     assert!(present.len() as u64 <= acked + 1, "case {case}: more changes present than were acknowledged plus the one in flight at the kill");
     for (idx, i) in present.iter().enumerate() {
-        assert_eq!(*i, idx as i64, "case {case}: changes are present in order without gaps");
-        let obj = snap.object(&addr.instance(InstanceKey::Int(*i)), None).unwrap();
-        assert_eq!(obj.attributes["id"], serde_json::json!(format!("id-{i}")), "case {case}: object {i} complete");
-        assert_eq!(obj.attributes["input"]["value"]["text"].as_str().map(str::len), Some(64), "case {case}: object {i} not half-written");
+        assert_eq!(
+            *i, idx as i64,
+            "case {case}: changes are present in order without gaps"
+        );
+        let obj = snap
+            .object(&addr.instance(InstanceKey::Int(*i)), None)
+            .unwrap();
+        assert_eq!(
+            obj.attributes["id"],
+            serde_json::json!(format!("id-{i}")),
+            "case {case}: object {i} complete"
+        );
+        assert_eq!(
+            obj.attributes["input"]["value"]["text"]
+                .as_str()
+                .map(str::len),
+            Some(64),
+            "case {case}: object {i} not half-written"
+        );
     }
 }
 
@@ -63,11 +121,19 @@ fn crash_loop(target: &str, open: &dyn Fn() -> Box<dyn StateStore>, env: &[(&str
         let kill_after = 1 + jitter(3000);
         let last = run_and_kill(target, 5000, &name, kill_after, env);
         let store = open();
-        check_after_kill(store.as_ref(), &name, last, &format!("round_{round}_killed_after_{kill_after}"));
+        check_after_kill(
+            store.as_ref(),
+            &name,
+            last,
+            &format!("round_{round}_killed_after_{kill_after}"),
+        );
         // The dead writer's lock is gone for the next writer: PostgreSQL
         // released it with the dead session; the embedded store takes over
         // a lock whose holder provably died, and says whose it was.
-        match store.lock("default", terrane_state::LockInfo::new("OperationTypeApply", "after crash")) {
+        match store.lock(
+            "default",
+            terrane_state::LockInfo::new("OperationTypeApply", "after crash"),
+        ) {
             Ok(run) => run.finish().unwrap(),
             Err(e) => panic!("round {round}: the dead holder's lock was not released: {e}"),
         }
@@ -85,22 +151,48 @@ fn sqlite_sigkill_loses_nothing_acknowledged() {
 
 #[test]
 fn postgres_sigkill_loses_nothing_acknowledged() {
-    let Some(url) = terrane_testkit::pg_url() else { return };
+    let Some(url) = terrane_testkit::pg_url() else {
+        return;
+    };
     let schema = format!("t_crash_{}", std::process::id());
-    let open = || Box::new(terrane_state::PgStore::open(&url, &schema, None).unwrap()) as Box<dyn StateStore>;
+    let open = || {
+        Box::new(terrane_state::PgStore::open(&url, &schema, None).unwrap()) as Box<dyn StateStore>
+    };
     crash_loop(&url, &open, &[("TERRANE_PG_SCHEMA", &schema)]);
 }
 
 fn race(target: &str, ws: &str, env: &[(&str, &str)]) {
-    let spawn = || Command::new(TOOL).args(["lock", target, ws, "1.5"]).envs(env.iter().copied()).stdout(Stdio::piped()).spawn().unwrap();
+    let spawn = || {
+        Command::new(TOOL)
+            .args(["lock", target, ws, "1.5"])
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
     let (a, b) = (spawn(), spawn());
-    let outs: Vec<String> = [a, b].into_iter().map(|c| String::from_utf8(c.wait_with_output().unwrap().stdout).unwrap()).collect();
+    let outs: Vec<String> = [a, b]
+        .into_iter()
+        .map(|c| String::from_utf8(c.wait_with_output().unwrap().stdout).unwrap())
+        .collect();
     let winners: Vec<&String> = outs.iter().filter(|o| o.starts_with("locked ")).collect();
     let losers: Vec<&String> = outs.iter().filter(|o| o.starts_with("refused ")).collect();
-    assert_eq!((winners.len(), losers.len()), (1, 1), "case exactly_one_winner: {outs:?}");
+    assert_eq!(
+        (winners.len(), losers.len()),
+        (1, 1),
+        "case exactly_one_winner: {outs:?}"
+    );
     let winner_id = winners[0].trim().trim_start_matches("locked ");
-    assert!(losers[0].contains("already locked") && losers[0].contains(winner_id), "case loser_learns_holder: {}", losers[0]);
-    assert!(losers[0].contains("OperationTypeApply") && losers[0].contains("Created:"), "case holder_details: {}", losers[0]);
+    assert!(
+        losers[0].contains("already locked") && losers[0].contains(winner_id),
+        "case loser_learns_holder: {}",
+        losers[0]
+    );
+    assert!(
+        losers[0].contains("OperationTypeApply") && losers[0].contains("Created:"),
+        "case holder_details: {}",
+        losers[0]
+    );
 }
 
 #[test]
@@ -113,7 +205,9 @@ fn sqlite_two_processes_race_for_the_lock() {
 
 #[test]
 fn postgres_two_processes_race_for_the_lock() {
-    let Some(url) = terrane_testkit::pg_url() else { return };
+    let Some(url) = terrane_testkit::pg_url() else {
+        return;
+    };
     let schema = format!("t_race_{}", std::process::id());
     terrane_state::PgStore::open(&url, &schema, None).unwrap();
     race(&url, "default", &[("TERRANE_PG_SCHEMA", &schema)]);
@@ -192,7 +286,15 @@ fn item3_lock_of_a_dead_holder_is_taken_over() {
             },
             true,
         ),
-        ("exited_not_reaped", LockInfo { pid: zombie.id(), start_time: zombie_start, ..me.clone() }, true),
+        (
+            "exited_not_reaped",
+            LockInfo {
+                pid: zombie.id(),
+                start_time: zombie_start,
+                ..me.clone()
+            },
+            true,
+        ),
         ("live_same_process", me.clone(), false),
         (
             "other_host",

@@ -44,30 +44,56 @@ output "counted" {
 "#;
 
 fn round_trip(store: &dyn StateStore, ws: &str) {
-    let Some(tf) = terrane_testkit::terraform() else { return };
+    let Some(tf) = terrane_testkit::terraform() else {
+        return;
+    };
     let dir = terrane_testkit::temp_dir();
     std::fs::write(dir.path().join("main.tf"), CONFIG).unwrap();
     tf.expect(dir.path(), &["init", "-input=false", "-no-color"], 0);
-    tf.expect(dir.path(), &["apply", "-auto-approve", "-input=false", "-no-color"], 0);
+    tf.expect(
+        dir.path(),
+        &["apply", "-auto-approve", "-input=false", "-no-color"],
+        0,
+    );
     let original = std::fs::read_to_string(dir.path().join("terraform.tfstate")).unwrap();
 
     let imported = tfstate::import(original.as_bytes()).unwrap();
     assert_eq!(imported.object_count(), 5);
-    let mut run = store.lock(ws, LockInfo::new("OperationTypeImport", "terraform round trip")).unwrap();
+    let mut run = store
+        .lock(
+            ws,
+            LockInfo::new("OperationTypeImport", "terraform round trip"),
+        )
+        .unwrap();
     run.replace(&imported).unwrap();
     run.finish().unwrap();
 
     let exported = tfstate::export(&store.snapshot(ws).unwrap());
-    assert_eq!(exported, original, "case export_is_byte_identical_to_terraforms_file");
+    assert_eq!(
+        exported, original,
+        "case export_is_byte_identical_to_terraforms_file"
+    );
 
     // Terraform accepts the exported file as its state.
     std::fs::remove_file(dir.path().join("terraform.tfstate")).unwrap();
     std::fs::write(dir.path().join("terraform.tfstate"), &exported).unwrap();
     let show = tf.expect(dir.path(), &["show", "-json", "-no-color"], 0);
     let shown: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
-    assert_eq!(shown["values"]["outputs"]["secret"]["sensitive"], serde_json::json!(true), "case sensitive_output_preserved");
-    let plan = tf.run(dir.path(), &["plan", "-detailed-exitcode", "-input=false", "-no-color"], &[]);
-    assert_eq!(plan.code, 0, "case terraform_plans_no_changes\n{}\n{}", plan.stdout, plan.stderr);
+    assert_eq!(
+        shown["values"]["outputs"]["secret"]["sensitive"],
+        serde_json::json!(true),
+        "case sensitive_output_preserved"
+    );
+    let plan = tf.run(
+        dir.path(),
+        &["plan", "-detailed-exitcode", "-input=false", "-no-color"],
+        &[],
+    );
+    assert_eq!(
+        plan.code, 0,
+        "case terraform_plans_no_changes\n{}\n{}",
+        plan.stdout, plan.stderr
+    );
 }
 
 #[test]
@@ -79,7 +105,10 @@ fn sqlite_round_trip_with_terraform() {
 
 #[test]
 fn postgres_round_trip_with_terraform() {
-    let Some(url) = terrane_testkit::pg_url() else { return };
-    let store = terrane_state::PgStore::open(&url, &format!("t_tf_{}", std::process::id()), None).unwrap();
+    let Some(url) = terrane_testkit::pg_url() else {
+        return;
+    };
+    let store =
+        terrane_state::PgStore::open(&url, &format!("t_tf_{}", std::process::id()), None).unwrap();
     round_trip(&store, "default");
 }

@@ -19,7 +19,10 @@ pub fn in_ci() -> bool {
 
 /// The repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repository root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repository root")
 }
 
 /// Skips (locally) or fails (in CI) for a missing peer.
@@ -47,7 +50,9 @@ pub struct Output {
 
 /// Real Terraform, or `None` (locally) when it is not set up.
 pub fn terraform() -> Option<Terraform> {
-    let program = std::env::var_os("TERRANE_TERRAFORM").map(PathBuf::from).unwrap_or_else(|| repo_root().join("scripts/terraform"));
+    let program = std::env::var_os("TERRANE_TERRAFORM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("scripts/terraform"));
     let venv_ready = repo_root().join(".venv/bin/python").exists();
     if !program.exists() || (std::env::var_os("TERRANE_TERRAFORM").is_none() && !venv_ready) {
         missing("real Terraform (scripts/terraform)")?;
@@ -59,7 +64,10 @@ impl Terraform {
     /// Runs `terraform ARGS` in `dir` with extra environment variables.
     pub fn run(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut cmd = Command::new(&self.program);
-        cmd.args(args).current_dir(dir).stdin(Stdio::null()).env("TF_IN_AUTOMATION", "1");
+        cmd.args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .env("TF_IN_AUTOMATION", "1");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -76,7 +84,11 @@ impl Terraform {
     #[track_caller]
     pub fn expect(&self, dir: &Path, args: &[&str], want: i32) -> Output {
         let out = self.run(dir, args, &[]);
-        assert_eq!(out.code, want, "terraform {args:?} exited {} instead of {want}\nstdout:\n{}\nstderr:\n{}", out.code, out.stdout, out.stderr);
+        assert_eq!(
+            out.code, want,
+            "terraform {args:?} exited {} instead of {want}\nstdout:\n{}\nstderr:\n{}",
+            out.code, out.stdout, out.stderr
+        );
         out
     }
 }
@@ -97,13 +109,22 @@ pub fn pg_url() -> Option<String> {
 /// for the port of `TERRANE_TEST_PG_URL`, for a shell that has not
 /// evaluated the newest `scripts/pg start` output.
 fn pg_file(var: &str, what: &str, fallback: &str) -> Option<PathBuf> {
-    let from_env = std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let port = std::env::var("TERRANE_TEST_PG_URL").ok().and_then(|u| u.rsplit_once('@').and_then(|(_, h)| h.split(['/', '?']).next()).and_then(|h| h.rsplit_once(':')).map(|(_, p)| p.to_string()));
+    let from_env = std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    let port = std::env::var("TERRANE_TEST_PG_URL").ok().and_then(|u| {
+        u.rsplit_once('@')
+            .and_then(|(_, h)| h.split(['/', '?']).next())
+            .and_then(|h| h.rsplit_once(':'))
+            .map(|(_, p)| p.to_string())
+    });
     let derived = port.map(|p| PathBuf::from(format!("/tmp/terrane-pg-{p}/{fallback}")));
     match from_env.or(derived).filter(|p| p.is_file()) {
         Some(p) => Some(p),
         None => {
-            missing(&format!("{what} ({var}; start the server with the current ./scripts/pg)"))?;
+            missing(&format!(
+                "{what} ({var}; start the server with the current ./scripts/pg)"
+            ))?;
             None
         }
     }
@@ -112,13 +133,21 @@ fn pg_file(var: &str, what: &str, fallback: &str) -> Option<PathBuf> {
 /// The CA certificate (PEM) of the test server's TLS certificate, which
 /// names `localhost` only (`TERRANE_TEST_PG_CA`, set by `scripts/pg start`).
 pub fn pg_ca() -> Option<PathBuf> {
-    pg_file("TERRANE_TEST_PG_CA", "the PostgreSQL test server's TLS CA", "tls/ca.pem")
+    pg_file(
+        "TERRANE_TEST_PG_CA",
+        "the PostgreSQL test server's TLS CA",
+        "tls/ca.pem",
+    )
 }
 
 /// The test server's log, every statement and connection in it
 /// (`TERRANE_TEST_PG_LOG`, set by `scripts/pg start`).
 pub fn pg_log() -> Option<PathBuf> {
-    pg_file("TERRANE_TEST_PG_LOG", "the PostgreSQL test server's log", "server.log")
+    pg_file(
+        "TERRANE_TEST_PG_LOG",
+        "the PostgreSQL test server's log",
+        "server.log",
+    )
 }
 
 /// A fresh temporary directory, removed when dropped.
@@ -131,15 +160,31 @@ pub fn temp_dir() -> tempfile::TempDir {
 /// `CARGO_BIN_EXE_*` cannot name).
 pub fn built_binary(package: &str, bin: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test executable");
-    let profile_dir = exe.parent().and_then(|d| d.parent()).expect("target/<profile>").to_path_buf();
+    let profile_dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>")
+        .to_path_buf();
     let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--quiet", "-p", package, "--bin", bin, "--target-dir"]).arg(&target_dir);
+    cmd.args([
+        "build",
+        "--quiet",
+        "-p",
+        package,
+        "--bin",
+        bin,
+        "--target-dir",
+    ])
+    .arg(&target_dir);
     if profile_dir.file_name().is_some_and(|n| n == "release") {
         cmd.arg("--release");
     }
-    assert!(cmd.status().expect("run cargo build").success(), "cargo build -p {package} --bin {bin} failed");
+    assert!(
+        cmd.status().expect("run cargo build").success(),
+        "cargo build -p {package} --bin {bin} failed"
+    );
     let path = profile_dir.join(bin);
     assert!(path.exists(), "{} was not built", path.display());
     path
@@ -152,10 +197,14 @@ pub fn built_binary(package: &str, bin: &str) -> PathBuf {
 pub fn dev_overrides(dir: &Path, providers: &[(&str, &Path)]) -> String {
     let mut lines = String::from("provider_installation {\n  dev_overrides {\n");
     for (i, (address, binary)) in providers.iter().enumerate() {
-        let ty = address.rsplit('/').next().expect("source address has a type");
+        let ty = address
+            .rsplit('/')
+            .next()
+            .expect("source address has a type");
         let plugins = dir.join(format!("plugins-{i}"));
         std::fs::create_dir_all(&plugins).expect("plugin directory");
-        std::fs::copy(binary, plugins.join(format!("terraform-provider-{ty}"))).expect("copy provider binary");
+        std::fs::copy(binary, plugins.join(format!("terraform-provider-{ty}")))
+            .expect("copy provider binary");
         lines.push_str(&format!("    \"{address}\" = \"{}\"\n", plugins.display()));
     }
     lines.push_str("  }\n  direct {}\n}\n");

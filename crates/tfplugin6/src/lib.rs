@@ -30,15 +30,33 @@ mod tests {
         // Hand-encoded bytes pin field numbers that a typo would move:
         // PlanResourceChange.Request.planned_private = 9 (6.11),
         // Schema.Attribute.nested_type = 10, write_only = 11.
-        let req = tf::plan_resource_change::Request { planned_private: vec![1], ..Default::default() };
+        let req = tf::plan_resource_change::Request {
+            planned_private: vec![1],
+            ..Default::default()
+        };
         assert_eq!(req.encode_to_vec(), vec![0x4a, 0x01, 0x01]);
-        let attr = tf::schema::Attribute { write_only: true, ..Default::default() };
+        let attr = tf::schema::Attribute {
+            write_only: true,
+            ..Default::default()
+        };
         assert_eq!(attr.encode_to_vec(), vec![0x58, 0x01]);
-        let attr = tf::schema::Attribute { nested_type: Some(Default::default()), ..Default::default() };
+        let attr = tf::schema::Attribute {
+            nested_type: Some(Default::default()),
+            ..Default::default()
+        };
         assert_eq!(attr.encode_to_vec(), vec![0x52, 0x00]);
-        let caps = tf::ClientCapabilities { computed_blocks_allowed: true, ..Default::default() };
+        let caps = tf::ClientCapabilities {
+            computed_blocks_allowed: true,
+            ..Default::default()
+        };
         assert_eq!(caps.encode_to_vec(), vec![0x20, 0x01]);
-        let resp = tf::get_provider_schema::Response { server_capabilities: Some(tf::ServerCapabilities { plan_destroy: true, ..Default::default() }), ..Default::default() };
+        let resp = tf::get_provider_schema::Response {
+            server_capabilities: Some(tf::ServerCapabilities {
+                plan_destroy: true,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
         assert_eq!(resp.encode_to_vec(), vec![0x32, 0x02, 0x08, 0x01]);
         let stop = tf::stop_provider::Response { error: "x".into() };
         assert_eq!(stop.encode_to_vec(), vec![0x0a, 0x01, b'x']);

@@ -12,7 +12,10 @@
 use async_trait::async_trait;
 use std::sync::Arc;
 use terrane_sdk::validate::LengthBetween;
-use terrane_sdk::{Applied, Attr, Ctx, Diagnostics, Known, Model, Provider, Resource, ResourceSchema, ResourceType, SimpleResource, Value};
+use terrane_sdk::{
+    Applied, Attr, Ctx, Diagnostics, Known, Model, Provider, Resource, ResourceSchema,
+    ResourceType, SimpleResource, Value,
+};
 
 struct Greeting;
 
@@ -24,7 +27,11 @@ impl Provider for Greeting {
         env!("CARGO_PKG_VERSION")
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
-        vec![Arc::new(SimpleResource { name: "greeting_message", schema, resource: Message })]
+        vec![Arc::new(SimpleResource {
+            name: "greeting_message",
+            schema,
+            resource: Message,
+        })]
     }
 }
 
@@ -32,9 +39,25 @@ impl Provider for Greeting {
 fn schema() -> ResourceSchema {
     ResourceSchema::new(0)
         .describe("A greeting for someone.")
-        .attr("name", Attr::string().required().validate(LengthBetween(1, 64)).describe("Who to greet."))
-        .attr("punctuation", Attr::string().default(Value::string("!")).describe("How to end it."))
-        .attr("language", Attr::string().default(Value::string("en")).requires_replace())
+        .attr(
+            "name",
+            Attr::string()
+                .required()
+                .validate(LengthBetween(1, 64))
+                .describe("Who to greet."),
+        )
+        .attr(
+            "punctuation",
+            Attr::string()
+                .default(Value::string("!"))
+                .describe("How to end it."),
+        )
+        .attr(
+            "language",
+            Attr::string()
+                .default(Value::string("en"))
+                .requires_replace(),
+        )
         .attr("text", Attr::string().computed().describe("The greeting."))
         .attr("id", Attr::string().computed().use_state_for_unknown())
 }
@@ -64,17 +87,33 @@ fn greet(mut s: State) -> Value {
 
 #[async_trait]
 impl Resource for Message {
-    async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn create(
+        &self,
+        _ctx: &Ctx,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         let mut s = State::from_value(planned)?;
         s.id = Known::Value(format!("greeting-{}", s.name.to_lowercase()));
         Ok(Applied::new(greet(s)))
     }
 
-    async fn read(&self, _ctx: &Ctx, state: &Value, _private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+    async fn read(
+        &self,
+        _ctx: &Ctx,
+        state: &Value,
+        _private: &[u8],
+    ) -> Result<Option<Applied>, Diagnostics> {
         Ok(Some(Applied::new(state.clone())))
     }
 
-    async fn update(&self, _ctx: &Ctx, _prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn update(
+        &self,
+        _ctx: &Ctx,
+        _prior: &Value,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         Ok(Applied::new(greet(State::from_value(planned)?)))
     }
 

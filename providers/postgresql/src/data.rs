@@ -5,16 +5,37 @@
 use crate::pool::{read_diag, Pool};
 use crate::values::{b, list_value, pool_of, s, strings, with};
 use async_trait::async_trait;
-use terrane_sdk::{Attr, Ctx, DataSource, DataSourceType, Diagnostics, ProviderData, ResourceSchema, Type, Value};
+use terrane_sdk::{
+    Attr, Ctx, DataSource, DataSourceType, Diagnostics, ProviderData, ResourceSchema, Type, Value,
+};
 
 fn patterns(s: ResourceSchema) -> ResourceSchema {
     let list = || Attr::of(Type::list(Type::String)).optional();
-    s.attr("like_any_patterns", list().describe("Keep names matching any of these LIKE patterns."))
-        .attr("like_all_patterns", list().describe("Keep names matching all of these LIKE patterns."))
-        .attr("not_like_all_patterns", list().describe("Drop names matching any of these LIKE patterns."))
-        .attr("regex_pattern", Attr::string().optional().describe("Keep names matching this regular expression."))
-        .attr("database", Attr::string().optional().describe("Database to look in (default: the provider's)."))
-        .attr("id", Attr::string().computed())
+    s.attr(
+        "like_any_patterns",
+        list().describe("Keep names matching any of these LIKE patterns."),
+    )
+    .attr(
+        "like_all_patterns",
+        list().describe("Keep names matching all of these LIKE patterns."),
+    )
+    .attr(
+        "not_like_all_patterns",
+        list().describe("Drop names matching any of these LIKE patterns."),
+    )
+    .attr(
+        "regex_pattern",
+        Attr::string()
+            .optional()
+            .describe("Keep names matching this regular expression."),
+    )
+    .attr(
+        "database",
+        Attr::string()
+            .optional()
+            .describe("Database to look in (default: the provider's)."),
+    )
+    .attr("id", Attr::string().computed())
 }
 
 fn schemas_schema() -> ResourceSchema {
@@ -25,21 +46,40 @@ fn schemas_schema() -> ResourceSchema {
 }
 
 fn table_type() -> Type {
-    Type::object([("object_name", Type::String), ("schema_name", Type::String), ("table_type", Type::String)])
+    Type::object([
+        ("object_name", Type::String),
+        ("schema_name", Type::String),
+        ("table_type", Type::String),
+    ])
 }
 
 fn tables_schema() -> ResourceSchema {
     patterns(ResourceSchema::new(0))
         .describe("Tables and views in a database.")
-        .attr("schemas", Attr::of(Type::list(Type::String)).optional().describe("Schemas to look in (default: all but the system schemas)."))
-        .attr("table_types", Attr::of(Type::list(Type::String)).optional().describe("information_schema table types to keep, e.g. BASE TABLE, VIEW."))
+        .attr(
+            "schemas",
+            Attr::of(Type::list(Type::String))
+                .optional()
+                .describe("Schemas to look in (default: all but the system schemas)."),
+        )
+        .attr(
+            "table_types",
+            Attr::of(Type::list(Type::String))
+                .optional()
+                .describe("information_schema table types to keep, e.g. BASE TABLE, VIEW."),
+        )
         .attr("tables", Attr::of(Type::list(table_type())).computed())
 }
 
 /// The filter parameters: like-any, like-all, not-like-all, regex.
 fn filters(config: &Value) -> (Vec<String>, Vec<String>, Vec<String>, Option<String>) {
     let l = |a| strings(config, a).unwrap_or_default();
-    (l("like_any_patterns"), l("like_all_patterns"), l("not_like_all_patterns"), s(config, "regex_pattern"))
+    (
+        l("like_any_patterns"),
+        l("like_all_patterns"),
+        l("not_like_all_patterns"),
+        s(config, "regex_pattern"),
+    )
 }
 
 const FILTER: &str = "(cardinality($1::text[]) = 0 OR {col} LIKE ANY($1::text[])) AND (cardinality($2::text[]) = 0 OR {col} LIKE ALL($2::text[])) AND (cardinality($3::text[]) = 0 OR {col} NOT LIKE ALL($3::text[])) AND ($4::text IS NULL OR {col} ~ $4::text)";
@@ -76,9 +116,15 @@ impl DataSource for Schemas {
         let (any, all, none, re) = filters(config);
         let system = b(config, "include_system_schemas").unwrap_or(false);
         let q = format!("SELECT nspname::text FROM pg_namespace WHERE ($5 OR (nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema')) AND {} ORDER BY 1", FILTER.replace("{col}", "nspname"));
-        let rows = conn.query(&q, &[&any, &all, &none, &re, &system]).await.map_err(|e| read_diag(&e, "schemas"))?;
+        let rows = conn
+            .query(&q, &[&any, &all, &none, &re, &system])
+            .await
+            .map_err(|e| read_diag(&e, "schemas"))?;
         let names: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
-        Ok(with(config, [("schemas", list_value(&names)), ("id", Value::string(db))]))
+        Ok(with(
+            config,
+            [("schemas", list_value(&names)), ("id", Value::string(db))],
+        ))
     }
 }
 
@@ -114,11 +160,26 @@ impl DataSource for Tables {
              AND (cardinality($6::text[]) = 0 OR table_type = ANY($6::text[])) AND {} ORDER BY 2, 1",
             FILTER.replace("{col}", "table_name")
         );
-        let rows = conn.query(&q, &[&any, &all, &none, &re, &schemas, &types]).await.map_err(|e| read_diag(&e, "tables"))?;
+        let rows = conn
+            .query(&q, &[&any, &all, &none, &re, &schemas, &types])
+            .await
+            .map_err(|e| read_diag(&e, "tables"))?;
         let tables: Vec<Value> = rows
             .iter()
-            .map(|r| Value::object_from([("object_name", Value::string(r.get::<_, String>(0))), ("schema_name", Value::string(r.get::<_, String>(1))), ("table_type", Value::string(r.get::<_, String>(2)))]))
+            .map(|r| {
+                Value::object_from([
+                    ("object_name", Value::string(r.get::<_, String>(0))),
+                    ("schema_name", Value::string(r.get::<_, String>(1))),
+                    ("table_type", Value::string(r.get::<_, String>(2))),
+                ])
+            })
             .collect();
-        Ok(with(config, [("tables", Value::list(table_type(), tables)), ("id", Value::string(db))]))
+        Ok(with(
+            config,
+            [
+                ("tables", Value::list(table_type(), tables)),
+                ("id", Value::string(db)),
+            ],
+        ))
     }
 }

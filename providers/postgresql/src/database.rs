@@ -10,10 +10,15 @@
 use crate::normalize::{keep, same_encoding, same_locale};
 use crate::pool::{code_of, read_diag, run_in_tx, run_one, Pool};
 use crate::sql::Stmt;
-use crate::values::{b, n, oid_of, oid_private, pool_of, s, str_value, typed_object, with, Identifier};
+use crate::values::{
+    b, n, oid_of, oid_private, pool_of, s, str_value, typed_object, with, Identifier,
+};
 use async_trait::async_trait;
 use terrane_sdk::validate::AtLeast;
-use terrane_sdk::{Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema, ResourceType, Type, Value};
+use terrane_sdk::{
+    Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
+    ResourceType, Type, Value,
+};
 
 pub struct DatabaseType;
 
@@ -28,7 +33,9 @@ fn fixed(eq: fn(&str, &str) -> bool) -> Attr {
         .optional_computed()
         .use_state_for_unknown()
         .semantic_equality(move |p, c| str_pair(p, c).is_some_and(|(a, b)| eq(&a, &b)))
-        .requires_replace_if(move |p, a| a.is_known() && str_pair(p, a).is_some_and(|(x, y)| !eq(&x, &y)))
+        .requires_replace_if(move |p, a| {
+            a.is_known() && str_pair(p, a).is_some_and(|(x, y)| !eq(&x, &y))
+        })
 }
 
 fn exact(a: &str, b: &str) -> bool {
@@ -82,18 +89,34 @@ pub struct DatabaseRow {
 fn with_clause(st: Stmt, v: &Value) -> Stmt {
     st.kw(" CONNECTION LIMIT ")
         .int(n(v, "connection_limit").unwrap_or(-1))
-        .kw(if b(v, "allow_connections").unwrap_or(true) { " ALLOW_CONNECTIONS true" } else { " ALLOW_CONNECTIONS false" })
-        .kw(if b(v, "is_template").unwrap_or(false) { " IS_TEMPLATE true" } else { " IS_TEMPLATE false" })
+        .kw(if b(v, "allow_connections").unwrap_or(true) {
+            " ALLOW_CONNECTIONS true"
+        } else {
+            " ALLOW_CONNECTIONS false"
+        })
+        .kw(if b(v, "is_template").unwrap_or(false) {
+            " IS_TEMPLATE true"
+        } else {
+            " IS_TEMPLATE false"
+        })
 }
 
 /// The one CREATE DATABASE statement.
 pub fn create_stmt(planned: &Value) -> Stmt {
-    let mut st = Stmt::new().kw("CREATE DATABASE ").ident(&s(planned, "name").unwrap_or_default());
+    let mut st = Stmt::new()
+        .kw("CREATE DATABASE ")
+        .ident(&s(planned, "name").unwrap_or_default());
     if let Some(o) = s(planned, "owner") {
         st = st.kw(" OWNER ").ident(&o);
     }
-    st = st.kw(" TEMPLATE ").ident(&s(planned, "template").unwrap_or_else(|| "template0".into()));
-    for (attr, kw) in [("encoding", " ENCODING "), ("lc_collate", " LC_COLLATE "), ("lc_ctype", " LC_CTYPE ")] {
+    st = st
+        .kw(" TEMPLATE ")
+        .ident(&s(planned, "template").unwrap_or_else(|| "template0".into()));
+    for (attr, kw) in [
+        ("encoding", " ENCODING "),
+        ("lc_collate", " LC_COLLATE "),
+        ("lc_ctype", " LC_CTYPE "),
+    ] {
         if let Some(x) = s(planned, attr) {
             st = st.kw(kw).lit(&x);
         }
@@ -107,17 +130,36 @@ pub fn update_stmts(prior: &Value, planned: &Value) -> Vec<Stmt> {
     let name = s(planned, "name").unwrap_or_default();
     let mut out = Vec::new();
     if old != name {
-        out.push(Stmt::new().kw("ALTER DATABASE ").ident(&old).kw(" RENAME TO ").ident(&name));
+        out.push(
+            Stmt::new()
+                .kw("ALTER DATABASE ")
+                .ident(&old)
+                .kw(" RENAME TO ")
+                .ident(&name),
+        );
     }
     if let Some(o) = s(planned, "owner").filter(|o| Some(o) != s(prior, "owner").as_ref()) {
-        out.push(Stmt::new().kw("ALTER DATABASE ").ident(&name).kw(" OWNER TO ").ident(&o));
+        out.push(
+            Stmt::new()
+                .kw("ALTER DATABASE ")
+                .ident(&name)
+                .kw(" OWNER TO ")
+                .ident(&o),
+        );
     }
-    out.push(with_clause(Stmt::new().kw("ALTER DATABASE ").ident(&name).kw(" WITH"), planned));
+    out.push(with_clause(
+        Stmt::new().kw("ALTER DATABASE ").ident(&name).kw(" WITH"),
+        planned,
+    ));
     out
 }
 
 pub fn state_from(schema: &ResourceSchema, prior: &Value, row: &DatabaseRow) -> Value {
-    let kept = |attr: &str, server: &str, eq: fn(&str, &str) -> bool| Value::string(keep(s(prior, attr).as_ref(), server.to_string(), |a, b| eq(a, b)));
+    let kept = |attr: &str, server: &str, eq: fn(&str, &str) -> bool| {
+        Value::string(keep(s(prior, attr).as_ref(), server.to_string(), |a, b| {
+            eq(a, b)
+        }))
+    };
     typed_object(
         schema,
         [
@@ -126,7 +168,10 @@ pub fn state_from(schema: &ResourceSchema, prior: &Value, row: &DatabaseRow) -> 
             ("owner", Value::string(row.owner.as_str())),
             ("template", str_value(s(prior, "template").as_deref())),
             ("encoding", kept("encoding", &row.encoding, same_encoding)),
-            ("lc_collate", kept("lc_collate", &row.lc_collate, same_locale)),
+            (
+                "lc_collate",
+                kept("lc_collate", &row.lc_collate, same_locale),
+            ),
             ("lc_ctype", kept("lc_ctype", &row.lc_ctype, same_locale)),
             ("connection_limit", Value::number(row.connection_limit)),
             ("allow_connections", Value::bool(row.allow_connections)),
@@ -137,14 +182,27 @@ pub fn state_from(schema: &ResourceSchema, prior: &Value, row: &DatabaseRow) -> 
 
 const SELECT: &str = "SELECT d.oid, d.datname::text, pg_get_userbyid(d.datdba)::text, pg_encoding_to_char(d.encoding)::text, d.datcollate::text, d.datctype::text, d.datconnlimit, d.datallowconn, d.datistemplate FROM pg_database d";
 
-pub async fn fetch(pool: &Pool, oid: Option<u32>, name: &str) -> Result<Option<DatabaseRow>, Diagnostics> {
-    let conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
+pub async fn fetch(
+    pool: &Pool,
+    oid: Option<u32>,
+    name: &str,
+) -> Result<Option<DatabaseRow>, Diagnostics> {
+    let conn = pool
+        .get(None)
+        .await
+        .map_err(|e| e.into_diags(pool.default_database()))?;
     let mut row = None;
     if let Some(oid) = oid {
-        row = conn.query_opt(&format!("{SELECT} WHERE d.oid = $1"), &[&oid]).await.map_err(|e| read_diag(&e, "database"))?;
+        row = conn
+            .query_opt(&format!("{SELECT} WHERE d.oid = $1"), &[&oid])
+            .await
+            .map_err(|e| read_diag(&e, "database"))?;
     }
     if row.is_none() {
-        row = conn.query_opt(&format!("{SELECT} WHERE d.datname = $1"), &[&name]).await.map_err(|e| read_diag(&e, "database"))?;
+        row = conn
+            .query_opt(&format!("{SELECT} WHERE d.datname = $1"), &[&name])
+            .await
+            .map_err(|e| read_diag(&e, "database"))?;
     }
     Ok(row.map(|r| DatabaseRow {
         oid: r.get(0),
@@ -163,14 +221,19 @@ pub async fn fetch(pool: &Pool, oid: Option<u32>, name: &str) -> Result<Option<D
 /// planned object (a locale error names the value, which tells which of
 /// the two locale attributes it was).
 fn blame(e: &tokio_postgres::Error, st: &Stmt, v: &Value) -> Option<Path> {
-    let msg = e.as_db_error().map(|d| d.message().to_string()).unwrap_or_default();
+    let msg = e
+        .as_db_error()
+        .map(|d| d.message().to_string())
+        .unwrap_or_default();
     let names = |attr: &str| s(v, attr).is_some_and(|x| msg.contains(&format!("\"{x}\"")));
     let attr = match code_of(e) {
         Some("42704") if st.shown.contains(" OWNER ") => "owner",
         Some("42P04") => "name",
         Some("3D000") if st.shown.contains(" TEMPLATE ") => "template",
         _ if msg.contains("encoding") && names("encoding") => "encoding",
-        _ if msg.contains("encoding") && s(v, "encoding").is_some() && !msg.contains("locale") => "encoding",
+        _ if msg.contains("encoding") && s(v, "encoding").is_some() && !msg.contains("locale") => {
+            "encoding"
+        }
         _ if names("lc_collate") => "lc_collate",
         _ if names("lc_ctype") => "lc_ctype",
         _ => return None,
@@ -179,52 +242,120 @@ fn blame(e: &tokio_postgres::Error, st: &Stmt, v: &Value) -> Option<Path> {
 }
 
 impl Database {
-    async fn read_state(&self, state: &Value, oid: Option<u32>) -> Result<Option<Applied>, Diagnostics> {
+    async fn read_state(
+        &self,
+        state: &Value,
+        oid: Option<u32>,
+    ) -> Result<Option<Applied>, Diagnostics> {
         let pool = pool_of(&self.data)?;
         let name = s(state, "name").unwrap_or_default();
-        Ok(fetch(&pool, oid, &name).await?.map(|row| Applied { state: state_from(&database_schema(), state, &row), private: oid_private(row.oid) }))
+        Ok(fetch(&pool, oid, &name).await?.map(|row| Applied {
+            state: state_from(&database_schema(), state, &row),
+            private: oid_private(row.oid),
+        }))
     }
 }
 
 #[async_trait]
 impl Resource for Database {
-    async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn create(
+        &self,
+        _ctx: &Ctx,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         let pool = pool_of(&self.data)?;
-        let planned = with(planned, [("template", Value::string(s(planned, "template").unwrap_or_else(|| "template0".into())))]);
+        let planned = with(
+            planned,
+            [(
+                "template",
+                Value::string(s(planned, "template").unwrap_or_else(|| "template0".into())),
+            )],
+        );
         let st = create_stmt(&planned);
-        let conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
+        let conn = pool
+            .get(None)
+            .await
+            .map_err(|e| e.into_diags(pool.default_database()))?;
         if let Err(e) = conn.batch_execute(&st.sql).await {
             terrane_sdk::log::debug("statement failed", &[("sql", st.shown.clone())]);
-            return Err(crate::pool::stmt_diag(&e, "Cannot create database", Some(&st), blame(&e, &st, &planned)));
+            return Err(crate::pool::stmt_diag(
+                &e,
+                "Cannot create database",
+                Some(&st),
+                blame(&e, &st, &planned),
+            ));
         }
         drop(conn);
-        self.read_state(&planned, None).await?.ok_or_else(|| Diagnostics::error("Database vanished", "The database was created but could not be read back."))
+        self.read_state(&planned, None).await?.ok_or_else(|| {
+            Diagnostics::error(
+                "Database vanished",
+                "The database was created but could not be read back.",
+            )
+        })
     }
 
-    async fn read(&self, _ctx: &Ctx, state: &Value, private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+    async fn read(
+        &self,
+        _ctx: &Ctx,
+        state: &Value,
+        private: &[u8],
+    ) -> Result<Option<Applied>, Diagnostics> {
         self.read_state(state, oid_of(private)).await
     }
 
-    async fn update(&self, _ctx: &Ctx, prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn update(
+        &self,
+        _ctx: &Ctx,
+        prior: &Value,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         let pool = pool_of(&self.data)?;
         if let Some(old) = s(prior, "name") {
             pool.evict(&old);
         }
-        let mut conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
-        run_in_tx(&mut conn, &update_stmts(prior, planned), "Cannot update database", |e, st| blame(e, st, planned)).await?;
+        let mut conn = pool
+            .get(None)
+            .await
+            .map_err(|e| e.into_diags(pool.default_database()))?;
+        run_in_tx(
+            &mut conn,
+            &update_stmts(prior, planned),
+            "Cannot update database",
+            |e, st| blame(e, st, planned),
+        )
+        .await?;
         drop(conn);
-        self.read_state(planned, None).await?.ok_or_else(|| Diagnostics::error("Database vanished", "The database was updated but could not be read back."))
+        self.read_state(planned, None).await?.ok_or_else(|| {
+            Diagnostics::error(
+                "Database vanished",
+                "The database was updated but could not be read back.",
+            )
+        })
     }
 
     async fn delete(&self, _ctx: &Ctx, prior: &Value) -> Result<(), Diagnostics> {
         let pool = pool_of(&self.data)?;
         let name = s(prior, "name").unwrap_or_default();
         pool.evict(&name);
-        let conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
+        let conn = pool
+            .get(None)
+            .await
+            .map_err(|e| e.into_diags(pool.default_database()))?;
         let row = conn.query_opt("SELECT datistemplate, current_setting('server_version_num')::int >= 130000 FROM pg_database WHERE datname = $1", &[&name]).await.map_err(|e| read_diag(&e, "database"))?;
         let Some(row) = row else { return Ok(()) };
         if row.get::<_, bool>(0) {
-            run_one(&conn, &Stmt::new().kw("ALTER DATABASE ").ident(&name).kw(" IS_TEMPLATE false"), "Cannot drop database", None).await?;
+            run_one(
+                &conn,
+                &Stmt::new()
+                    .kw("ALTER DATABASE ")
+                    .ident(&name)
+                    .kw(" IS_TEMPLATE false"),
+                "Cannot drop database",
+                None,
+            )
+            .await?;
         }
         let mut drop_stmt = Stmt::new().kw("DROP DATABASE IF EXISTS ").ident(&name);
         if row.get::<_, bool>(1) {
@@ -234,7 +365,12 @@ impl Resource for Database {
     }
 
     async fn modify_plan(&self, _ctx: &Ctx, plan: &mut PlanState) -> Diagnostics {
-        if let Some(name) = plan.planned.get_attr("name").filter(|v| v.is_known()).cloned() {
+        if let Some(name) = plan
+            .planned
+            .get_attr("name")
+            .filter(|v| v.is_known())
+            .cloned()
+        {
             plan.planned = with(&plan.planned, [("id", name)]);
         }
         if plan.prior.is_null() && plan.config.get_attr("template").is_none_or(Value::is_null) {
@@ -268,27 +404,94 @@ mod tests {
 
     #[test]
     fn statements() {
-        let v = db(&[("name", Value::string("App DB")), ("owner", Value::string("app")), ("encoding", Value::string("utf8")), ("lc_collate", Value::string("C")), ("connection_limit", Value::number(3))]);
-        check("create_all_in_one_statement", vec![create_stmt(&v)], &[r#"CREATE DATABASE "App DB" OWNER "app" TEMPLATE "template0" ENCODING 'utf8' LC_COLLATE 'C' CONNECTION LIMIT 3 ALLOW_CONNECTIONS true IS_TEMPLATE false"#]);
-        let moved = with(&v, [("name", Value::string("app")), ("owner", Value::string("ops")), ("is_template", Value::bool(true))]);
+        let v = db(&[
+            ("name", Value::string("App DB")),
+            ("owner", Value::string("app")),
+            ("encoding", Value::string("utf8")),
+            ("lc_collate", Value::string("C")),
+            ("connection_limit", Value::number(3)),
+        ]);
+        check(
+            "create_all_in_one_statement",
+            vec![create_stmt(&v)],
+            &[
+                r#"CREATE DATABASE "App DB" OWNER "app" TEMPLATE "template0" ENCODING 'utf8' LC_COLLATE 'C' CONNECTION LIMIT 3 ALLOW_CONNECTIONS true IS_TEMPLATE false"#,
+            ],
+        );
+        let moved = with(
+            &v,
+            [
+                ("name", Value::string("app")),
+                ("owner", Value::string("ops")),
+                ("is_template", Value::bool(true)),
+            ],
+        );
         check(
             "rename_owner_options",
             update_stmts(&v, &moved),
-            &[r#"ALTER DATABASE "App DB" RENAME TO "app""#, r#"ALTER DATABASE "app" OWNER TO "ops""#, r#"ALTER DATABASE "app" WITH CONNECTION LIMIT 3 ALLOW_CONNECTIONS true IS_TEMPLATE true"#],
+            &[
+                r#"ALTER DATABASE "App DB" RENAME TO "app""#,
+                r#"ALTER DATABASE "app" OWNER TO "ops""#,
+                r#"ALTER DATABASE "app" WITH CONNECTION LIMIT 3 ALLOW_CONNECTIONS true IS_TEMPLATE true"#,
+            ],
         );
-        check("options_only", update_stmts(&v, &v), &[r#"ALTER DATABASE "App DB" WITH CONNECTION LIMIT 3 ALLOW_CONNECTIONS true IS_TEMPLATE false"#]);
+        check(
+            "options_only",
+            update_stmts(&v, &v),
+            &[
+                r#"ALTER DATABASE "App DB" WITH CONNECTION LIMIT 3 ALLOW_CONNECTIONS true IS_TEMPLATE false"#,
+            ],
+        );
     }
 
     #[test]
     fn read_normalizes_and_reports_drift() {
-        let prior = db(&[("name", Value::string("app")), ("encoding", Value::string("utf8")), ("lc_collate", Value::string("C.utf8")), ("template", Value::string("template0"))]);
-        let row = DatabaseRow { oid: 5, name: "app".into(), owner: "app".into(), encoding: "UTF8".into(), lc_collate: "C.UTF-8".into(), lc_ctype: "C".into(), connection_limit: -1, allow_connections: true, is_template: false };
+        let prior = db(&[
+            ("name", Value::string("app")),
+            ("encoding", Value::string("utf8")),
+            ("lc_collate", Value::string("C.utf8")),
+            ("template", Value::string("template0")),
+        ]);
+        let row = DatabaseRow {
+            oid: 5,
+            name: "app".into(),
+            owner: "app".into(),
+            encoding: "UTF8".into(),
+            lc_collate: "C.UTF-8".into(),
+            lc_ctype: "C".into(),
+            connection_limit: -1,
+            allow_connections: true,
+            is_template: false,
+        };
         let got = state_from(&database_schema(), &prior, &row);
-        assert_eq!((s(&got, "encoding").as_deref(), s(&got, "lc_collate").as_deref(), s(&got, "template").as_deref()), (Some("utf8"), Some("C.utf8"), Some("template0")), "case spellings_kept");
-        let renamed = DatabaseRow { name: "app_old".into(), connection_limit: 9, ..row.clone() };
+        assert_eq!(
+            (
+                s(&got, "encoding").as_deref(),
+                s(&got, "lc_collate").as_deref(),
+                s(&got, "template").as_deref()
+            ),
+            (Some("utf8"), Some("C.utf8"), Some("template0")),
+            "case spellings_kept"
+        );
+        let renamed = DatabaseRow {
+            name: "app_old".into(),
+            connection_limit: 9,
+            ..row.clone()
+        };
         let got = state_from(&database_schema(), &prior, &renamed);
-        assert_eq!((s(&got, "name").as_deref(), n(&got, "connection_limit")), (Some("app_old"), Some(9)), "case rename_and_limit_drift");
+        assert_eq!(
+            (s(&got, "name").as_deref(), n(&got, "connection_limit")),
+            (Some("app_old"), Some(9)),
+            "case rename_and_limit_drift"
+        );
         let imported = state_from(&database_schema(), &Value::null(Type::Dynamic), &row);
-        assert_eq!((s(&imported, "encoding").as_deref(), s(&imported, "template")), (Some("UTF8"), None), "case import_takes_server_values");
+        assert_eq!(
+            (
+                s(&imported, "encoding").as_deref(),
+                s(&imported, "template")
+            ),
+            (Some("UTF8"), None),
+            "case import_takes_server_values"
+        );
     }
 }

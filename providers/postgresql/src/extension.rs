@@ -6,17 +6,42 @@ use crate::pool::{code_of, read_diag, run_in_tx, ConnectError, Pool};
 use crate::sql::Stmt;
 use crate::values::{b, pool_of, s, typed_object, with, Identifier};
 use async_trait::async_trait;
-use terrane_sdk::{Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema, ResourceType, Type, Value};
+use terrane_sdk::{
+    Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
+    ResourceType, Type, Value,
+};
 
 pub struct ExtensionType;
 
 pub fn extension_schema() -> ResourceSchema {
     ResourceSchema::new(0)
         .describe("A PostgreSQL extension in a database.")
-        .attr("name", Attr::string().required().requires_replace().validate(Identifier))
-        .attr("database", Attr::string().optional_computed().use_state_for_unknown().requires_replace().validate(Identifier))
-        .attr("schema", Attr::string().optional_computed().use_state_for_unknown().validate(Identifier))
-        .attr("version", Attr::string().optional_computed().use_state_for_unknown())
+        .attr(
+            "name",
+            Attr::string()
+                .required()
+                .requires_replace()
+                .validate(Identifier),
+        )
+        .attr(
+            "database",
+            Attr::string()
+                .optional_computed()
+                .use_state_for_unknown()
+                .requires_replace()
+                .validate(Identifier),
+        )
+        .attr(
+            "schema",
+            Attr::string()
+                .optional_computed()
+                .use_state_for_unknown()
+                .validate(Identifier),
+        )
+        .attr(
+            "version",
+            Attr::string().optional_computed().use_state_for_unknown(),
+        )
         .attr("create_cascade", Attr::bool().default(Value::bool(false)))
         .attr("drop_cascade", Attr::bool().default(Value::bool(false)))
         .attr("id", Attr::string().computed().use_state_for_unknown())
@@ -39,7 +64,9 @@ struct Extension {
 }
 
 pub fn create_stmt(planned: &Value) -> Stmt {
-    let mut st = Stmt::new().kw("CREATE EXTENSION IF NOT EXISTS ").ident(&s(planned, "name").unwrap_or_default());
+    let mut st = Stmt::new()
+        .kw("CREATE EXTENSION IF NOT EXISTS ")
+        .ident(&s(planned, "name").unwrap_or_default());
     if let Some(sc) = s(planned, "schema") {
         st = st.kw(" SCHEMA ").ident(&sc);
     }
@@ -56,10 +83,22 @@ pub fn update_stmts(prior: &Value, planned: &Value) -> Vec<Stmt> {
     let name = s(planned, "name").unwrap_or_default();
     let mut out = Vec::new();
     if let Some(sc) = s(planned, "schema").filter(|x| Some(x) != s(prior, "schema").as_ref()) {
-        out.push(Stmt::new().kw("ALTER EXTENSION ").ident(&name).kw(" SET SCHEMA ").ident(&sc));
+        out.push(
+            Stmt::new()
+                .kw("ALTER EXTENSION ")
+                .ident(&name)
+                .kw(" SET SCHEMA ")
+                .ident(&sc),
+        );
     }
     if let Some(v) = s(planned, "version").filter(|x| Some(x) != s(prior, "version").as_ref()) {
-        out.push(Stmt::new().kw("ALTER EXTENSION ").ident(&name).kw(" UPDATE TO ").lit(&v));
+        out.push(
+            Stmt::new()
+                .kw("ALTER EXTENSION ")
+                .ident(&name)
+                .kw(" UPDATE TO ")
+                .lit(&v),
+        );
     }
     out
 }
@@ -74,7 +113,11 @@ fn blame(e: &tokio_postgres::Error, st: &Stmt) -> Option<Path> {
     Some(Path::root().attr(attr))
 }
 
-async fn fetch(pool: &Pool, database: &str, name: &str) -> Result<Option<(String, String)>, Diagnostics> {
+async fn fetch(
+    pool: &Pool,
+    database: &str,
+    name: &str,
+) -> Result<Option<(String, String)>, Diagnostics> {
     let conn = match pool.get(Some(database)).await {
         Ok(c) => c,
         Err(ConnectError::NoDatabase) => return Ok(None),
@@ -95,8 +138,14 @@ fn state_from(prior: &Value, database: &str, name: &str, schema: &str, version: 
             ("database", Value::string(database)),
             ("schema", Value::string(schema)),
             ("version", Value::string(version)),
-            ("create_cascade", Value::bool(b(prior, "create_cascade").unwrap_or(false))),
-            ("drop_cascade", Value::bool(b(prior, "drop_cascade").unwrap_or(false))),
+            (
+                "create_cascade",
+                Value::bool(b(prior, "create_cascade").unwrap_or(false)),
+            ),
+            (
+                "drop_cascade",
+                Value::bool(b(prior, "drop_cascade").unwrap_or(false)),
+            ),
             ("id", Value::string(format!("{database}.{name}"))),
         ],
     )
@@ -111,7 +160,9 @@ impl Extension {
         let pool = pool_of(&self.data)?;
         let db = self.database(&pool, state);
         let name = s(state, "name").unwrap_or_default();
-        Ok(fetch(&pool, &db, &name).await?.map(|(sc, v)| Applied::new(state_from(state, &db, &name, &sc, &v))))
+        Ok(fetch(&pool, &db, &name)
+            .await?
+            .map(|(sc, v)| Applied::new(state_from(state, &db, &name, &sc, &v))))
     }
 
     async fn run(&self, v: &Value, stmts: &[Stmt], summary: &str) -> Result<(), Diagnostics> {
@@ -124,18 +175,50 @@ impl Extension {
 
 #[async_trait]
 impl Resource for Extension {
-    async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
-        self.run(planned, &[create_stmt(planned)], "Cannot create extension").await?;
-        self.read_state(planned).await?.ok_or_else(|| Diagnostics::error("Extension vanished", "The extension was created but could not be read back."))
+    async fn create(
+        &self,
+        _ctx: &Ctx,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
+        self.run(planned, &[create_stmt(planned)], "Cannot create extension")
+            .await?;
+        self.read_state(planned).await?.ok_or_else(|| {
+            Diagnostics::error(
+                "Extension vanished",
+                "The extension was created but could not be read back.",
+            )
+        })
     }
 
-    async fn read(&self, _ctx: &Ctx, state: &Value, _private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+    async fn read(
+        &self,
+        _ctx: &Ctx,
+        state: &Value,
+        _private: &[u8],
+    ) -> Result<Option<Applied>, Diagnostics> {
         self.read_state(state).await
     }
 
-    async fn update(&self, _ctx: &Ctx, prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
-        self.run(planned, &update_stmts(prior, planned), "Cannot update extension").await?;
-        self.read_state(planned).await?.ok_or_else(|| Diagnostics::error("Extension vanished", "The extension was updated but could not be read back."))
+    async fn update(
+        &self,
+        _ctx: &Ctx,
+        prior: &Value,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
+        self.run(
+            planned,
+            &update_stmts(prior, planned),
+            "Cannot update extension",
+        )
+        .await?;
+        self.read_state(planned).await?.ok_or_else(|| {
+            Diagnostics::error(
+                "Extension vanished",
+                "The extension was updated but could not be read back.",
+            )
+        })
     }
 
     async fn delete(&self, _ctx: &Ctx, prior: &Value) -> Result<(), Diagnostics> {
@@ -146,18 +229,34 @@ impl Resource for Extension {
             Err(ConnectError::NoDatabase) => return Ok(()),
             Err(e) => return Err(e.into_diags(&db)),
         };
-        let st = Stmt::new().kw("DROP EXTENSION IF EXISTS ").ident(&s(prior, "name").unwrap_or_default()).kw(if b(prior, "drop_cascade").unwrap_or(false) { " CASCADE" } else { " RESTRICT" });
-        run_in_tx(&mut conn, &[st], "Cannot drop extension", |_, _| Some(Path::root().attr("drop_cascade"))).await
+        let st = Stmt::new()
+            .kw("DROP EXTENSION IF EXISTS ")
+            .ident(&s(prior, "name").unwrap_or_default())
+            .kw(if b(prior, "drop_cascade").unwrap_or(false) {
+                " CASCADE"
+            } else {
+                " RESTRICT"
+            });
+        run_in_tx(&mut conn, &[st], "Cannot drop extension", |_, _| {
+            Some(Path::root().attr("drop_cascade"))
+        })
+        .await
     }
 
     async fn modify_plan(&self, _ctx: &Ctx, plan: &mut PlanState) -> Diagnostics {
         if plan.prior.is_null() && plan.config.get_attr("database").is_none_or(Value::is_null) {
             if let Ok(pool) = pool_of(&self.data) {
-                plan.planned = with(&plan.planned, [("database", Value::string(pool.default_database()))]);
+                plan.planned = with(
+                    &plan.planned,
+                    [("database", Value::string(pool.default_database()))],
+                );
             }
         }
         if let (Some(db), Some(name)) = (s(&plan.planned, "database"), s(&plan.planned, "name")) {
-            plan.planned = with(&plan.planned, [("id", Value::string(format!("{db}.{name}")))]);
+            plan.planned = with(
+                &plan.planned,
+                [("id", Value::string(format!("{db}.{name}")))],
+            );
         }
         Diagnostics::new()
     }
@@ -165,7 +264,10 @@ impl Resource for Extension {
     async fn import(&self, _ctx: &Ctx, id: &str) -> Result<Value, Diagnostics> {
         let pool = pool_of(&self.data)?;
         let Some((db, name)) = id.split_once('.') else {
-            return Err(Diagnostics::error("Invalid import ID", format!("{id:?} is not of the form database.extension.")));
+            return Err(Diagnostics::error(
+                "Invalid import ID",
+                format!("{id:?} is not of the form database.extension."),
+            ));
         };
         match fetch(&pool, db, name).await? {
             Some((sc, v)) => Ok(state_from(&Value::null(Type::Dynamic), db, name, &sc, &v)),
@@ -186,10 +288,35 @@ mod tests {
 
     #[test]
     fn statements() {
-        let v = typed_object(&extension_schema(), [("name", Value::string("hstore")), ("schema", Value::string("ext")), ("version", Value::string("1.8")), ("create_cascade", Value::bool(true))]);
-        check("create_full", vec![create_stmt(&v)], &[r#"CREATE EXTENSION IF NOT EXISTS "hstore" SCHEMA "ext" VERSION '1.8' CASCADE"#]);
-        let moved = with(&v, [("schema", Value::string("public")), ("version", Value::string("1.7"))]);
-        check("move_and_update", update_stmts(&v, &moved), &[r#"ALTER EXTENSION "hstore" SET SCHEMA "public""#, r#"ALTER EXTENSION "hstore" UPDATE TO '1.7'"#]);
+        let v = typed_object(
+            &extension_schema(),
+            [
+                ("name", Value::string("hstore")),
+                ("schema", Value::string("ext")),
+                ("version", Value::string("1.8")),
+                ("create_cascade", Value::bool(true)),
+            ],
+        );
+        check(
+            "create_full",
+            vec![create_stmt(&v)],
+            &[r#"CREATE EXTENSION IF NOT EXISTS "hstore" SCHEMA "ext" VERSION '1.8' CASCADE"#],
+        );
+        let moved = with(
+            &v,
+            [
+                ("schema", Value::string("public")),
+                ("version", Value::string("1.7")),
+            ],
+        );
+        check(
+            "move_and_update",
+            update_stmts(&v, &moved),
+            &[
+                r#"ALTER EXTENSION "hstore" SET SCHEMA "public""#,
+                r#"ALTER EXTENSION "hstore" UPDATE TO '1.7'"#,
+            ],
+        );
         check("nothing_to_do", update_stmts(&v, &v), &[]);
     }
 }

@@ -17,7 +17,10 @@ use crate::values::{b, pool_of, s, set_value, string_set, typed_object, with, Id
 use async_trait::async_trait;
 use std::collections::{BTreeMap, BTreeSet};
 use terrane_sdk::validate::{OneOf, Validator};
-use terrane_sdk::{Applied, Attr, Ctx, Diagnostic, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema, ResourceType, Severity, Type, Value};
+use terrane_sdk::{
+    Applied, Attr, Ctx, Diagnostic, Diagnostics, Path, PlanState, ProviderData, Resource,
+    ResourceSchema, ResourceType, Severity, Type, Value,
+};
 
 pub struct GrantType;
 
@@ -29,14 +32,19 @@ struct PrivilegeNames;
 
 impl Validator for PrivilegeNames {
     fn check(&self, path: &Path, v: &Value, _config: &Value) -> Vec<Diagnostic> {
-        let Some(es) = v.elements().filter(|_| v.is_wholly_known()) else { return Vec::new() };
+        let Some(es) = v.elements().filter(|_| v.is_wholly_known()) else {
+            return Vec::new();
+        };
         es.iter()
             .filter_map(Value::as_str)
             .filter(|p| canonical_privilege(p).is_none())
             .map(|p| Diagnostic {
                 severity: Severity::Error,
                 summary: "Unknown privilege".into(),
-                detail: format!("{p:?} is not a PostgreSQL privilege; use {} (or TEMP, ALL PRIVILEGES).", crate::normalize::PRIVILEGES.join(", ")),
+                detail: format!(
+                    "{p:?} is not a PostgreSQL privilege; use {} (or TEMP, ALL PRIVILEGES).",
+                    crate::normalize::PRIVILEGES.join(", ")
+                ),
                 path: Some(path.clone()),
             })
             .collect()
@@ -46,13 +54,51 @@ impl Validator for PrivilegeNames {
 pub fn grant_schema() -> ResourceSchema {
     ResourceSchema::new(0)
         .describe("Privileges of a role on a database, schema, or objects in a schema.")
-        .attr("role", Attr::string().required().requires_replace().validate(Identifier))
-        .attr("database", Attr::string().required().requires_replace().validate(Identifier))
-        .attr("schema", Attr::string().optional().requires_replace().validate(Identifier))
-        .attr("object_type", Attr::string().required().requires_replace().validate(OneOf(OBJECT_TYPES.iter().map(|t| t.to_string()).collect())))
-        .attr("objects", Attr::of(Type::set(Type::String)).optional().requires_replace().validate(Identifier))
-        .attr("privileges", Attr::of(Type::set(Type::String)).required().validate(PrivilegeNames))
-        .attr("with_grant_option", Attr::bool().default(Value::bool(false)))
+        .attr(
+            "role",
+            Attr::string()
+                .required()
+                .requires_replace()
+                .validate(Identifier),
+        )
+        .attr(
+            "database",
+            Attr::string()
+                .required()
+                .requires_replace()
+                .validate(Identifier),
+        )
+        .attr(
+            "schema",
+            Attr::string()
+                .optional()
+                .requires_replace()
+                .validate(Identifier),
+        )
+        .attr(
+            "object_type",
+            Attr::string()
+                .required()
+                .requires_replace()
+                .validate(OneOf(OBJECT_TYPES.iter().map(|t| t.to_string()).collect())),
+        )
+        .attr(
+            "objects",
+            Attr::of(Type::set(Type::String))
+                .optional()
+                .requires_replace()
+                .validate(Identifier),
+        )
+        .attr(
+            "privileges",
+            Attr::of(Type::set(Type::String))
+                .required()
+                .validate(PrivilegeNames),
+        )
+        .attr(
+            "with_grant_option",
+            Attr::bool().default(Value::bool(false)),
+        )
         .attr("id", Attr::string().computed().use_state_for_unknown())
 }
 
@@ -109,18 +155,41 @@ impl Target {
     pub fn parse(id: &str) -> Result<Target, String> {
         let parts: Vec<&str> = id.splitn(5, ':').collect();
         if parts.len() < 3 || parts.iter().take(3).any(|p| p.is_empty()) {
-            return Err(format!("{id:?} is not of the form role:database:object_type[:schema[:obj1,obj2]]"));
+            return Err(format!(
+                "{id:?} is not of the form role:database:object_type[:schema[:obj1,obj2]]"
+            ));
         }
         let object_type = parts[2].to_ascii_lowercase();
         if !OBJECT_TYPES.contains(&object_type.as_str()) {
-            return Err(format!("object type {:?} in {id:?} is not one of {}", parts[2], OBJECT_TYPES.join(", ")));
+            return Err(format!(
+                "object type {:?} in {id:?} is not one of {}",
+                parts[2],
+                OBJECT_TYPES.join(", ")
+            ));
         }
-        let schema = parts.get(3).filter(|x| !x.is_empty()).map(|x| x.to_string());
+        let schema = parts
+            .get(3)
+            .filter(|x| !x.is_empty())
+            .map(|x| x.to_string());
         if object_type != "database" && schema.is_none() {
             return Err(format!("{id:?} names no schema; object type {object_type} needs role:database:{object_type}:schema"));
         }
-        let objects = parts.get(4).map(|o| o.split(',').filter(|x| !x.is_empty()).map(str::to_string).collect()).unwrap_or_default();
-        Ok(Target { role: parts[0].into(), database: parts[1].into(), object_type, schema, objects })
+        let objects = parts
+            .get(4)
+            .map(|o| {
+                o.split(',')
+                    .filter(|x| !x.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Target {
+            role: parts[0].into(),
+            database: parts[1].into(),
+            object_type,
+            schema,
+            objects,
+        })
     }
 
     fn is_public(&self) -> bool {
@@ -177,7 +246,10 @@ pub fn expand(privileges: &BTreeSet<String>, object_type: &str) -> Option<BTreeS
 /// REVOKE ALL then GRANT: the role ends with exactly `privileges`.
 pub fn grant_stmts(t: &Target, privileges: &BTreeSet<String>, grant_option: bool) -> Vec<Stmt> {
     let mut out = vec![revoke_stmt(t)];
-    let words: BTreeSet<&str> = privileges.iter().filter_map(|p| canonical_privilege(p)).collect();
+    let words: BTreeSet<&str> = privileges
+        .iter()
+        .filter_map(|p| canonical_privilege(p))
+        .collect();
     if words.is_empty() {
         return out;
     }
@@ -204,7 +276,9 @@ type Acl = BTreeMap<String, BTreeMap<String, bool>>;
 /// grant option, and whether the objects disagree (`None` when the scope
 /// has no objects at all).
 pub fn summarize(acl: &Acl) -> Option<(BTreeSet<String>, bool, bool)> {
-    let mut sets = acl.values().map(|m| m.keys().cloned().collect::<BTreeSet<String>>());
+    let mut sets = acl
+        .values()
+        .map(|m| m.keys().cloned().collect::<BTreeSet<String>>());
     let first = sets.next()?;
     let mut common = first.clone();
     let mut uneven = false;
@@ -214,7 +288,14 @@ pub fn summarize(acl: &Acl) -> Option<(BTreeSet<String>, bool, bool)> {
         }
         common = common.intersection(&s).cloned().collect();
     }
-    let grantable: Vec<bool> = acl.values().flat_map(|m| m.iter().filter(|(k, _)| common.contains(*k)).map(|(_, g)| *g)).collect();
+    let grantable: Vec<bool> = acl
+        .values()
+        .flat_map(|m| {
+            m.iter()
+                .filter(|(k, _)| common.contains(*k))
+                .map(|(_, g)| *g)
+        })
+        .collect();
     let all_grantable = !grantable.is_empty() && grantable.iter().all(|g| *g);
     let mixed = grantable.iter().any(|g| *g) && !all_grantable;
     Some((common, all_grantable, uneven || mixed))
@@ -231,18 +312,27 @@ async fn fetch(pool: &Pool, t: &Target) -> Result<Option<Acl>, Diagnostics> {
     let grantee: u32 = if t.is_public() {
         0
     } else {
-        match conn.query_opt("SELECT oid FROM pg_roles WHERE rolname = $1", &[&t.role]).await.map_err(|e| read_diag(&e, "grant"))? {
+        match conn
+            .query_opt("SELECT oid FROM pg_roles WHERE rolname = $1", &[&t.role])
+            .await
+            .map_err(|e| read_diag(&e, "grant"))?
+        {
             Some(r) => r.get(0),
             None => return Ok(None),
         }
     };
     if let Some(sc) = &t.schema {
-        let exists = conn.query_opt("SELECT 1 FROM pg_namespace WHERE nspname = $1", &[sc]).await.map_err(|e| read_diag(&e, "grant"))?;
+        let exists = conn
+            .query_opt("SELECT 1 FROM pg_namespace WHERE nspname = $1", &[sc])
+            .await
+            .map_err(|e| read_diag(&e, "grant"))?;
         if exists.is_none() {
             return Ok(None); // the schema is gone, and every grant in it
         }
     }
-    let lateral = |acl: &str, kind: &str, owner: &str| format!("LEFT JOIN LATERAL (SELECT x.privilege_type::text AS p, x.is_grantable AS g FROM aclexplode(coalesce({acl}, acldefault('{kind}', {owner}))) x WHERE x.grantee = $1) a ON true");
+    let lateral = |acl: &str, kind: &str, owner: &str| {
+        format!("LEFT JOIN LATERAL (SELECT x.privilege_type::text AS p, x.is_grantable AS g FROM aclexplode(coalesce({acl}, acldefault('{kind}', {owner}))) x WHERE x.grantee = $1) a ON true")
+    };
     let objects: Vec<String> = t.objects.iter().cloned().collect();
     let schema = t.schema.clone().unwrap_or_default();
     let rows = match t.object_type.as_str() {
@@ -306,11 +396,18 @@ pub fn read_state(prior: &Value, acl: &Acl) -> Value {
     let t = Target::of(prior);
     let prior_privs = string_set(prior, "privileges").unwrap_or_default();
     let prior_go = b(prior, "with_grant_option").unwrap_or(false);
-    let objects = prior.get_attr("objects").cloned().unwrap_or_else(|| Value::null(Type::set(Type::String)));
+    let objects = prior
+        .get_attr("objects")
+        .cloned()
+        .unwrap_or_else(|| Value::null(Type::set(Type::String)));
     let Some((held, grantable, _)) = summarize(acl) else {
         return state_of(&t, set_value(&prior_privs), prior_go, objects);
     };
-    let privileges = if same_privileges(&prior_privs, &held, &t.object_type) { set_value(&prior_privs) } else { set_value(&held) };
+    let privileges = if same_privileges(&prior_privs, &held, &t.object_type) {
+        set_value(&prior_privs)
+    } else {
+        set_value(&held)
+    };
     let go = if held.is_empty() { prior_go } else { grantable };
     state_of(&t, privileges, go, objects)
 }
@@ -331,24 +428,56 @@ impl Grant {
         let pool = pool_of(&self.data)?;
         let t = Target::of(planned);
         let privileges = string_set(planned, "privileges").unwrap_or_default();
-        let mut conn = pool.get(Some(&t.database)).await.map_err(|e| e.into_diags(&t.database))?;
-        run_in_tx(&mut conn, &grant_stmts(&t, &privileges, b(planned, "with_grant_option").unwrap_or(false)), summary, blame).await?;
+        let mut conn = pool
+            .get(Some(&t.database))
+            .await
+            .map_err(|e| e.into_diags(&t.database))?;
+        run_in_tx(
+            &mut conn,
+            &grant_stmts(
+                &t,
+                &privileges,
+                b(planned, "with_grant_option").unwrap_or(false),
+            ),
+            summary,
+            blame,
+        )
+        .await?;
         Ok(Applied::new(with(planned, [("id", Value::string(t.id()))])))
     }
 }
 
 #[async_trait]
 impl Resource for Grant {
-    async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn create(
+        &self,
+        _ctx: &Ctx,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         self.apply(planned, "Cannot grant privileges").await
     }
 
-    async fn read(&self, _ctx: &Ctx, state: &Value, private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+    async fn read(
+        &self,
+        _ctx: &Ctx,
+        state: &Value,
+        private: &[u8],
+    ) -> Result<Option<Applied>, Diagnostics> {
         let pool = pool_of(&self.data)?;
-        Ok(fetch(&pool, &Target::of(state)).await?.map(|acl| Applied { state: read_state(state, &acl), private: private.to_vec() }))
+        Ok(fetch(&pool, &Target::of(state)).await?.map(|acl| Applied {
+            state: read_state(state, &acl),
+            private: private.to_vec(),
+        }))
     }
 
-    async fn update(&self, _ctx: &Ctx, _prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn update(
+        &self,
+        _ctx: &Ctx,
+        _prior: &Value,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         self.apply(planned, "Cannot change privileges").await
     }
 
@@ -360,26 +489,57 @@ impl Resource for Grant {
             Err(ConnectError::NoDatabase) => return Ok(()),
             Err(e) => return Err(e.into_diags(&t.database)),
         };
-        match run_in_tx(&mut conn, &[revoke_stmt(&t)], "Cannot revoke privileges", blame).await {
+        match run_in_tx(
+            &mut conn,
+            &[revoke_stmt(&t)],
+            "Cannot revoke privileges",
+            blame,
+        )
+        .await
+        {
             // The role, schema or objects are already gone: nothing is held.
-            Err(d) if d.0.iter().any(|x| x.path.as_ref().is_some_and(|p| ["role", "schema", "objects"].iter().any(|a| p == &Path::root().attr(*a)))) => Ok(()),
+            Err(d)
+                if d.0.iter().any(|x| {
+                    x.path.as_ref().is_some_and(|p| {
+                        ["role", "schema", "objects"]
+                            .iter()
+                            .any(|a| p == &Path::root().attr(*a))
+                    })
+                }) =>
+            {
+                Ok(())
+            }
             other => other,
         }
     }
 
     async fn validate(&self, config: &Value) -> Diagnostics {
         let mut d = Diagnostics::new();
-        let (Some(ty), true) = (s(config, "object_type"), config.is_wholly_known()) else { return d };
+        let (Some(ty), true) = (s(config, "object_type"), config.is_wholly_known()) else {
+            return d;
+        };
         let schema_set = config.get_attr("schema").is_some_and(|v| !v.is_null());
         let objects_set = string_set(config, "objects").is_some_and(|o| !o.is_empty());
         if ty != "database" && !schema_set {
-            d.extend(Diagnostics::attr_error(Path::root().attr("schema"), "Missing schema", format!("object_type {ty:?} needs the schema the objects are in.")));
+            d.extend(Diagnostics::attr_error(
+                Path::root().attr("schema"),
+                "Missing schema",
+                format!("object_type {ty:?} needs the schema the objects are in."),
+            ));
         }
         if (ty == "database" || ty == "schema") && objects_set {
-            d.extend(Diagnostics::attr_error(Path::root().attr("objects"), "objects not allowed", format!("object_type {ty:?} grants on the {ty} itself; objects must be empty.")));
+            d.extend(Diagnostics::attr_error(
+                Path::root().attr("objects"),
+                "objects not allowed",
+                format!("object_type {ty:?} grants on the {ty} itself; objects must be empty."),
+            ));
         }
         if ty == "database" && schema_set {
-            d.extend(Diagnostics::attr_error(Path::root().attr("schema"), "schema not allowed", "object_type \"database\" grants on the database itself; leave schema unset."));
+            d.extend(Diagnostics::attr_error(
+                Path::root().attr("schema"),
+                "schema not allowed",
+                "object_type \"database\" grants on the database itself; leave schema unset.",
+            ));
         }
         d
     }
@@ -388,12 +548,22 @@ impl Resource for Grant {
         let t = Target::of(&plan.planned);
         // The same privileges in another spelling (case, TEMP, ALL) keep
         // the prior value: no change is planned.
-        if let (Some(prior), Some(now)) = (string_set(&plan.prior, "privileges"), string_set(&plan.planned, "privileges")) {
-            if prior != now && expand(&prior, &t.object_type).is_some_and(|p| Some(p) == expand(&now, &t.object_type)) {
+        if let (Some(prior), Some(now)) = (
+            string_set(&plan.prior, "privileges"),
+            string_set(&plan.planned, "privileges"),
+        ) {
+            if prior != now
+                && expand(&prior, &t.object_type)
+                    .is_some_and(|p| Some(p) == expand(&now, &t.object_type))
+            {
                 plan.planned = with(&plan.planned, [("privileges", set_value(&prior))]);
             }
         }
-        if plan.planned.is_wholly_known() || ["role", "database", "object_type", "schema", "objects"].iter().all(|a| plan.planned.get_attr(a).is_some_and(Value::is_wholly_known)) {
+        if plan.planned.is_wholly_known()
+            || ["role", "database", "object_type", "schema", "objects"]
+                .iter()
+                .all(|a| plan.planned.get_attr(a).is_some_and(Value::is_wholly_known))
+        {
             plan.planned = with(&plan.planned, [("id", Value::string(t.id()))]);
         }
         Diagnostics::new()
@@ -402,12 +572,29 @@ impl Resource for Grant {
     async fn import(&self, _ctx: &Ctx, id: &str) -> Result<Value, Diagnostics> {
         let t = Target::parse(id).map_err(|e| Diagnostics::error("Invalid grant import ID", e))?;
         let pool = pool_of(&self.data)?;
-        let acl = fetch(&pool, &t).await?.ok_or_else(|| Diagnostics::error("Cannot import grant", format!("The database {:?} or the role {:?} does not exist.", t.database, t.role)))?;
+        let acl = fetch(&pool, &t).await?.ok_or_else(|| {
+            Diagnostics::error(
+                "Cannot import grant",
+                format!(
+                    "The database {:?} or the role {:?} does not exist.",
+                    t.database, t.role
+                ),
+            )
+        })?;
         let Some((held, grantable, uneven)) = summarize(&acl) else {
-            return Err(Diagnostics::error("Cannot import grant", format!("{id:?} names no existing object, so there are no privileges to read.")));
+            return Err(Diagnostics::error(
+                "Cannot import grant",
+                format!("{id:?} names no existing object, so there are no privileges to read."),
+            ));
         };
         if held.is_empty() {
-            return Err(Diagnostics::error("Cannot import grant", format!("The role {:?} holds no privileges on {id:?}; there is nothing to import.", t.role)));
+            return Err(Diagnostics::error(
+                "Cannot import grant",
+                format!(
+                    "The role {:?} holds no privileges on {id:?}; there is nothing to import.",
+                    t.role
+                ),
+            ));
         }
         if uneven {
             return Err(Diagnostics::error(
@@ -421,7 +608,11 @@ impl Resource for Grant {
                 ),
             ));
         }
-        let objects = if t.objects.is_empty() { Value::null(Type::set(Type::String)) } else { set_value(&t.objects) };
+        let objects = if t.objects.is_empty() {
+            Value::null(Type::set(Type::String))
+        } else {
+            set_value(&t.objects)
+        };
         Ok(state_of(&t, set_value(&held), grantable, objects))
     }
 }
@@ -443,46 +634,147 @@ mod tests {
     #[test]
     fn statements() {
         let db = Target::parse("app:shop:database").unwrap();
-        check("database_temp_alias", grant_stmts(&db, &set(&["connect", "temp"]), false), &[r#"REVOKE ALL ON DATABASE "shop" FROM "app""#, r#"GRANT CONNECT, TEMPORARY ON DATABASE "shop" TO "app""#]);
+        check(
+            "database_temp_alias",
+            grant_stmts(&db, &set(&["connect", "temp"]), false),
+            &[
+                r#"REVOKE ALL ON DATABASE "shop" FROM "app""#,
+                r#"GRANT CONNECT, TEMPORARY ON DATABASE "shop" TO "app""#,
+            ],
+        );
         let tables = Target::parse("Readers:shop:table:Sales").unwrap();
-        check("all_tables_with_grant_option", grant_stmts(&tables, &set(&["SELECT"]), true), &[r#"REVOKE ALL ON ALL TABLES IN SCHEMA "Sales" FROM "Readers""#, r#"GRANT SELECT ON ALL TABLES IN SCHEMA "Sales" TO "Readers" WITH GRANT OPTION"#]);
+        check(
+            "all_tables_with_grant_option",
+            grant_stmts(&tables, &set(&["SELECT"]), true),
+            &[
+                r#"REVOKE ALL ON ALL TABLES IN SCHEMA "Sales" FROM "Readers""#,
+                r#"GRANT SELECT ON ALL TABLES IN SCHEMA "Sales" TO "Readers" WITH GRANT OPTION"#,
+            ],
+        );
         let some = Target::parse("public:shop:table:s:b,a").unwrap();
-        check("named_tables_to_public", grant_stmts(&some, &set(&["ALL"]), false), &[r#"REVOKE ALL ON TABLE "s"."a", "s"."b" FROM PUBLIC"#, r#"GRANT ALL ON TABLE "s"."a", "s"."b" TO PUBLIC"#]);
-        check("no_privileges_only_revokes", grant_stmts(&db, &set(&[]), false), &[r#"REVOKE ALL ON DATABASE "shop" FROM "app""#]);
+        check(
+            "named_tables_to_public",
+            grant_stmts(&some, &set(&["ALL"]), false),
+            &[
+                r#"REVOKE ALL ON TABLE "s"."a", "s"."b" FROM PUBLIC"#,
+                r#"GRANT ALL ON TABLE "s"."a", "s"."b" TO PUBLIC"#,
+            ],
+        );
+        check(
+            "no_privileges_only_revokes",
+            grant_stmts(&db, &set(&[]), false),
+            &[r#"REVOKE ALL ON DATABASE "shop" FROM "app""#],
+        );
         let f = Target::parse("app:shop:function:s").unwrap();
-        check("functions", vec![revoke_stmt(&f)], &[r#"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA "s" FROM "app""#]);
+        check(
+            "functions",
+            vec![revoke_stmt(&f)],
+            &[r#"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA "s" FROM "app""#],
+        );
     }
 
     #[test]
     fn ids() {
-        for id in ["app:shop:database", "app:shop:schema:sales", "app:shop:table:sales", "app:shop:table:sales:items,orders"] {
-            assert_eq!(Target::parse(id).map(|t| t.id()), Ok(id.to_string()), "case round_trip {id}");
+        for id in [
+            "app:shop:database",
+            "app:shop:schema:sales",
+            "app:shop:table:sales",
+            "app:shop:table:sales:items,orders",
+        ] {
+            assert_eq!(
+                Target::parse(id).map(|t| t.id()),
+                Ok(id.to_string()),
+                "case round_trip {id}"
+            );
         }
         assert!(Target::parse("app:shop").is_err(), "case too_short");
-        assert!(Target::parse("app:shop:table").is_err(), "case table_needs_schema");
-        assert!(Target::parse("app:shop:view:s").is_err(), "case unknown_type");
+        assert!(
+            Target::parse("app:shop:table").is_err(),
+            "case table_needs_schema"
+        );
+        assert!(
+            Target::parse("app:shop:view:s").is_err(),
+            "case unknown_type"
+        );
     }
 
     fn acl(objects: &[(&str, &[(&str, bool)])]) -> Acl {
-        objects.iter().map(|(o, ps)| (o.to_string(), ps.iter().map(|(p, g)| (p.to_string(), *g)).collect())).collect()
+        objects
+            .iter()
+            .map(|(o, ps)| {
+                (
+                    o.to_string(),
+                    ps.iter().map(|(p, g)| (p.to_string(), *g)).collect(),
+                )
+            })
+            .collect()
     }
 
     #[test]
     fn summaries() {
         assert_eq!(summarize(&acl(&[])), None, "case no_objects");
-        assert_eq!(summarize(&acl(&[("a", &[("SELECT", false)]), ("b", &[("SELECT", false)])])), Some((set(&["SELECT"]), false, false)), "case uniform");
-        assert_eq!(summarize(&acl(&[("a", &[("SELECT", false), ("INSERT", false)]), ("b", &[("SELECT", false)])])), Some((set(&["SELECT"]), false, true)), "case uneven");
-        assert_eq!(summarize(&acl(&[("a", &[("SELECT", true)]), ("b", &[("SELECT", false)])])), Some((set(&["SELECT"]), false, true)), "case mixed_grant_option");
-        assert_eq!(summarize(&acl(&[("a", &[("SELECT", true)])])), Some((set(&["SELECT"]), true, false)), "case grantable");
+        assert_eq!(
+            summarize(&acl(&[
+                ("a", &[("SELECT", false)]),
+                ("b", &[("SELECT", false)])
+            ])),
+            Some((set(&["SELECT"]), false, false)),
+            "case uniform"
+        );
+        assert_eq!(
+            summarize(&acl(&[
+                ("a", &[("SELECT", false), ("INSERT", false)]),
+                ("b", &[("SELECT", false)])
+            ])),
+            Some((set(&["SELECT"]), false, true)),
+            "case uneven"
+        );
+        assert_eq!(
+            summarize(&acl(&[
+                ("a", &[("SELECT", true)]),
+                ("b", &[("SELECT", false)])
+            ])),
+            Some((set(&["SELECT"]), false, true)),
+            "case mixed_grant_option"
+        );
+        assert_eq!(
+            summarize(&acl(&[("a", &[("SELECT", true)])])),
+            Some((set(&["SELECT"]), true, false)),
+            "case grantable"
+        );
     }
 
     #[test]
     fn reads() {
-        let prior = typed_object(&grant_schema(), [("role", Value::string("app")), ("database", Value::string("shop")), ("object_type", Value::string("database")), ("privileges", set_value(&set(&["connect", "temp"]))), ("with_grant_option", Value::bool(false))]);
-        let same = read_state(&prior, &acl(&[("shop", &[("CONNECT", false), ("TEMPORARY", false)])]));
-        assert_eq!(string_set(&same, "privileges"), Some(set(&["connect", "temp"])), "case spelling_kept");
+        let prior = typed_object(
+            &grant_schema(),
+            [
+                ("role", Value::string("app")),
+                ("database", Value::string("shop")),
+                ("object_type", Value::string("database")),
+                ("privileges", set_value(&set(&["connect", "temp"]))),
+                ("with_grant_option", Value::bool(false)),
+            ],
+        );
+        let same = read_state(
+            &prior,
+            &acl(&[("shop", &[("CONNECT", false), ("TEMPORARY", false)])]),
+        );
+        assert_eq!(
+            string_set(&same, "privileges"),
+            Some(set(&["connect", "temp"])),
+            "case spelling_kept"
+        );
         let revoked = read_state(&prior, &acl(&[("shop", &[("CONNECT", false)])]));
-        assert_eq!(string_set(&revoked, "privileges"), Some(set(&["CONNECT"])), "case revoke_is_drift");
-        assert_eq!(expand(&set(&["all"]), "schema"), Some(set(&["CREATE", "USAGE"])), "case expand_all");
+        assert_eq!(
+            string_set(&revoked, "privileges"),
+            Some(set(&["CONNECT"])),
+            "case revoke_is_drift"
+        );
+        assert_eq!(
+            expand(&set(&["all"]), "schema"),
+            Some(set(&["CREATE", "USAGE"])),
+            "case expand_all"
+        );
     }
 }

@@ -35,7 +35,10 @@ use pool::{Pool, Settings};
 use std::sync::Arc;
 use std::time::Duration;
 use terrane_sdk::validate::{AtLeast, OneOf};
-use terrane_sdk::{Attr, Ctx, DataSourceType, Diagnostics, Path, Provider, ProviderData, ResourceSchema, ResourceType, Value};
+use terrane_sdk::{
+    Attr, Ctx, DataSourceType, Diagnostics, Path, Provider, ProviderData, ResourceSchema,
+    ResourceType, Value,
+};
 use values::{n, s};
 
 /// The provider; `configure` makes its connection pool.
@@ -58,20 +61,36 @@ fn provider_schema() -> ResourceSchema {
 
 /// A configured string, else the environment variable, else the default.
 fn setting(config: &Value, attr: &str, env: &str, default: &str) -> String {
-    s(config, attr).or_else(|| std::env::var(env).ok().filter(|v| !v.is_empty())).unwrap_or_else(|| default.to_string())
+    s(config, attr)
+        .or_else(|| std::env::var(env).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| default.to_string())
 }
 
 /// The provider configuration resolved against the environment.
 pub fn resolve(config: &Value) -> Result<Settings, Diagnostics> {
-    let port_text = n(config, "port").map(|p| p.to_string()).unwrap_or_else(|| setting(config, "port", "PGPORT", "5432"));
-    let port: u16 = port_text.parse().map_err(|_| Diagnostics::attr_error(Path::root().attr("port"), "Invalid port", format!("{port_text:?} is not a TCP port number.")))?;
+    let port_text = n(config, "port")
+        .map(|p| p.to_string())
+        .unwrap_or_else(|| setting(config, "port", "PGPORT", "5432"));
+    let port: u16 = port_text.parse().map_err(|_| {
+        Diagnostics::attr_error(
+            Path::root().attr("port"),
+            "Invalid port",
+            format!("{port_text:?} is not a TCP port number."),
+        )
+    })?;
     let timeout = match n(config, "connect_timeout") {
         Some(t) => t,
-        None => setting(config, "connect_timeout", "PGCONNECT_TIMEOUT", "15").parse().unwrap_or(15),
+        None => setting(config, "connect_timeout", "PGCONNECT_TIMEOUT", "15")
+            .parse()
+            .unwrap_or(15),
     };
     let sslmode = setting(config, "sslmode", "PGSSLMODE", "prefer");
     if !SSLMODES.contains(&sslmode.as_str()) {
-        return Err(Diagnostics::attr_error(Path::root().attr("sslmode"), "Invalid sslmode", format!("{sslmode:?} is not one of {}.", SSLMODES.join(", "))));
+        return Err(Diagnostics::attr_error(
+            Path::root().attr("sslmode"),
+            "Invalid sslmode",
+            format!("{sslmode:?} is not one of {}.", SSLMODES.join(", ")),
+        ));
     }
     let settings = Settings {
         host: setting(config, "host", "PGHOST", "localhost"),
@@ -80,7 +99,9 @@ pub fn resolve(config: &Value) -> Result<Settings, Diagnostics> {
         password: s(config, "password").or_else(|| std::env::var("PGPASSWORD").ok()),
         database: setting(config, "database", "PGDATABASE", "postgres"),
         sslmode,
-        sslrootcert: s(config, "sslrootcert").or_else(|| std::env::var("PGSSLROOTCERT").ok()).filter(|v| !v.is_empty()),
+        sslrootcert: s(config, "sslrootcert")
+            .or_else(|| std::env::var("PGSSLROOTCERT").ok())
+            .filter(|v| !v.is_empty()),
         connect_timeout: Duration::from_secs(timeout.max(1) as u64),
         max_connections: n(config, "max_connections").unwrap_or(10).max(1) as usize,
     };
@@ -101,7 +122,11 @@ impl Provider for PostgresProvider {
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok(provider_schema())
     }
-    async fn configure(&self, _ctx: &Ctx, config: &Value) -> Result<Option<ProviderData>, Diagnostics> {
+    async fn configure(
+        &self,
+        _ctx: &Ctx,
+        config: &Value,
+    ) -> Result<Option<ProviderData>, Diagnostics> {
         if !config.is_wholly_known() {
             return Ok(None);
         }
@@ -110,11 +135,24 @@ impl Provider for PostgresProvider {
         // on the provider block before any resource is touched.
         let db = pool.default_database().to_string();
         drop(pool.get(None).await.map_err(|e| e.into_diags(&db))?);
-        terrane_sdk::log::info("connected to PostgreSQL", &[("host", pool.settings().host.clone()), ("port", pool.settings().port.to_string()), ("database", db)]);
+        terrane_sdk::log::info(
+            "connected to PostgreSQL",
+            &[
+                ("host", pool.settings().host.clone()),
+                ("port", pool.settings().port.to_string()),
+                ("database", db),
+            ],
+        );
         Ok(Some(Arc::new(pool)))
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
-        vec![Arc::new(role::RoleType), Arc::new(database::DatabaseType), Arc::new(schema::SchemaType), Arc::new(grant::GrantType), Arc::new(extension::ExtensionType)]
+        vec![
+            Arc::new(role::RoleType),
+            Arc::new(database::DatabaseType),
+            Arc::new(schema::SchemaType),
+            Arc::new(grant::GrantType),
+            Arc::new(extension::ExtensionType),
+        ]
     }
     fn data_sources(&self) -> Vec<Arc<dyn DataSourceType>> {
         vec![Arc::new(data::SchemasType), Arc::new(data::TablesType)]
@@ -128,9 +166,20 @@ mod tests {
     #[track_caller]
     fn check(case: &str, config: Value, want: Result<(&str, u16, &str), &str>) {
         match (resolve(&config), want) {
-            (Ok(s), Ok((host, port, db))) => assert_eq!((s.host.as_str(), s.port, s.database.as_str()), (host, port, db), "case {case}"),
-            (Err(d), Err(attr)) => assert_eq!(d.0[0].path.as_ref().map(ToString::to_string).as_deref(), Some(attr), "case {case}"),
-            (got, want) => panic!("case {case}: got {:?}, want {want:?}", got.map(|s| format!("{s:?}"))),
+            (Ok(s), Ok((host, port, db))) => assert_eq!(
+                (s.host.as_str(), s.port, s.database.as_str()),
+                (host, port, db),
+                "case {case}"
+            ),
+            (Err(d), Err(attr)) => assert_eq!(
+                d.0[0].path.as_ref().map(ToString::to_string).as_deref(),
+                Some(attr),
+                "case {case}"
+            ),
+            (got, want) => panic!(
+                "case {case}: got {:?}, want {want:?}",
+                got.map(|s| format!("{s:?}"))
+            ),
         }
     }
 
@@ -140,10 +189,54 @@ mod tests {
 
     #[test]
     fn settings() {
-        check("explicit", cfg(&[("host", Value::string("db.internal")), ("port", Value::number(6543)), ("database", Value::string("app"))]), Ok(("db.internal", 6543, "app")));
-        check("tls_mode_accepted", cfg(&[("host", Value::string("h")), ("port", Value::number(1)), ("database", Value::string("d")), ("sslmode", Value::string("require"))]), Ok(("h", 1, "d")));
-        check("unknown_sslmode", cfg(&[("host", Value::string("h")), ("port", Value::number(1)), ("database", Value::string("d")), ("sslmode", Value::string("verify"))]), Err(".sslmode"));
-        check("unreadable_sslrootcert", cfg(&[("host", Value::string("h")), ("port", Value::number(1)), ("database", Value::string("d")), ("sslmode", Value::string("verify-full")), ("sslrootcert", Value::string("/nonexistent/ca.pem"))]), Err(".sslrootcert"));
-        check("port_out_of_range", cfg(&[("host", Value::string("h")), ("port", Value::number(70000)), ("database", Value::string("d"))]), Err(".port"));
+        check(
+            "explicit",
+            cfg(&[
+                ("host", Value::string("db.internal")),
+                ("port", Value::number(6543)),
+                ("database", Value::string("app")),
+            ]),
+            Ok(("db.internal", 6543, "app")),
+        );
+        check(
+            "tls_mode_accepted",
+            cfg(&[
+                ("host", Value::string("h")),
+                ("port", Value::number(1)),
+                ("database", Value::string("d")),
+                ("sslmode", Value::string("require")),
+            ]),
+            Ok(("h", 1, "d")),
+        );
+        check(
+            "unknown_sslmode",
+            cfg(&[
+                ("host", Value::string("h")),
+                ("port", Value::number(1)),
+                ("database", Value::string("d")),
+                ("sslmode", Value::string("verify")),
+            ]),
+            Err(".sslmode"),
+        );
+        check(
+            "unreadable_sslrootcert",
+            cfg(&[
+                ("host", Value::string("h")),
+                ("port", Value::number(1)),
+                ("database", Value::string("d")),
+                ("sslmode", Value::string("verify-full")),
+                ("sslrootcert", Value::string("/nonexistent/ca.pem")),
+            ]),
+            Err(".sslrootcert"),
+        );
+        check(
+            "port_out_of_range",
+            cfg(&[
+                ("host", Value::string("h")),
+                ("port", Value::number(70000)),
+                ("database", Value::string("d")),
+            ]),
+            Err(".port"),
+        );
     }
 }

@@ -17,7 +17,11 @@ pub fn keep<T: Clone>(prior: Option<&T>, server: T, same: impl Fn(&T, &T) -> boo
 }
 
 fn encoding_key(e: &str) -> String {
-    let k: String = e.chars().filter(|c| *c != '-' && *c != '_').collect::<String>().to_ascii_uppercase();
+    let k: String = e
+        .chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .collect::<String>()
+        .to_ascii_uppercase();
     match k.as_str() {
         "UNICODE" => "UTF8".into(),
         "ISO88591" => "LATIN1".into(),
@@ -36,8 +40,15 @@ pub fn same_encoding(a: &str, b: &str) -> bool {
 fn locale_key(l: &str) -> String {
     match l.split_once('.') {
         Some((lang, rest)) => {
-            let (codeset, modifier) = rest.split_once('@').map(|(c, m)| (c, Some(m))).unwrap_or((rest, None));
-            let codeset: String = codeset.chars().filter(|c| *c != '-' && *c != '_').collect::<String>().to_ascii_lowercase();
+            let (codeset, modifier) = rest
+                .split_once('@')
+                .map(|(c, m)| (c, Some(m)))
+                .unwrap_or((rest, None));
+            let codeset: String = codeset
+                .chars()
+                .filter(|c| *c != '-' && *c != '_')
+                .collect::<String>()
+                .to_ascii_lowercase();
             match modifier {
                 Some(m) => format!("{lang}.{codeset}@{m}"),
                 None => format!("{lang}.{codeset}"),
@@ -92,7 +103,10 @@ pub fn parse_instant(s: &str) -> Option<Instant> {
             return Some(Instant::At(n.and_utc()));
         }
     }
-    NaiveDate::parse_from_str(t, "%Y-%m-%d").ok().and_then(|d| d.and_hms_opt(0, 0, 0)).map(|n| Instant::At(n.and_utc()))
+    NaiveDate::parse_from_str(t, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|n| Instant::At(n.and_utc()))
 }
 
 /// Two `valid_until` spellings name the same instant.
@@ -105,7 +119,22 @@ pub fn same_instant(a: &str, b: &str) -> bool {
 
 /// Every privilege keyword the provider passes to GRANT (validated before
 /// any SQL is built; nothing else is ever pasted into a statement).
-pub const PRIVILEGES: [&str; 14] = ["ALL", "SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "CREATE", "CONNECT", "TEMPORARY", "EXECUTE", "USAGE", "MAINTAIN"];
+pub const PRIVILEGES: [&str; 14] = [
+    "ALL",
+    "SELECT",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "TRUNCATE",
+    "REFERENCES",
+    "TRIGGER",
+    "CREATE",
+    "CONNECT",
+    "TEMPORARY",
+    "EXECUTE",
+    "USAGE",
+    "MAINTAIN",
+];
 
 /// The canonical spelling of a privilege: upper case, `TEMP` is
 /// `TEMPORARY`, `ALL PRIVILEGES` is `ALL`; `None` for an unknown name.
@@ -125,7 +154,15 @@ pub fn all_privileges(object_type: &str) -> &'static [&'static str] {
     match object_type {
         "database" => &["CREATE", "CONNECT", "TEMPORARY"],
         "schema" => &["USAGE", "CREATE"],
-        "table" => &["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"],
+        "table" => &[
+            "SELECT",
+            "INSERT",
+            "UPDATE",
+            "DELETE",
+            "TRUNCATE",
+            "REFERENCES",
+            "TRIGGER",
+        ],
         "sequence" => &["USAGE", "SELECT", "UPDATE"],
         "function" => &["EXECUTE"],
         _ => &[],
@@ -133,7 +170,11 @@ pub fn all_privileges(object_type: &str) -> &'static [&'static str] {
 }
 
 /// Whether the privileges a user wrote mean the set the server holds.
-pub fn same_privileges(written: &BTreeSet<String>, server: &BTreeSet<String>, object_type: &str) -> bool {
+pub fn same_privileges(
+    written: &BTreeSet<String>,
+    server: &BTreeSet<String>,
+    object_type: &str,
+) -> bool {
     let mut want = BTreeSet::new();
     for p in written {
         match canonical_privilege(p) {
@@ -212,25 +253,73 @@ mod tests {
 
     #[test]
     fn locales() {
-        check("codeset_spelling", same_locale("en_US.UTF-8", "en_US.utf8"), true);
+        check(
+            "codeset_spelling",
+            same_locale("en_US.UTF-8", "en_US.utf8"),
+            true,
+        );
         check("c_utf8", same_locale("C.utf8", "C.UTF-8"), true);
         check("plain_c", same_locale("C", "C"), true);
-        check("language_differs", same_locale("en_US.UTF-8", "de_DE.UTF-8"), false);
-        check("language_case_matters", same_locale("en_us.UTF-8", "en_US.UTF-8"), false);
-        check("modifier_kept", same_locale("de_DE.UTF-8@euro", "de_DE.utf8@euro"), true);
+        check(
+            "language_differs",
+            same_locale("en_US.UTF-8", "de_DE.UTF-8"),
+            false,
+        );
+        check(
+            "language_case_matters",
+            same_locale("en_us.UTF-8", "en_US.UTF-8"),
+            false,
+        );
+        check(
+            "modifier_kept",
+            same_locale("de_DE.UTF-8@euro", "de_DE.utf8@euro"),
+            true,
+        );
     }
 
     #[test]
     fn instants() {
-        check("date_vs_server_utc", same_instant("2031-01-01", "2031-01-01T00:00:00Z"), true);
-        check("pg_output_short_zone", same_instant("2031-01-01 02:00:00+02", "2031-01-01T00:00:00Z"), true);
-        check("rfc3339_offset", same_instant("2031-01-01T05:30:00+05:30", "2031-01-01T00:00:00Z"), true);
-        check("space_no_zone", same_instant("2031-01-01 00:00:00", "2031-01-01T00:00:00Z"), true);
-        check("fraction", same_instant("2031-01-01 00:00:00.000", "2031-01-01T00:00:00Z"), true);
+        check(
+            "date_vs_server_utc",
+            same_instant("2031-01-01", "2031-01-01T00:00:00Z"),
+            true,
+        );
+        check(
+            "pg_output_short_zone",
+            same_instant("2031-01-01 02:00:00+02", "2031-01-01T00:00:00Z"),
+            true,
+        );
+        check(
+            "rfc3339_offset",
+            same_instant("2031-01-01T05:30:00+05:30", "2031-01-01T00:00:00Z"),
+            true,
+        );
+        check(
+            "space_no_zone",
+            same_instant("2031-01-01 00:00:00", "2031-01-01T00:00:00Z"),
+            true,
+        );
+        check(
+            "fraction",
+            same_instant("2031-01-01 00:00:00.000", "2031-01-01T00:00:00Z"),
+            true,
+        );
         check("infinity_case", same_instant("Infinity", "infinity"), true);
-        check("one_second_apart", same_instant("2031-01-01 00:00:01", "2031-01-01T00:00:00Z"), false);
-        check("infinity_vs_date", same_instant("infinity", "2031-01-01T00:00:00Z"), false);
-        check("unparsable_compared_as_text", same_instant("soon", "soon"), true);
+        check(
+            "one_second_apart",
+            same_instant("2031-01-01 00:00:01", "2031-01-01T00:00:00Z"),
+            false,
+        );
+        check(
+            "infinity_vs_date",
+            same_instant("infinity", "2031-01-01T00:00:00Z"),
+            false,
+        );
+        check(
+            "unparsable_compared_as_text",
+            same_instant("soon", "soon"),
+            true,
+        );
         assert_eq!(parse_instant("-infinity"), Some(Instant::NegInfinity));
         assert_eq!(parse_instant("2031-13-01"), None, "case bad_month");
     }
@@ -238,33 +327,126 @@ mod tests {
     #[test]
     fn privileges() {
         let db = "database";
-        check("lower_case", same_privileges(&set(&["connect", "create"]), &set(&["CONNECT", "CREATE"]), db), true);
-        check("temp_alias", same_privileges(&set(&["TEMP"]), &set(&["TEMPORARY"]), db), true);
-        check("all_expands", same_privileges(&set(&["ALL"]), &set(&["CONNECT", "CREATE", "TEMPORARY"]), db), true);
-        check("all_privileges_spelling", same_privileges(&set(&["all privileges"]), &set(&["CONNECT", "CREATE", "TEMPORARY"]), db), true);
-        check("all_but_one_revoked", same_privileges(&set(&["ALL"]), &set(&["CONNECT", "TEMPORARY"]), db), false);
-        check("revoked", same_privileges(&set(&["connect", "create"]), &set(&["CONNECT"]), db), false);
-        check("extra_on_server", same_privileges(&set(&["USAGE"]), &set(&["USAGE", "CREATE"]), "schema"), false);
-        check("unknown_name", same_privileges(&set(&["FLY"]), &set(&["FLY"]), "table"), false);
-        check("newer_server_all", same_privileges(&set(&["ALL"]), &set(&["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN"]), "table"), true);
+        check(
+            "lower_case",
+            same_privileges(
+                &set(&["connect", "create"]),
+                &set(&["CONNECT", "CREATE"]),
+                db,
+            ),
+            true,
+        );
+        check(
+            "temp_alias",
+            same_privileges(&set(&["TEMP"]), &set(&["TEMPORARY"]), db),
+            true,
+        );
+        check(
+            "all_expands",
+            same_privileges(
+                &set(&["ALL"]),
+                &set(&["CONNECT", "CREATE", "TEMPORARY"]),
+                db,
+            ),
+            true,
+        );
+        check(
+            "all_privileges_spelling",
+            same_privileges(
+                &set(&["all privileges"]),
+                &set(&["CONNECT", "CREATE", "TEMPORARY"]),
+                db,
+            ),
+            true,
+        );
+        check(
+            "all_but_one_revoked",
+            same_privileges(&set(&["ALL"]), &set(&["CONNECT", "TEMPORARY"]), db),
+            false,
+        );
+        check(
+            "revoked",
+            same_privileges(&set(&["connect", "create"]), &set(&["CONNECT"]), db),
+            false,
+        );
+        check(
+            "extra_on_server",
+            same_privileges(&set(&["USAGE"]), &set(&["USAGE", "CREATE"]), "schema"),
+            false,
+        );
+        check(
+            "unknown_name",
+            same_privileges(&set(&["FLY"]), &set(&["FLY"]), "table"),
+            false,
+        );
+        check(
+            "newer_server_all",
+            same_privileges(
+                &set(&["ALL"]),
+                &set(&[
+                    "SELECT",
+                    "INSERT",
+                    "UPDATE",
+                    "DELETE",
+                    "TRUNCATE",
+                    "REFERENCES",
+                    "TRIGGER",
+                    "MAINTAIN",
+                ]),
+                "table",
+            ),
+            true,
+        );
         assert_eq!(canonical_privilege(" Select "), Some("SELECT"));
-        assert_eq!(canonical_privilege("SELECT; DROP"), None, "case injection_refused");
+        assert_eq!(
+            canonical_privilege("SELECT; DROP"),
+            None,
+            "case injection_refused"
+        );
     }
 
     #[test]
     fn search_paths() {
         let sp = |s: &str| parse_search_path(s);
-        assert_eq!(sp(r#""$user", public"#), vec!["$user", "public"], "case pg_quotes_dollar_user");
-        assert_eq!(sp(r#"app,"My Schema""#), vec!["app", "My Schema"], "case quoted_space");
-        assert_eq!(sp(r#""a""b", c"#), vec![r#"a"b"#, "c"], "case doubled_quote");
+        assert_eq!(
+            sp(r#""$user", public"#),
+            vec!["$user", "public"],
+            "case pg_quotes_dollar_user"
+        );
+        assert_eq!(
+            sp(r#"app,"My Schema""#),
+            vec!["app", "My Schema"],
+            "case quoted_space"
+        );
+        assert_eq!(
+            sp(r#""a""b", c"#),
+            vec![r#"a"b"#, "c"],
+            "case doubled_quote"
+        );
         assert_eq!(sp(""), Vec::<String>::new(), "case empty");
         assert_eq!(sp(r#""""#), vec![""], "case empty_quoted");
     }
 
     #[test]
     fn keep_prior_or_server() {
-        assert_eq!(keep(Some(&"utf8".to_string()), "UTF8".to_string(), |a, b| same_encoding(a, b)), "utf8", "case normalization_keeps_prior");
-        assert_eq!(keep(Some(&"utf8".to_string()), "LATIN1".to_string(), |a, b| same_encoding(a, b)), "LATIN1", "case drift_takes_server");
-        assert_eq!(keep(None, "UTF8".to_string(), |a, b| same_encoding(a, b)), "UTF8", "case import_takes_server");
+        assert_eq!(
+            keep(Some(&"utf8".to_string()), "UTF8".to_string(), |a, b| {
+                same_encoding(a, b)
+            }),
+            "utf8",
+            "case normalization_keeps_prior"
+        );
+        assert_eq!(
+            keep(Some(&"utf8".to_string()), "LATIN1".to_string(), |a, b| {
+                same_encoding(a, b)
+            }),
+            "LATIN1",
+            "case drift_takes_server"
+        );
+        assert_eq!(
+            keep(None, "UTF8".to_string(), |a, b| same_encoding(a, b)),
+            "UTF8",
+            "case import_takes_server"
+        );
     }
 }

@@ -14,10 +14,10 @@ use crate::sql::Stmt;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use terrane_pgtls::{HandshakeFailure, SslMode, TlsOptions};
 use terrane_sdk::{Diagnostics, Path};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_postgres::error::SqlState;
-use terrane_pgtls::{HandshakeFailure, SslMode, TlsOptions};
 use tokio_postgres::Client;
 
 /// How to reach the server (the provider configuration, resolved).
@@ -41,7 +41,10 @@ impl std::fmt::Debug for Settings {
             .field("host", &self.host)
             .field("port", &self.port)
             .field("username", &self.username)
-            .field("password", &self.password.as_ref().map(|_| "(sensitive value)"))
+            .field(
+                "password",
+                &self.password.as_ref().map(|_| "(sensitive value)"),
+            )
             .field("database", &self.database)
             .field("sslmode", &self.sslmode)
             .field("sslrootcert", &self.sslrootcert)
@@ -53,9 +56,21 @@ impl Settings {
     /// The TLS settings, checked: an unknown sslmode or an unusable
     /// root certificate is a diagnostic on its attribute.
     pub fn tls(&self) -> Result<TlsOptions, Diagnostics> {
-        let mode = SslMode::parse(&self.sslmode)
-            .ok_or_else(|| Diagnostics::attr_error(Path::root().attr("sslmode"), "Invalid sslmode", format!("{:?} is not one of {}.", self.sslmode, SslMode::NAMES.join(", "))))?;
-        Ok(TlsOptions { mode, root_cert: self.sslrootcert.clone() })
+        let mode = SslMode::parse(&self.sslmode).ok_or_else(|| {
+            Diagnostics::attr_error(
+                Path::root().attr("sslmode"),
+                "Invalid sslmode",
+                format!(
+                    "{:?} is not one of {}.",
+                    self.sslmode,
+                    SslMode::NAMES.join(", ")
+                ),
+            )
+        })?;
+        Ok(TlsOptions {
+            mode,
+            root_cert: self.sslrootcert.clone(),
+        })
     }
 
     /// The connection attempts sslmode calls for (reads the root
@@ -64,8 +79,16 @@ impl Settings {
         let mut host = tokio_postgres::Config::new();
         host.host(&self.host);
         self.tls()?.for_config(&host).attempts().map_err(|e| {
-            let attr = if e.0.starts_with("sslrootcert") { "sslrootcert" } else { "sslmode" };
-            Diagnostics::attr_error(Path::root().attr(attr), "Invalid TLS settings", format!("{e}."))
+            let attr = if e.0.starts_with("sslrootcert") {
+                "sslrootcert"
+            } else {
+                "sslmode"
+            };
+            Diagnostics::attr_error(
+                Path::root().attr(attr),
+                "Invalid TLS settings",
+                format!("{e}."),
+            )
         })
     }
 }
@@ -124,7 +147,11 @@ pub enum ConnectError {
 impl ConnectError {
     pub fn into_diags(self, database: &str) -> Diagnostics {
         match self {
-            ConnectError::NoDatabase => Diagnostics::attr_error(Path::root().attr("database"), "Database does not exist", format!("The database {database:?} does not exist on the server.")),
+            ConnectError::NoDatabase => Diagnostics::attr_error(
+                Path::root().attr("database"),
+                "Database does not exist",
+                format!("The database {database:?} does not exist on the server."),
+            ),
             ConnectError::Other(d) => d,
         }
     }
@@ -133,7 +160,11 @@ impl ConnectError {
 impl Pool {
     pub fn new(settings: Settings) -> Pool {
         let permits = Arc::new(Semaphore::new(settings.max_connections.max(1)));
-        Pool(Arc::new(Inner { settings, idle: Mutex::new(HashMap::new()), permits }))
+        Pool(Arc::new(Inner {
+            settings,
+            idle: Mutex::new(HashMap::new()),
+            permits,
+        }))
     }
 
     pub fn settings(&self) -> &Settings {
@@ -147,8 +178,16 @@ impl Pool {
 
     /// A connection to `database` (the provider's database when `None`).
     pub async fn get(&self, database: Option<&str>) -> Result<Conn, ConnectError> {
-        let db = database.filter(|d| !d.is_empty()).unwrap_or(&self.0.settings.database).to_string();
-        let permit = self.0.permits.clone().acquire_owned().await.map_err(|_| ConnectError::Other(Diagnostics::error("Connection pool closed", "The provider is shutting down.")))?;
+        let db = database
+            .filter(|d| !d.is_empty())
+            .unwrap_or(&self.0.settings.database)
+            .to_string();
+        let permit = self.0.permits.clone().acquire_owned().await.map_err(|_| {
+            ConnectError::Other(Diagnostics::error(
+                "Connection pool closed",
+                "The provider is shutting down.",
+            ))
+        })?;
         let reused = self.0.idle.lock().ok().and_then(|mut idle| {
             let list = idle.get_mut(&db)?;
             while let Some(c) = list.pop() {
@@ -165,7 +204,12 @@ impl Pool {
                 self.connect(&db).await?
             }
         };
-        Ok(Conn { client: Some(client), database: db, pool: self.clone(), _permit: permit })
+        Ok(Conn {
+            client: Some(client),
+            database: db,
+            pool: self.clone(),
+            _permit: permit,
+        })
     }
 
     /// Closes idle connections to `database` (before it is renamed or
@@ -180,7 +224,12 @@ impl Pool {
     /// connections stay within `max_connections` once a new one is made.
     fn trim_idle(&self) {
         let in_use = self.0.settings.max_connections.max(1) - self.0.permits.available_permits();
-        let room = self.0.settings.max_connections.max(1).saturating_sub(in_use);
+        let room = self
+            .0
+            .settings
+            .max_connections
+            .max(1)
+            .saturating_sub(in_use);
         if let Ok(mut idle) = self.0.idle.lock() {
             let mut total: usize = idle.values().map(Vec::len).sum();
             for list in idle.values_mut() {
@@ -194,7 +243,13 @@ impl Pool {
     async fn connect(&self, db: &str) -> Result<Client, ConnectError> {
         let s = &self.0.settings;
         let mut cfg = tokio_postgres::Config::new();
-        cfg.host(&s.host).port(s.port).user(&s.username).dbname(db).connect_timeout(s.connect_timeout).application_name("terraform-provider-postgresql").options("-c TimeZone=UTC");
+        cfg.host(&s.host)
+            .port(s.port)
+            .user(&s.username)
+            .dbname(db)
+            .connect_timeout(s.connect_timeout)
+            .application_name("terraform-provider-postgresql")
+            .options("-c TimeZone=UTC");
         if let Some(p) = &s.password {
             cfg.password(p.as_bytes());
         }
@@ -212,7 +267,9 @@ impl Pool {
                 });
                 Ok(client)
             }
-            Err(e) if e.code() == Some(&SqlState::INVALID_CATALOG_NAME) && db != s.database => Err(ConnectError::NoDatabase),
+            Err(e) if e.code() == Some(&SqlState::INVALID_CATALOG_NAME) && db != s.database => {
+                Err(ConnectError::NoDatabase)
+            }
             Err(e) => Err(ConnectError::Other(connect_diag(s, db, &e))),
         }
     }
@@ -223,11 +280,24 @@ pub fn connect_diag(s: &Settings, db: &str, e: &tokio_postgres::Error) -> Diagno
     let at = format!("{}:{} as {:?}", s.host, s.port, s.username);
     if let Some(h) = terrane_pgtls::handshake_error(e) {
         let (attr, summary) = match h.failure {
-            HandshakeFailure::Untrusted => ("sslrootcert", "Cannot connect to PostgreSQL: the server's certificate is not trusted"),
-            HandshakeFailure::WrongHost => ("host", "Cannot connect to PostgreSQL: the server's certificate is for another host"),
-            HandshakeFailure::BadCertificate | HandshakeFailure::Other => ("sslmode", "Cannot connect to PostgreSQL: TLS handshake failed"),
+            HandshakeFailure::Untrusted => (
+                "sslrootcert",
+                "Cannot connect to PostgreSQL: the server's certificate is not trusted",
+            ),
+            HandshakeFailure::WrongHost => (
+                "host",
+                "Cannot connect to PostgreSQL: the server's certificate is for another host",
+            ),
+            HandshakeFailure::BadCertificate | HandshakeFailure::Other => (
+                "sslmode",
+                "Cannot connect to PostgreSQL: TLS handshake failed",
+            ),
         };
-        return Diagnostics::attr_error(Path::root().attr(attr), summary, format!("Connecting to {at} with sslmode {:?}: {h}.", s.sslmode));
+        return Diagnostics::attr_error(
+            Path::root().attr(attr),
+            summary,
+            format!("Connecting to {at} with sslmode {:?}: {h}.", s.sslmode),
+        );
     }
     if let Some(dbe) = e.as_db_error() {
         let code = dbe.code();
@@ -240,28 +310,50 @@ pub fn connect_diag(s: &Settings, db: &str, e: &tokio_postgres::Error) -> Diagno
         } else {
             ("host", "Cannot connect to PostgreSQL")
         };
-        return Diagnostics::attr_error(Path::root().attr(attr), summary, format!("Connecting to {at}, database {db:?}: {} (SQLSTATE {}).", dbe.message(), code.code()));
+        return Diagnostics::attr_error(
+            Path::root().attr(attr),
+            summary,
+            format!(
+                "Connecting to {at}, database {db:?}: {} (SQLSTATE {}).",
+                dbe.message(),
+                code.code()
+            ),
+        );
     }
     let text = e.to_string();
-    let source = std::error::Error::source(e).map(|x| x.to_string()).unwrap_or_default();
+    let source = std::error::Error::source(e)
+        .map(|x| x.to_string())
+        .unwrap_or_default();
     let refused = source.contains("refused") || text.contains("refused");
     let timed_out = text.contains("timed out") || source.contains("timed out");
     let (attr, summary) = if text.starts_with("error performing TLS handshake") {
         ("sslmode", "Cannot connect to PostgreSQL: TLS failed")
     } else if refused {
-        ("port", "Cannot connect to PostgreSQL: nothing listens there")
+        (
+            "port",
+            "Cannot connect to PostgreSQL: nothing listens there",
+        )
     } else if timed_out {
         ("connect_timeout", "Cannot connect to PostgreSQL: timed out")
     } else {
         ("host", "Cannot connect to PostgreSQL")
     };
-    let why = if source.is_empty() { text } else { format!("{text}: {source}") };
+    let why = if source.is_empty() {
+        text
+    } else {
+        format!("{text}: {source}")
+    };
     Diagnostics::attr_error(Path::root().attr(attr), summary, format!("Connecting to {at}: {why}. Check host, port and that the server accepts TCP connections."))
 }
 
 /// A failed statement as a diagnostic: the server's message, detail, hint
 /// and SQLSTATE, with the statement shown with secrets hidden.
-pub fn stmt_diag(e: &tokio_postgres::Error, summary: &str, stmt: Option<&Stmt>, path: Option<Path>) -> Diagnostics {
+pub fn stmt_diag(
+    e: &tokio_postgres::Error,
+    summary: &str,
+    stmt: Option<&Stmt>,
+    path: Option<Path>,
+) -> Diagnostics {
     let mut detail = match e.as_db_error() {
         Some(d) => {
             let mut t = format!("{} (SQLSTATE {})", d.message(), d.code().code());
@@ -291,11 +383,19 @@ pub fn code_of(e: &tokio_postgres::Error) -> Option<&str> {
 
 /// Runs statements in one transaction (all or nothing), logging each with
 /// secrets hidden; on failure `at` picks the attribute to blame.
-pub async fn run_in_tx(conn: &mut Conn, stmts: &[Stmt], summary: &str, at: impl Fn(&tokio_postgres::Error, &Stmt) -> Option<Path>) -> Result<(), Diagnostics> {
+pub async fn run_in_tx(
+    conn: &mut Conn,
+    stmts: &[Stmt],
+    summary: &str,
+    at: impl Fn(&tokio_postgres::Error, &Stmt) -> Option<Path>,
+) -> Result<(), Diagnostics> {
     if stmts.is_empty() {
         return Ok(());
     }
-    let tx = conn.transaction().await.map_err(|e| stmt_diag(&e, summary, None, None))?;
+    let tx = conn
+        .transaction()
+        .await
+        .map_err(|e| stmt_diag(&e, summary, None, None))?;
     for s in stmts {
         terrane_sdk::log::debug("executing statement", &[("sql", s.shown.clone())]);
         if let Err(e) = tx.batch_execute(&s.sql).await {
@@ -303,13 +403,22 @@ pub async fn run_in_tx(conn: &mut Conn, stmts: &[Stmt], summary: &str, at: impl 
             return Err(stmt_diag(&e, summary, Some(s), path));
         }
     }
-    tx.commit().await.map_err(|e| stmt_diag(&e, summary, None, None))
+    tx.commit()
+        .await
+        .map_err(|e| stmt_diag(&e, summary, None, None))
 }
 
 /// Runs one statement outside a transaction (CREATE/DROP DATABASE).
-pub async fn run_one(conn: &Conn, s: &Stmt, summary: &str, path: Option<Path>) -> Result<(), Diagnostics> {
+pub async fn run_one(
+    conn: &Conn,
+    s: &Stmt,
+    summary: &str,
+    path: Option<Path>,
+) -> Result<(), Diagnostics> {
     terrane_sdk::log::debug("executing statement", &[("sql", s.shown.clone())]);
-    conn.batch_execute(&s.sql).await.map_err(|e| stmt_diag(&e, summary, Some(s), path))
+    conn.batch_execute(&s.sql)
+        .await
+        .map_err(|e| stmt_diag(&e, summary, Some(s), path))
 }
 
 /// A read query failed.

@@ -12,11 +12,17 @@
 use crate::normalize::{keep, parse_search_path, same_instant};
 use crate::pool::{code_of, read_diag, run_in_tx, Pool};
 use crate::sql::Stmt;
-use crate::values::{b, n, oid_of, oid_private, pool_of, s, set_value, string_set, strings, typed_object, with, Identifier};
+use crate::values::{
+    b, n, oid_of, oid_private, pool_of, s, set_value, string_set, strings, typed_object, with,
+    Identifier,
+};
 use async_trait::async_trait;
 use std::collections::BTreeSet;
 use terrane_sdk::validate::{AlsoRequires, AtLeast, ConflictsWith};
-use terrane_sdk::{Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema, ResourceType, Type, Value};
+use terrane_sdk::{
+    Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
+    ResourceType, Type, Value,
+};
 
 pub struct RoleType;
 
@@ -83,14 +89,24 @@ fn options(mut st: Stmt, v: &Value) -> Stmt {
         let on = b(v, attr).unwrap_or(default);
         st = st.kw(if on { " " } else { " NO" }).kw(kw);
     }
-    st = st.kw(" CONNECTION LIMIT ").int(n(v, "connection_limit").unwrap_or(-1));
-    st.kw(" VALID UNTIL ").lit(&s(v, "valid_until").unwrap_or_else(|| "infinity".into()))
+    st = st
+        .kw(" CONNECTION LIMIT ")
+        .int(n(v, "connection_limit").unwrap_or(-1));
+    st.kw(" VALID UNTIL ")
+        .lit(&s(v, "valid_until").unwrap_or_else(|| "infinity".into()))
 }
 
 fn search_path_stmt(name: &str, path: Option<&[String]>) -> Stmt {
     match path {
-        Some(p) if !p.is_empty() => Stmt::new().kw("ALTER ROLE ").ident(name).kw(" SET search_path TO ").idents(p.iter().map(String::as_str)),
-        _ => Stmt::new().kw("ALTER ROLE ").ident(name).kw(" RESET search_path"),
+        Some(p) if !p.is_empty() => Stmt::new()
+            .kw("ALTER ROLE ")
+            .ident(name)
+            .kw(" SET search_path TO ")
+            .idents(p.iter().map(String::as_str)),
+        _ => Stmt::new()
+            .kw("ALTER ROLE ")
+            .ident(name)
+            .kw(" RESET search_path"),
     }
 }
 
@@ -106,27 +122,48 @@ pub enum PasswordEncryption {
 /// (`SCRAM-SHA-256$...`, or `md5` and 32 hex digits) is sent unchanged, as
 /// the server would take it as one either way.
 pub fn password_verifier(password: &str, role: &str, how: PasswordEncryption) -> String {
-    let is_md5 = password.len() == 35 && password.starts_with("md5") && password[3..].bytes().all(|b| b.is_ascii_hexdigit());
+    let is_md5 = password.len() == 35
+        && password.starts_with("md5")
+        && password[3..].bytes().all(|b| b.is_ascii_hexdigit());
     if password.starts_with("SCRAM-SHA-256$") || is_md5 {
         return password.to_string();
     }
     match how {
-        PasswordEncryption::ScramSha256 => postgres_protocol::password::scram_sha_256(password.as_bytes()),
+        PasswordEncryption::ScramSha256 => {
+            postgres_protocol::password::scram_sha_256(password.as_bytes())
+        }
         PasswordEncryption::Md5 => postgres_protocol::password::md5(password.as_bytes(), role),
     }
 }
 
 /// The session's `password_encryption` (md5 or scram-sha-256).
-async fn password_encryption(conn: &tokio_postgres::Client) -> Result<PasswordEncryption, Diagnostics> {
-    let row = conn.query_one("SELECT current_setting('password_encryption')", &[]).await.map_err(|e| read_diag(&e, "the server's password_encryption"))?;
+async fn password_encryption(
+    conn: &tokio_postgres::Client,
+) -> Result<PasswordEncryption, Diagnostics> {
+    let row = conn
+        .query_one("SELECT current_setting('password_encryption')", &[])
+        .await
+        .map_err(|e| read_diag(&e, "the server's password_encryption"))?;
     let how: String = row.get(0);
-    Ok(if how == "md5" { PasswordEncryption::Md5 } else { PasswordEncryption::ScramSha256 })
+    Ok(if how == "md5" {
+        PasswordEncryption::Md5
+    } else {
+        PasswordEncryption::ScramSha256
+    })
 }
 
 /// The verifier for `password` of `role`, as this server stores them.
-async fn verifier_for(conn: &tokio_postgres::Client, password: Option<&str>, role: &str) -> Result<Option<String>, Diagnostics> {
+async fn verifier_for(
+    conn: &tokio_postgres::Client,
+    password: Option<&str>,
+    role: &str,
+) -> Result<Option<String>, Diagnostics> {
     match password {
-        Some(p) => Ok(Some(password_verifier(p, role, password_encryption(conn).await?))),
+        Some(p) => Ok(Some(password_verifier(
+            p,
+            role,
+            password_encryption(conn).await?,
+        ))),
         None => Ok(None),
     }
 }
@@ -156,7 +193,13 @@ pub fn update_stmts(prior: &Value, planned: &Value, password: Option<Option<&str
     let name = s(planned, "name").unwrap_or_default();
     let mut out = Vec::new();
     if old != name {
-        out.push(Stmt::new().kw("ALTER ROLE ").ident(&old).kw(" RENAME TO ").ident(&name));
+        out.push(
+            Stmt::new()
+                .kw("ALTER ROLE ")
+                .ident(&old)
+                .kw(" RENAME TO ")
+                .ident(&name),
+        );
     }
     let mut alter = options(Stmt::new().kw("ALTER ROLE ").ident(&name), planned);
     match password {
@@ -165,14 +208,20 @@ pub fn update_stmts(prior: &Value, planned: &Value, password: Option<Option<&str
         None => {}
     }
     out.push(alter);
-    let (was, now) = (string_set(prior, "roles").unwrap_or_default(), string_set(planned, "roles").unwrap_or_default());
+    let (was, now) = (
+        string_set(prior, "roles").unwrap_or_default(),
+        string_set(planned, "roles").unwrap_or_default(),
+    );
     for r in was.difference(&now) {
         out.push(Stmt::new().kw("REVOKE ").ident(r).kw(" FROM ").ident(&name));
     }
     for r in now.difference(&was) {
         out.push(Stmt::new().kw("GRANT ").ident(r).kw(" TO ").ident(&name));
     }
-    let (sp_was, sp_now) = (strings(prior, "search_path"), strings(planned, "search_path"));
+    let (sp_was, sp_now) = (
+        strings(prior, "search_path"),
+        strings(planned, "search_path"),
+    );
     if sp_was != sp_now {
         out.push(search_path_stmt(&name, sp_now.as_deref()));
     }
@@ -183,7 +232,9 @@ pub fn update_stmts(prior: &Value, planned: &Value, password: Option<Option<&str
 /// spelling, drift takes the server's value.
 pub fn state_from(schema: &ResourceSchema, prior: &Value, row: &RoleRow) -> Value {
     let prior_vu = s(prior, "valid_until");
-    let valid_until = keep(prior_vu.as_ref(), row.valid_until.clone(), |a, b| same_instant(a, b));
+    let valid_until = keep(prior_vu.as_ref(), row.valid_until.clone(), |a, b| {
+        same_instant(a, b)
+    });
     let prior_sp = strings(prior, "search_path");
     let search_path = match (&row.search_path, prior_sp) {
         (None, Some(p)) if p.is_empty() => crate::values::list_value(&p),
@@ -197,8 +248,20 @@ pub fn state_from(schema: &ResourceSchema, prior: &Value, row: &RoleRow) -> Valu
         ("valid_until", Value::string(valid_until)),
         ("roles", set_value(&row.roles)),
         ("search_path", search_path),
-        ("password", prior.get_attr("password").cloned().unwrap_or_else(|| Value::null(Type::String))),
-        ("password_wo_version", prior.get_attr("password_wo_version").cloned().unwrap_or_else(|| Value::null(Type::Number))),
+        (
+            "password",
+            prior
+                .get_attr("password")
+                .cloned()
+                .unwrap_or_else(|| Value::null(Type::String)),
+        ),
+        (
+            "password_wo_version",
+            prior
+                .get_attr("password_wo_version")
+                .cloned()
+                .unwrap_or_else(|| Value::null(Type::Number)),
+        ),
     ];
     for (i, (attr, _, _)) in FLAGS.iter().enumerate() {
         attrs.push((attr, Value::bool(row.flags[i])));
@@ -215,23 +278,46 @@ const SELECT: &str = "SELECT r.oid, r.rolname::text, r.rolsuper, r.rolcreatedb, 
 FROM pg_roles r";
 
 /// The role by object id (following renames), else by name.
-pub async fn fetch(pool: &Pool, oid: Option<u32>, name: &str) -> Result<Option<RoleRow>, Diagnostics> {
-    let conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
+pub async fn fetch(
+    pool: &Pool,
+    oid: Option<u32>,
+    name: &str,
+) -> Result<Option<RoleRow>, Diagnostics> {
+    let conn = pool
+        .get(None)
+        .await
+        .map_err(|e| e.into_diags(pool.default_database()))?;
     let mut row = None;
     if let Some(oid) = oid {
-        row = conn.query_opt(&format!("{SELECT} WHERE r.oid = $1"), &[&oid]).await.map_err(|e| read_diag(&e, "role"))?;
+        row = conn
+            .query_opt(&format!("{SELECT} WHERE r.oid = $1"), &[&oid])
+            .await
+            .map_err(|e| read_diag(&e, "role"))?;
     }
     if row.is_none() {
-        row = conn.query_opt(&format!("{SELECT} WHERE r.rolname = $1"), &[&name]).await.map_err(|e| read_diag(&e, "role"))?;
+        row = conn
+            .query_opt(&format!("{SELECT} WHERE r.rolname = $1"), &[&name])
+            .await
+            .map_err(|e| read_diag(&e, "role"))?;
     }
     Ok(row.map(|r| RoleRow {
         oid: r.get(0),
         name: r.get(1),
-        flags: [r.get(2), r.get(3), r.get(4), r.get(5), r.get(6), r.get(7), r.get(8)],
+        flags: [
+            r.get(2),
+            r.get(3),
+            r.get(4),
+            r.get(5),
+            r.get(6),
+            r.get(7),
+            r.get(8),
+        ],
         connection_limit: i64::from(r.get::<_, i32>(9)),
         valid_until: r.get(10),
         roles: r.get::<_, Vec<String>>(11).into_iter().collect(),
-        search_path: r.get::<_, Option<String>>(12).map(|x| parse_search_path(&x)),
+        search_path: r
+            .get::<_, Option<String>>(12)
+            .map(|x| parse_search_path(&x)),
     }))
 }
 
@@ -248,30 +334,72 @@ fn blame(e: &tokio_postgres::Error, st: &Stmt) -> Option<Path> {
 }
 
 impl Role {
-    async fn read_state(&self, state: &Value, oid: Option<u32>) -> Result<Option<Applied>, Diagnostics> {
+    async fn read_state(
+        &self,
+        state: &Value,
+        oid: Option<u32>,
+    ) -> Result<Option<Applied>, Diagnostics> {
         let pool = pool_of(&self.data)?;
         let name = s(state, "name").unwrap_or_default();
-        Ok(fetch(&pool, oid, &name).await?.map(|row| Applied { state: state_from(&role_schema(), state, &row), private: oid_private(row.oid) }))
+        Ok(fetch(&pool, oid, &name).await?.map(|row| Applied {
+            state: state_from(&role_schema(), state, &row),
+            private: oid_private(row.oid),
+        }))
     }
 }
 
 #[async_trait]
 impl Resource for Role {
-    async fn create(&self, _ctx: &Ctx, planned: &Value, config: &Value) -> Result<Applied, Diagnostics> {
+    async fn create(
+        &self,
+        _ctx: &Ctx,
+        planned: &Value,
+        config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         let pool = pool_of(&self.data)?;
         let password = s(planned, "password").or_else(|| s(config, "password_wo"));
-        let mut conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
-        let verifier = verifier_for(&conn, password.as_deref(), &s(planned, "name").unwrap_or_default()).await?;
-        run_in_tx(&mut conn, &create_stmts(planned, verifier.as_deref()), "Cannot create role", blame).await?;
+        let mut conn = pool
+            .get(None)
+            .await
+            .map_err(|e| e.into_diags(pool.default_database()))?;
+        let verifier = verifier_for(
+            &conn,
+            password.as_deref(),
+            &s(planned, "name").unwrap_or_default(),
+        )
+        .await?;
+        run_in_tx(
+            &mut conn,
+            &create_stmts(planned, verifier.as_deref()),
+            "Cannot create role",
+            blame,
+        )
+        .await?;
         drop(conn);
-        self.read_state(planned, None).await?.ok_or_else(|| Diagnostics::error("Role vanished", "The role was created but could not be read back."))
+        self.read_state(planned, None).await?.ok_or_else(|| {
+            Diagnostics::error(
+                "Role vanished",
+                "The role was created but could not be read back.",
+            )
+        })
     }
 
-    async fn read(&self, _ctx: &Ctx, state: &Value, private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+    async fn read(
+        &self,
+        _ctx: &Ctx,
+        state: &Value,
+        private: &[u8],
+    ) -> Result<Option<Applied>, Diagnostics> {
         self.read_state(state, oid_of(private)).await
     }
 
-    async fn update(&self, _ctx: &Ctx, prior: &Value, planned: &Value, config: &Value) -> Result<Applied, Diagnostics> {
+    async fn update(
+        &self,
+        _ctx: &Ctx,
+        prior: &Value,
+        planned: &Value,
+        config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         let pool = pool_of(&self.data)?;
         let wo_changed = n(prior, "password_wo_version") != n(planned, "password_wo_version");
         let pw_now = s(planned, "password");
@@ -282,26 +410,52 @@ impl Resource for Role {
         } else {
             None
         };
-        let mut conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
+        let mut conn = pool
+            .get(None)
+            .await
+            .map_err(|e| e.into_diags(pool.default_database()))?;
         let verifier = match password {
-            Some(p) => Some(verifier_for(&conn, p.as_deref(), &s(planned, "name").unwrap_or_default()).await?),
+            Some(p) => Some(
+                verifier_for(&conn, p.as_deref(), &s(planned, "name").unwrap_or_default()).await?,
+            ),
             None => None,
         };
-        run_in_tx(&mut conn, &update_stmts(prior, planned, verifier.as_ref().map(|p| p.as_deref())), "Cannot update role", blame).await?;
+        run_in_tx(
+            &mut conn,
+            &update_stmts(prior, planned, verifier.as_ref().map(|p| p.as_deref())),
+            "Cannot update role",
+            blame,
+        )
+        .await?;
         drop(conn);
-        self.read_state(planned, None).await?.ok_or_else(|| Diagnostics::error("Role vanished", "The role was updated but could not be read back."))
+        self.read_state(planned, None).await?.ok_or_else(|| {
+            Diagnostics::error(
+                "Role vanished",
+                "The role was updated but could not be read back.",
+            )
+        })
     }
 
     async fn delete(&self, _ctx: &Ctx, prior: &Value) -> Result<(), Diagnostics> {
         let pool = pool_of(&self.data)?;
         let name = s(prior, "name").unwrap_or_default();
-        let mut conn = pool.get(None).await.map_err(|e| e.into_diags(pool.default_database()))?;
-        let exists = conn.query_opt("SELECT 1 FROM pg_roles WHERE rolname = $1", &[&name]).await.map_err(|e| read_diag(&e, "role"))?.is_some();
+        let mut conn = pool
+            .get(None)
+            .await
+            .map_err(|e| e.into_diags(pool.default_database()))?;
+        let exists = conn
+            .query_opt("SELECT 1 FROM pg_roles WHERE rolname = $1", &[&name])
+            .await
+            .map_err(|e| read_diag(&e, "role"))?
+            .is_some();
         if !exists {
             return Ok(());
         }
         let stmts = [
-            Stmt::new().kw("REASSIGN OWNED BY ").ident(&name).kw(" TO CURRENT_USER"),
+            Stmt::new()
+                .kw("REASSIGN OWNED BY ")
+                .ident(&name)
+                .kw(" TO CURRENT_USER"),
             Stmt::new().kw("DROP OWNED BY ").ident(&name),
             Stmt::new().kw("DROP ROLE ").ident(&name),
         ];
@@ -309,7 +463,12 @@ impl Resource for Role {
     }
 
     async fn modify_plan(&self, _ctx: &Ctx, plan: &mut PlanState) -> Diagnostics {
-        if let Some(name) = plan.planned.get_attr("name").filter(|v| v.is_known()).cloned() {
+        if let Some(name) = plan
+            .planned
+            .get_attr("name")
+            .filter(|v| v.is_known())
+            .cloned()
+        {
             plan.planned = with(&plan.planned, [("id", name)]);
         }
         Diagnostics::new()
@@ -340,7 +499,13 @@ mod tests {
 
     #[test]
     fn statements() {
-        let base = role(&[("name", Value::string("App")), ("login", Value::bool(true)), ("connection_limit", Value::number(5)), ("valid_until", Value::string("2031-01-01")), ("roles", set_value(&["readers".to_string()]))]);
+        let base = role(&[
+            ("name", Value::string("App")),
+            ("login", Value::bool(true)),
+            ("connection_limit", Value::number(5)),
+            ("valid_until", Value::string("2031-01-01")),
+            ("roles", set_value(&["readers".to_string()])),
+        ]);
         check(
             "create_with_password_hidden",
             create_stmts(&base, Some("s3cret")),
@@ -349,8 +514,23 @@ mod tests {
                 r#"GRANT "readers" TO "App""#,
             ],
         );
-        assert!(create_stmts(&base, Some("s3cret"))[0].sql.contains("'s3cret'"), "case password_sent");
-        let renamed = with(&base, [("name", Value::string("app2")), ("roles", set_value(&["writers".to_string()])), ("search_path", crate::values::list_value(&["$user".to_string(), "app".to_string()]))]);
+        assert!(
+            create_stmts(&base, Some("s3cret"))[0]
+                .sql
+                .contains("'s3cret'"),
+            "case password_sent"
+        );
+        let renamed = with(
+            &base,
+            [
+                ("name", Value::string("app2")),
+                ("roles", set_value(&["writers".to_string()])),
+                (
+                    "search_path",
+                    crate::values::list_value(&["$user".to_string(), "app".to_string()]),
+                ),
+            ],
+        );
         check(
             "rename_membership_search_path",
             update_stmts(&base, &renamed, None),
@@ -362,38 +542,117 @@ mod tests {
                 r#"ALTER ROLE "app2" SET search_path TO "$user", "app""#,
             ],
         );
-        check("password_removed", update_stmts(&base, &base, Some(None))[..1].to_vec(), &[r#"ALTER ROLE "App" WITH NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT LOGIN NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 5 VALID UNTIL '2031-01-01' PASSWORD NULL"#]);
+        check(
+            "password_removed",
+            update_stmts(&base, &base, Some(None))[..1].to_vec(),
+            &[
+                r#"ALTER ROLE "App" WITH NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT LOGIN NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 5 VALID UNTIL '2031-01-01' PASSWORD NULL"#,
+            ],
+        );
         let quoted = role(&[("name", Value::string(r#"x" SUPERUSER --"#))]);
-        check("hostile_name_quoted", create_stmts(&quoted, None), &[r#"CREATE ROLE "x"" SUPERUSER --" WITH NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT NOLOGIN NOREPLICATION NOBYPASSRLS CONNECTION LIMIT -1 VALID UNTIL 'infinity'"#]);
+        check(
+            "hostile_name_quoted",
+            create_stmts(&quoted, None),
+            &[
+                r#"CREATE ROLE "x"" SUPERUSER --" WITH NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT NOLOGIN NOREPLICATION NOBYPASSRLS CONNECTION LIMIT -1 VALID UNTIL 'infinity'"#,
+            ],
+        );
     }
 
     #[test]
     fn item12_password_is_sent_as_a_verifier() {
         let scram = password_verifier("hunter2", "app", PasswordEncryption::ScramSha256);
         let parts: Vec<&str> = scram.split(['$', ':']).collect();
-        assert_eq!((parts.len(), parts[0], parts[1]), (5, "SCRAM-SHA-256", "4096"), "case scram_format: {scram}");
+        assert_eq!(
+            (parts.len(), parts[0], parts[1]),
+            (5, "SCRAM-SHA-256", "4096"),
+            "case scram_format: {scram}"
+        );
         assert!(!scram.contains("hunter2"), "case scram_hides_password");
-        assert_ne!(scram, password_verifier("hunter2", "app", PasswordEncryption::ScramSha256), "case scram_salted_afresh");
+        assert_ne!(
+            scram,
+            password_verifier("hunter2", "app", PasswordEncryption::ScramSha256),
+            "case scram_salted_afresh"
+        );
         let md5 = password_verifier("hunter2", "app", PasswordEncryption::Md5);
-        assert_eq!(md5, postgres_protocol::password::md5(b"hunter2", "app"), "case md5_salted_with_role_name");
-        assert!(md5.starts_with("md5") && md5.len() == 35 && !md5.contains("hunter2"), "case md5_format");
-        assert_eq!(password_verifier(&scram, "app", PasswordEncryption::Md5), scram, "case scram_verifier_passed_through");
-        assert_eq!(password_verifier(&md5, "app", PasswordEncryption::ScramSha256), md5, "case md5_verifier_passed_through");
-        assert!(password_verifier("md5-not-a-hash", "app", PasswordEncryption::ScramSha256).starts_with("SCRAM-SHA-256$"), "case md5_lookalike_hashed");
+        assert_eq!(
+            md5,
+            postgres_protocol::password::md5(b"hunter2", "app"),
+            "case md5_salted_with_role_name"
+        );
+        assert!(
+            md5.starts_with("md5") && md5.len() == 35 && !md5.contains("hunter2"),
+            "case md5_format"
+        );
+        assert_eq!(
+            password_verifier(&scram, "app", PasswordEncryption::Md5),
+            scram,
+            "case scram_verifier_passed_through"
+        );
+        assert_eq!(
+            password_verifier(&md5, "app", PasswordEncryption::ScramSha256),
+            md5,
+            "case md5_verifier_passed_through"
+        );
+        assert!(
+            password_verifier("md5-not-a-hash", "app", PasswordEncryption::ScramSha256)
+                .starts_with("SCRAM-SHA-256$"),
+            "case md5_lookalike_hashed"
+        );
         let shown = create_stmts(&role(&[("name", Value::string("app"))]), Some(&scram));
-        assert!(shown[0].sql.ends_with(&format!("PASSWORD '{scram}'")) && shown[0].shown.ends_with("PASSWORD '***'"), "case verifier_sent_and_hidden");
+        assert!(
+            shown[0].sql.ends_with(&format!("PASSWORD '{scram}'"))
+                && shown[0].shown.ends_with("PASSWORD '***'"),
+            "case verifier_sent_and_hidden"
+        );
     }
 
     #[test]
     fn read_normalizes_and_reports_drift() {
-        let prior = role(&[("name", Value::string("app")), ("valid_until", Value::string("2031-01-01")), ("password", Value::string("pw")), ("search_path", crate::values::list_value(&[]))]);
-        let row = RoleRow { oid: 1, name: "app".into(), flags: [false, false, false, true, true, false, false], connection_limit: -1, valid_until: "2031-01-01T00:00:00Z".into(), roles: BTreeSet::new(), search_path: None };
+        let prior = role(&[
+            ("name", Value::string("app")),
+            ("valid_until", Value::string("2031-01-01")),
+            ("password", Value::string("pw")),
+            ("search_path", crate::values::list_value(&[])),
+        ]);
+        let row = RoleRow {
+            oid: 1,
+            name: "app".into(),
+            flags: [false, false, false, true, true, false, false],
+            connection_limit: -1,
+            valid_until: "2031-01-01T00:00:00Z".into(),
+            roles: BTreeSet::new(),
+            search_path: None,
+        };
         let got = state_from(&role_schema(), &prior, &row);
-        assert_eq!(s(&got, "valid_until").as_deref(), Some("2031-01-01"), "case valid_until_spelling_kept");
-        assert_eq!(s(&got, "password").as_deref(), Some("pw"), "case password_kept");
-        assert_eq!(strings(&got, "search_path"), Some(vec![]), "case empty_search_path_kept");
-        let drifted = RoleRow { connection_limit: 7, valid_until: "2032-06-01T00:00:00Z".into(), ..row };
+        assert_eq!(
+            s(&got, "valid_until").as_deref(),
+            Some("2031-01-01"),
+            "case valid_until_spelling_kept"
+        );
+        assert_eq!(
+            s(&got, "password").as_deref(),
+            Some("pw"),
+            "case password_kept"
+        );
+        assert_eq!(
+            strings(&got, "search_path"),
+            Some(vec![]),
+            "case empty_search_path_kept"
+        );
+        let drifted = RoleRow {
+            connection_limit: 7,
+            valid_until: "2032-06-01T00:00:00Z".into(),
+            ..row
+        };
         let got = state_from(&role_schema(), &prior, &drifted);
-        assert_eq!((n(&got, "connection_limit"), s(&got, "valid_until").as_deref()), (Some(7), Some("2032-06-01T00:00:00Z")), "case drift_reported");
+        assert_eq!(
+            (
+                n(&got, "connection_limit"),
+                s(&got, "valid_until").as_deref()
+            ),
+            (Some(7), Some("2032-06-01T00:00:00Z")),
+            "case drift_reported"
+        );
     }
 }

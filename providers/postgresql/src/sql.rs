@@ -125,13 +125,25 @@ mod tests {
         check("plain_ident", ident("app"), r#""app""#);
         check("mixed_case_kept", ident("AppOwner"), r#""AppOwner""#);
         check("quote_doubled", ident(r#"a"b"#), r#""a""b""#);
-        check("injection_stays_a_name", ident(r#"x"; DROP ROLE postgres; --"#), r#""x""; DROP ROLE postgres; --""#);
+        check(
+            "injection_stays_a_name",
+            ident(r#"x"; DROP ROLE postgres; --"#),
+            r#""x""; DROP ROLE postgres; --""#,
+        );
         check("nul_dropped", ident("a\0b"), r#""ab""#);
         check("qualified", qualified("s p", "t"), r#""s p"."t""#);
         check("plain_literal", literal("utf8"), "'utf8'");
         check("literal_quote_doubled", literal("it's"), "'it''s'");
-        check("literal_injection", literal("x'; DROP TABLE t; --"), "'x''; DROP TABLE t; --'");
-        check("backslash_uses_escape_form", literal(r"a\b'c"), r"E'a\\b''c'");
+        check(
+            "literal_injection",
+            literal("x'; DROP TABLE t; --"),
+            "'x''; DROP TABLE t; --'",
+        );
+        check(
+            "backslash_uses_escape_form",
+            literal(r"a\b'c"),
+            r"E'a\\b''c'",
+        );
         check("empty_literal", literal(""), "''");
     }
 
@@ -140,16 +152,38 @@ mod tests {
         assert_eq!(identifier_problem("ok"), None, "case ok");
         assert!(identifier_problem("").is_some(), "case empty");
         assert!(identifier_problem("a\0").is_some(), "case nul");
-        assert!(identifier_problem(&"x".repeat(64)).is_some(), "case too_long");
+        assert!(
+            identifier_problem(&"x".repeat(64)).is_some(),
+            "case too_long"
+        );
         assert_eq!(identifier_problem(&"x".repeat(63)), None, "case longest");
     }
 
     #[test]
     fn secrets_are_hidden_in_the_shown_text() {
-        let s = Stmt::new().kw("ALTER ROLE ").ident("bob").kw(" PASSWORD ").secret("hunter2'x");
-        check("sent", s.sql.clone(), r#"ALTER ROLE "bob" PASSWORD 'hunter2''x'"#);
-        check("shown", s.shown.clone(), r#"ALTER ROLE "bob" PASSWORD '***'"#);
-        let l = Stmt::new().kw("GRANT ").idents(["a", "b"]).kw(" TO ").ident("c").kw(" -- ").int(-1).lit("x");
+        let s = Stmt::new()
+            .kw("ALTER ROLE ")
+            .ident("bob")
+            .kw(" PASSWORD ")
+            .secret("hunter2'x");
+        check(
+            "sent",
+            s.sql.clone(),
+            r#"ALTER ROLE "bob" PASSWORD 'hunter2''x'"#,
+        );
+        check(
+            "shown",
+            s.shown.clone(),
+            r#"ALTER ROLE "bob" PASSWORD '***'"#,
+        );
+        let l = Stmt::new()
+            .kw("GRANT ")
+            .idents(["a", "b"])
+            .kw(" TO ")
+            .ident("c")
+            .kw(" -- ")
+            .int(-1)
+            .lit("x");
         check("list", l.sql, r#"GRANT "a", "b" TO "c" -- -1'x'"#);
     }
 }

@@ -17,7 +17,9 @@ pub fn b(v: &Value, name: &str) -> Option<bool> {
 }
 
 pub fn n(v: &Value, name: &str) -> Option<i64> {
-    v.get_attr(name).and_then(Value::as_number).and_then(|x| x.to_i64())
+    v.get_attr(name)
+        .and_then(Value::as_number)
+        .and_then(|x| x.to_i64())
 }
 
 /// A set or list of strings (unknown or null: `None`).
@@ -26,7 +28,12 @@ pub fn strings(v: &Value, name: &str) -> Option<Vec<String>> {
     if a.is_null() || !a.is_wholly_known() {
         return None;
     }
-    Some(a.elements()?.iter().filter_map(|e| e.as_str().map(str::to_string)).collect())
+    Some(
+        a.elements()?
+            .iter()
+            .filter_map(|e| e.as_str().map(str::to_string))
+            .collect(),
+    )
 }
 
 pub fn string_set(v: &Value, name: &str) -> Option<BTreeSet<String>> {
@@ -34,15 +41,22 @@ pub fn string_set(v: &Value, name: &str) -> Option<BTreeSet<String>> {
 }
 
 pub fn str_value(x: Option<&str>) -> Value {
-    x.map(Value::string).unwrap_or_else(|| Value::null(Type::String))
+    x.map(Value::string)
+        .unwrap_or_else(|| Value::null(Type::String))
 }
 
 pub fn set_value<'a>(xs: impl IntoIterator<Item = &'a String>) -> Value {
-    Value::set(Type::String, xs.into_iter().map(|x| Value::string(x.as_str())).collect())
+    Value::set(
+        Type::String,
+        xs.into_iter().map(|x| Value::string(x.as_str())).collect(),
+    )
 }
 
 pub fn list_value<'a>(xs: impl IntoIterator<Item = &'a String>) -> Value {
-    Value::list(Type::String, xs.into_iter().map(|x| Value::string(x.as_str())).collect())
+    Value::list(
+        Type::String,
+        xs.into_iter().map(|x| Value::string(x.as_str())).collect(),
+    )
 }
 
 /// `base` with the given attributes replaced.
@@ -55,9 +69,16 @@ pub fn with(base: &Value, attrs: impl IntoIterator<Item = (&'static str, Value)>
 }
 
 /// An object of the schema's type with every attribute null but `attrs`.
-pub fn typed_object(schema: &terrane_sdk::ResourceSchema, attrs: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
+pub fn typed_object(
+    schema: &terrane_sdk::ResourceSchema,
+    attrs: impl IntoIterator<Item = (&'static str, Value)>,
+) -> Value {
     let block = schema.block_schema();
-    let mut m: BTreeMap<String, Value> = block.empty_value().entries().map(|e| (*e).clone()).unwrap_or_default();
+    let mut m: BTreeMap<String, Value> = block
+        .empty_value()
+        .entries()
+        .map(|e| (*e).clone())
+        .unwrap_or_default();
     for (k, v) in attrs {
         m.insert(k.to_string(), v);
     }
@@ -73,7 +94,11 @@ pub fn pool_of(data: &Option<ProviderData>) -> Result<Pool, Diagnostics> {
 
 /// The object id (`oid`) kept in private state, to follow renames.
 pub fn oid_of(private: &[u8]) -> Option<u32> {
-    std::str::from_utf8(private).ok()?.strip_prefix("oid:")?.parse().ok()
+    std::str::from_utf8(private)
+        .ok()?
+        .strip_prefix("oid:")?
+        .parse()
+        .ok()
 }
 
 pub fn oid_private(oid: u32) -> Vec<u8> {
@@ -95,7 +120,12 @@ impl Validator for Identifier {
         names
             .into_iter()
             .filter_map(|name| identifier_problem(name).map(|p| (name, p)))
-            .map(|(name, p)| Diagnostic { severity: terrane_sdk::Severity::Error, summary: "Invalid PostgreSQL name".into(), detail: format!("{name:?} {p}."), path: Some(path.clone()) })
+            .map(|(name, p)| Diagnostic {
+                severity: terrane_sdk::Severity::Error,
+                summary: "Invalid PostgreSQL name".into(),
+                detail: format!("{name:?} {p}."),
+                path: Some(path.clone()),
+            })
             .collect()
     }
 }
@@ -116,9 +146,17 @@ mod tests {
         check("mixed_case_and_spaces_ok", Value::string("App Owner"), 0);
         check("empty", Value::string(""), 1);
         check("too_long", Value::string("x".repeat(64)), 1);
-        check("set_element", Value::set(Type::String, vec![Value::string("ok"), Value::string("")]), 1);
+        check(
+            "set_element",
+            Value::set(Type::String, vec![Value::string("ok"), Value::string("")]),
+            1,
+        );
         check("unknown_skipped", Value::unknown(Type::String), 0);
-        assert_eq!(oid_of(&oid_private(16384)), Some(16384), "case oid_round_trip");
+        assert_eq!(
+            oid_of(&oid_private(16384)),
+            Some(16384),
+            "case oid_round_trip"
+        );
         assert_eq!(oid_of(b""), None, "case no_private");
     }
 }

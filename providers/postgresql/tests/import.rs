@@ -74,7 +74,12 @@ fn import_existing_objects_then_no_changes(tool: Tool) {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // Made outside the tool.
         srv.exec(None, &format!("CREATE ROLE \"{role}\" LOGIN CONNECTION LIMIT 3 VALID UNTIL '2030-06-01 12:00:00+00'"));
-        srv.exec(None, &format!("CREATE DATABASE \"{db}\" OWNER \"{role}\" TEMPLATE template0 ENCODING 'UTF8'"));
+        srv.exec(
+            None,
+            &format!(
+                "CREATE DATABASE \"{db}\" OWNER \"{role}\" TEMPLATE template0 ENCODING 'UTF8'"
+            ),
+        );
         srv.exec(
             Some(&db),
             &format!(
@@ -84,20 +89,43 @@ fn import_existing_objects_then_no_changes(tool: Tool) {
         );
         work.write("main.tf", &config(&srv, &x));
         work.expect(&["init", "-input=false", "-no-color"], 0);
-        let import = |addr: &str, id: &str| work.run_env(&["import", "-input=false", "-no-color", addr, id], &[]);
+        let import = |addr: &str, id: &str| {
+            work.run_env(&["import", "-input=false", "-no-color", addr, id], &[])
+        };
 
         // Refused imports explain themselves.
         let grant_id = format!("{role}:{db}:table:app");
         let out = import("postgresql_grant.tables", &grant_id);
-        assert!(out.code != 0 && out.stderr.contains("cannot be read fully") && out.stderr.contains("different privileges"), "case uneven_grant_import_refused\n{}", out.stderr);
+        assert!(
+            out.code != 0
+                && out.stderr.contains("cannot be read fully")
+                && out.stderr.contains("different privileges"),
+            "case uneven_grant_import_refused\n{}",
+            out.stderr
+        );
         let out = import("postgresql_role.app", &format!("nobody_{x}"));
-        assert!(out.code != 0 && out.stderr.contains("No role named"), "case missing_role_import_refused\n{}", out.stderr);
+        assert!(
+            out.code != 0 && out.stderr.contains("No role named"),
+            "case missing_role_import_refused\n{}",
+            out.stderr
+        );
         let out = import("postgresql_grant.tables", "just-a-name");
-        assert!(out.code != 0 && out.stderr.contains("role:database:object_type"), "case bad_grant_id_explained\n{}", out.stderr);
+        assert!(
+            out.code != 0 && out.stderr.contains("role:database:object_type"),
+            "case bad_grant_id_explained\n{}",
+            out.stderr
+        );
         let listed = work.run_env(&["state", "list"], &[]);
-        assert!(listed.stdout.trim().is_empty(), "case failed_imports_leave_no_state\n{}", listed.stdout);
+        assert!(
+            listed.stdout.trim().is_empty(),
+            "case failed_imports_leave_no_state\n{}",
+            listed.stdout
+        );
 
-        srv.exec(Some(&db), &format!("GRANT INSERT ON app.items TO \"{role}\""));
+        srv.exec(
+            Some(&db),
+            &format!("GRANT INSERT ON app.items TO \"{role}\""),
+        );
         for (addr, id) in [
             ("postgresql_role.app", role.clone()),
             ("postgresql_database.app", db.clone()),
@@ -106,16 +134,26 @@ fn import_existing_objects_then_no_changes(tool: Tool) {
             ("postgresql_extension.hstore", format!("{db}.hstore")),
         ] {
             let out = import(addr, &id);
-            assert_eq!(out.code, 0, "case import {addr} {id}\n{}\n{}", out.stdout, out.stderr);
+            assert_eq!(
+                out.code, 0,
+                "case import {addr} {id}\n{}\n{}",
+                out.stdout, out.stderr
+            );
         }
         let plan = work.plan(0);
-        assert!(plan.contains("No changes"), "case no_changes_after_import\n{plan}");
+        assert!(
+            plan.contains("No changes"),
+            "case no_changes_after_import\n{plan}"
+        );
 
         let state = work.show();
         let (g, _) = work.resource(&state, "postgresql_grant.tables");
         assert_eq!(g["id"], grant_id.as_str(), "case grant_id_format");
         let (r, _) = work.resource(&state, "postgresql_role.app");
-        assert_eq!(r["valid_until"], "2030-06-01T12:00:00Z", "case imported_server_spelling");
+        assert_eq!(
+            r["valid_until"], "2030-06-01T12:00:00Z",
+            "case imported_server_spelling"
+        );
 
         // The tables data source sees the pre-existing tables and views.
         work.write(
@@ -123,13 +161,40 @@ fn import_existing_objects_then_no_changes(tool: Tool) {
             "data \"postgresql_tables\" \"app\" {\n  database = postgresql_database.app.name\n  schemas = [\"app\"]\n  table_types = [\"BASE TABLE\"]\n}\n\noutput \"tables\" {\n  value = [for t in data.postgresql_tables.app.tables : \"${t.schema_name}.${t.object_name}\"]\n}\n",
         );
         work.apply();
-        assert_eq!(work.expect(&["output", "-json", "tables"], 0).stdout.trim(), r#"["app.items","app.orders"]"#, "case tables_data_source");
+        assert_eq!(
+            work.expect(&["output", "-json", "tables"], 0).stdout.trim(),
+            r#"["app.items","app.orders"]"#,
+            "case tables_data_source"
+        );
 
         // Destroy what was imported (the tables go with the database).
-        srv.exec(Some(&db), "DROP TABLE app.orders, app.items; DROP VIEW app.recent");
-        let out = work.expect(&["destroy", "-auto-approve", "-input=false", "-no-color"], 0);
-        assert!(out.stdout.contains("5 destroyed"), "case destroy_imported\n{}", out.stdout);
-        assert!(srv.one(None, &format!("SELECT 1 FROM pg_database WHERE datname = '{db}'")).is_none() && srv.one(None, &format!("SELECT 1 FROM pg_roles WHERE rolname = '{role}'")).is_none(), "case imported_objects_destroyed");
+        srv.exec(
+            Some(&db),
+            "DROP TABLE app.orders, app.items; DROP VIEW app.recent",
+        );
+        let out = work.expect(
+            &["destroy", "-auto-approve", "-input=false", "-no-color"],
+            0,
+        );
+        assert!(
+            out.stdout.contains("5 destroyed"),
+            "case destroy_imported\n{}",
+            out.stdout
+        );
+        assert!(
+            srv.one(
+                None,
+                &format!("SELECT 1 FROM pg_database WHERE datname = '{db}'")
+            )
+            .is_none()
+                && srv
+                    .one(
+                        None,
+                        &format!("SELECT 1 FROM pg_roles WHERE rolname = '{role}'")
+                    )
+                    .is_none(),
+            "case imported_objects_destroyed"
+        );
     }));
     srv.cleanup(&x);
     if let Err(e) = result {

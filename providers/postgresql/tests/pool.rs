@@ -26,7 +26,9 @@ fn settings(srv: &support::Server, max: usize) -> Settings {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statements_are_bounded_by_max_connections() {
-    let Some(url) = terrane_testkit::pg_url() else { return };
+    let Some(url) = terrane_testkit::pg_url() else {
+        return;
+    };
     let srv = support::parse_url(&url);
     let pool = Pool::new(settings(&srv, 2));
     let (now, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
@@ -38,9 +40,15 @@ async fn statements_are_bounded_by_max_connections() {
             let conn = pool.get(None).await.expect("connection");
             let n = now.fetch_add(1, Ordering::SeqCst) + 1;
             peak.fetch_max(n, Ordering::SeqCst);
-            conn.batch_execute("SELECT pg_sleep(0.3)").await.expect("statement");
+            conn.batch_execute("SELECT pg_sleep(0.3)")
+                .await
+                .expect("statement");
             now.fetch_sub(1, Ordering::SeqCst);
-            let pid: i32 = conn.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
+            let pid: i32 = conn
+                .query_one("SELECT pg_backend_pid()", &[])
+                .await
+                .expect("pid")
+                .get(0);
             pid
         }));
     }
@@ -48,9 +56,21 @@ async fn statements_are_bounded_by_max_connections() {
     for t in tasks {
         pids.insert(t.await.unwrap());
     }
-    assert_eq!(peak.load(Ordering::SeqCst), 2, "case at_most_max_connections_statements_at_once");
-    assert!(start.elapsed() >= Duration::from_millis(850), "case six_statements_in_three_waves: {:?}", start.elapsed());
-    assert!(pids.len() <= 2, "case connections_reused: {} backends", pids.len());
+    assert_eq!(
+        peak.load(Ordering::SeqCst),
+        2,
+        "case at_most_max_connections_statements_at_once"
+    );
+    assert!(
+        start.elapsed() >= Duration::from_millis(850),
+        "case six_statements_in_three_waves: {:?}",
+        start.elapsed()
+    );
+    assert!(
+        pids.len() <= 2,
+        "case connections_reused: {} backends",
+        pids.len()
+    );
 
     match pool.get(Some("no_such_database_here")).await {
         Err(ConnectError::NoDatabase) => {}
@@ -64,7 +84,11 @@ async fn statements_are_bounded_by_max_connections() {
     let mut s = settings(&srv, 1);
     s.port = dead;
     match Pool::new(s).get(None).await {
-        Err(ConnectError::Other(d)) => assert_eq!(d.0[0].path.as_ref().map(ToString::to_string).as_deref(), Some(".port"), "case refused_names_port: {d}"),
+        Err(ConnectError::Other(d)) => assert_eq!(
+            d.0[0].path.as_ref().map(ToString::to_string).as_deref(),
+            Some(".port"),
+            "case refused_names_port: {d}"
+        ),
         _ => panic!("case refused_names_port: expected a connection error"),
     }
 }

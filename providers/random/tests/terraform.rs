@@ -63,73 +63,218 @@ output "password" {
 
 fn setup(dir: &Path) -> String {
     std::fs::write(dir.join("main.tf"), CONFIG).unwrap();
-    terrane_testkit::dev_overrides(dir, &[("registry.terraform.io/terrane/random", Path::new(env!("CARGO_BIN_EXE_terraform-provider-random")))])
+    terrane_testkit::dev_overrides(
+        dir,
+        &[(
+            "registry.terraform.io/terrane/random",
+            Path::new(env!("CARGO_BIN_EXE_terraform-provider-random")),
+        )],
+    )
 }
 
 #[test]
 fn random_provider_lifecycle_under_terraform() {
-    let Some(tf) = terrane_testkit::terraform() else { return };
+    let Some(tf) = terrane_testkit::terraform() else {
+        return;
+    };
     let dir = terrane_testkit::temp_dir();
     let rc = setup(dir.path());
     let env = [("TF_CLI_CONFIG_FILE", rc.as_str())];
     let run = |args: &[&str]| {
         let out = tf.run(dir.path(), args, &env);
-        assert!(!out.stdout.contains("Provider produced") && !out.stderr.contains("Provider produced"), "terraform {args:?} reported a provider contract error:\n{}\n{}", out.stdout, out.stderr);
+        assert!(
+            !out.stdout.contains("Provider produced") && !out.stderr.contains("Provider produced"),
+            "terraform {args:?} reported a provider contract error:\n{}\n{}",
+            out.stdout,
+            out.stderr
+        );
         out
     };
     let expect = |args: &[&str], code: i32| {
         let out = run(args);
-        assert_eq!(out.code, code, "terraform {args:?}\n{}\n{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.code, code,
+            "terraform {args:?}\n{}\n{}",
+            out.stdout, out.stderr
+        );
         out
     };
 
     expect(&["init", "-input=false", "-no-color"], 0);
     expect(&["validate", "-no-color"], 0);
-    let logged = tf.run(dir.path(), &["plan", "-input=false", "-no-color"], &[("TF_CLI_CONFIG_FILE", rc.as_str()), ("TF_LOG", "DEBUG")]);
+    let logged = tf.run(
+        dir.path(),
+        &["plan", "-input=false", "-no-color"],
+        &[("TF_CLI_CONFIG_FILE", rc.as_str()), ("TF_LOG", "DEBUG")],
+    );
     assert!(
-        logged.stderr.contains("planning resource change") && logged.stderr.contains("tf_resource_type=random_id"),
+        logged.stderr.contains("planning resource change")
+            && logged.stderr.contains("tf_resource_type=random_id"),
         "case provider_logs_reach_terraform_log"
     );
-    let plan = expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], 2);
-    assert!(plan.stdout.contains("7 to add, 0 to change, 0 to destroy"), "case plan_creates_all\n{}", plan.stdout);
+    let plan = expect(
+        &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
+        2,
+    );
+    assert!(
+        plan.stdout.contains("7 to add, 0 to change, 0 to destroy"),
+        "case plan_creates_all\n{}",
+        plan.stdout
+    );
     expect(&["apply", "-auto-approve", "-input=false", "-no-color"], 0);
-    expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], 0);
+    expect(
+        &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
+        0,
+    );
 
     // State: values look right; the password is marked sensitive.
     let show = expect(&["show", "-json", "-no-color"], 0);
     let state: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
-    let resources = state["values"]["root_module"]["resources"].as_array().unwrap();
-    let by_addr = |a: &str| resources.iter().find(|r| r["address"] == a).unwrap_or_else(|| panic!("{a} missing"));
+    let resources = state["values"]["root_module"]["resources"]
+        .as_array()
+        .unwrap();
+    let by_addr = |a: &str| {
+        resources
+            .iter()
+            .find(|r| r["address"] == a)
+            .unwrap_or_else(|| panic!("{a} missing"))
+    };
     let id = &by_addr("random_id.server")["values"];
-    assert!(id["hex"].as_str().unwrap().starts_with("srv-") && id["hex"].as_str().unwrap().len() == 4 + 16, "case random_id_hex: {id}");
-    let s = by_addr("random_string.s")["values"]["result"].as_str().unwrap().to_string();
+    assert!(
+        id["hex"].as_str().unwrap().starts_with("srv-")
+            && id["hex"].as_str().unwrap().len() == 4 + 16,
+        "case random_id_hex: {id}"
+    );
+    let s = by_addr("random_string.s")["values"]["result"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(s.len(), 16);
-    assert!(s.chars().all(|c| c.is_ascii_alphanumeric()) && s.chars().filter(|c| c.is_ascii_digit()).count() >= 3, "case random_string_rules: {s}");
-    let port = by_addr("random_integer.port")["values"]["result"].as_i64().unwrap();
-    assert!((8000..=8999).contains(&port), "case random_integer_range: {port}");
-    assert_eq!(by_addr("random_pet.name")["values"]["id"].as_str().unwrap().split('_').count(), 3);
-    assert_eq!(by_addr("random_password.p")["sensitive_values"]["result"], serde_json::json!(true), "case password_sensitive");
-    assert_eq!(state["values"]["outputs"]["password"]["sensitive"], serde_json::json!(true));
-    assert_eq!(by_addr("random_shuffle.az")["values"]["result"].as_array().unwrap().len(), 2);
+    assert!(
+        s.chars().all(|c| c.is_ascii_alphanumeric())
+            && s.chars().filter(|c| c.is_ascii_digit()).count() >= 3,
+        "case random_string_rules: {s}"
+    );
+    let port = by_addr("random_integer.port")["values"]["result"]
+        .as_i64()
+        .unwrap();
+    assert!(
+        (8000..=8999).contains(&port),
+        "case random_integer_range: {port}"
+    );
+    assert_eq!(
+        by_addr("random_pet.name")["values"]["id"]
+            .as_str()
+            .unwrap()
+            .split('_')
+            .count(),
+        3
+    );
+    assert_eq!(
+        by_addr("random_password.p")["sensitive_values"]["result"],
+        serde_json::json!(true),
+        "case password_sensitive"
+    );
+    assert_eq!(
+        state["values"]["outputs"]["password"]["sensitive"],
+        serde_json::json!(true)
+    );
+    assert_eq!(
+        by_addr("random_shuffle.az")["values"]["result"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 
     // Changing a keeper replaces only random_id.
-    let plan = expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode", "-var", "rotation=two"], 2);
-    assert!(plan.stdout.contains("random_id.server must be replaced") && plan.stdout.contains("1 to add, 0 to change, 1 to destroy"), "case keepers_force_replacement\n{}", plan.stdout);
-    expect(&["apply", "-auto-approve", "-input=false", "-no-color", "-var", "rotation=two"], 0);
+    let plan = expect(
+        &[
+            "plan",
+            "-input=false",
+            "-no-color",
+            "-detailed-exitcode",
+            "-var",
+            "rotation=two",
+        ],
+        2,
+    );
+    assert!(
+        plan.stdout.contains("random_id.server must be replaced")
+            && plan.stdout.contains("1 to add, 0 to change, 1 to destroy"),
+        "case keepers_force_replacement\n{}",
+        plan.stdout
+    );
+    expect(
+        &[
+            "apply",
+            "-auto-approve",
+            "-input=false",
+            "-no-color",
+            "-var",
+            "rotation=two",
+        ],
+        0,
+    );
     let new_id = {
         let show = expect(&["show", "-json", "-no-color"], 0);
         let state: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
-        state["values"]["root_module"]["resources"].as_array().unwrap().iter().find(|r| r["address"] == "random_id.server").unwrap()["values"]["hex"].clone()
+        state["values"]["root_module"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["address"] == "random_id.server")
+            .unwrap()["values"]["hex"]
+            .clone()
     };
     assert_ne!(new_id, id["hex"], "case replacement_generates_new_value");
 
     // Import an existing value and plan no changes.
-    std::fs::write(dir.path().join("import.tf"), "resource \"random_integer\" \"imported\" {\n  min = 1\n  max = 100\n}\n").unwrap();
-    expect(&["import", "-input=false", "-no-color", "-var", "rotation=two", "random_integer.imported", "42,1,100"], 0);
-    expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode", "-var", "rotation=two"], 0);
+    std::fs::write(
+        dir.path().join("import.tf"),
+        "resource \"random_integer\" \"imported\" {\n  min = 1\n  max = 100\n}\n",
+    )
+    .unwrap();
+    expect(
+        &[
+            "import",
+            "-input=false",
+            "-no-color",
+            "-var",
+            "rotation=two",
+            "random_integer.imported",
+            "42,1,100",
+        ],
+        0,
+    );
+    expect(
+        &[
+            "plan",
+            "-input=false",
+            "-no-color",
+            "-detailed-exitcode",
+            "-var",
+            "rotation=two",
+        ],
+        0,
+    );
 
-    let destroy = expect(&["destroy", "-auto-approve", "-input=false", "-no-color", "-var", "rotation=two"], 0);
-    assert!(destroy.stdout.contains("8 destroyed"), "case destroy_all\n{}", destroy.stdout);
+    let destroy = expect(
+        &[
+            "destroy",
+            "-auto-approve",
+            "-input=false",
+            "-no-color",
+            "-var",
+            "rotation=two",
+        ],
+        0,
+    );
+    assert!(
+        destroy.stdout.contains("8 destroyed"),
+        "case destroy_all\n{}",
+        destroy.stdout
+    );
 }
 
 /// Issue 12 item 6: sizes that would exhaust memory are refused by the
@@ -137,20 +282,48 @@ fn random_provider_lifecycle_under_terraform() {
 /// this plugin shows the same diagnostic as terrane, before any apply.
 #[test]
 fn item6_oversized_lengths_refused_under_terraform() {
-    let Some(tf) = terrane_testkit::terraform() else { return };
+    let Some(tf) = terrane_testkit::terraform() else {
+        return;
+    };
     let cases: &[(&str, &str, &str)] = &[
-        ("random_string_length", "resource \"random_string\" \"a\" {\n  length = 1e11\n}\n", "Attribute length value must be between 1 and 65536, got: 100000000000"),
-        ("random_password_min_special", "resource \"random_password\" \"p\" {\n  length      = 8\n  min_special = 1e11\n}\n", "Attribute min_special value must be between 0 and 65536, got: 100000000000"),
-        ("random_id_byte_length", "resource \"random_id\" \"i\" {\n  byte_length = 5000\n}\n", "Attribute byte_length value must be between 1 and 4096, got: 5000"),
+        (
+            "random_string_length",
+            "resource \"random_string\" \"a\" {\n  length = 1e11\n}\n",
+            "Attribute length value must be between 1 and 65536, got: 100000000000",
+        ),
+        (
+            "random_password_min_special",
+            "resource \"random_password\" \"p\" {\n  length      = 8\n  min_special = 1e11\n}\n",
+            "Attribute min_special value must be between 0 and 65536, got: 100000000000",
+        ),
+        (
+            "random_id_byte_length",
+            "resource \"random_id\" \"i\" {\n  byte_length = 5000\n}\n",
+            "Attribute byte_length value must be between 1 and 4096, got: 5000",
+        ),
     ];
     for (name, body, want) in cases {
         let dir = terrane_testkit::temp_dir();
-        let rc = terrane_testkit::dev_overrides(dir.path(), &[("registry.terraform.io/terrane/random", Path::new(env!("CARGO_BIN_EXE_terraform-provider-random")))]);
+        let rc = terrane_testkit::dev_overrides(
+            dir.path(),
+            &[(
+                "registry.terraform.io/terrane/random",
+                Path::new(env!("CARGO_BIN_EXE_terraform-provider-random")),
+            )],
+        );
         std::fs::write(dir.path().join("main.tf"), format!("terraform {{\n  required_providers {{\n    random = {{ source = \"terrane/random\" }}\n  }}\n}}\n{body}")).unwrap();
         let env = [("TF_CLI_CONFIG_FILE", rc.as_str())];
         let out = tf.run(dir.path(), &["validate", "-no-color"], &env);
-        let flat = format!("{}{}", out.stdout, out.stderr).split_whitespace().collect::<Vec<_>>().join(" ");
+        let flat = format!("{}{}", out.stdout, out.stderr)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         assert_eq!(out.code, 1, "case {name}: terraform validate\n{flat}");
-        assert!(flat.contains("Error: Invalid Attribute Value") && flat.contains(want), "case {name}: terraform shows\n{}\n{}", out.stdout, out.stderr);
+        assert!(
+            flat.contains("Error: Invalid Attribute Value") && flat.contains(want),
+            "case {name}: terraform shows\n{}\n{}",
+            out.stdout,
+            out.stderr
+        );
     }
 }

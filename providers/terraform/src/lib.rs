@@ -8,7 +8,10 @@
 
 use async_trait::async_trait;
 use std::sync::Arc;
-use terrane_sdk::{with_attr, Applied, Attr, Ctx, Diagnostics, PlanState, Provider, Resource, ResourceSchema, ResourceType, SimpleResource, Type, Value};
+use terrane_sdk::{
+    with_attr, Applied, Attr, Ctx, Diagnostics, PlanState, Provider, Resource, ResourceSchema,
+    ResourceType, SimpleResource, Type, Value,
+};
 
 pub struct TerraformProvider;
 
@@ -20,7 +23,11 @@ impl Provider for TerraformProvider {
         env!("CARGO_PKG_VERSION")
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
-        vec![Arc::new(SimpleResource { name: "terraform_data", schema, resource: Data })]
+        vec![Arc::new(SimpleResource {
+            name: "terraform_data",
+            schema,
+            resource: Data,
+        })]
     }
 }
 
@@ -28,7 +35,10 @@ pub fn schema() -> ResourceSchema {
     ResourceSchema::new(0)
         .attr("input", Attr::of(Type::Dynamic).optional())
         .attr("output", Attr::of(Type::Dynamic).computed())
-        .attr("triggers_replace", Attr::of(Type::Dynamic).optional().requires_replace())
+        .attr(
+            "triggers_replace",
+            Attr::of(Type::Dynamic).optional().requires_replace(),
+        )
         .attr("id", Attr::string().computed().use_state_for_unknown())
 }
 
@@ -36,21 +46,46 @@ pub fn schema() -> ResourceSchema {
 struct Data;
 
 fn input(v: &Value) -> Value {
-    v.get_attr("input").cloned().unwrap_or_else(|| Value::null(Type::Dynamic))
+    v.get_attr("input")
+        .cloned()
+        .unwrap_or_else(|| Value::null(Type::Dynamic))
 }
 
 #[async_trait]
 impl Resource for Data {
-    async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
-        let v = with_attr(planned, "id", Value::string(uuid::Uuid::new_v4().to_string()));
+    async fn create(
+        &self,
+        _ctx: &Ctx,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
+        let v = with_attr(
+            planned,
+            "id",
+            Value::string(uuid::Uuid::new_v4().to_string()),
+        );
         Ok(Applied::new(with_attr(&v, "output", input(planned))))
     }
 
-    async fn read(&self, _ctx: &Ctx, state: &Value, private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
-        Ok(Some(Applied { state: state.clone(), private: private.to_vec() }))
+    async fn read(
+        &self,
+        _ctx: &Ctx,
+        state: &Value,
+        private: &[u8],
+    ) -> Result<Option<Applied>, Diagnostics> {
+        Ok(Some(Applied {
+            state: state.clone(),
+            private: private.to_vec(),
+        }))
     }
 
-    async fn update(&self, _ctx: &Ctx, _prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn update(
+        &self,
+        _ctx: &Ctx,
+        _prior: &Value,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         Ok(Applied::new(with_attr(planned, "output", input(planned))))
     }
 
@@ -61,12 +96,17 @@ impl Resource for Data {
     /// A new `input` makes `output` unknown (of `input`'s type) until
     /// apply, or null at create when `input` is null.
     async fn modify_plan(&self, _ctx: &Ctx, plan: &mut PlanState) -> Diagnostics {
-        let changed = plan.prior.is_null() || !input(&plan.prior).eq_ignoring_refinements(&input(&plan.planned));
+        let changed = plan.prior.is_null()
+            || !input(&plan.prior).eq_ignoring_refinements(&input(&plan.planned));
         if changed {
             let new = input(&plan.planned);
             // A create with a null input plans a null output; an update
             // always plans it unknown (Terraform's plan exactly).
-            let output = if plan.prior.is_null() && new.is_null() { new } else { Value::unknown(new.ty().clone()) };
+            let output = if plan.prior.is_null() && new.is_null() {
+                new
+            } else {
+                Value::unknown(new.ty().clone())
+            };
             plan.planned = with_attr(&plan.planned, "output", output);
         }
         Diagnostics::new()

@@ -10,7 +10,10 @@ use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Duration, Months, SecondsFormat, Timelike, Utc};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use terrane_sdk::{Applied, Attr, Ctx, Diagnostics, Path, Provider, Resource, ResourceSchema, ResourceType, SimpleResource, Type, Value};
+use terrane_sdk::{
+    Applied, Attr, Ctx, Diagnostics, Path, Provider, Resource, ResourceSchema, ResourceType,
+    SimpleResource, Type, Value,
+};
 
 pub struct TimeProvider;
 
@@ -23,10 +26,26 @@ impl Provider for TimeProvider {
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
         vec![
-            Arc::new(SimpleResource { name: "time_static", schema: static_schema, resource: Time(Kind::Static) }),
-            Arc::new(SimpleResource { name: "time_offset", schema: offset_schema, resource: Time(Kind::Offset) }),
-            Arc::new(SimpleResource { name: "time_rotating", schema: rotating_schema, resource: Time(Kind::Rotating) }),
-            Arc::new(SimpleResource { name: "time_sleep", schema: sleep_schema, resource: Time(Kind::Sleep) }),
+            Arc::new(SimpleResource {
+                name: "time_static",
+                schema: static_schema,
+                resource: Time(Kind::Static),
+            }),
+            Arc::new(SimpleResource {
+                name: "time_offset",
+                schema: offset_schema,
+                resource: Time(Kind::Offset),
+            }),
+            Arc::new(SimpleResource {
+                name: "time_rotating",
+                schema: rotating_schema,
+                resource: Time(Kind::Rotating),
+            }),
+            Arc::new(SimpleResource {
+                name: "time_sleep",
+                schema: sleep_schema,
+                resource: Time(Kind::Sleep),
+            }),
         ]
     }
 }
@@ -34,37 +53,86 @@ impl Provider for TimeProvider {
 const PARTS: [&str; 7] = ["year", "month", "day", "hour", "minute", "second", "unix"];
 
 fn triggers() -> Attr {
-    Attr::of(Type::map(Type::String)).optional().requires_replace()
+    Attr::of(Type::map(Type::String))
+        .optional()
+        .requires_replace()
 }
 
 fn with_parts(s: ResourceSchema) -> ResourceSchema {
-    PARTS.iter().fold(s, |s, p| s.attr(p, Attr::number().computed()))
+    PARTS
+        .iter()
+        .fold(s, |s, p| s.attr(p, Attr::number().computed()))
 }
 
 fn static_schema() -> ResourceSchema {
-    with_parts(ResourceSchema::new(0).attr("rfc3339", Attr::string().optional_computed().requires_replace().use_state_for_unknown()).attr("triggers", triggers()).attr("id", Attr::string().computed().use_state_for_unknown()))
+    with_parts(
+        ResourceSchema::new(0)
+            .attr(
+                "rfc3339",
+                Attr::string()
+                    .optional_computed()
+                    .requires_replace()
+                    .use_state_for_unknown(),
+            )
+            .attr("triggers", triggers())
+            .attr("id", Attr::string().computed().use_state_for_unknown()),
+    )
 }
 
-const OFFSETS: [&str; 6] = ["offset_years", "offset_months", "offset_days", "offset_hours", "offset_minutes", "offset_seconds"];
+const OFFSETS: [&str; 6] = [
+    "offset_years",
+    "offset_months",
+    "offset_days",
+    "offset_hours",
+    "offset_minutes",
+    "offset_seconds",
+];
 
 fn offset_schema() -> ResourceSchema {
     let s = ResourceSchema::new(0)
-        .attr("base_rfc3339", Attr::string().optional_computed().requires_replace().use_state_for_unknown())
+        .attr(
+            "base_rfc3339",
+            Attr::string()
+                .optional_computed()
+                .requires_replace()
+                .use_state_for_unknown(),
+        )
         .attr("rfc3339", Attr::string().computed())
         .attr("triggers", triggers())
         .attr("id", Attr::string().computed().use_state_for_unknown());
-    with_parts(OFFSETS.iter().fold(s, |s, o| s.attr(o, Attr::number().optional())))
+    with_parts(
+        OFFSETS
+            .iter()
+            .fold(s, |s, o| s.attr(o, Attr::number().optional())),
+    )
 }
 
-const ROTATIONS: [&str; 5] = ["rotation_years", "rotation_months", "rotation_days", "rotation_hours", "rotation_minutes"];
+const ROTATIONS: [&str; 5] = [
+    "rotation_years",
+    "rotation_months",
+    "rotation_days",
+    "rotation_hours",
+    "rotation_minutes",
+];
 
 fn rotating_schema() -> ResourceSchema {
     let s = ResourceSchema::new(0)
-        .attr("rfc3339", Attr::string().optional_computed().requires_replace().use_state_for_unknown())
-        .attr("rotation_rfc3339", Attr::string().optional_computed().requires_replace())
+        .attr(
+            "rfc3339",
+            Attr::string()
+                .optional_computed()
+                .requires_replace()
+                .use_state_for_unknown(),
+        )
+        .attr(
+            "rotation_rfc3339",
+            Attr::string().optional_computed().requires_replace(),
+        )
         .attr("triggers", triggers())
         .attr("id", Attr::string().computed().use_state_for_unknown());
-    with_parts(ROTATIONS.iter().fold(s, |s, r| s.attr(r, Attr::number().optional().requires_replace())))
+    with_parts(ROTATIONS.iter().fold(s, |s, r| {
+        s.attr(r, Attr::number().optional().requires_replace())
+    }))
 }
 
 fn sleep_schema() -> ResourceSchema {
@@ -93,11 +161,20 @@ fn fmt(t: DateTime<Utc>) -> String {
 fn parse(attr: &str, s: &str) -> Result<DateTime<Utc>, Diagnostics> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| Diagnostics::attr_error(Path::root().attr(attr), "Invalid RFC 3339 time", format!("{s:?}: {e}")))
+        .map_err(|e| {
+            Diagnostics::attr_error(
+                Path::root().attr(attr),
+                "Invalid RFC 3339 time",
+                format!("{s:?}: {e}"),
+            )
+        })
 }
 
 fn num(v: &Value, name: &str) -> i64 {
-    v.get_attr(name).and_then(Value::as_number).and_then(|n| n.to_i64()).unwrap_or(0)
+    v.get_attr(name)
+        .and_then(Value::as_number)
+        .and_then(|n| n.to_i64())
+        .unwrap_or(0)
 }
 
 fn parts(t: DateTime<Utc>) -> BTreeMap<String, Value> {
@@ -114,14 +191,35 @@ fn parts(t: DateTime<Utc>) -> BTreeMap<String, Value> {
 
 /// `t` moved by years, months, days, hours, minutes and seconds.
 fn shift(t: DateTime<Utc>, v: &Value, names: &[&str]) -> Option<DateTime<Utc>> {
-    let get = |suffix: &str| names.iter().find(|n| n.ends_with(suffix)).map(|n| num(v, n)).unwrap_or(0);
+    let get = |suffix: &str| {
+        names
+            .iter()
+            .find(|n| n.ends_with(suffix))
+            .map(|n| num(v, n))
+            .unwrap_or(0)
+    };
     let months = get("years") * 12 + get("months");
-    let t = if months >= 0 { t.checked_add_months(Months::new(months as u32))? } else { t.checked_sub_months(Months::new((-months) as u32))? };
-    t.checked_add_signed(Duration::days(get("days")) + Duration::hours(get("hours")) + Duration::minutes(get("minutes")) + Duration::seconds(get("seconds")))
+    let t = if months >= 0 {
+        t.checked_add_months(Months::new(months as u32))?
+    } else {
+        t.checked_sub_months(Months::new((-months) as u32))?
+    };
+    t.checked_add_signed(
+        Duration::days(get("days"))
+            + Duration::hours(get("hours"))
+            + Duration::minutes(get("minutes"))
+            + Duration::seconds(get("seconds")),
+    )
 }
 
 fn parse_duration(attr: &str, s: &str) -> Result<std::time::Duration, Diagnostics> {
-    let bad = || Diagnostics::attr_error(Path::root().attr(attr), "Invalid duration", format!("{s:?} is not a duration like \"30s\", \"5m\" or \"1h30m\""));
+    let bad = || {
+        Diagnostics::attr_error(
+            Path::root().attr(attr),
+            "Invalid duration",
+            format!("{s:?} is not a duration like \"30s\", \"5m\" or \"1h30m\""),
+        )
+    };
     let mut total = 0f64;
     let mut num = String::new();
     for c in s.chars() {
@@ -145,7 +243,9 @@ fn parse_duration(attr: &str, s: &str) -> Result<std::time::Duration, Diagnostic
 }
 
 async fn sleep(ctx: &Ctx, v: &Value, attr: &str) -> Result<(), Diagnostics> {
-    let Some(d) = terrane_sdk::str_attr(v, attr) else { return Ok(()) };
+    let Some(d) = terrane_sdk::str_attr(v, attr) else {
+        return Ok(());
+    };
     let d = parse_duration(attr, &d)?;
     tokio::select! {
         _ = tokio::time::sleep(d) => Ok(()),
@@ -160,7 +260,11 @@ fn object(base: &Value, extra: BTreeMap<String, Value>) -> Value {
 }
 
 impl Time {
-    fn compute(&self, planned: &Value, now: DateTime<Utc>) -> Result<BTreeMap<String, Value>, Diagnostics> {
+    fn compute(
+        &self,
+        planned: &Value,
+        now: DateTime<Utc>,
+    ) -> Result<BTreeMap<String, Value>, Diagnostics> {
         let given = |a: &str| terrane_sdk::str_attr(planned, a);
         let mut m = BTreeMap::new();
         match self.0 {
@@ -178,7 +282,9 @@ impl Time {
                     Some(s) => parse("base_rfc3339", &s)?,
                     None => now,
                 };
-                let t = shift(base, planned, &OFFSETS).ok_or_else(|| Diagnostics::error("Invalid offset", "the offset moves the time out of range"))?;
+                let t = shift(base, planned, &OFFSETS).ok_or_else(|| {
+                    Diagnostics::error("Invalid offset", "the offset moves the time out of range")
+                })?;
                 m.extend(parts(t));
                 m.insert("base_rfc3339".into(), Value::string(fmt(base)));
                 m.insert("rfc3339".into(), Value::string(fmt(t)));
@@ -195,7 +301,12 @@ impl Time {
                         if ROTATIONS.iter().all(|r| num(planned, r) == 0) {
                             return Err(Diagnostics::error("Missing rotation", "one of rotation_years, rotation_months, rotation_days, rotation_hours, rotation_minutes or rotation_rfc3339 must be set"));
                         }
-                        shift(base, planned, &ROTATIONS).ok_or_else(|| Diagnostics::error("Invalid rotation", "the rotation moves the time out of range"))?
+                        shift(base, planned, &ROTATIONS).ok_or_else(|| {
+                            Diagnostics::error(
+                                "Invalid rotation",
+                                "the rotation moves the time out of range",
+                            )
+                        })?
                     }
                 };
                 m.extend(parts(base));
@@ -213,14 +324,27 @@ impl Time {
 
 #[async_trait]
 impl Resource for Time {
-    async fn create(&self, ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn create(
+        &self,
+        ctx: &Ctx,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         if self.0 == Kind::Sleep {
             sleep(ctx, planned, "create_duration").await?;
         }
-        Ok(Applied::new(object(planned, self.compute(planned, Utc::now())?)))
+        Ok(Applied::new(object(
+            planned,
+            self.compute(planned, Utc::now())?,
+        )))
     }
 
-    async fn read(&self, _ctx: &Ctx, state: &Value, private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+    async fn read(
+        &self,
+        _ctx: &Ctx,
+        state: &Value,
+        private: &[u8],
+    ) -> Result<Option<Applied>, Diagnostics> {
         if self.0 == Kind::Rotating {
             if let Some(r) = terrane_sdk::str_attr(state, "rotation_rfc3339") {
                 if Utc::now() >= parse("rotation_rfc3339", &r)? {
@@ -228,13 +352,23 @@ impl Resource for Time {
                 }
             }
         }
-        Ok(Some(Applied { state: state.clone(), private: private.to_vec() }))
+        Ok(Some(Applied {
+            state: state.clone(),
+            private: private.to_vec(),
+        }))
     }
 
-    async fn update(&self, _ctx: &Ctx, prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn update(
+        &self,
+        _ctx: &Ctx,
+        prior: &Value,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         // Only time_offset has in-place arguments (the offsets): recompute
         // from the kept base time.
-        let base = terrane_sdk::str_attr(prior, "base_rfc3339").or_else(|| terrane_sdk::str_attr(prior, "rfc3339"));
+        let base = terrane_sdk::str_attr(prior, "base_rfc3339")
+            .or_else(|| terrane_sdk::str_attr(prior, "rfc3339"));
         let now = match base {
             Some(b) => parse("base_rfc3339", &b)?,
             None => Utc::now(),
@@ -252,14 +386,25 @@ impl Resource for Time {
     async fn import(&self, _ctx: &Ctx, id: &str) -> Result<Value, Diagnostics> {
         let schema = match self.0 {
             Kind::Static => static_schema(),
-            _ => return Err(Diagnostics::error("Resource Import Not Implemented", "only time_static can be imported, by its RFC 3339 time")),
+            _ => {
+                return Err(Diagnostics::error(
+                    "Resource Import Not Implemented",
+                    "only time_static can be imported, by its RFC 3339 time",
+                ))
+            }
         };
         let t = parse("rfc3339", id)?;
         let base = schema.block_schema().empty_value();
         let mut m = parts(t);
         m.insert("rfc3339".into(), Value::string(fmt(t)));
         m.insert("id".into(), Value::string(fmt(t)));
-        Ok(Value::object_typed(&schema.block_schema().implied_type(), object(&base, m).entries().map(|e| (*e).clone()).unwrap_or_default()))
+        Ok(Value::object_typed(
+            &schema.block_schema().implied_type(),
+            object(&base, m)
+                .entries()
+                .map(|e| (*e).clone())
+                .unwrap_or_default(),
+        ))
     }
 }
 
@@ -269,7 +414,11 @@ mod tests {
 
     #[track_caller]
     fn check(s: &str, want: Option<f64>) {
-        assert_eq!(parse_duration("d", s).ok().map(|d| d.as_secs_f64()), want, "{s}");
+        assert_eq!(
+            parse_duration("d", s).ok().map(|d| d.as_secs_f64()),
+            want,
+            "{s}"
+        );
     }
 
     #[test]
@@ -285,7 +434,13 @@ mod tests {
     #[test]
     fn offsets_add_calendar_months() {
         let base = parse("b", "2024-01-31T00:00:00Z").unwrap();
-        let v = Value::object_from([("offset_months", Value::number(1)), ("offset_days", Value::number(1))]);
-        assert_eq!(fmt(shift(base, &v, &OFFSETS).unwrap()), "2024-03-01T00:00:00Z");
+        let v = Value::object_from([
+            ("offset_months", Value::number(1)),
+            ("offset_days", Value::number(1)),
+        ]);
+        assert_eq!(
+            fmt(shift(base, &v, &OFFSETS).unwrap()),
+            "2024-03-01T00:00:00Z"
+        );
     }
 }

@@ -15,7 +15,10 @@
 use async_trait::async_trait;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use terrane_sdk::{Applied, Attr, Ctx, DataSource, Diagnostics, PlanState, Provider, Resource, ResourceSchema, ResourceType, SimpleDataSource, SimpleResource, Value};
+use terrane_sdk::{
+    Applied, Attr, Ctx, DataSource, Diagnostics, PlanState, Provider, Resource, ResourceSchema,
+    ResourceType, SimpleDataSource, SimpleResource, Value,
+};
 use terrane_value::Type;
 
 fn mode() -> String {
@@ -32,10 +35,18 @@ impl Provider for Broken {
         "0.0.1"
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
-        vec![Arc::new(SimpleResource { name: "broken_thing", schema, resource: Thing })]
+        vec![Arc::new(SimpleResource {
+            name: "broken_thing",
+            schema,
+            resource: Thing,
+        })]
     }
     fn data_sources(&self) -> Vec<Arc<dyn terrane_sdk::DataSourceType>> {
-        vec![Arc::new(SimpleDataSource { name: "broken_lookup", schema: data_schema, source: Lookup })]
+        vec![Arc::new(SimpleDataSource {
+            name: "broken_lookup",
+            schema: data_schema,
+            source: Lookup,
+        })]
     }
 }
 
@@ -47,7 +58,9 @@ fn schema() -> ResourceSchema {
 }
 
 fn data_schema() -> ResourceSchema {
-    ResourceSchema::new(0).attr("key", Attr::string().required()).attr("result", Attr::string().computed())
+    ResourceSchema::new(0)
+        .attr("key", Attr::string().required())
+        .attr("result", Attr::string().computed())
 }
 
 static PLANS: AtomicUsize = AtomicUsize::new(0);
@@ -61,15 +74,41 @@ fn set(v: &Value, k: &str, x: Value) -> Value {
 
 #[async_trait]
 impl Resource for Thing {
-    async fn create(&self, _c: &Ctx, planned: &Value, _cfg: &Value) -> Result<Applied, Diagnostics> {
-        let done = set(&set(planned, "id", Value::string("thing-1")), "stamp", planned.get_attr("stamp").filter(|s| s.is_known()).cloned().unwrap_or_else(|| Value::string("s")));
+    async fn create(
+        &self,
+        _c: &Ctx,
+        planned: &Value,
+        _cfg: &Value,
+    ) -> Result<Applied, Diagnostics> {
+        let done = set(
+            &set(planned, "id", Value::string("thing-1")),
+            "stamp",
+            planned
+                .get_attr("stamp")
+                .filter(|s| s.is_known())
+                .cloned()
+                .unwrap_or_else(|| Value::string("s")),
+        );
         match mode().as_str() {
-            "inconsistent_result" => Ok(Applied::new(set(&done, "value", Value::string("something else")))),
-            "apply_error" => Err(Diagnostics::error("Creation half-failed", "The object was created but could not be finished.")),
+            "inconsistent_result" => Ok(Applied::new(set(
+                &done,
+                "value",
+                Value::string("something else"),
+            ))),
+            "apply_error" => Err(Diagnostics::error(
+                "Creation half-failed",
+                "The object was created but could not be finished.",
+            )),
             "hang_with_child" => {
-                let child = std::process::Command::new("sleep").arg("600").stdin(std::process::Stdio::null()).spawn();
+                let child = std::process::Command::new("sleep")
+                    .arg("600")
+                    .stdin(std::process::Stdio::null())
+                    .spawn();
                 if let Err(e) = child {
-                    return Err(Diagnostics::error("Cannot start the child process", e.to_string()));
+                    return Err(Diagnostics::error(
+                        "Cannot start the child process",
+                        e.to_string(),
+                    ));
                 }
                 std::future::pending().await
             }
@@ -79,7 +118,13 @@ impl Resource for Thing {
     async fn read(&self, _c: &Ctx, s: &Value, _p: &[u8]) -> Result<Option<Applied>, Diagnostics> {
         Ok(Some(Applied::new(s.clone())))
     }
-    async fn update(&self, _c: &Ctx, _prior: &Value, planned: &Value, _cfg: &Value) -> Result<Applied, Diagnostics> {
+    async fn update(
+        &self,
+        _c: &Ctx,
+        _prior: &Value,
+        planned: &Value,
+        _cfg: &Value,
+    ) -> Result<Applied, Diagnostics> {
         Ok(Applied::new(planned.clone()))
     }
     async fn delete(&self, _c: &Ctx, _prior: &Value) -> Result<(), Diagnostics> {
@@ -147,7 +192,11 @@ macro_rules! tamper_impl {
 }
 
 fn thing_type() -> Type {
-    Type::object([("value", Type::String), ("stamp", Type::String), ("id", Type::String)])
+    Type::object([
+        ("value", Type::String),
+        ("stamp", Type::String),
+        ("id", Type::String),
+    ])
 }
 
 tamper_impl!(
@@ -166,42 +215,77 @@ tamper_impl!(
     stop_provider: stop_provider,
 );
 
-async fn tampered_apply(inner: &terrane_sdk::ProviderServer<Broken>, r: Request<tf::apply_resource_change::Request>) -> R<tf::apply_resource_change::Response> {
+async fn tampered_apply(
+    inner: &terrane_sdk::ProviderServer<Broken>,
+    r: Request<tf::apply_resource_change::Request>,
+) -> R<tf::apply_resource_change::Response> {
     let m = mode();
     if m != "unknown_after_apply" && m != "null_after_apply" {
         return inner.apply_resource_change(r).await;
     }
     let req = r.into_inner();
-    let planned_bytes = req.planned_state.as_ref().map(|d| d.msgpack.clone()).unwrap_or_default();
-    let planned = terrane_value::msgpack::decode(&planned_bytes, &thing_type()).map_err(|e| Status::internal(e.to_string()))?;
+    let planned_bytes = req
+        .planned_state
+        .as_ref()
+        .map(|d| d.msgpack.clone())
+        .unwrap_or_default();
+    let planned = terrane_value::msgpack::decode(&planned_bytes, &thing_type())
+        .map_err(|e| Status::internal(e.to_string()))?;
     if planned.is_null() {
         return inner.apply_resource_change(Request::new(req)).await;
     }
     let new = if m == "null_after_apply" {
         Value::null(thing_type())
     } else {
-        set(&set(&planned, "id", Value::string("thing-1")), "stamp", Value::unknown(Type::String))
+        set(
+            &set(&planned, "id", Value::string("thing-1")),
+            "stamp",
+            Value::unknown(Type::String),
+        )
     };
-    let bytes = terrane_value::msgpack::encode(&new, &thing_type()).map_err(|e| Status::internal(e.to_string()))?;
+    let bytes = terrane_value::msgpack::encode(&new, &thing_type())
+        .map_err(|e| Status::internal(e.to_string()))?;
     Ok(Response::new(tf::apply_resource_change::Response {
-        new_state: Some(tf::DynamicValue { msgpack: bytes, json: Vec::new() }),
+        new_state: Some(tf::DynamicValue {
+            msgpack: bytes,
+            json: Vec::new(),
+        }),
         ..Default::default()
     }))
 }
 
-async fn tampered_read(inner: &terrane_sdk::ProviderServer<Broken>, r: Request<tf::read_resource::Request>) -> R<tf::read_resource::Response> {
+async fn tampered_read(
+    inner: &terrane_sdk::ProviderServer<Broken>,
+    r: Request<tf::read_resource::Request>,
+) -> R<tf::read_resource::Response> {
     if mode() != "invalid_refresh" {
         return inner.read_resource(r).await;
     }
     let req = r.into_inner();
-    let prior_bytes = req.current_state.as_ref().map(|d| d.msgpack.clone()).unwrap_or_default();
-    let prior = terrane_value::msgpack::decode(&prior_bytes, &thing_type()).map_err(|e| Status::internal(e.to_string()))?;
+    let prior_bytes = req
+        .current_state
+        .as_ref()
+        .map(|d| d.msgpack.clone())
+        .unwrap_or_default();
+    let prior = terrane_value::msgpack::decode(&prior_bytes, &thing_type())
+        .map_err(|e| Status::internal(e.to_string()))?;
     let new = set(&prior, "stamp", Value::unknown(Type::String));
-    let bytes = terrane_value::msgpack::encode(&new, &thing_type()).map_err(|e| Status::internal(e.to_string()))?;
-    Ok(Response::new(tf::read_resource::Response { new_state: Some(tf::DynamicValue { msgpack: bytes, json: Vec::new() }), private: req.private, ..Default::default() }))
+    let bytes = terrane_value::msgpack::encode(&new, &thing_type())
+        .map_err(|e| Status::internal(e.to_string()))?;
+    Ok(Response::new(tf::read_resource::Response {
+        new_state: Some(tf::DynamicValue {
+            msgpack: bytes,
+            json: Vec::new(),
+        }),
+        private: req.private,
+        ..Default::default()
+    }))
 }
 
 fn main() {
     let address = "registry.terraform.io/terrane/broken".to_string();
-    terrane_plugin::serve_main(Tamper(terrane_sdk::ProviderServer::new(Broken)), terrane_plugin::ServeOptions::new(address))
+    terrane_plugin::serve_main(
+        Tamper(terrane_sdk::ProviderServer::new(Broken)),
+        terrane_plugin::ServeOptions::new(address),
+    )
 }

@@ -67,7 +67,11 @@ fn cells(toks: &[Token], start: usize, end: usize) -> Line {
             lead_end = eq;
         }
     }
-    Line { lead: start..lead_end, assign, comment }
+    Line {
+        lead: start..lead_end,
+        assign,
+        comment,
+    }
 }
 
 fn indent(toks: &mut [Token], lines: &[Line]) {
@@ -121,7 +125,11 @@ fn space_cell(toks: &mut [Token], cell: std::ops::Range<usize>) {
         if i + 1 >= cell.end {
             break;
         }
-        let before = if i > cell.start { Some(toks[i - 1].kind) } else { None };
+        let before = if i > cell.start {
+            Some(toks[i - 1].kind)
+        } else {
+            None
+        };
         let gap = space_after(&toks[i], before, &toks[i + 1]);
         toks[i + 1].spaces = usize::from(gap);
     }
@@ -135,13 +143,18 @@ fn space_after(t: &Token, before: Option<Kind>, after: &Token) -> bool {
     if a == Newline {
         return false;
     }
-    if (k == Ident && a == OParen) || matches!(k, Dot | DoubleColon) || matches!(a, Dot | DoubleColon | Comma | Ellipsis) {
+    if (k == Ident && a == OParen)
+        || matches!(k, Dot | DoubleColon)
+        || matches!(a, Dot | DoubleColon | Comma | Ellipsis)
+    {
         return false;
     }
     if k == Comma {
         return true;
     }
-    if matches!(k, QuotedLit | StringLit | OQuote | OHeredoc) || matches!(a, QuotedLit | StringLit | CQuote | CHeredoc) {
+    if matches!(k, QuotedLit | StringLit | OQuote | OHeredoc)
+        || matches!(a, QuotedLit | StringLit | CQuote | CHeredoc)
+    {
         // Inside templates nothing is added.
         return false;
     }
@@ -159,7 +172,29 @@ fn space_after(t: &Token, before: Option<Kind>, after: &Token) -> bool {
         // A minus after something that cannot end an operand is a negation.
         return !matches!(
             before,
-            None | Some(OParen | OBrace | OBrack | Equal | Colon | Comma | Question | Plus | Star | Slash | Percent | Minus | EqualOp | NotEqual | Greater | GreaterEq | Less | LessEq | And | Or | Bang)
+            None | Some(
+                OParen
+                    | OBrace
+                    | OBrack
+                    | Equal
+                    | Colon
+                    | Comma
+                    | Question
+                    | Plus
+                    | Star
+                    | Slash
+                    | Percent
+                    | Minus
+                    | EqualOp
+                    | NotEqual
+                    | Greater
+                    | GreaterEq
+                    | Less
+                    | LessEq
+                    | And
+                    | Or
+                    | Bang
+            )
         );
     }
     if k == OBrace || a == CBrace {
@@ -198,7 +233,11 @@ fn align(toks: &mut [Token], lines: &[Line]) {
         while j < lines.len() && lines[j].assign.is_some() {
             j += 1;
         }
-        let width = lines[i..j].iter().map(|l| columns(&toks[l.lead.clone()])).max().unwrap_or(0);
+        let width = lines[i..j]
+            .iter()
+            .map(|l| columns(&toks[l.lead.clone()]))
+            .max()
+            .unwrap_or(0);
         for l in &lines[i..j] {
             let w = columns(&toks[l.lead.clone()]);
             if let Some(a) = &l.assign {
@@ -208,7 +247,9 @@ fn align(toks: &mut [Token], lines: &[Line]) {
         i = j;
     }
     // Comments ending consecutive lines.
-    let width_before = |toks: &[Token], l: &Line| columns(&toks[l.lead.clone()]) + l.assign.clone().map(|a| columns(&toks[a])).unwrap_or(0);
+    let width_before = |toks: &[Token], l: &Line| {
+        columns(&toks[l.lead.clone()]) + l.assign.clone().map(|a| columns(&toks[a])).unwrap_or(0)
+    };
     let mut i = 0;
     while i < lines.len() {
         if lines[i].comment.is_none() {
@@ -219,7 +260,11 @@ fn align(toks: &mut [Token], lines: &[Line]) {
         while j < lines.len() && lines[j].comment.is_some() {
             j += 1;
         }
-        let width = lines[i..j].iter().map(|l| width_before(toks, l)).max().unwrap_or(0);
+        let width = lines[i..j]
+            .iter()
+            .map(|l| width_before(toks, l))
+            .max()
+            .unwrap_or(0);
         for l in &lines[i..j] {
             let w = width_before(toks, l);
             if let Some(c) = l.comment {

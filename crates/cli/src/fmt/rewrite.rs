@@ -15,7 +15,11 @@ use super::tokens::{Kind, Token};
 
 /// Rewrites the body tokens of a whole file.
 pub fn rewrite(toks: Vec<Token>) -> Vec<Token> {
-    let mut w = Walker { toks, i: 0, out: Vec::new() };
+    let mut w = Walker {
+        toks,
+        i: 0,
+        out: Vec::new(),
+    };
     w.body(&mut Vec::new(), false);
     // Anything a malformed tail left over is kept as it is.
     let rest: Vec<Token> = w.toks.drain(w.i..).collect();
@@ -77,7 +81,11 @@ impl Walker {
             self.i += 1;
         }
         let expr = &self.toks[start..self.i];
-        let new = if blocks.len() == 1 && blocks[0] == "variable" && name == "type" { type_expr(expr) } else { value_expr(expr) };
+        let new = if blocks.len() == 1 && blocks[0] == "variable" && name == "type" {
+            type_expr(expr)
+        } else {
+            value_expr(expr)
+        };
         self.out.extend(new.unwrap_or_else(|| expr.to_vec()));
     }
 
@@ -87,7 +95,11 @@ impl Walker {
             match t.kind {
                 Kind::Ident => {
                     let label = t.text.clone();
-                    self.out.extend([Token::new(Kind::OQuote, "\""), Token::new(Kind::QuotedLit, label), Token::new(Kind::CQuote, "\"")]);
+                    self.out.extend([
+                        Token::new(Kind::OQuote, "\""),
+                        Token::new(Kind::QuotedLit, label),
+                        Token::new(Kind::CQuote, "\""),
+                    ]);
                     self.i += 1;
                 }
                 Kind::OQuote => {
@@ -117,7 +129,12 @@ impl Walker {
 /// `"${x}"` as `x`, when the value is exactly one interpolation.
 fn value_expr(expr: &[Token]) -> Option<Vec<Token>> {
     let n = expr.len();
-    if n < 5 || expr[0].kind != Kind::OQuote || expr[1].kind != Kind::TemplateInterp || expr[n - 2].kind != Kind::TemplateSeqEnd || expr[n - 1].kind != Kind::CQuote {
+    if n < 5
+        || expr[0].kind != Kind::OQuote
+        || expr[1].kind != Kind::TemplateInterp
+        || expr[n - 2].kind != Kind::TemplateSeqEnd
+        || expr[n - 1].kind != Kind::CQuote
+    {
         return None;
     }
     let inner = &expr[2..n - 2];
@@ -127,7 +144,14 @@ fn value_expr(expr: &[Token]) -> Option<Vec<Token>> {
             Kind::OQuote => quotes += 1,
             Kind::CQuote => quotes -= 1,
             // Literal text or a second sequence in the outer template.
-            Kind::QuotedLit | Kind::TemplateInterp | Kind::TemplateControl | Kind::TemplateSeqEnd if quotes == 0 => return None,
+            Kind::QuotedLit
+            | Kind::TemplateInterp
+            | Kind::TemplateControl
+            | Kind::TemplateSeqEnd
+                if quotes == 0 =>
+            {
+                return None
+            }
             _ => {}
         }
     }
@@ -157,14 +181,27 @@ fn value_expr(expr: &[Token]) -> Option<Vec<Token>> {
 }
 
 fn type_expr(expr: &[Token]) -> Option<Vec<Token>> {
-    let call = |name: &str, arg: &str| vec![Token::new(Kind::Ident, name), Token::new(Kind::OParen, "("), Token::new(Kind::Ident, arg), Token::new(Kind::CParen, ")")];
+    let call = |name: &str, arg: &str| {
+        vec![
+            Token::new(Kind::Ident, name),
+            Token::new(Kind::OParen, "("),
+            Token::new(Kind::Ident, arg),
+            Token::new(Kind::CParen, ")"),
+        ]
+    };
     match expr {
-        [t] if t.kind == Kind::Ident && matches!(t.text.as_str(), "list" | "map" | "set") => Some(call(&t.text, "any")),
-        [o, s, c] if o.kind == Kind::OQuote && s.kind == Kind::QuotedLit && c.kind == Kind::CQuote => match s.text.as_str() {
-            "string" => Some(vec![Token::new(Kind::Ident, "string")]),
-            "list" | "map" => Some(call(&s.text, "string")),
-            _ => None,
-        },
+        [t] if t.kind == Kind::Ident && matches!(t.text.as_str(), "list" | "map" | "set") => {
+            Some(call(&t.text, "any"))
+        }
+        [o, s, c]
+            if o.kind == Kind::OQuote && s.kind == Kind::QuotedLit && c.kind == Kind::CQuote =>
+        {
+            match s.text.as_str() {
+                "string" => Some(vec![Token::new(Kind::Ident, "string")]),
+                "list" | "map" => Some(call(&s.text, "string")),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

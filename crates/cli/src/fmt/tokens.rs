@@ -71,7 +71,11 @@ pub struct Token {
 
 impl Token {
     pub fn new(kind: Kind, text: impl Into<String>) -> Token {
-        Token { kind, text: text.into(), spaces: 0 }
+        Token {
+            kind,
+            text: text.into(),
+            spaces: 0,
+        }
     }
 
     /// Whether the token ends a line: a line break, or a line comment
@@ -83,7 +87,11 @@ impl Token {
     /// +1 for an opening bracket or template sequence, -1 for a closing one.
     pub fn nesting(&self) -> i32 {
         match self.kind {
-            Kind::OBrace | Kind::OBrack | Kind::OParen | Kind::TemplateInterp | Kind::TemplateControl => 1,
+            Kind::OBrace
+            | Kind::OBrack
+            | Kind::OParen
+            | Kind::TemplateInterp
+            | Kind::TemplateControl => 1,
             Kind::CBrace | Kind::CBrack | Kind::CParen | Kind::TemplateSeqEnd => -1,
             _ => 0,
         }
@@ -110,7 +118,12 @@ fn is_ident_continue(c: char) -> bool {
 /// byte offset when it cannot be tokenized (the caller has parsed it
 /// already, so this is unexpected).
 pub fn tokenize(src: &str) -> Result<(Vec<Token>, &str), usize> {
-    let mut lx = Lexer { src, pos: 0, out: Vec::new(), end: 0 };
+    let mut lx = Lexer {
+        src,
+        pos: 0,
+        out: Vec::new(),
+        end: 0,
+    };
     lx.normal(false)?;
     // Only blanks can follow the last token.
     let tail = &src[lx.end..];
@@ -170,7 +183,11 @@ impl<'a> Lexer<'a> {
                     self.push(Kind::CBrace, 1);
                 }
                 c if is_ident_start(c) => {
-                    let len = rest.char_indices().find(|(_, c)| !is_ident_continue(*c)).map(|(i, _)| i).unwrap_or(rest.len());
+                    let len = rest
+                        .char_indices()
+                        .find(|(_, c)| !is_ident_continue(*c))
+                        .map(|(i, _)| i)
+                        .unwrap_or(rest.len());
                     self.push(Kind::Ident, len);
                 }
                 c if c.is_ascii_digit() => {
@@ -209,7 +226,9 @@ impl<'a> Lexer<'a> {
         let mut start = self.pos;
         loop {
             let rest = self.rest();
-            let Some(c) = rest.chars().next() else { return Err(start) };
+            let Some(c) = rest.chars().next() else {
+                return Err(start);
+            };
             if rest.starts_with("$${") || rest.starts_with("%%{") {
                 self.pos += 3;
                 continue;
@@ -246,7 +265,10 @@ impl<'a> Lexer<'a> {
     fn heredoc(&mut self) -> Result<(), usize> {
         let rest = self.rest();
         let after = rest[2..].strip_prefix('-').unwrap_or(&rest[2..]);
-        let marker: String = after.chars().take_while(|c| is_ident_continue(*c)).collect();
+        let marker: String = after
+            .chars()
+            .take_while(|c| is_ident_continue(*c))
+            .collect();
         if marker.is_empty() || !marker.starts_with(is_ident_start) {
             return Err(self.pos);
         }
@@ -368,7 +390,12 @@ mod tests {
     use super::*;
 
     fn check(src: &str, want: &[(Kind, &str)]) {
-        let got: Vec<(Kind, String)> = tokenize(src).expect("tokenizes").0.into_iter().map(|t| (t.kind, t.text)).collect();
+        let got: Vec<(Kind, String)> = tokenize(src)
+            .expect("tokenizes")
+            .0
+            .into_iter()
+            .map(|t| (t.kind, t.text))
+            .collect();
         let want: Vec<(Kind, String)> = want.iter().map(|(k, t)| (*k, t.to_string())).collect();
         assert_eq!(got, want, "{src:?}");
     }
@@ -376,9 +403,42 @@ mod tests {
     #[test]
     fn strings_keep_their_text_whole() {
         use Kind::*;
-        check(r#"a = "--port=8080""#, &[(Ident, "a"), (Equal, "="), (OQuote, "\""), (QuotedLit, "--port=8080"), (CQuote, "\"")]);
-        check(r#""a\"b${ x }$${y}""#, &[(OQuote, "\""), (QuotedLit, "a\\\"b"), (TemplateInterp, "${"), (Ident, "x"), (TemplateSeqEnd, "}"), (QuotedLit, "$${y}"), (CQuote, "\"")]);
-        check("\"${~{a=1}~}\"", &[(OQuote, "\""), (TemplateInterp, "${~"), (OBrace, "{"), (Ident, "a"), (Equal, "="), (Number, "1"), (CBrace, "}"), (TemplateSeqEnd, "~}"), (CQuote, "\"")]);
+        check(
+            r#"a = "--port=8080""#,
+            &[
+                (Ident, "a"),
+                (Equal, "="),
+                (OQuote, "\""),
+                (QuotedLit, "--port=8080"),
+                (CQuote, "\""),
+            ],
+        );
+        check(
+            r#""a\"b${ x }$${y}""#,
+            &[
+                (OQuote, "\""),
+                (QuotedLit, "a\\\"b"),
+                (TemplateInterp, "${"),
+                (Ident, "x"),
+                (TemplateSeqEnd, "}"),
+                (QuotedLit, "$${y}"),
+                (CQuote, "\""),
+            ],
+        );
+        check(
+            "\"${~{a=1}~}\"",
+            &[
+                (OQuote, "\""),
+                (TemplateInterp, "${~"),
+                (OBrace, "{"),
+                (Ident, "a"),
+                (Equal, "="),
+                (Number, "1"),
+                (CBrace, "}"),
+                (TemplateSeqEnd, "~}"),
+                (CQuote, "\""),
+            ],
+        );
     }
 
     #[test]
@@ -405,8 +465,29 @@ mod tests {
     #[test]
     fn comments_numbers_and_operators() {
         use Kind::*;
-        check("a = 1.5e3 # c  \n", &[(Ident, "a"), (Equal, "="), (Number, "1.5e3"), (Comment, "# c  \n")]);
-        check("x=>y... a-b != !c /* k */", &[(Ident, "x"), (FatArrow, "=>"), (Ident, "y"), (Ellipsis, "..."), (Ident, "a-b"), (NotEqual, "!="), (Bang, "!"), (Ident, "c"), (Comment, "/* k */")]);
+        check(
+            "a = 1.5e3 # c  \n",
+            &[
+                (Ident, "a"),
+                (Equal, "="),
+                (Number, "1.5e3"),
+                (Comment, "# c  \n"),
+            ],
+        );
+        check(
+            "x=>y... a-b != !c /* k */",
+            &[
+                (Ident, "x"),
+                (FatArrow, "=>"),
+                (Ident, "y"),
+                (Ellipsis, "..."),
+                (Ident, "a-b"),
+                (NotEqual, "!="),
+                (Bang, "!"),
+                (Ident, "c"),
+                (Comment, "/* k */"),
+            ],
+        );
         check("a.0", &[(Ident, "a"), (Dot, "."), (Number, "0")]);
     }
 }

@@ -32,18 +32,36 @@ pub fn peers() -> Option<&'static Peers> {
     PEERS
         .get_or_init(|| {
             let terraform = terrane_testkit::terraform()?;
-            let random = terrane_testkit::built_binary("terrane-provider-random", "terraform-provider-random");
-            let local = terrane_testkit::built_binary("terrane-provider-local", "terraform-provider-local");
+            let random = terrane_testkit::built_binary(
+                "terrane-provider-random",
+                "terraform-provider-random",
+            );
+            let local =
+                terrane_testkit::built_binary("terrane-provider-local", "terraform-provider-local");
             let dir = random.parent().expect("profile dir").join("differential");
             std::fs::create_dir_all(&dir).expect("plugin dir");
-            let rc = terrane_testkit::dev_overrides(&dir, &[("hashicorp/random", &random), ("hashicorp/local", &local)]);
+            let rc = terrane_testkit::dev_overrides(
+                &dir,
+                &[("hashicorp/random", &random), ("hashicorp/local", &local)],
+            );
             // The Python provider runs from the source tree: its launcher
             // finds the .venv relative to itself.
             let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/pyprovider");
             let text = std::fs::read_to_string(&rc).expect("CLI config");
-            let text = text.replacen("dev_overrides {\n", &format!("dev_overrides {{\n    \"example.com/terrane/kv\" = \"{}\"\n", py.display()), 1);
+            let text = text.replacen(
+                "dev_overrides {\n",
+                &format!(
+                    "dev_overrides {{\n    \"example.com/terrane/kv\" = \"{}\"\n",
+                    py.display()
+                ),
+                1,
+            );
             std::fs::write(&rc, text).expect("CLI config");
-            Some(Peers { terraform, terrane: PathBuf::from(env!("CARGO_BIN_EXE_terrane")), cli_config: rc })
+            Some(Peers {
+                terraform,
+                terrane: PathBuf::from(env!("CARGO_BIN_EXE_terrane")),
+                cli_config: rc,
+            })
         })
         .as_ref()
 }
@@ -63,17 +81,32 @@ pub enum Tool {
 
 impl Peers {
     pub fn run(&self, tool: Tool, dir: &Path, args: &[&str]) -> Out {
-        let env = [("TF_CLI_CONFIG_FILE", self.cli_config.as_str()), ("CHECKPOINT_DISABLE", "1"), ("TF_IN_AUTOMATION", "1")];
+        let env = [
+            ("TF_CLI_CONFIG_FILE", self.cli_config.as_str()),
+            ("CHECKPOINT_DISABLE", "1"),
+            ("TF_IN_AUTOMATION", "1"),
+        ];
         match tool {
             Tool::Terraform => {
                 let o = self.terraform.run(dir, args, &env);
-                Out { code: o.code, stdout: o.stdout, stderr: o.stderr }
+                Out {
+                    code: o.code,
+                    stdout: o.stdout,
+                    stderr: o.stderr,
+                }
             }
             Tool::Terrane => {
                 let mut cmd = Command::new(&self.terrane);
-                cmd.args(args).current_dir(dir).stdin(Stdio::null()).envs(env);
+                cmd.args(args)
+                    .current_dir(dir)
+                    .stdin(Stdio::null())
+                    .envs(env);
                 let o = cmd.output().expect("terrane runs");
-                Out { code: o.status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&o.stdout).into_owned(), stderr: String::from_utf8_lossy(&o.stderr).into_owned() }
+                Out {
+                    code: o.status.code().unwrap_or(-1),
+                    stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+                }
             }
         }
     }
@@ -108,7 +141,11 @@ pub struct Step {
 
 /// `main.tf` (with the provider requirements prepended) and a plan/apply.
 pub fn step(main_tf: &str) -> Step {
-    Step { files: vec![("main.tf", Some(format!("{PROVIDERS}{main_tf}")))], outside: None, act: Act::Plan(&[]) }
+    Step {
+        files: vec![("main.tf", Some(format!("{PROVIDERS}{main_tf}")))],
+        outside: None,
+        act: Act::Plan(&[]),
+    }
 }
 
 impl Step {
@@ -126,7 +163,11 @@ impl Step {
     }
     /// A step that changes nothing in the configuration.
     pub fn same(act: Act) -> Step {
-        Step { files: vec![], outside: None, act }
+        Step {
+            files: vec![],
+            outside: None,
+            act,
+        }
     }
 }
 
@@ -139,7 +180,16 @@ struct Side {
 /// agree), each prefixed with the step it came from.
 pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
     let root = terrane_testkit::temp_dir();
-    let sides = [Side { tool: Tool::Terraform, dir: root.path().join("terraform") }, Side { tool: Tool::Terrane, dir: root.path().join("terrane") }];
+    let sides = [
+        Side {
+            tool: Tool::Terraform,
+            dir: root.path().join("terraform"),
+        },
+        Side {
+            tool: Tool::Terrane,
+            dir: root.path().join("terrane"),
+        },
+    ];
     let mut problems = Vec::new();
     let mut subst = Subst::default();
     for (i, st) in steps.iter().enumerate() {
@@ -160,12 +210,20 @@ pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
             }
             if i == 0 {
                 let o = peers.run(s.tool, &s.dir, &["init", "-input=false"]);
-                assert_eq!(o.code, 0, "{at}: {:?} init failed:\n{}{}", s.tool, o.stdout, o.stderr);
+                assert_eq!(
+                    o.code, 0,
+                    "{at}: {:?} init failed:\n{}{}",
+                    s.tool, o.stdout, o.stderr
+                );
                 if s.tool == Tool::Terrane {
                     // dev_overrides must make terrane launch our plugin
                     // binaries, not its in-process built-ins.
                     for p in ["hashicorp/random", "hashicorp/local"] {
-                        assert!(!o.stdout.contains(&format!("built-in {p}")), "{at}: terrane used its built-in {p}:\n{}", o.stdout);
+                        assert!(
+                            !o.stdout.contains(&format!("built-in {p}")),
+                            "{at}: terrane used its built-in {p}:\n{}",
+                            o.stdout
+                        );
                     }
                 }
             }
@@ -175,13 +233,20 @@ pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
         }
         let outs: Vec<StepOut> = sides.iter().map(|s| run_step(peers, s, &st.act)).collect();
         let (tf, tr) = (&outs[0], &outs[1]);
-        for (what, a, b) in [("plan", &tf.plan_code, &tr.plan_code), ("apply", &tf.apply_code, &tr.apply_code)] {
+        for (what, a, b) in [
+            ("plan", &tf.plan_code, &tr.plan_code),
+            ("apply", &tf.apply_code, &tr.apply_code),
+        ] {
             if a != b {
                 problems.push(format!("{at}: {what} exit code: terraform {a:?}, terrane {b:?}\n--- terraform:\n{}\n--- terrane:\n{}", tf.log, tr.log));
             }
         }
         if let (Some(a), Some(b)) = (&tf.plan, &tr.plan) {
-            problems.extend(normalize::compare_plans(a, b, &subst).into_iter().map(|d| format!("{at}: plan: {d}")));
+            problems.extend(
+                normalize::compare_plans(a, b, &subst)
+                    .into_iter()
+                    .map(|d| format!("{at}: plan: {d}")),
+            );
         }
         if let (Some(a), Some(b)) = (&tf.plan_text, &tr.plan_text) {
             if let Some(d) = normalize::compare_plan_texts(a, b, &subst) {
@@ -190,7 +255,11 @@ pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
         }
         let mut learned = subst.clone();
         learned.learn(&tf.state, &tr.state);
-        problems.extend(normalize::compare_states(&tf.state, &tr.state, &learned).into_iter().map(|d| format!("{at}: state: {d}")));
+        problems.extend(
+            normalize::compare_states(&tf.state, &tr.state, &learned)
+                .into_iter()
+                .map(|d| format!("{at}: state: {d}")),
+        );
         subst = learned;
     }
     problems
@@ -207,17 +276,28 @@ struct StepOut {
 }
 
 fn json_of(o: &Out, what: &str) -> Value {
-    serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{what}: not JSON ({e}):\n{}\n{}", o.stdout, o.stderr))
+    serde_json::from_str(&o.stdout)
+        .unwrap_or_else(|e| panic!("{what}: not JSON ({e}):\n{}\n{}", o.stdout, o.stderr))
 }
 
 fn run_step(peers: &Peers, s: &Side, act: &Act) -> StepOut {
     let mut log = String::new();
     let mut cmd = |args: &[&str]| {
         let o = peers.run(s.tool, &s.dir, args);
-        log.push_str(&format!("$ {args:?} -> {}\n{}{}", o.code, o.stdout, o.stderr));
+        log.push_str(&format!(
+            "$ {args:?} -> {}\n{}{}",
+            o.code, o.stdout, o.stderr
+        ));
         o
     };
-    let mut out = StepOut { plan_code: None, plan_text: None, apply_code: None, plan: None, state: Value::Null, log: String::new() };
+    let mut out = StepOut {
+        plan_code: None,
+        plan_text: None,
+        apply_code: None,
+        plan: None,
+        state: Value::Null,
+        log: String::new(),
+    };
     let plan = |extra: &[&str], cmd: &mut dyn FnMut(&[&str]) -> Out, out: &mut StepOut| -> bool {
         let mut args = vec!["plan", "-input=false", "-out=p", "-detailed-exitcode"];
         args.extend_from_slice(extra);
@@ -244,9 +324,13 @@ fn run_step(peers: &Peers, s: &Side, act: &Act) -> StepOut {
             args.extend_from_slice(extra);
             out.apply_code = Some(cmd(&args).code);
         }
-        Act::Destroy => out.apply_code = Some(cmd(&["destroy", "-input=false", "-auto-approve"]).code),
+        Act::Destroy => {
+            out.apply_code = Some(cmd(&["destroy", "-input=false", "-auto-approve"]).code)
+        }
         Act::Refresh => out.apply_code = Some(cmd(&["refresh", "-input=false"]).code),
-        Act::Import(addr, id) => out.apply_code = Some(cmd(&["import", "-input=false", addr, id]).code),
+        Act::Import(addr, id) => {
+            out.apply_code = Some(cmd(&["import", "-input=false", addr, id]).code)
+        }
         Act::StateRm(addr) => out.apply_code = Some(cmd(&["state", "rm", addr]).code),
     }
     out.state = json_of(&cmd(&["show", "-json"]), "show -json");

@@ -10,9 +10,15 @@ mod normalize;
 mod scenarios;
 
 fn check(name: &str, steps: Vec<harness::Step>) {
-    let Some(peers) = harness::peers() else { return };
+    let Some(peers) = harness::peers() else {
+        return;
+    };
     let problems = harness::run(peers, name, steps);
-    assert!(problems.is_empty(), "terrane differs from Terraform in {name}:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "terrane differs from Terraform in {name}:\n{}",
+        problems.join("\n")
+    );
 }
 
 macro_rules! differential {

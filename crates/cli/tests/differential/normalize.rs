@@ -14,7 +14,15 @@ use std::collections::BTreeMap;
 
 /// Attributes of local_* files that are hashes of their content: not
 /// compared when the content itself came from a random value.
-pub const DIGESTS: &[&str] = &["id", "content_md5", "content_sha1", "content_sha256", "content_sha512", "content_base64sha256", "content_base64sha512"];
+pub const DIGESTS: &[&str] = &[
+    "id",
+    "content_md5",
+    "content_sha1",
+    "content_sha256",
+    "content_sha512",
+    "content_base64sha256",
+    "content_base64sha512",
+];
 
 /// terrane's random values -> Terraform's, learned from states.
 #[derive(Default, Debug, Clone)]
@@ -36,7 +44,9 @@ impl Subst {
         for (addr, a) in &tf {
             let Some(b) = tr.get(addr) else { continue };
             let ty = a["type"].as_str().unwrap_or_default();
-            let (Some(av), Some(bv)) = (a["values"].as_object(), b["values"].as_object()) else { continue };
+            let (Some(av), Some(bv)) = (a["values"].as_object(), b["values"].as_object()) else {
+                continue;
+            };
             for (k, x) in av {
                 let random = ty.starts_with("random_") || (ty == "terraform_data" && k == "id");
                 if !random {
@@ -52,8 +62,12 @@ impl Subst {
                     (Value::String(x), Value::String(y)) if x != y && y.len() >= 6 => {
                         self.strings.insert(y.clone(), x.clone());
                     }
-                    (Value::String(_), Value::String(_)) if x != y => self.numbers.push((y.clone(), x.clone())),
-                    (Value::Number(_), Value::Number(_)) if x != y => self.numbers.push((y.clone(), x.clone())),
+                    (Value::String(_), Value::String(_)) if x != y => {
+                        self.numbers.push((y.clone(), x.clone()))
+                    }
+                    (Value::Number(_), Value::Number(_)) if x != y => {
+                        self.numbers.push((y.clone(), x.clone()))
+                    }
                     _ => {}
                 }
             }
@@ -81,7 +95,12 @@ impl Subst {
                     })
                     .collect(),
             ),
-            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => Value::Array(a.iter().zip(b).map(|(x, y)| self.apply_against(x, y)).collect()),
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => Value::Array(
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| self.apply_against(x, y))
+                    .collect(),
+            ),
             _ if self.seen.iter().any(|(from, to)| from == tr && to == tf) => tf.clone(),
             _ => self.apply(tr),
         }
@@ -105,7 +124,9 @@ impl Subst {
                 Value::String(out)
             }
             Value::Array(xs) => Value::Array(xs.iter().map(|x| self.apply(x)).collect()),
-            Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), self.apply(x))).collect()),
+            Value::Object(m) => {
+                Value::Object(m.iter().map(|(k, x)| (k.clone(), self.apply(x))).collect())
+            }
             other => other.clone(),
         }
     }
@@ -144,8 +165,12 @@ pub fn diff(path: &str, tf: &Value, tr: &Value, skip: &[&str], out: &mut Vec<Str
                 let p = format!("{path}.{k}");
                 match (a.get(k), b.get(k)) {
                     (Some(x), Some(y)) => diff(&p, x, y, &[], out),
-                    (Some(x), None) => out.push(format!("{p}: terraform {x}, terrane has no such key")),
-                    (None, Some(y)) => out.push(format!("{p}: terrane {y}, terraform has no such key")),
+                    (Some(x), None) => {
+                        out.push(format!("{p}: terraform {x}, terrane has no such key"))
+                    }
+                    (None, Some(y)) => {
+                        out.push(format!("{p}: terrane {y}, terraform has no such key"))
+                    }
                     (None, None) => {}
                 }
             }
@@ -164,7 +189,9 @@ pub fn diff(path: &str, tf: &Value, tr: &Value, skip: &[&str], out: &mut Vec<Str
 /// content digests are random too.
 fn random_derived(tf: &Value, tr_raw: &Value, tr: &Value) -> bool {
     match (tf, tr_raw, tr) {
-        (Value::Object(a), Value::Object(r), Value::Object(s)) => a.iter().any(|(k, x)| r.get(k) != s.get(k) && s.get(k) == Some(x)),
+        (Value::Object(a), Value::Object(r), Value::Object(s)) => a
+            .iter()
+            .any(|(k, x)| r.get(k) != s.get(k) && s.get(k) == Some(x)),
         _ => tr_raw != tr && tf == tr,
     }
 }
@@ -183,7 +210,15 @@ fn skip_for(ty: &str, pairs: &[(&Value, &Value, &Value)]) -> &'static [&'static 
 fn change_view(rc: &Value) -> Value {
     let c = &rc["change"];
     let mut m = Map::new();
-    for k in ["actions", "before", "after", "after_unknown", "before_sensitive", "after_sensitive", "importing"] {
+    for k in [
+        "actions",
+        "before",
+        "after",
+        "after_unknown",
+        "before_sensitive",
+        "after_sensitive",
+        "importing",
+    ] {
         if let Some(v) = c.get(k) {
             m.insert(k.into(), v.clone());
         }
@@ -208,7 +243,12 @@ fn changes_by_address(doc: &Value, field: &str) -> BTreeMap<String, Value> {
     out
 }
 
-fn compare_keyed(what: &str, tf: &BTreeMap<String, Value>, tr: &BTreeMap<String, Value>, out: &mut Vec<String>) -> bool {
+fn compare_keyed(
+    what: &str,
+    tf: &BTreeMap<String, Value>,
+    tr: &BTreeMap<String, Value>,
+    out: &mut Vec<String>,
+) -> bool {
     let a: Vec<&String> = tf.keys().collect();
     let b: Vec<&String> = tr.keys().collect();
     if a != b {
@@ -232,17 +272,37 @@ pub fn compare_plans(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
             yv[k] = subst.apply_against(&xv[k], &yraw[k]);
         }
         let ty = x["type"].as_str().unwrap_or_default();
-        let pairs = [(&xv["before"], &yraw["before"], &yv["before"]), (&xv["after"], &yraw["after"], &yv["after"])];
+        let pairs = [
+            (&xv["before"], &yraw["before"], &yv["before"]),
+            (&xv["after"], &yraw["after"], &yv["after"]),
+        ];
         let skip = skip_for(ty, &pairs);
-        for k in ["actions", "action_reason", "previous_address", "importing", "after_unknown", "before_sensitive", "after_sensitive"] {
-            diff(&format!("{addr}: {k}"), xv.get(k).unwrap_or(&Value::Null), yv.get(k).unwrap_or(&Value::Null), &[], &mut out);
+        for k in [
+            "actions",
+            "action_reason",
+            "previous_address",
+            "importing",
+            "after_unknown",
+            "before_sensitive",
+            "after_sensitive",
+        ] {
+            diff(
+                &format!("{addr}: {k}"),
+                xv.get(k).unwrap_or(&Value::Null),
+                yv.get(k).unwrap_or(&Value::Null),
+                &[],
+                &mut out,
+            );
         }
         for k in ["before", "after"] {
             diff(&format!("{addr}: {k}"), &xv[k], &yv[k], skip, &mut out);
         }
     }
     let drift = |d: &Value| -> Vec<(String, Value)> {
-        changes_by_address(d, "resource_drift").into_iter().map(|(k, v)| (k, v["change"]["actions"].clone())).collect()
+        changes_by_address(d, "resource_drift")
+            .into_iter()
+            .map(|(k, v)| (k, v["change"]["actions"].clone()))
+            .collect()
     };
     let (da, db) = (drift(tf), drift(tr));
     if da != db {
@@ -267,17 +327,45 @@ pub fn compare_states(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
         y["values"] = subst.apply_against(&x["values"], &yraw["values"]);
         let ty = x["type"].as_str().unwrap_or_default();
         let skip = skip_for(ty, &[(&x["values"], &yraw["values"], &y["values"])]);
-        diff(&format!("{addr}: values"), &x["values"], &y["values"], skip, &mut out);
-        for k in ["sensitive_values", "tainted", "mode", "type", "provider_name", "schema_version"] {
-            diff(&format!("{addr}: {k}"), x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), &[], &mut out);
+        diff(
+            &format!("{addr}: values"),
+            &x["values"],
+            &y["values"],
+            skip,
+            &mut out,
+        );
+        for k in [
+            "sensitive_values",
+            "tainted",
+            "mode",
+            "type",
+            "provider_name",
+            "schema_version",
+        ] {
+            diff(
+                &format!("{addr}: {k}"),
+                x.get(k).unwrap_or(&Value::Null),
+                y.get(k).unwrap_or(&Value::Null),
+                &[],
+                &mut out,
+            );
         }
         let deps = |v: &Value| -> Vec<String> {
-            let mut d: Vec<String> = v["depends_on"].as_array().into_iter().flatten().filter_map(|s| s.as_str().map(str::to_string)).collect();
+            let mut d: Vec<String> = v["depends_on"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect();
             d.sort();
             d
         };
         if deps(x) != deps(&y) {
-            out.push(format!("{addr}: depends_on: terraform {:?}, terrane {:?}", deps(x), deps(&y)));
+            out.push(format!(
+                "{addr}: depends_on: terraform {:?}, terrane {:?}",
+                deps(x),
+                deps(&y)
+            ));
         }
     }
     let empty = Value::Object(Map::new());
@@ -296,11 +384,24 @@ fn plan_body(text: &str) -> String {
         // Only the headline: the paragraph under it wraps around the name.
         return text[at..].lines().next().unwrap_or_default().to_string();
     }
-    let start = ["will perform the following actions:", "Changes to Outputs:"].iter().filter_map(|m| text.find(m)).min().unwrap_or(text.len());
+    let start = ["will perform the following actions:", "Changes to Outputs:"]
+        .iter()
+        .filter_map(|m| text.find(m))
+        .min()
+        .unwrap_or(text.len());
     let body = &text[start..];
     // Up to the closing rule or diagnostics, and without the outputs-only
     // paragraph (it wraps around the tool's name).
-    let end = ["\u{2500}", "Saved the plan to", "\u{2577}", "\nYou can apply this plan"].iter().filter_map(|m| body.find(m)).min().unwrap_or(body.len());
+    let end = [
+        "\u{2500}",
+        "Saved the plan to",
+        "\u{2577}",
+        "\nYou can apply this plan",
+    ]
+    .iter()
+    .filter_map(|m| body.find(m))
+    .min()
+    .unwrap_or(body.len());
     body[..end].trim_end().to_string()
 }
 
@@ -308,7 +409,9 @@ fn plan_body(text: &str) -> String {
 /// Terraform's name for itself and terrane's random values normalized.
 /// Returns the first differing lines with their context.
 pub fn compare_plan_texts(tf: &str, tr: &str, subst: &Subst) -> Option<String> {
-    let tf = plan_body(tf).replace("Terraform", "terrane").replace("terraform apply", "terrane apply");
+    let tf = plan_body(tf)
+        .replace("Terraform", "terrane")
+        .replace("terraform apply", "terrane apply");
     let tr = match subst.apply(&Value::String(plan_body(tr))) {
         Value::String(s) => s,
         _ => unreachable!("a string stays a string"),
@@ -317,10 +420,19 @@ pub fn compare_plan_texts(tf: &str, tr: &str, subst: &Subst) -> Option<String> {
         return None;
     }
     let (a, b): (Vec<&str>, Vec<&str>) = (tf.lines().collect(), tr.lines().collect());
-    let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let at = a
+        .iter()
+        .zip(&b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
     let from = at.saturating_sub(3);
     let show = |ls: &[&str]| ls[from.min(ls.len())..(at + 4).min(ls.len())].join("\n");
-    Some(format!("line {}:\n--- terraform:\n{}\n--- terrane:\n{}", at + 1, show(&a), show(&b)))
+    Some(format!(
+        "line {}:\n--- terraform:\n{}\n--- terrane:\n{}",
+        at + 1,
+        show(&a),
+        show(&b)
+    ))
 }
 
 /// Text without ANSI color sequences (`ESC [ ... m`).
@@ -362,7 +474,14 @@ mod tests {
         json!({"resource_changes": rcs})
     }
 
-    fn rc(addr: &str, ty: &str, actions: Value, before: Value, after: Value, unknown: Value) -> Value {
+    fn rc(
+        addr: &str,
+        ty: &str,
+        actions: Value,
+        before: Value,
+        after: Value,
+        unknown: Value,
+    ) -> Value {
         json!({"address": addr, "type": ty, "change": {"actions": actions, "before": before, "after": after, "after_unknown": unknown}})
     }
 
@@ -383,8 +502,18 @@ mod tests {
 
     #[test]
     fn states() {
-        check_states("equal", state(json!([pet("alpha-bee")])), state(json!([pet("alpha-bee")])), &[]);
-        check_states("random ids are paired", state(json!([pet("alpha-bee")])), state(json!([pet("gamma-doe")])), &[]);
+        check_states(
+            "equal",
+            state(json!([pet("alpha-bee")])),
+            state(json!([pet("alpha-bee")])),
+            &[],
+        );
+        check_states(
+            "random ids are paired",
+            state(json!([pet("alpha-bee")])),
+            state(json!([pet("gamma-doe")])),
+            &[],
+        );
         check_states(
             "random-derived content and its digests",
             state(json!([pet("alpha-bee"), file("x alpha-bee", "111")])),
@@ -395,7 +524,10 @@ mod tests {
             "digests compared when the content is not random",
             state(json!([file("fixed", "111")])),
             state(json!([file("fixed", "222")])),
-            &["local_file.f: values.content_sha1: terraform \"111\", terrane \"222\"", "local_file.f: values.id: terraform \"111\", terrane \"222\""],
+            &[
+                "local_file.f: values.content_sha1: terraform \"111\", terrane \"222\"",
+                "local_file.f: values.id: terraform \"111\", terrane \"222\"",
+            ],
         );
         check_states(
             "config value differs",
@@ -415,7 +547,9 @@ mod tests {
         );
         check_states(
             "tainted flag",
-            state(json!([{"address": "kv_item.a", "type": "kv_item", "tainted": true, "values": {}}])),
+            state(
+                json!([{"address": "kv_item.a", "type": "kv_item", "tainted": true, "values": {}}]),
+            ),
             state(json!([{"address": "kv_item.a", "type": "kv_item", "values": {}}])),
             &["kv_item.a: tainted: terraform true, terrane null"],
         );
@@ -439,15 +573,43 @@ mod tests {
         check_plans(
             "equal create",
             none.clone(),
-            plan(json!([rc("a.b", "terraform_data", json!(["create"]), json!(null), json!({"input": 1}), json!({"id": true}))])),
-            plan(json!([rc("a.b", "terraform_data", json!(["create"]), json!(null), json!({"input": 1}), json!({"id": true}))])),
+            plan(json!([rc(
+                "a.b",
+                "terraform_data",
+                json!(["create"]),
+                json!(null),
+                json!({"input": 1}),
+                json!({"id": true})
+            )])),
+            plan(json!([rc(
+                "a.b",
+                "terraform_data",
+                json!(["create"]),
+                json!(null),
+                json!({"input": 1}),
+                json!({"id": true})
+            )])),
             &[],
         );
         check_plans(
             "actions and unknowns differ",
             none.clone(),
-            plan(json!([rc("a.b", "terraform_data", json!(["create"]), json!(null), json!({"input": 1}), json!({"id": true, "output": true}))])),
-            plan(json!([rc("a.b", "terraform_data", json!(["update"]), json!(null), json!({"input": 1, "output": 1}), json!({"id": true}))])),
+            plan(json!([rc(
+                "a.b",
+                "terraform_data",
+                json!(["create"]),
+                json!(null),
+                json!({"input": 1}),
+                json!({"id": true, "output": true})
+            )])),
+            plan(json!([rc(
+                "a.b",
+                "terraform_data",
+                json!(["update"]),
+                json!(null),
+                json!({"input": 1, "output": 1}),
+                json!({"id": true})
+            )])),
             &[
                 "a.b: actions[0]: terraform \"create\", terrane \"update\"",
                 "a.b: after_unknown.output: terraform true, terrane has no such key",
@@ -456,9 +618,26 @@ mod tests {
         );
         check_plans(
             "prior random values are paired in before and after",
-            (state(json!([pet("alpha-bee")])), state(json!([pet("gamma-doe")]))),
-            plan(json!([rc("random_pet.p", "random_pet", json!(["no-op"]), json!({"id": "alpha-bee"}), json!({"id": "alpha-bee"}), json!({}))])),
-            plan(json!([rc("random_pet.p", "random_pet", json!(["no-op"]), json!({"id": "gamma-doe"}), json!({"id": "gamma-doe"}), json!({}))])),
+            (
+                state(json!([pet("alpha-bee")])),
+                state(json!([pet("gamma-doe")])),
+            ),
+            plan(json!([rc(
+                "random_pet.p",
+                "random_pet",
+                json!(["no-op"]),
+                json!({"id": "alpha-bee"}),
+                json!({"id": "alpha-bee"}),
+                json!({})
+            )])),
+            plan(json!([rc(
+                "random_pet.p",
+                "random_pet",
+                json!(["no-op"]),
+                json!({"id": "gamma-doe"}),
+                json!({"id": "gamma-doe"}),
+                json!({})
+            )])),
             &[],
         );
         check_plans(
@@ -487,6 +666,9 @@ mod tests {
         assert_eq!(s.apply(&json!({"n": 7, "m": 8})), json!({"n": 9, "m": 8}));
         // A value already equal to Terraform's is not rewritten, even when
         // it equals a random value of terrane's.
-        assert_eq!(s.apply_against(&json!({"len": 7, "r": 9}), &json!({"len": 7, "r": 7})), json!({"len": 7, "r": 9}));
+        assert_eq!(
+            s.apply_against(&json!({"len": 7, "r": 9}), &json!({"len": 7, "r": 7})),
+            json!({"len": 7, "r": 9})
+        );
     }
 }

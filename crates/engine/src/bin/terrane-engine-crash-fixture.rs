@@ -6,7 +6,10 @@
 
 use async_trait::async_trait;
 use std::sync::Arc;
-use terrane_sdk::{Applied, Attr, Ctx, Diagnostics, PlanState, Provider, Resource, ResourceSchema, ResourceType, SimpleResource, Value};
+use terrane_sdk::{
+    Applied, Attr, Ctx, Diagnostics, PlanState, Provider, Resource, ResourceSchema, ResourceType,
+    SimpleResource, Value,
+};
 
 struct Crashing;
 
@@ -18,12 +21,18 @@ impl Provider for Crashing {
         "0.0.1"
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
-        vec![Arc::new(SimpleResource { name: "crash_thing", schema, resource: Thing })]
+        vec![Arc::new(SimpleResource {
+            name: "crash_thing",
+            schema,
+            resource: Thing,
+        })]
     }
 }
 
 fn schema() -> ResourceSchema {
-    ResourceSchema::new(0).attr("name", Attr::string().optional()).attr("id", Attr::string().computed())
+    ResourceSchema::new(0)
+        .attr("name", Attr::string().optional())
+        .attr("id", Attr::string().computed())
 }
 
 #[derive(Clone)]
@@ -31,13 +40,29 @@ struct Thing;
 
 #[async_trait]
 impl Resource for Thing {
-    async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn create(
+        &self,
+        _ctx: &Ctx,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         Ok(Applied::new(planned.clone()))
     }
-    async fn read(&self, _ctx: &Ctx, state: &Value, _private: &[u8]) -> Result<Option<Applied>, Diagnostics> {
+    async fn read(
+        &self,
+        _ctx: &Ctx,
+        state: &Value,
+        _private: &[u8],
+    ) -> Result<Option<Applied>, Diagnostics> {
         Ok(Some(Applied::new(state.clone())))
     }
-    async fn update(&self, _ctx: &Ctx, _prior: &Value, planned: &Value, _config: &Value) -> Result<Applied, Diagnostics> {
+    async fn update(
+        &self,
+        _ctx: &Ctx,
+        _prior: &Value,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Applied, Diagnostics> {
         Ok(Applied::new(planned.clone()))
     }
     async fn delete(&self, _ctx: &Ctx, _prior: &Value) -> Result<(), Diagnostics> {

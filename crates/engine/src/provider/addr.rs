@@ -32,16 +32,26 @@ pub struct AddrError {
 }
 
 fn valid_part(p: &str) -> bool {
-    !p.is_empty() && !p.starts_with('-') && !p.ends_with('-') && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    !p.is_empty()
+        && !p.starts_with('-')
+        && !p.ends_with('-')
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn valid_host(h: &str) -> bool {
-    !h.is_empty() && h.split(['.', ':']).all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+    !h.is_empty()
+        && h.split(['.', ':'])
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
 }
 
 impl ProviderAddr {
     pub fn new(host: &str, namespace: &str, type_name: &str) -> ProviderAddr {
-        ProviderAddr { host: host.to_ascii_lowercase(), namespace: namespace.to_ascii_lowercase(), type_name: type_name.to_ascii_lowercase() }
+        ProviderAddr {
+            host: host.to_ascii_lowercase(),
+            namespace: namespace.to_ascii_lowercase(),
+            type_name: type_name.to_ascii_lowercase(),
+        }
     }
 
     /// Terraform's built-in `terraform` provider (terraform_data).
@@ -51,30 +61,45 @@ impl ProviderAddr {
 
     /// Parses a `required_providers` source address.
     pub fn parse(source: &str) -> Result<ProviderAddr, AddrError> {
-        let err = |reason: &str| AddrError { source_text: source.to_string(), reason: reason.to_string() };
+        let err = |reason: &str| AddrError {
+            source_text: source.to_string(),
+            reason: reason.to_string(),
+        };
         let parts: Vec<&str> = source.trim().split('/').collect();
         let (host, ns, ty) = match parts.as_slice() {
             [ty] if ty.eq_ignore_ascii_case("terraform") => (BUILTIN_HOST, "builtin", *ty),
             [ty] => (DEFAULT_HOST, "hashicorp", *ty),
             [ns, ty] => (DEFAULT_HOST, *ns, *ty),
             [host, ns, ty] => (*host, *ns, *ty),
-            _ => return Err(err("a source address has at most three parts: [hostname/]namespace/type")),
+            _ => {
+                return Err(err(
+                    "a source address has at most three parts: [hostname/]namespace/type",
+                ))
+            }
         };
         if !valid_host(host) {
             return Err(err("invalid hostname"));
         }
         if !valid_part(ns) {
-            return Err(err("invalid namespace: letters, digits, dashes and underscores only"));
+            return Err(err(
+                "invalid namespace: letters, digits, dashes and underscores only",
+            ));
         }
         if !valid_part(ty) {
-            return Err(err("invalid provider type: letters, digits, dashes and underscores only"));
+            return Err(err(
+                "invalid provider type: letters, digits, dashes and underscores only",
+            ));
         }
         if ty.to_ascii_lowercase().starts_with("terraform-provider-") {
-            return Err(err("the type name must not include the \"terraform-provider-\" prefix"));
+            return Err(err(
+                "the type name must not include the \"terraform-provider-\" prefix",
+            ));
         }
         let a = ProviderAddr::new(host, ns, ty);
         if a.host == BUILTIN_HOST && a.namespace == "builtin" && a.type_name != "terraform" {
-            return Err(err("the only built-in provider is terraform.io/builtin/terraform"));
+            return Err(err(
+                "the only built-in provider is terraform.io/builtin/terraform",
+            ));
         }
         Ok(a)
     }
@@ -113,7 +138,11 @@ pub struct ProviderConfigKey {
 
 impl ProviderConfigKey {
     pub fn root(addr: ProviderAddr) -> ProviderConfigKey {
-        ProviderConfigKey { module: String::new(), addr, alias: None }
+        ProviderConfigKey {
+            module: String::new(),
+            addr,
+            alias: None,
+        }
     }
 
     pub fn with_alias(mut self, alias: impl Into<String>) -> ProviderConfigKey {
@@ -150,27 +179,73 @@ mod tests {
 
     #[test]
     fn source_addresses() {
-        check("type_only", "random", Ok("registry.terraform.io/hashicorp/random"));
-        check("namespace_type", "hashicorp/random", Ok("registry.terraform.io/hashicorp/random"));
-        check("own_namespace", "terrane/local", Ok("registry.terraform.io/terrane/local"));
-        check("full", "example.com:8443/acme/thing", Ok("example.com:8443/acme/thing"));
-        check("case_folded", "HashiCorp/Random", Ok("registry.terraform.io/hashicorp/random"));
-        check("bare_terraform_is_builtin", "terraform", Ok("terraform.io/builtin/terraform"));
-        check("builtin_full", "terraform.io/builtin/terraform", Ok("terraform.io/builtin/terraform"));
-        check("other_builtin", "terraform.io/builtin/nope", Err("only built-in provider"));
+        check(
+            "type_only",
+            "random",
+            Ok("registry.terraform.io/hashicorp/random"),
+        );
+        check(
+            "namespace_type",
+            "hashicorp/random",
+            Ok("registry.terraform.io/hashicorp/random"),
+        );
+        check(
+            "own_namespace",
+            "terrane/local",
+            Ok("registry.terraform.io/terrane/local"),
+        );
+        check(
+            "full",
+            "example.com:8443/acme/thing",
+            Ok("example.com:8443/acme/thing"),
+        );
+        check(
+            "case_folded",
+            "HashiCorp/Random",
+            Ok("registry.terraform.io/hashicorp/random"),
+        );
+        check(
+            "bare_terraform_is_builtin",
+            "terraform",
+            Ok("terraform.io/builtin/terraform"),
+        );
+        check(
+            "builtin_full",
+            "terraform.io/builtin/terraform",
+            Ok("terraform.io/builtin/terraform"),
+        );
+        check(
+            "other_builtin",
+            "terraform.io/builtin/nope",
+            Err("only built-in provider"),
+        );
         check("too_many_parts", "a/b/c/d", Err("at most three parts"));
         check("empty_type", "hashicorp/", Err("invalid provider type"));
         check("bad_char", "hashi corp/random", Err("invalid namespace"));
-        check("prefixed", "hashicorp/terraform-provider-random", Err("prefix"));
+        check(
+            "prefixed",
+            "hashicorp/terraform-provider-random",
+            Err("prefix"),
+        );
         check("bad_host", "exa mple.com/a/b", Err("invalid hostname"));
     }
 
     #[test]
     fn config_keys_display_as_state_does() {
         let a = ProviderAddr::parse("hashicorp/random").unwrap();
-        assert_eq!(ProviderConfigKey::root(a.clone()).to_string(), "provider[\"registry.terraform.io/hashicorp/random\"]");
-        let k = ProviderConfigKey { module: "module.m".into(), addr: a.clone(), alias: Some("east".into()) };
-        assert_eq!(k.to_string(), "module.m.provider[\"registry.terraform.io/hashicorp/random\"].east");
+        assert_eq!(
+            ProviderConfigKey::root(a.clone()).to_string(),
+            "provider[\"registry.terraform.io/hashicorp/random\"]"
+        );
+        let k = ProviderConfigKey {
+            module: "module.m".into(),
+            addr: a.clone(),
+            alias: Some("east".into()),
+        };
+        assert_eq!(
+            k.to_string(),
+            "module.m.provider[\"registry.terraform.io/hashicorp/random\"].east"
+        );
         assert_eq!(a.for_display(), "hashicorp/random");
         assert!(ProviderAddr::builtin_terraform().is_builtin());
     }

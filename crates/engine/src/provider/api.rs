@@ -34,23 +34,55 @@ pub trait Provider: Send + Sync {
     async fn get_schema(&self) -> Result<Arc<ProviderSchema>, ProviderError>;
 
     async fn validate_provider_config(&self, config: &Value) -> Result<Diagnostics, ProviderError>;
-    async fn validate_resource_config(&self, type_name: &str, config: &Value) -> Result<Diagnostics, ProviderError>;
-    async fn validate_data_resource_config(&self, type_name: &str, config: &Value) -> Result<Diagnostics, ProviderError>;
+    async fn validate_resource_config(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Result<Diagnostics, ProviderError>;
+    async fn validate_data_resource_config(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Result<Diagnostics, ProviderError>;
 
     /// Configures the instance; `config` may hold unknowns during plan.
-    async fn configure_provider(&self, terraform_version: &str, config: &Value) -> Result<Diagnostics, ProviderError>;
+    async fn configure_provider(
+        &self,
+        terraform_version: &str,
+        config: &Value,
+    ) -> Result<Diagnostics, ProviderError>;
 
     /// Upgrades stored state JSON (written under `version`) to the current
     /// schema.
-    async fn upgrade_resource_state(&self, req: UpgradeRequest<'_>) -> Result<UpgradeResponse, ProviderError>;
+    async fn upgrade_resource_state(
+        &self,
+        req: UpgradeRequest<'_>,
+    ) -> Result<UpgradeResponse, ProviderError>;
     async fn read_resource(&self, req: ReadRequest<'_>) -> Result<ReadResponse, ProviderError>;
-    async fn plan_resource_change(&self, req: PlanRequest<'_>) -> Result<PlanResponse, ProviderError>;
-    async fn apply_resource_change(&self, req: ApplyRequest<'_>) -> Result<ApplyResponse, ProviderError>;
-    async fn import_resource_state(&self, type_name: &str, id: &str) -> Result<ImportResponse, ProviderError>;
-    async fn read_data_source(&self, req: ReadDataRequest<'_>) -> Result<ReadDataResponse, ProviderError>;
+    async fn plan_resource_change(
+        &self,
+        req: PlanRequest<'_>,
+    ) -> Result<PlanResponse, ProviderError>;
+    async fn apply_resource_change(
+        &self,
+        req: ApplyRequest<'_>,
+    ) -> Result<ApplyResponse, ProviderError>;
+    async fn import_resource_state(
+        &self,
+        type_name: &str,
+        id: &str,
+    ) -> Result<ImportResponse, ProviderError>;
+    async fn read_data_source(
+        &self,
+        req: ReadDataRequest<'_>,
+    ) -> Result<ReadDataResponse, ProviderError>;
     /// Calls a provider-defined function; `Ok(Err(_))` is the function's
     /// own error (an argument it refused).
-    async fn call_function(&self, name: &str, args: &[Value]) -> Result<Result<Value, FunctionError>, ProviderError>;
+    async fn call_function(
+        &self,
+        name: &str,
+        args: &[Value],
+    ) -> Result<Result<Value, FunctionError>, ProviderError>;
 
     /// Asks the provider to cancel its in-flight operations (interrupt).
     /// Returns the provider's error text, if it reported one.
@@ -193,7 +225,10 @@ impl ProviderSchema {
     /// The implied type of the provider_meta schema (an empty object when
     /// the provider has none).
     pub fn provider_meta_type(&self) -> Type {
-        self.provider_meta.as_ref().map(|s| s.block.implied_type()).unwrap_or_else(|| terrane_schema::Block::new().implied_type())
+        self.provider_meta
+            .as_ref()
+            .map(|s| s.block.implied_type())
+            .unwrap_or_else(|| terrane_schema::Block::new().implied_type())
     }
 }
 
@@ -349,19 +384,45 @@ impl fmt::Display for SchemaKind {
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {
     #[error("The plugin for {provider} crashed during {operation}: {detail}. The plugin's error output above may contain more details.")]
-    Crashed { provider: String, operation: &'static str, detail: String },
+    Crashed {
+        provider: String,
+        operation: &'static str,
+        detail: String,
+    },
     #[error("The plugin for {provider} failed {operation}: {status}")]
-    Rpc { provider: String, operation: &'static str, status: String },
+    Rpc {
+        provider: String,
+        operation: &'static str,
+        status: String,
+    },
     #[error("The provider {provider} returned an invalid response to {operation}: {detail}. This is a bug in the provider.")]
-    InvalidResponse { provider: String, operation: &'static str, detail: String },
+    InvalidResponse {
+        provider: String,
+        operation: &'static str,
+        detail: String,
+    },
     #[error("Cannot send a value to {provider} for {operation}: {detail}")]
-    Encode { provider: String, operation: &'static str, detail: String },
+    Encode {
+        provider: String,
+        operation: &'static str,
+        detail: String,
+    },
     #[error("The provider {provider} has no {kind} named {name:?}")]
-    UnknownType { provider: String, kind: SchemaKind, name: String },
+    UnknownType {
+        provider: String,
+        kind: SchemaKind,
+        name: String,
+    },
     #[error("The provider {provider} was already shut down when {operation} was called")]
-    Closed { provider: String, operation: &'static str },
+    Closed {
+        provider: String,
+        operation: &'static str,
+    },
     #[error("Failed to start the plugin for {provider}: {source}")]
-    Launch { provider: String, source: terrane_plugin::LaunchError },
+    Launch {
+        provider: String,
+        source: terrane_plugin::LaunchError,
+    },
     #[error("The provider {provider} was not installed for this run (it is not in required_providers, or discovery did not run)")]
     NotRegistered { provider: String },
 }
@@ -375,7 +436,9 @@ impl ProviderError {
             | ProviderError::InvalidResponse { operation, .. }
             | ProviderError::Encode { operation, .. }
             | ProviderError::Closed { operation, .. } => Some(operation),
-            ProviderError::UnknownType { .. } | ProviderError::Launch { .. } | ProviderError::NotRegistered { .. } => None,
+            ProviderError::UnknownType { .. }
+            | ProviderError::Launch { .. }
+            | ProviderError::NotRegistered { .. } => None,
         }
     }
 }

@@ -43,7 +43,9 @@ impl Builtin {
         }
         // The PostgreSQL provider stands in for the community provider's
         // address too, so existing configurations run unchanged.
-        if addr.type_name == "postgresql" && ["terrane", "cyrilgdn"].contains(&addr.namespace.as_str()) {
+        if addr.type_name == "postgresql"
+            && ["terrane", "cyrilgdn"].contains(&addr.namespace.as_str())
+        {
             return Some(Builtin::Postgresql);
         }
         if !NAMESPACES.contains(&addr.namespace.as_str()) {
@@ -67,16 +69,46 @@ impl Builtin {
     }
 
     /// A fresh, unconfigured instance.
-    pub fn instance(self, address: &str, schema: SchemaCell, caps: ClientCapabilities) -> Arc<dyn Provider> {
-        fn wrap<P: terrane_sdk::Provider>(p: P, address: &str, schema: SchemaCell, caps: ClientCapabilities) -> Arc<dyn Provider> {
-            Arc::new(ProtocolProvider::new(address, InProcess::new(ProviderServer::new(p)), schema, caps))
+    pub fn instance(
+        self,
+        address: &str,
+        schema: SchemaCell,
+        caps: ClientCapabilities,
+    ) -> Arc<dyn Provider> {
+        fn wrap<P: terrane_sdk::Provider>(
+            p: P,
+            address: &str,
+            schema: SchemaCell,
+            caps: ClientCapabilities,
+        ) -> Arc<dyn Provider> {
+            Arc::new(ProtocolProvider::new(
+                address,
+                InProcess::new(ProviderServer::new(p)),
+                schema,
+                caps,
+            ))
         }
         match self {
-            Builtin::Random => wrap(terrane_provider_random::RandomProvider, address, schema, caps),
+            Builtin::Random => wrap(
+                terrane_provider_random::RandomProvider,
+                address,
+                schema,
+                caps,
+            ),
             Builtin::Local => wrap(terrane_provider_local::LocalProvider, address, schema, caps),
             Builtin::Time => wrap(terrane_provider_time::TimeProvider, address, schema, caps),
-            Builtin::Terraform => wrap(terrane_provider_terraform::TerraformProvider, address, schema, caps),
-            Builtin::Postgresql => wrap(terrane_provider_postgresql::PostgresProvider, address, schema, caps),
+            Builtin::Terraform => wrap(
+                terrane_provider_terraform::TerraformProvider,
+                address,
+                schema,
+                caps,
+            ),
+            Builtin::Postgresql => wrap(
+                terrane_provider_postgresql::PostgresProvider,
+                address,
+                schema,
+                caps,
+            ),
         }
     }
 }
@@ -86,21 +118,41 @@ mod tests {
     use super::*;
 
     fn check(case: &str, source: &str, want: Option<Builtin>) {
-        assert_eq!(Builtin::for_addr(&ProviderAddr::parse(source).unwrap()), want, "case {case}");
+        assert_eq!(
+            Builtin::for_addr(&ProviderAddr::parse(source).unwrap()),
+            want,
+            "case {case}"
+        );
     }
 
     #[test]
     fn which_addresses_are_built_in() {
-        check("hashicorp_random", "hashicorp/random", Some(Builtin::Random));
+        check(
+            "hashicorp_random",
+            "hashicorp/random",
+            Some(Builtin::Random),
+        );
         check("bare_local", "local", Some(Builtin::Local));
         check("terrane_time", "terrane/time", Some(Builtin::Time));
         check("builtin_terraform", "terraform", Some(Builtin::Terraform));
         check("other_namespace", "acme/random", None);
         check("other_host", "example.com/hashicorp/random", None);
         check("other_type", "hashicorp/aws", None);
-        check("terrane_postgresql", "terrane/postgresql", Some(Builtin::Postgresql));
-        check("community_postgresql", "cyrilgdn/postgresql", Some(Builtin::Postgresql));
-        check("hashicorp_postgresql_is_not_ours", "hashicorp/postgresql", None);
+        check(
+            "terrane_postgresql",
+            "terrane/postgresql",
+            Some(Builtin::Postgresql),
+        );
+        check(
+            "community_postgresql",
+            "cyrilgdn/postgresql",
+            Some(Builtin::Postgresql),
+        );
+        check(
+            "hashicorp_postgresql_is_not_ours",
+            "hashicorp/postgresql",
+            None,
+        );
         assert!(!Builtin::Terraform.overridable());
     }
 }

@@ -54,7 +54,11 @@ pub struct HostOptions {
 
 impl Default for HostOptions {
     fn default() -> HostOptions {
-        HostOptions { client_capabilities: ClientCapabilities::default(), launch_timeout: Duration::from_secs(60), plugin_env: Vec::new() }
+        HostOptions {
+            client_capabilities: ClientCapabilities::default(),
+            launch_timeout: Duration::from_secs(60),
+            plugin_env: Vec::new(),
+        }
     }
 }
 
@@ -84,13 +88,24 @@ pub struct ProviderHost {
 
 impl ProviderHost {
     pub fn new(opts: HostOptions) -> ProviderHost {
-        ProviderHost { opts, providers: Mutex::default(), instances: Mutex::default(), started: Mutex::default(), functions: Mutex::default() }
+        ProviderHost {
+            opts,
+            providers: Mutex::default(),
+            instances: Mutex::default(),
+            started: Mutex::default(),
+            functions: Mutex::default(),
+        }
     }
 
     /// Records where `addr` comes from (the result of discovery).
     /// Registering again replaces the source for instances not yet started.
     pub fn register(&self, addr: ProviderAddr, source: ProviderSource) {
-        let entry = Arc::new(Entry { source, schema: Arc::new(OnceCell::new()), spare: Mutex::new(None), starting: tokio::sync::Mutex::new(()) });
+        let entry = Arc::new(Entry {
+            source,
+            schema: Arc::new(OnceCell::new()),
+            spare: Mutex::new(None),
+            starting: tokio::sync::Mutex::new(()),
+        });
         lock(&self.providers).insert(addr, entry);
     }
 
@@ -100,11 +115,17 @@ impl ProviderHost {
     }
 
     fn entry(&self, addr: &ProviderAddr) -> Result<Arc<Entry>, ProviderError> {
-        lock(&self.providers).get(addr).cloned().ok_or_else(|| ProviderError::NotRegistered { provider: addr.to_string() })
+        lock(&self.providers)
+            .get(addr)
+            .cloned()
+            .ok_or_else(|| ProviderError::NotRegistered {
+                provider: addr.to_string(),
+            })
     }
 
     async fn start(&self, addr: &ProviderAddr, entry: &Entry) -> Result<Instance, ProviderError> {
-        let instance = start_instance(&self.opts, addr, &entry.source, entry.schema.clone()).await?;
+        let instance =
+            start_instance(&self.opts, addr, &entry.source, entry.schema.clone()).await?;
         lock(&self.started).push(instance.clone());
         Ok(instance)
     }
@@ -121,7 +142,9 @@ impl ProviderHost {
             None => OnceCell::new(),
         });
         let (opts, addr2, source) = (self.opts.clone(), addr.clone(), entry.source.clone());
-        let instance = on_side(addr, "startup", async move { start_instance(&opts, &addr2, &source, schema).await })??;
+        let instance = on_side(addr, "startup", async move {
+            start_instance(&opts, &addr2, &source, schema).await
+        })??;
         // Two evaluations may race to start one; the first kept wins and
         // the other is closed.
         let (kept, extra) = {
@@ -143,20 +166,32 @@ impl ProviderHost {
     /// The signature of provider function `name`: from the shared schema
     /// when it is known, else from the function instance. Blocks the
     /// calling thread; never waits on the caller's runtime.
-    pub fn function_schema_blocking(&self, addr: &ProviderAddr) -> Result<Arc<ProviderSchema>, ProviderError> {
+    pub fn function_schema_blocking(
+        &self,
+        addr: &ProviderAddr,
+    ) -> Result<Arc<ProviderSchema>, ProviderError> {
         if let Some(s) = self.entry(addr)?.schema.get() {
             return Ok(s.clone());
         }
         let instance = self.function_instance(addr)?;
-        on_side(addr, "GetProviderSchema", async move { instance.get_schema().await })?
+        on_side(addr, "GetProviderSchema", async move {
+            instance.get_schema().await
+        })?
     }
 
     /// Calls provider function `name` with known, unmarked `args`. Blocks
     /// the calling thread; never waits on the caller's runtime.
-    pub fn call_function_blocking(&self, addr: &ProviderAddr, name: &str, args: Vec<Value>) -> Result<Result<Value, FunctionError>, ProviderError> {
+    pub fn call_function_blocking(
+        &self,
+        addr: &ProviderAddr,
+        name: &str,
+        args: Vec<Value>,
+    ) -> Result<Result<Value, FunctionError>, ProviderError> {
         let instance = self.function_instance(addr)?;
         let name = name.to_string();
-        on_side(addr, "CallFunction", async move { instance.call_function(&name, &args).await })?
+        on_side(addr, "CallFunction", async move {
+            instance.call_function(&name, &args).await
+        })?
     }
 
     /// The provider's schema, fetched once per run for all its
@@ -214,7 +249,10 @@ impl ProviderHost {
     /// evaluated provider block) before anything else.
     pub async fn instance(&self, key: &ProviderConfigKey) -> Result<Instance, ProviderError> {
         let entry = self.entry(&key.addr)?;
-        let cell = lock(&self.instances).entry(key.clone()).or_default().clone();
+        let cell = lock(&self.instances)
+            .entry(key.clone())
+            .or_default()
+            .clone();
         cell.get_or_try_init(|| async {
             // A schema fetch in progress is about to leave a spare.
             let _starting = entry.starting.lock().await;
@@ -230,7 +268,11 @@ impl ProviderHost {
 
     /// The configurations that have an instance.
     pub fn started_configs(&self) -> Vec<ProviderConfigKey> {
-        let mut keys: Vec<ProviderConfigKey> = lock(&self.instances).iter().filter(|(_, c)| c.initialized()).map(|(k, _)| k.clone()).collect();
+        let mut keys: Vec<ProviderConfigKey> = lock(&self.instances)
+            .iter()
+            .filter(|(_, c)| c.initialized())
+            .map(|(k, _)| k.clone())
+            .collect();
         keys.sort();
         keys
     }
@@ -266,22 +308,44 @@ impl ProviderHost {
         }
         while tasks.join_next().await.is_some() {}
         // Function instances are closed where they live.
-        let closing: Vec<_> = functions.into_iter().map(|i| side().spawn(async move { i.close().await })).collect();
+        let closing: Vec<_> = functions
+            .into_iter()
+            .map(|i| side().spawn(async move { i.close().await }))
+            .collect();
         for c in closing {
             let _ = c.await;
         }
     }
 }
 
-async fn start_instance(opts: &HostOptions, addr: &ProviderAddr, source: &ProviderSource, schema: SchemaCell) -> Result<Instance, ProviderError> {
+async fn start_instance(
+    opts: &HostOptions,
+    addr: &ProviderAddr,
+    source: &ProviderSource,
+    schema: SchemaCell,
+) -> Result<Instance, ProviderError> {
     let name = addr.to_string();
     let caps = opts.client_capabilities;
     Ok(match source {
         ProviderSource::Builtin(b) => b.instance(&name, schema, caps),
         ProviderSource::Plugin(p) => {
-            let launch = terrane_plugin::LaunchOptions { versions: vec![6], timeout: opts.launch_timeout, env: opts.plugin_env.clone() };
-            let client = terrane_plugin::launch(&p.binary, launch).await.map_err(|source| ProviderError::Launch { provider: name.clone(), source })?;
-            Arc::new(ProtocolProvider::new(name, Plugin::new(client), schema, caps))
+            let launch = terrane_plugin::LaunchOptions {
+                versions: vec![6],
+                timeout: opts.launch_timeout,
+                env: opts.plugin_env.clone(),
+            };
+            let client = terrane_plugin::launch(&p.binary, launch)
+                .await
+                .map_err(|source| ProviderError::Launch {
+                    provider: name.clone(),
+                    source,
+                })?;
+            Arc::new(ProtocolProvider::new(
+                name,
+                Plugin::new(client),
+                schema,
+                caps,
+            ))
         }
     })
 }
@@ -290,17 +354,32 @@ async fn start_instance(opts: &HostOptions, addr: &ProviderAddr, source: &Provid
 /// first use, alive for the rest of the process.
 fn side() -> &'static tokio::runtime::Runtime {
     static SIDE: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    SIDE.get_or_init(|| tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("terrane-functions").enable_all().build().expect("cannot start the provider function runtime"))
+    SIDE.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("terrane-functions")
+            .enable_all()
+            .build()
+            .expect("cannot start the provider function runtime")
+    })
 }
 
 /// Runs `fut` (the provider operation `operation`) on the side runtime and
 /// blocks this thread for its result.
-fn on_side<T: Send + 'static>(addr: &ProviderAddr, operation: &'static str, fut: impl std::future::Future<Output = T> + Send + 'static) -> Result<T, ProviderError> {
+fn on_side<T: Send + 'static>(
+    addr: &ProviderAddr,
+    operation: &'static str,
+    fut: impl std::future::Future<Output = T> + Send + 'static,
+) -> Result<T, ProviderError> {
     let (tx, rx) = std::sync::mpsc::channel();
     side().spawn(async move {
         let _ = tx.send(fut.await);
     });
-    rx.recv().map_err(|_| ProviderError::Crashed { provider: addr.to_string(), operation, detail: "the provider function call was abandoned".into() })
+    rx.recv().map_err(|_| ProviderError::Crashed {
+        provider: addr.to_string(),
+        operation,
+        detail: "the provider function call was abandoned".into(),
+    })
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -14,17 +14,33 @@ use terrane_value::Value;
 pub fn plugin_binary(package: &str, bin: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test executable");
     // target/<profile>/deps/<test> -> target/<profile>
-    let profile_dir = exe.parent().and_then(|d| d.parent()).expect("target/<profile>").to_path_buf();
+    let profile_dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>")
+        .to_path_buf();
     let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
     let release = profile_dir.file_name().is_some_and(|n| n == "release");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = std::process::Command::new(cargo);
-    cmd.args(["build", "--quiet", "-p", package, "--bin", bin, "--target-dir"]).arg(&target_dir);
+    cmd.args([
+        "build",
+        "--quiet",
+        "-p",
+        package,
+        "--bin",
+        bin,
+        "--target-dir",
+    ])
+    .arg(&target_dir);
     if release {
         cmd.arg("--release");
     }
     let status = cmd.status().expect("run cargo build");
-    assert!(status.success(), "cargo build -p {package} --bin {bin} failed");
+    assert!(
+        status.success(),
+        "cargo build -p {package} --bin {bin} failed"
+    );
     let path = profile_dir.join(bin);
     assert!(path.exists(), "{} was not built", path.display());
     path
@@ -33,7 +49,11 @@ pub fn plugin_binary(package: &str, bin: &str) -> PathBuf {
 /// An object of `type_name`'s type: the given attributes, the rest null.
 pub fn object(schema: &ProviderSchema, type_name: &str, attrs: &[(&str, Value)]) -> Value {
     let block = &schema.resource(type_name).expect("resource type").block;
-    let mut m = block.empty_value().entries().map(|e| (*e).clone()).unwrap_or_default();
+    let mut m = block
+        .empty_value()
+        .entries()
+        .map(|e| (*e).clone())
+        .unwrap_or_default();
     for (k, v) in attrs {
         m.insert((*k).to_string(), v.clone());
     }
@@ -41,7 +61,13 @@ pub fn object(schema: &ProviderSchema, type_name: &str, attrs: &[(&str, Value)])
 }
 
 pub fn null_of(schema: &ProviderSchema, type_name: &str) -> Value {
-    Value::null(schema.resource(type_name).expect("resource type").block.implied_type())
+    Value::null(
+        schema
+            .resource(type_name)
+            .expect("resource type")
+            .block
+            .implied_type(),
+    )
 }
 
 pub fn empty_config(p: &Arc<ProviderSchema>) -> Value {

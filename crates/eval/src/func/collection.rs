@@ -2,35 +2,71 @@
 //! `index`, `contains`, `one`, `coalesce`, `coalescelist`, `compact`,
 //! `alltrue`, `anytrue`, `sum`, `range`, `chunklist`.
 
-use super::spec::{arg_err, call_err, elems, int_arg, n, p_any, p_num, s, unknown_nn, Func, Param, Res};
+use super::spec::{
+    arg_err, call_err, elems, int_arg, n, p_any, p_num, s, unknown_nn, Func, Param, Res,
+};
 use super::FuncCtx;
 use bigdecimal::BigDecimal;
 use terrane_value::convert::{convert, unify};
 use terrane_value::{Bound, Number, Refinements, Type, Value};
 
 pub(super) const NAMES: &[&str] = &[
-    "length", "element", "index", "contains", "one", "coalesce", "coalescelist", "compact", "alltrue", "anytrue", "sum",
-    "range", "chunklist",
+    "length",
+    "element",
+    "index",
+    "contains",
+    "one",
+    "coalesce",
+    "coalescelist",
+    "compact",
+    "alltrue",
+    "anytrue",
+    "sum",
+    "range",
+    "chunklist",
 ];
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
-        "length" => Func::new(vec![p_any("value").unknown().dynamic().marked()], Type::Number, length),
-        "element" => Func::ret_fn(vec![p_any("list"), p_num("index")], element_ret, element).may_be_null(),
+        "length" => Func::new(
+            vec![p_any("value").unknown().dynamic().marked()],
+            Type::Number,
+            length,
+        ),
+        "element" => {
+            Func::ret_fn(vec![p_any("list"), p_num("index")], element_ret, element).may_be_null()
+        }
         "index" => Func::new(vec![p_any("list"), p_any("value")], Type::Number, index),
         "contains" => Func::new(vec![p_any("list"), p_any("value")], Type::Bool, contains),
         "one" => Func::ret_fn(vec![p_any("list")], one_ret, one).may_be_null(),
-        "coalesce" => Func::ret_fn(vec![], coalesce_ret, coalesce).variadic(p_any("vals").null().unknown()),
-        "coalescelist" => {
-            Func::ret_fn(vec![], coalescelist_ret, coalescelist).variadic(p_any("vals").null().unknown())
+        "coalesce" => {
+            Func::ret_fn(vec![], coalesce_ret, coalesce).variadic(p_any("vals").null().unknown())
         }
-        "compact" => Func::new(vec![Param::new("list", Type::list(Type::String))], Type::list(Type::String), compact),
-        "alltrue" => Func::new(vec![Param::new("list", Type::list(Type::Bool))], Type::Bool, |a, _, _| {
-            Ok(Value::bool(elems(&a[0]).iter().all(|e| e.as_bool() == Some(true))))
-        }),
-        "anytrue" => Func::new(vec![Param::new("list", Type::list(Type::Bool))], Type::Bool, |a, _, _| {
-            Ok(Value::bool(elems(&a[0]).iter().any(|e| e.as_bool() == Some(true))))
-        }),
+        "coalescelist" => Func::ret_fn(vec![], coalescelist_ret, coalescelist)
+            .variadic(p_any("vals").null().unknown()),
+        "compact" => Func::new(
+            vec![Param::new("list", Type::list(Type::String))],
+            Type::list(Type::String),
+            compact,
+        ),
+        "alltrue" => Func::new(
+            vec![Param::new("list", Type::list(Type::Bool))],
+            Type::Bool,
+            |a, _, _| {
+                Ok(Value::bool(
+                    elems(&a[0]).iter().all(|e| e.as_bool() == Some(true)),
+                ))
+            },
+        ),
+        "anytrue" => Func::new(
+            vec![Param::new("list", Type::list(Type::Bool))],
+            Type::Bool,
+            |a, _, _| {
+                Ok(Value::bool(
+                    elems(&a[0]).iter().any(|e| e.as_bool() == Some(true)),
+                ))
+            },
+        ),
         "sum" => Func::new(vec![p_any("list")], Type::Number, sum),
         "range" => Func::new(vec![], Type::list(Type::Number), range).variadic(p_num("params")),
         "chunklist" => Func::ret_fn(
@@ -48,10 +84,20 @@ fn is_seq(t: &Type) -> bool {
 
 fn length(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let v = &a[0];
-    let mark = |out: Value| if v.is_sensitive() { out.mark_sensitive() } else { out };
+    let mark = |out: Value| {
+        if v.is_sensitive() {
+            out.mark_sensitive()
+        } else {
+            out
+        }
+    };
     match v.ty() {
         Type::Tuple(ts) => return Ok(mark(Value::number(Number::from_u64(ts.len() as u64)))),
-        Type::Object(o) => return Ok(mark(Value::number(Number::from_u64(o.attrs().len() as u64)))),
+        Type::Object(o) => {
+            return Ok(mark(Value::number(
+                Number::from_u64(o.attrs().len() as u64),
+            )))
+        }
         Type::Dynamic => return Ok(mark(unknown_nn(Type::Number))),
         _ => {}
     }
@@ -60,8 +106,14 @@ fn length(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     }
     if !v.is_known() {
         let r = v.refinements().cloned().unwrap_or_default();
-        let lower = Bound { value: Number::from_u64(r.length_min.unwrap_or(0)), inclusive: true };
-        let upper = r.length_max.map(|m| Bound { value: Number::from_u64(m), inclusive: true });
+        let lower = Bound {
+            value: Number::from_u64(r.length_min.unwrap_or(0)),
+            inclusive: true,
+        };
+        let upper = r.length_max.map(|m| Bound {
+            value: Number::from_u64(m),
+            inclusive: true,
+        });
         let refined = Refinements::not_null().with_number_bounds(Some(lower), upper);
         return Ok(mark(Value::unknown_refined(Type::Number, refined)));
     }
@@ -131,9 +183,15 @@ fn one_ret(a: &[Value]) -> Res<Type> {
         Type::Tuple(ts) => match ts.len() {
             0 => Ok(Type::Dynamic),
             1 => Ok(ts[0].clone()),
-            _ => arg_err(0, "must be a list, set, or tuple value with either zero or one elements"),
+            _ => arg_err(
+                0,
+                "must be a list, set, or tuple value with either zero or one elements",
+            ),
         },
-        _ => arg_err(0, "must be a list, set, or tuple value with either zero or one elements"),
+        _ => arg_err(
+            0,
+            "must be a list, set, or tuple value with either zero or one elements",
+        ),
     }
 }
 
@@ -141,7 +199,10 @@ fn one(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
     match elems(&a[0]) {
         [] => Ok(Value::null(ret.clone())),
         [x] => Ok(x.clone()),
-        _ => arg_err(0, "must be a list, set, or tuple value with either zero or one elements"),
+        _ => arg_err(
+            0,
+            "must be a list, set, or tuple value with either zero or one elements",
+        ),
     }
 }
 
@@ -166,7 +227,13 @@ fn coalesce(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
 fn coalescelist_ret(a: &[Value]) -> Res<Type> {
     for (i, v) in a.iter().enumerate() {
         if !is_seq(v.ty()) && !v.ty().is_dynamic() {
-            return arg_err(i, format!("first argument must be a list, set, or tuple, not {}", v.ty().friendly_name()));
+            return arg_err(
+                i,
+                format!(
+                    "first argument must be a list, set, or tuple, not {}",
+                    v.ty().friendly_name()
+                ),
+            );
         }
     }
     let types: Vec<Type> = a.iter().map(|v| v.ty().clone()).collect();
@@ -190,13 +257,21 @@ fn coalescelist(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
 }
 
 fn compact(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
-    let kept: Vec<Value> = elems(&a[0]).iter().filter(|e| !e.is_null() && e.as_str() != Some("")).cloned().collect();
+    let kept: Vec<Value> = elems(&a[0])
+        .iter()
+        .filter(|e| !e.is_null() && e.as_str() != Some(""))
+        .cloned()
+        .collect();
     Ok(Value::list(Type::String, kept))
 }
 
 fn sum(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     if !is_seq(a[0].ty()) {
-        return arg_err(0, "argument must be list, set, or tuple. Received ".to_string() + &a[0].ty().friendly_name());
+        return arg_err(
+            0,
+            "argument must be list, set, or tuple. Received ".to_string()
+                + &a[0].ty().friendly_name(),
+        );
     }
     let es = elems(&a[0]);
     if es.is_empty() {
@@ -210,7 +285,9 @@ fn sum(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
         if num.is_null() {
             return arg_err(0, "argument must be list, set, or tuple of number values");
         }
-        total = add(&total, &n(&num)).ok_or_else(|| super::spec::Fail::Call("can't compute sum of opposing infinities".into()))?;
+        total = add(&total, &n(&num)).ok_or_else(|| {
+            super::spec::Fail::Call("can't compute sum of opposing infinities".into())
+        })?;
     }
     Ok(Value::number(total))
 }
@@ -239,7 +316,13 @@ fn range(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
         3 => (dec(0)?, dec(1)?, Some(dec(2)?)),
         _ => return call_err("must have one, two, or three arguments"),
     };
-    let step = step.unwrap_or_else(|| if limit >= start { BigDecimal::from(1) } else { BigDecimal::from(-1) });
+    let step = step.unwrap_or_else(|| {
+        if limit >= start {
+            BigDecimal::from(1)
+        } else {
+            BigDecimal::from(-1)
+        }
+    });
     let zero = BigDecimal::from(0);
     let mut out = Vec::new();
     let mut x = start;
@@ -271,7 +354,10 @@ fn chunklist(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
     if size == 0 {
         return Ok(Value::list(elem_list, vec![a[0].clone()]));
     }
-    let chunks: Vec<Value> = es.chunks(size as usize).map(|c| Value::list(inner.clone(), c.to_vec())).collect();
+    let chunks: Vec<Value> = es
+        .chunks(size as usize)
+        .map(|c| Value::list(inner.clone(), c.to_vec()))
+        .collect();
     Ok(Value::list(elem_list, chunks))
 }
 

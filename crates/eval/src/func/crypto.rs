@@ -8,21 +8,63 @@ use base64::Engine as _;
 use sha2::Digest;
 use terrane_value::{Type, Value};
 
-pub(super) const NAMES: &[&str] =
-    &["md5", "sha1", "sha256", "sha512", "base64sha256", "base64sha512", "uuid", "uuidv5", "bcrypt"];
+pub(super) const NAMES: &[&str] = &[
+    "md5",
+    "sha1",
+    "sha256",
+    "sha512",
+    "base64sha256",
+    "base64sha512",
+    "uuid",
+    "uuidv5",
+    "bcrypt",
+];
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
     let hash = |imp| Func::new(vec![p_str("str")], Type::String, imp);
     Some(match name {
-        "md5" => hash(|a, _, _| Ok(Value::string(hex::encode(md5::Md5::digest(s(&a[0]).as_bytes()))))),
-        "sha1" => hash(|a, _, _| Ok(Value::string(hex::encode(sha1::Sha1::digest(s(&a[0]).as_bytes()))))),
-        "sha256" => hash(|a, _, _| Ok(Value::string(hex::encode(sha2::Sha256::digest(s(&a[0]).as_bytes()))))),
-        "sha512" => hash(|a, _, _| Ok(Value::string(hex::encode(sha2::Sha512::digest(s(&a[0]).as_bytes()))))),
-        "base64sha256" => hash(|a, _, _| Ok(Value::string(b64(&sha2::Sha256::digest(s(&a[0]).as_bytes()))))),
-        "base64sha512" => hash(|a, _, _| Ok(Value::string(b64(&sha2::Sha512::digest(s(&a[0]).as_bytes()))))),
-        "uuid" => Func::new(vec![], Type::String, |_, _, _| Ok(Value::string(uuid::Uuid::new_v4().to_string()))).impure(),
-        "uuidv5" => Func::new(vec![p_str("namespace"), p_str("name")], Type::String, uuidv5),
-        "bcrypt" => Func::new(vec![p_str("str")], Type::String, bcrypt_fn).variadic(p_num("cost")).impure(),
+        "md5" => hash(|a, _, _| {
+            Ok(Value::string(hex::encode(md5::Md5::digest(
+                s(&a[0]).as_bytes(),
+            ))))
+        }),
+        "sha1" => hash(|a, _, _| {
+            Ok(Value::string(hex::encode(sha1::Sha1::digest(
+                s(&a[0]).as_bytes(),
+            ))))
+        }),
+        "sha256" => hash(|a, _, _| {
+            Ok(Value::string(hex::encode(sha2::Sha256::digest(
+                s(&a[0]).as_bytes(),
+            ))))
+        }),
+        "sha512" => hash(|a, _, _| {
+            Ok(Value::string(hex::encode(sha2::Sha512::digest(
+                s(&a[0]).as_bytes(),
+            ))))
+        }),
+        "base64sha256" => hash(|a, _, _| {
+            Ok(Value::string(b64(&sha2::Sha256::digest(
+                s(&a[0]).as_bytes(),
+            ))))
+        }),
+        "base64sha512" => hash(|a, _, _| {
+            Ok(Value::string(b64(&sha2::Sha512::digest(
+                s(&a[0]).as_bytes(),
+            ))))
+        }),
+        "uuid" => Func::new(vec![], Type::String, |_, _, _| {
+            Ok(Value::string(uuid::Uuid::new_v4().to_string()))
+        })
+        .impure(),
+        "uuidv5" => Func::new(
+            vec![p_str("namespace"), p_str("name")],
+            Type::String,
+            uuidv5,
+        ),
+        "bcrypt" => Func::new(vec![p_str("str")], Type::String, bcrypt_fn)
+            .variadic(p_num("cost"))
+            .impure(),
         _ => return None,
     })
 }
@@ -55,7 +97,10 @@ fn uuidv5(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
 
 fn bcrypt_fn(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     if a.len() > 2 {
-        return call_err(format!("bcrypt() takes no more than two arguments, but got {}", a.len()));
+        return call_err(format!(
+            "bcrypt() takes no more than two arguments, but got {}",
+            a.len()
+        ));
     }
     let cost = if a.len() == 2 { int_arg(a, 1)? } else { 10 };
     if !(4..=31).contains(&cost) {

@@ -7,18 +7,32 @@ use base64::Engine as _;
 use std::collections::BTreeMap;
 use terrane_value::{Kind, Number, Refinements, Type, Value};
 
-pub(super) const NAMES: &[&str] =
-    &["jsonencode", "jsondecode", "base64encode", "base64decode", "urlencode", "csvdecode"];
+pub(super) const NAMES: &[&str] = &[
+    "jsonencode",
+    "jsondecode",
+    "base64encode",
+    "base64decode",
+    "urlencode",
+    "csvdecode",
+];
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
-        "jsonencode" => Func::new(vec![p_any("val").null().unknown()], Type::String, jsonencode),
+        "jsonencode" => Func::new(
+            vec![p_any("val").null().unknown()],
+            Type::String,
+            jsonencode,
+        ),
         "jsondecode" => Func::ret_fn(vec![p_str("str")], jsondecode_ret, jsondecode).may_be_null(),
         "base64encode" => Func::new(vec![p_str("str")], Type::String, |a, _, _| {
-            Ok(Value::string(base64::engine::general_purpose::STANDARD.encode(s(&a[0]))))
+            Ok(Value::string(
+                base64::engine::general_purpose::STANDARD.encode(s(&a[0])),
+            ))
         }),
         "base64decode" => Func::new(vec![p_str("str")], Type::String, base64decode),
-        "urlencode" => Func::new(vec![p_str("str")], Type::String, |a, _, _| Ok(Value::string(query_escape(s(&a[0]))))),
+        "urlencode" => Func::new(vec![p_str("str")], Type::String, |a, _, _| {
+            Ok(Value::string(query_escape(s(&a[0]))))
+        }),
         "csvdecode" => Func::ret_fn(vec![p_str("str")], csv_ret, csvdecode),
         _ => return None,
     })
@@ -37,7 +51,9 @@ pub(crate) fn go_json_string(text: &str) -> String {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
@@ -100,7 +116,11 @@ fn jsonencode(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
             Type::String => "\"",
             _ => "",
         };
-        let r = if prefix.is_empty() { r } else { r.with_prefix(prefix) };
+        let r = if prefix.is_empty() {
+            r
+        } else {
+            r.with_prefix(prefix)
+        };
         return Ok(Value::unknown_refined(Type::String, r));
     }
     json_text(v).map(Value::string).or_else(call_err)
@@ -133,10 +153,16 @@ pub(crate) fn json_value(j: &serde_json::Value) -> Value {
     match j {
         J::Null => Value::null(Type::Dynamic),
         J::Bool(b) => Value::bool(*b),
-        J::Number(n) => Value::number(Number::parse(&n.to_string()).unwrap_or_else(|_| Number::zero())),
+        J::Number(n) => {
+            Value::number(Number::parse(&n.to_string()).unwrap_or_else(|_| Number::zero()))
+        }
         J::String(t) => Value::string(t.as_str()),
         J::Array(es) => Value::tuple(es.iter().map(json_value).collect()),
-        J::Object(m) => Value::object(m.iter().map(|(k, v)| (k.clone(), json_value(v))).collect::<BTreeMap<_, _>>()),
+        J::Object(m) => Value::object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), json_value(v)))
+                .collect::<BTreeMap<_, _>>(),
+        ),
     }
 }
 
@@ -155,10 +181,18 @@ fn base64decode(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let text = s(&a[0]);
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(text)
-        .or_else(|_| arg_err(0, format!("failed to decode base64 data {}", go_json_string(text))))?;
+        .or_else(|_| {
+            arg_err(
+                0,
+                format!("failed to decode base64 data {}", go_json_string(text)),
+            )
+        })?;
     match String::from_utf8(bytes) {
         Ok(t) => Ok(Value::string(t)),
-        Err(_) => arg_err(0, "the result of decoding the provided string is not valid UTF-8"),
+        Err(_) => arg_err(
+            0,
+            "the result of decoding the provided string is not valid UTF-8",
+        ),
     }
 }
 
@@ -167,7 +201,9 @@ pub(crate) fn query_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
             b' ' => out.push('+'),
             _ => out.push_str(&format!("%{b:02X}")),
         }
@@ -220,11 +256,17 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
                 }
             } else {
                 while let Some(&c) = chars.get(i) {
-                    if c == ',' || c == '\n' || (c == '\r' && matches!(chars.get(i + 1), None | Some('\n'))) {
+                    if c == ','
+                        || c == '\n'
+                        || (c == '\r' && matches!(chars.get(i + 1), None | Some('\n')))
+                    {
                         break;
                     }
                     if c == '"' {
-                        return Err(format!("parse error on line {line}, column {}: bare \" in non-quoted-field", i + 1));
+                        return Err(format!(
+                            "parse error on line {line}, column {}: bare \" in non-quoted-field",
+                            i + 1
+                        ));
                     }
                     field.push(c);
                     i += 1;
@@ -234,7 +276,11 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
             match chars.get(i) {
                 Some(',') => i += 1,
                 Some('\r') => {
-                    i += if chars.get(i + 1) == Some(&'\n') { 2 } else { 1 };
+                    i += if chars.get(i + 1) == Some(&'\n') {
+                        2
+                    } else {
+                        1
+                    };
                     line += 1;
                     break;
                 }
@@ -248,7 +294,9 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
         }
         if let Some(first) = records.first() {
             if first.len() != rec.len() {
-                return Err(format!("record on line {start_line}: wrong number of fields"));
+                return Err(format!(
+                    "record on line {start_line}: wrong number of fields"
+                ));
             }
         }
         records.push(rec);
@@ -261,8 +309,12 @@ fn csv_ret(a: &[Value]) -> Res<Type> {
         return Ok(Type::Dynamic);
     }
     let recs = parse_csv(s(&a[0])).or_else(|e| call_err(e))?;
-    let Some(head) = recs.first() else { return call_err("missing header line") };
-    Ok(Type::list(Type::object(head.iter().map(|h| (h.clone(), Type::String)))))
+    let Some(head) = recs.first() else {
+        return call_err("missing header line");
+    };
+    Ok(Type::list(Type::object(
+        head.iter().map(|h| (h.clone(), Type::String)),
+    )))
 }
 
 fn csvdecode(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
@@ -270,9 +322,19 @@ fn csvdecode(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
     let head = &recs[0];
     let rows: Vec<Value> = recs[1..]
         .iter()
-        .map(|r| Value::object(head.iter().zip(r.iter()).map(|(h, f)| (h.clone(), Value::string(f.as_str()))).collect()))
+        .map(|r| {
+            Value::object(
+                head.iter()
+                    .zip(r.iter())
+                    .map(|(h, f)| (h.clone(), Value::string(f.as_str())))
+                    .collect(),
+            )
+        })
         .collect();
-    Ok(Value::list(ret.element_type().cloned().unwrap_or(Type::Dynamic), rows))
+    Ok(Value::list(
+        ret.element_type().cloned().unwrap_or(Type::Dynamic),
+        rows,
+    ))
 }
 
 #[cfg(test)]

@@ -14,16 +14,42 @@ fn check(name: &str, args: Vec<Value>, want: Result<Value, &str>) {
 
 #[test]
 fn encodings() {
-    check("jsonencode", vec![obj(vec![("a", tup(vec![num("1"), st("<"), null(Type::String)]))])], Ok(st("{\"a\":[1,\"\\u003c\",null]}")));
+    check(
+        "jsonencode",
+        vec![obj(vec![(
+            "a",
+            tup(vec![num("1"), st("<"), null(Type::String)]),
+        )])],
+        Ok(st("{\"a\":[1,\"\\u003c\",null]}")),
+    );
     check("jsonencode", vec![null(Type::Dynamic)], Ok(st("null")));
-    check("jsondecode", vec![st("{\"a\":[1,true]}")], Ok(obj(vec![("a", tup(vec![num("1"), bl(true)]))])));
-    check("jsondecode", vec![st("123456789012345678901234567890.5")], Ok(num("123456789012345678901234567890.5")));
-    check("jsondecode", vec![unk(Type::String)], Ok(unk(Type::Dynamic)));
+    check(
+        "jsondecode",
+        vec![st("{\"a\":[1,true]}")],
+        Ok(obj(vec![("a", tup(vec![num("1"), bl(true)]))])),
+    );
+    check(
+        "jsondecode",
+        vec![st("123456789012345678901234567890.5")],
+        Ok(num("123456789012345678901234567890.5")),
+    );
+    check(
+        "jsondecode",
+        vec![unk(Type::String)],
+        Ok(unk(Type::Dynamic)),
+    );
     check("base64decode", vec![st("SGk=")], Ok(st("Hi")));
     check("base64decode", vec![st("/w==")], Err("Invalid function argument: Invalid value for \"str\" parameter: the result of decoding the provided string is not valid UTF-8."));
     check("urlencode", vec![st("a b&é")], Ok(st("a+b%26%C3%A9")));
     let row = |a: &str, b: &str| obj(vec![("a", st(a)), ("b", st(b))]);
-    check("csvdecode", vec![st("a,b\n1,\"x\"\"y\"\r\n")], Ok(Value::list(row("1", "x\"y").ty().clone(), vec![row("1", "x\"y")])));
+    check(
+        "csvdecode",
+        vec![st("a,b\n1,\"x\"\"y\"\r\n")],
+        Ok(Value::list(
+            row("1", "x\"y").ty().clone(),
+            vec![row("1", "x\"y")],
+        )),
+    );
     check("csvdecode", vec![st("a,b\n1")], Err("Error in function call: Call to function \"csvdecode\" failed: record on line 2: wrong number of fields."));
 }
 
@@ -32,8 +58,16 @@ fn jsonencode_of_unknown_keeps_a_prefix() {
     let known_obj = obj(vec![("a", unk(Type::String))]);
     let want = Value::unknown_refined(Type::String, Refinements::not_null().with_prefix("{"));
     check("jsonencode", vec![known_obj], Ok(want));
-    check("jsonencode", vec![unk(Type::String)], Ok(unk_nn(Type::String)));
-    check("jsonencode", vec![st("x").mark_sensitive()], Ok(st("\"x\"").mark_sensitive()));
+    check(
+        "jsonencode",
+        vec![unk(Type::String)],
+        Ok(unk_nn(Type::String)),
+    );
+    check(
+        "jsonencode",
+        vec![st("x").mark_sensitive()],
+        Ok(st("\"x\"").mark_sensitive()),
+    );
 }
 
 proptest! {
@@ -61,5 +95,8 @@ proptest! {
 
 #[test]
 fn go_json_escapes() {
-    assert_eq!(go_json_string("a\u{1}\u{2028}&"), "\"a\\u0001\\u2028\\u0026\"");
+    assert_eq!(
+        go_json_string("a\u{1}\u{2028}&"),
+        "\"a\\u0001\\u2028\\u0026\""
+    );
 }

@@ -7,23 +7,49 @@ use super::FuncCtx;
 use std::path::{Component, Path, PathBuf};
 use terrane_value::{Type, Value};
 
-pub(super) const NAMES: &[&str] =
-    &["file", "fileexists", "fileset", "templatefile", "abspath", "dirname", "basename", "pathexpand"];
+pub(super) const NAMES: &[&str] = &[
+    "file",
+    "fileexists",
+    "fileset",
+    "templatefile",
+    "abspath",
+    "dirname",
+    "basename",
+    "pathexpand",
+];
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
         "file" => Func::new(vec![p_str("path")], Type::String, file),
         "fileexists" => Func::new(vec![p_str("path")], Type::Bool, fileexists),
-        "fileset" => Func::new(vec![p_str("path"), p_str("pattern")], Type::set(Type::String), fileset),
-        "templatefile" => Func::new(vec![p_str("path"), Param::new("vars", Type::Dynamic).unknown()], Type::Dynamic, templatefile),
+        "fileset" => Func::new(
+            vec![p_str("path"), p_str("pattern")],
+            Type::set(Type::String),
+            fileset,
+        ),
+        "templatefile" => Func::new(
+            vec![p_str("path"), Param::new("vars", Type::Dynamic).unknown()],
+            Type::Dynamic,
+            templatefile,
+        ),
         "abspath" => Func::new(vec![p_str("path")], Type::String, |a, _, c| {
             let p = resolve(c, s(&a[0]));
-            let p = if p.is_absolute() { p } else { std::env::current_dir().unwrap_or_default().join(p) };
+            let p = if p.is_absolute() {
+                p
+            } else {
+                std::env::current_dir().unwrap_or_default().join(p)
+            };
             Ok(Value::string(clean(&p).to_string_lossy().into_owned()))
         }),
-        "dirname" => Func::new(vec![p_str("path")], Type::String, |a, _, _| Ok(Value::string(dirname(s(&a[0]))))),
-        "basename" => Func::new(vec![p_str("path")], Type::String, |a, _, _| Ok(Value::string(basename(s(&a[0]))))),
-        "pathexpand" => Func::new(vec![p_str("path")], Type::String, |a, _, _| Ok(Value::string(expand_home(s(&a[0]))))),
+        "dirname" => Func::new(vec![p_str("path")], Type::String, |a, _, _| {
+            Ok(Value::string(dirname(s(&a[0]))))
+        }),
+        "basename" => Func::new(vec![p_str("path")], Type::String, |a, _, _| {
+            Ok(Value::string(basename(s(&a[0]))))
+        }),
+        "pathexpand" => Func::new(vec![p_str("path")], Type::String, |a, _, _| {
+            Ok(Value::string(expand_home(s(&a[0]))))
+        }),
         _ => return None,
     })
 }
@@ -97,16 +123,28 @@ fn fileset(a: &[Value], _: &Type, ctx: &FuncCtx) -> Res<Value> {
     let pattern: Vec<char> = s(&a[1]).chars().collect();
     let mut found = Vec::new();
     walk(&root, "", &mut found);
-    let out: Vec<Value> = found.into_iter().filter(|rel| glob_match(&pattern, &rel.chars().collect::<Vec<_>>())).map(Value::string).collect();
+    let out: Vec<Value> = found
+        .into_iter()
+        .filter(|rel| glob_match(&pattern, &rel.chars().collect::<Vec<_>>()))
+        .map(Value::string)
+        .collect();
     Ok(Value::set(Type::String, out))
 }
 
 fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let rel = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
-        let Ok(meta) = std::fs::metadata(e.path()) else { continue };
+        let rel = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let Ok(meta) = std::fs::metadata(e.path()) else {
+            continue;
+        };
         if meta.is_dir() {
             walk(&e.path(), &rel, out);
         } else {
@@ -123,10 +161,17 @@ pub(crate) fn glob_match(p: &[char], t: &[char]) -> bool {
     }
     match p[0] {
         '*' if p.get(1) == Some(&'*') => {
-            let rest = if p.get(2) == Some(&'/') { &p[3..] } else { &p[2..] };
-            (0..=t.len()).any(|i| (i == 0 || t[i - 1] == '/') && glob_match(rest, &t[i..])) || glob_match(rest, t)
+            let rest = if p.get(2) == Some(&'/') {
+                &p[3..]
+            } else {
+                &p[2..]
+            };
+            (0..=t.len()).any(|i| (i == 0 || t[i - 1] == '/') && glob_match(rest, &t[i..]))
+                || glob_match(rest, t)
         }
-        '*' => (0..=t.len()).take_while(|&i| i == 0 || t[i - 1] != '/').any(|i| glob_match(&p[1..], &t[i..])),
+        '*' => (0..=t.len())
+            .take_while(|&i| i == 0 || t[i - 1] != '/')
+            .any(|i| glob_match(&p[1..], &t[i..])),
         '?' => !t.is_empty() && t[0] != '/' && glob_match(&p[1..], &t[1..]),
         '[' => {
             let Some(close) = p.iter().skip(1).position(|&c| c == ']').map(|i| i + 1) else {
@@ -154,7 +199,9 @@ pub(crate) fn glob_match(p: &[char], t: &[char]) -> bool {
             hit != neg && glob_match(&p[close + 1..], &t[1..])
         }
         '{' => {
-            let Some(close) = p.iter().position(|&c| c == '}') else { return false };
+            let Some(close) = p.iter().position(|&c| c == '}') else {
+                return false;
+            };
             let rest = &p[close + 1..];
             p[1..close].split(|&c| c == ',').any(|alt| {
                 let mut q: Vec<char> = alt.to_vec();
@@ -169,7 +216,8 @@ pub(crate) fn glob_match(p: &[char], t: &[char]) -> bool {
 
 fn valid_ident(name: &str) -> bool {
     let mut cs = name.chars();
-    cs.next().is_some_and(|c| c.is_alphabetic() || c == '_') && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    cs.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
 fn templatefile(a: &[Value], _: &Type, ctx: &FuncCtx) -> Res<Value> {

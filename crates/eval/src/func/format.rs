@@ -12,7 +12,8 @@ pub(super) const NAMES: &[&str] = &["format", "formatlist"];
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
-        "format" => Func::new(vec![p_str("format")], Type::String, format).variadic(p_any("args").null().unknown()),
+        "format" => Func::new(vec![p_str("format")], Type::String, format)
+            .variadic(p_any("args").null().unknown()),
         "formatlist" => Func::new(vec![p_str("format")], Type::list(Type::String), formatlist)
             .variadic(p_any("args").null().unknown()),
         _ => return None,
@@ -103,13 +104,22 @@ fn parse(fmt: &str) -> Res<(Vec<Piece>, usize)> {
         if it.peek().map(|p| p.1) == Some('.') {
             it.next();
             let d = digits(&mut it);
-            v.prec = Some(if d.is_empty() { 0 } else { d.parse().unwrap_or(usize::MAX) });
+            v.prec = Some(if d.is_empty() {
+                0
+            } else {
+                d.parse().unwrap_or(usize::MAX)
+            });
         }
         // A width or precision is memory to fill: bounded, so a typo like
         // `%999999999999d` is an error instead of a failed allocation that
         // aborts the process (Terraform has no bound and tries).
-        if v.width.is_none() && !w.is_empty() || v.width.is_some_and(|n| n > MAX_WIDTH) || v.prec.is_some_and(|n| n > MAX_WIDTH) {
-            return call_err(format!("the width or precision at offset {at} is larger than {MAX_WIDTH}"));
+        if v.width.is_none() && !w.is_empty()
+            || v.width.is_some_and(|n| n > MAX_WIDTH)
+            || v.prec.is_some_and(|n| n > MAX_WIDTH)
+        {
+            return call_err(format!(
+                "the width or precision at offset {at} is larger than {MAX_WIDTH}"
+            ));
         }
         let Some((end, verb)) = it.next() else {
             return call_err(format!("invalid format string starting at offset {at}"));
@@ -121,7 +131,10 @@ fn parse(fmt: &str) -> Res<(Vec<Piece>, usize)> {
             continue;
         }
         if !"vtbdoxXeEfgGsq".contains(verb) {
-            return call_err(format!("unsupported format verb '{verb}' in \"{}\" at offset {at}", v.text));
+            return call_err(format!(
+                "unsupported format verb '{verb}' in \"{}\" at offset {at}",
+                v.text
+            ));
         }
         if let Some(e) = explicit {
             next_arg = e.saturating_sub(1);
@@ -161,14 +174,20 @@ fn render(fmt: &str, args: &[Value]) -> Res<Result<String, String>> {
                     return Ok(Err(out));
                 }
                 let text = verb(v, arg).map_err(|m| {
-                    Fail::Call(format!("unsupported value for \"{}\" at {}: {m}", v.text, v.at))
+                    Fail::Call(format!(
+                        "unsupported value for \"{}\" at {}: {m}",
+                        v.text, v.at
+                    ))
                 })?;
                 out.push_str(&text);
             }
         }
     }
     if args.len() > used {
-        return arg_err(used + 1, format!("too many arguments; only {used} used by format string"));
+        return arg_err(
+            used + 1,
+            format!("too many arguments; only {used} used by format string"),
+        );
     }
     Ok(Ok(out))
 }
@@ -180,7 +199,9 @@ fn format(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let args: Vec<Value> = a[1..].to_vec();
     Ok(match render(s(&a[0]), &args)? {
         Ok(text) => Value::string(text),
-        Err(prefix) => Value::unknown_refined(Type::String, Refinements::not_null().with_prefix(&prefix)),
+        Err(prefix) => {
+            Value::unknown_refined(Type::String, Refinements::not_null().with_prefix(&prefix))
+        }
     })
 }
 
@@ -219,13 +240,15 @@ fn formatlist(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
                 _ => arg.clone(),
             })
             .collect();
-        out.push(match render(s(&a[0]), &row).map_err(|f| match f {
-            Fail::Call(m) => Fail::Call(format!("error on format iteration {k}: {m}")),
-            other => other,
-        })? {
-            Ok(text) => Value::string(text),
-            Err(_) => unknown_nn(Type::String),
-        });
+        out.push(
+            match render(s(&a[0]), &row).map_err(|f| match f {
+                Fail::Call(m) => Fail::Call(format!("error on format iteration {k}: {m}")),
+                other => other,
+            })? {
+                Ok(text) => Value::string(text),
+                Err(_) => unknown_nn(Type::String),
+            },
+        );
     }
     Ok(Value::list(Type::String, out))
 }
@@ -240,7 +263,13 @@ fn verb(v: &Verb, arg: &Value) -> Result<String, String> {
         return Err("null value cannot be formatted".into());
     }
     let to = |ty: &Type| -> Result<Value, String> {
-        super::spec::convert_msg(arg, ty).map_err(|m| if m.starts_with("a ") { m } else { m.to_string() })
+        super::spec::convert_msg(arg, ty).map_err(|m| {
+            if m.starts_with("a ") {
+                m
+            } else {
+                m.to_string()
+            }
+        })
     };
     let text = match v.verb {
         'v' => match arg.kind() {
@@ -249,7 +278,10 @@ fn verb(v: &Verb, arg: &Value) -> Result<String, String> {
             Kind::Bool(b) if !v.sharp => b.to_string(),
             _ => json_text(arg).map_err(|e| e.to_string())?,
         },
-        't' => to(&Type::Bool)?.as_bool().map(|b| b.to_string()).unwrap_or_default(),
+        't' => to(&Type::Bool)?
+            .as_bool()
+            .map(|b| b.to_string())
+            .unwrap_or_default(),
         's' => {
             let t = to(&Type::String)?;
             let t = t.as_str().unwrap_or_default();
@@ -266,7 +298,10 @@ fn verb(v: &Verb, arg: &Value) -> Result<String, String> {
 
 fn number(v: &Verb, arg: &Value, c: char) -> Result<String, String> {
     let num = convert(arg, &Type::Number).map_err(|_| "a number is required".to_string())?;
-    let num = num.as_number().cloned().unwrap_or_else(terrane_value::Number::zero);
+    let num = num
+        .as_number()
+        .cloned()
+        .unwrap_or_else(terrane_value::Number::zero);
     let body = match c {
         'b' | 'd' | 'o' | 'x' | 'X' => {
             let radix = match c {
@@ -275,7 +310,9 @@ fn number(v: &Verb, arg: &Value, c: char) -> Result<String, String> {
                 'x' | 'X' => 16,
                 _ => 10,
             };
-            let Some(t) = numfmt::integer(&num, radix) else { return Err("an integer is required".into()) };
+            let Some(t) = numfmt::integer(&num, radix) else {
+                return Err("an integer is required".into());
+            };
             let t = if c == 'X' { t.to_uppercase() } else { t };
             if v.sharp && c != 'd' && c != 'b' {
                 let prefix = match c {

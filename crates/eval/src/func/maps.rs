@@ -17,7 +17,14 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
             .may_be_null(),
         "keys" => Func::ret_fn(vec![p_any("inputMap")], keys_ret, keys),
         "values" => Func::ret_fn(vec![p_any("mapping")], values_ret, values),
-        "zipmap" => Func::ret_fn(vec![Param::new("keys", Type::list(Type::String)), p_any("values")], zipmap_ret, zipmap),
+        "zipmap" => Func::ret_fn(
+            vec![
+                Param::new("keys", Type::list(Type::String)),
+                p_any("values"),
+            ],
+            zipmap_ret,
+            zipmap,
+        ),
         "transpose" => {
             let t = Type::map(Type::list(Type::String));
             Func::new(vec![Param::new("values", t.clone())], t, transpose)
@@ -39,7 +46,9 @@ fn merge_ret(a: &[Value]) -> Res<Type> {
             return Ok(Type::Dynamic);
         }
         match ty {
-            Type::Object(o) if !v.is_null() => attrs.extend(o.attrs().iter().map(|(k, t)| (k.clone(), t.clone()))),
+            Type::Object(o) if !v.is_null() => {
+                attrs.extend(o.attrs().iter().map(|(k, t)| (k.clone(), t.clone())))
+            }
             Type::Map(t) if !v.is_null() => match v.entries() {
                 Some(m) => attrs.extend(m.keys().map(|k| (k.clone(), (**t).clone()))),
                 None => attrs_known = false,
@@ -63,7 +72,10 @@ fn merge(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
     let mut out: BTreeMap<String, Value> = BTreeMap::new();
     for v in a {
         if !matches!(v.ty(), Type::Map(_) | Type::Object(_)) && !v.ty().is_dynamic() {
-            return call_err(format!("arguments must be maps or objects, got \"{}\"", v.ty().friendly_name()));
+            return call_err(format!(
+                "arguments must be maps or objects, got \"{}\"",
+                v.ty().friendly_name()
+            ));
         }
         if let Some(m) = v.entries() {
             out.extend(m.iter().map(|(k, e)| (k.clone(), e.clone())));
@@ -77,7 +89,10 @@ fn merge(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
 
 fn lookup_ret(a: &[Value]) -> Res<Type> {
     if a.len() > 3 {
-        return call_err(format!("lookup() takes two or three arguments, got {}", a.len()));
+        return call_err(format!(
+            "lookup() takes two or three arguments, got {}",
+            a.len()
+        ));
     }
     match a[0].ty() {
         Type::Map(t) => {
@@ -95,7 +110,10 @@ fn lookup_ret(a: &[Value]) -> Res<Type> {
             match (o.attr(s(&a[1])), a.get(2)) {
                 (Some(t), _) => Ok(t.clone()),
                 (None, Some(d)) => Ok(d.ty().clone()),
-                (None, None) => arg_err(0, format!("the given object has no attribute {:?}", s(&a[1]))),
+                (None, None) => arg_err(
+                    0,
+                    format!("the given object has no attribute {:?}", s(&a[1])),
+                ),
             }
         }
         _ => arg_err(0, "the first argument must be a map or an object"),
@@ -122,7 +140,10 @@ fn keys_ret(a: &[Value]) -> Res<Type> {
 }
 
 fn keys(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
-    let names: Vec<Value> = a[0].entries().map(|m| m.keys().map(|k| Value::string(k.as_str())).collect()).unwrap_or_default();
+    let names: Vec<Value> = a[0]
+        .entries()
+        .map(|m| m.keys().map(|k| Value::string(k.as_str())).collect())
+        .unwrap_or_default();
     Ok(match ret {
         Type::List(_) => Value::list(Type::String, names),
         _ => Value::tuple(names),
@@ -138,7 +159,10 @@ fn values_ret(a: &[Value]) -> Res<Type> {
 }
 
 fn values(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
-    let vals: Vec<Value> = a[0].entries().map(|m| m.values().cloned().collect()).unwrap_or_default();
+    let vals: Vec<Value> = a[0]
+        .entries()
+        .map(|m| m.values().cloned().collect())
+        .unwrap_or_default();
     Ok(match ret {
         Type::List(t) => Value::list((**t).clone(), vals),
         _ => Value::tuple(vals),
@@ -154,7 +178,11 @@ fn zipmap_ret(a: &[Value]) -> Res<Type> {
             }
             let ks = elems(&a[0]);
             if ks.len() != ts.len() {
-                return call_err(format!("number of keys ({}) does not match number of values ({})", ks.len(), ts.len()));
+                return call_err(format!(
+                    "number of keys ({}) does not match number of values ({})",
+                    ks.len(),
+                    ts.len()
+                ));
             }
             let mut attrs = BTreeMap::new();
             for (k, t) in ks.iter().zip(ts.iter()) {
@@ -172,7 +200,11 @@ fn zipmap_ret(a: &[Value]) -> Res<Type> {
 fn zipmap(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
     let (ks, vs) = (elems(&a[0]), elems(&a[1]));
     if ks.len() != vs.len() {
-        return call_err(format!("number of keys ({}) does not match number of values ({})", ks.len(), vs.len()));
+        return call_err(format!(
+            "number of keys ({}) does not match number of values ({})",
+            ks.len(),
+            vs.len()
+        ));
     }
     let mut out = BTreeMap::new();
     for (k, v) in ks.iter().zip(vs.iter()) {
@@ -197,10 +229,15 @@ fn transpose(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
             if v.is_null() {
                 return arg_err(0, "input list must not contain null string");
             }
-            out.entry(s(v).to_string()).or_default().push(Value::string(k.as_str()));
+            out.entry(s(v).to_string())
+                .or_default()
+                .push(Value::string(k.as_str()));
         }
     }
-    let entries = out.into_iter().map(|(k, vs)| (k, Value::list(Type::String, vs))).collect();
+    let entries = out
+        .into_iter()
+        .map(|(k, vs)| (k, Value::list(Type::String, vs)))
+        .collect();
     Ok(Value::map(Type::list(Type::String), entries))
 }
 

@@ -12,20 +12,20 @@ mod crypto;
 mod encoding;
 mod filesystem;
 mod format;
-mod numfmt;
 mod ip;
 mod maps;
 mod numeric;
+mod numfmt;
 mod pattern;
 mod sequence;
 mod sets;
 mod spec;
 mod string;
+#[cfg(test)]
+mod test_support;
 mod time;
 mod types;
 mod yaml;
-#[cfg(test)]
-mod test_support;
 
 use std::path::Path;
 use terrane_value::Value;
@@ -105,5 +105,8 @@ const MODULES: &[(&[&str], Lookup)] = &[
 ];
 
 fn lookup(name: &str) -> Option<spec::Func> {
-    MODULES.iter().find(|(names, _)| names.contains(&name)).and_then(|(_, l)| l(name))
+    MODULES
+        .iter()
+        .find(|(names, _)| names.contains(&name))
+        .and_then(|(_, l)| l(name))
 }

@@ -9,13 +9,19 @@ use num_bigint::BigInt;
 use num_traits::Zero;
 use terrane_value::{Number, Type, Value};
 
-pub(super) const NAMES: &[&str] = &["min", "max", "abs", "ceil", "floor", "parseint", "pow", "signum", "log"];
+pub(super) const NAMES: &[&str] = &[
+    "min", "max", "abs", "ceil", "floor", "parseint", "pow", "signum", "log",
+];
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
     let num1 = |imp| Func::new(vec![p_num("num")], Type::Number, imp);
     Some(match name {
-        "min" => Func::new(vec![], Type::Number, |a, _, _| extreme(a, true)).variadic(p_num("numbers")),
-        "max" => Func::new(vec![], Type::Number, |a, _, _| extreme(a, false)).variadic(p_num("numbers")),
+        "min" => {
+            Func::new(vec![], Type::Number, |a, _, _| extreme(a, true)).variadic(p_num("numbers"))
+        }
+        "max" => {
+            Func::new(vec![], Type::Number, |a, _, _| extreme(a, false)).variadic(p_num("numbers"))
+        }
         "abs" => num1(|a, _, _| {
             Ok(Value::number(match n(&a[0]) {
                 Number::Finite(d) => Number::from(d.abs()),
@@ -37,10 +43,14 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
             Ok(Value::number(Number::from_i64(sign)))
         }),
         "pow" => Func::new(vec![p_num("num"), p_num("power")], Type::Number, pow),
-        "log" => Func::new(vec![p_num("num"), p_num("base")], Type::Number, |a, _, _| {
-            let (x, base) = (n(&a[0]).to_f64_lossy(), n(&a[1]).to_f64_lossy());
-            float_result(x.ln() / base.ln())
-        }),
+        "log" => Func::new(
+            vec![p_num("num"), p_num("base")],
+            Type::Number,
+            |a, _, _| {
+                let (x, base) = (n(&a[0]).to_f64_lossy(), n(&a[1]).to_f64_lossy());
+                float_result(x.ln() / base.ln())
+            },
+        ),
         "parseint" => Func::new(vec![p_any("number"), p_num("base")], Type::Number, parseint),
         _ => return None,
     })
@@ -74,9 +84,15 @@ pub(crate) fn float_result(f: f64) -> Res<Value> {
         return call_err("the result is not a number");
     }
     if f.is_infinite() {
-        return Ok(Value::number(if f > 0.0 { Number::PosInfinity } else { Number::NegInfinity }));
+        return Ok(Value::number(if f > 0.0 {
+            Number::PosInfinity
+        } else {
+            Number::NegInfinity
+        }));
     }
-    Ok(Value::number(Number::parse(&format!("{f}")).unwrap_or_else(|_| Number::zero())))
+    Ok(Value::number(
+        Number::parse(&format!("{f}")).unwrap_or_else(|_| Number::zero()),
+    ))
 }
 
 fn pow(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
@@ -106,9 +122,23 @@ fn parseint(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
         return arg_err(1, "base must be a whole number between 2 and 62 inclusive");
     };
     let Some(text) = a[0].as_str() else {
-        return arg_err(0, format!("first argument must be a string, not {}", a[0].ty().friendly_name()));
+        return arg_err(
+            0,
+            format!(
+                "first argument must be a string, not {}",
+                a[0].ty().friendly_name()
+            ),
+        );
     };
-    let fail = || arg_err(0, format!("cannot parse {} as a base {base} integer", super::encoding::go_json_string(text)));
+    let fail = || {
+        arg_err(
+            0,
+            format!(
+                "cannot parse {} as a base {base} integer",
+                super::encoding::go_json_string(text)
+            ),
+        )
+    };
     let (neg, digits) = match text.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, text.strip_prefix('+').unwrap_or(text)),

@@ -72,7 +72,10 @@ impl Digits {
         if i < 0 {
             return '0';
         }
-        self.mant.get(i as usize).map(|d| (b'0' + d) as char).unwrap_or('0')
+        self.mant
+            .get(i as usize)
+            .map(|d| (b'0' + d) as char)
+            .unwrap_or('0')
     }
 
     fn sign(&self) -> &'static str {
@@ -110,7 +113,11 @@ impl Digits {
                 out.push(self.digit(i));
             }
         }
-        let exp = if self.mant.is_empty() { 0 } else { self.exp - 1 };
+        let exp = if self.mant.is_empty() {
+            0
+        } else {
+            self.exp - 1
+        };
         out.push(if upper { 'E' } else { 'e' });
         out.push(if exp < 0 { '-' } else { '+' });
         out.push_str(&format!("{:02}", exp.abs()));
@@ -128,21 +135,27 @@ fn special(n: &Number) -> Option<String> {
 
 /// `%f` with `prec` decimals.
 pub(crate) fn fixed(n: &Number, prec: usize) -> String {
-    let Some(mut d) = digits(n) else { return special(n).unwrap_or_default() };
+    let Some(mut d) = digits(n) else {
+        return special(n).unwrap_or_default();
+    };
     d.round(d.exp + prec as i64);
     d.fmt_f(prec)
 }
 
 /// `%e` with `prec` decimals in the mantissa.
 pub(crate) fn exp(n: &Number, prec: usize, upper: bool) -> String {
-    let Some(mut d) = digits(n) else { return special(n).unwrap_or_default() };
+    let Some(mut d) = digits(n) else {
+        return special(n).unwrap_or_default();
+    };
     d.round(1 + prec as i64);
     d.fmt_e(prec, upper)
 }
 
 /// `%g`: shortest when `prec` is `None`, else `prec` significant digits.
 pub(crate) fn general(n: &Number, prec: Option<usize>, upper: bool) -> String {
-    let Some(mut d) = digits(n) else { return special(n).unwrap_or_default() };
+    let Some(mut d) = digits(n) else {
+        return special(n).unwrap_or_default();
+    };
     let shortest = prec.is_none();
     let mut prec = match prec {
         Some(0) => 1,

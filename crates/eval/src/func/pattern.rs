@@ -13,18 +13,36 @@ pub(super) const NAMES: &[&str] = &["regex", "regexall", "replace"];
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
         "regex" => Func::ret_fn(vec![p_str("pattern"), p_str("string")], regex_ret, regex_fn),
-        "regexall" => Func::ret_fn(vec![p_str("pattern"), p_str("string")], regexall_ret, regexall),
-        "replace" => Func::new(vec![p_str("str"), p_str("substr"), p_str("replace")], Type::String, replace),
+        "regexall" => Func::ret_fn(
+            vec![p_str("pattern"), p_str("string")],
+            regexall_ret,
+            regexall,
+        ),
+        "replace" => Func::new(
+            vec![p_str("str"), p_str("substr"), p_str("replace")],
+            Type::String,
+            replace,
+        ),
         _ => return None,
     })
 }
 
 fn compile(pattern: &str) -> Res<Regex> {
-    Regex::new(pattern).or_else(|e| arg_err(0, format!("error parsing pattern: {}", first_line(&e.to_string()))))
+    Regex::new(pattern).or_else(|e| {
+        arg_err(
+            0,
+            format!("error parsing pattern: {}", first_line(&e.to_string())),
+        )
+    })
 }
 
 fn first_line(t: &str) -> String {
-    t.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or(t).trim().to_string()
+    t.lines()
+        .filter(|l| !l.trim().is_empty())
+        .last()
+        .unwrap_or(t)
+        .trim()
+        .to_string()
 }
 
 /// The type one match produces: string without groups, a tuple of strings
@@ -39,7 +57,10 @@ fn match_type(re: &Regex) -> Res<Type> {
     } else if named.len() == groups {
         Ok(Type::object(named.into_iter().map(|n| (n, Type::String))))
     } else {
-        arg_err(0, "invalid regexp pattern: cannot mix both named and unnamed capture groups")
+        arg_err(
+            0,
+            "invalid regexp pattern: cannot mix both named and unnamed capture groups",
+        )
     }
 }
 
@@ -58,7 +79,11 @@ fn regexall_ret(a: &[Value]) -> Res<Type> {
 }
 
 fn one_match(re: &Regex, ty: &Type, caps: &regex::Captures) -> Value {
-    let group = |i: usize| caps.get(i).map(|m| Value::string(m.as_str())).unwrap_or_else(|| Value::null(Type::String));
+    let group = |i: usize| {
+        caps.get(i)
+            .map(|m| Value::string(m.as_str()))
+            .unwrap_or_else(|| Value::null(Type::String))
+    };
     match ty {
         Type::String => group(0),
         Type::Tuple(_) => Value::tuple((1..caps.len()).map(group).collect()),
@@ -86,15 +111,22 @@ fn regex_fn(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
 fn regexall(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let re = compile(s(&a[0]))?;
     let ty = match_type(&re)?;
-    let all: Vec<Value> = re.captures_iter(s(&a[1])).map(|c| one_match(&re, &ty, &c)).collect();
+    let all: Vec<Value> = re
+        .captures_iter(s(&a[1]))
+        .map(|c| one_match(&re, &ty, &c))
+        .collect();
     Ok(Value::list(ty, all))
 }
 
 fn replace(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let (text, sub, rep) = (s(&a[0]), s(&a[1]), s(&a[2]));
     if sub.len() > 1 && sub.starts_with('/') && sub.ends_with('/') {
-        let re = Regex::new(&sub[1..sub.len() - 1])
-            .or_else(|e| arg_err(1, format!("error parsing pattern: {}", first_line(&e.to_string()))))?;
+        let re = Regex::new(&sub[1..sub.len() - 1]).or_else(|e| {
+            arg_err(
+                1,
+                format!("error parsing pattern: {}", first_line(&e.to_string())),
+            )
+        })?;
         return Ok(Value::string(re.replace_all(text, rep).into_owned()));
     }
     Ok(Value::string(text.replace(sub, rep)))

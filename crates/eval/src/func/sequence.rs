@@ -13,10 +13,22 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
         "concat" => Func::ret_fn(vec![], concat_ret, concat).variadic(p_any("seqs")),
         "flatten" => Func::ret_fn(vec![p_any("list")], flatten_ret, flatten),
-        "slice" => Func::ret_fn(vec![p_any("list"), p_num("start_index"), p_num("end_index")], slice_ret, slice),
-        "sort" => Func::new(vec![Param::new("list", Type::list(Type::String))], Type::list(Type::String), sort),
+        "slice" => Func::ret_fn(
+            vec![p_any("list"), p_num("start_index"), p_num("end_index")],
+            slice_ret,
+            slice,
+        ),
+        "sort" => Func::new(
+            vec![Param::new("list", Type::list(Type::String))],
+            Type::list(Type::String),
+            sort,
+        ),
         "reverse" => Func::ret_fn(vec![p_any("list")], reverse_ret, reverse),
-        "distinct" => Func::ret_fn(vec![Param::new("list", Type::list(Type::Dynamic))], |a| Ok(a[0].ty().clone()), distinct),
+        "distinct" => Func::ret_fn(
+            vec![Param::new("list", Type::list(Type::Dynamic))],
+            |a| Ok(a[0].ty().clone()),
+            distinct,
+        ),
         _ => return None,
     })
 }
@@ -26,7 +38,10 @@ fn concat_ret(a: &[Value]) -> Res<Type> {
         return call_err("at least one argument is required");
     }
     if a.iter().all(|v| matches!(v.ty(), Type::List(_))) {
-        let types: Vec<Type> = a.iter().filter_map(|v| v.ty().element_type().cloned()).collect();
+        let types: Vec<Type> = a
+            .iter()
+            .filter_map(|v| v.ty().element_type().cloned())
+            .collect();
         if let Some(t) = unify(&types) {
             return Ok(Type::list(t));
         }
@@ -42,7 +57,13 @@ fn concat_ret(a: &[Value]) -> Res<Type> {
                 out.extend(std::iter::repeat_n((**t).clone(), elems(v).len()));
             }
             other => {
-                return arg_err(i, format!("all arguments must be lists or tuples; got {}", other.friendly_name()))
+                return arg_err(
+                    i,
+                    format!(
+                        "all arguments must be lists or tuples; got {}",
+                        other.friendly_name()
+                    ),
+                )
             }
         }
     }
@@ -107,7 +128,10 @@ fn bounds(a: &[Value], len: usize) -> Res<(usize, usize)> {
         return arg_err(1, "start index must not be less than zero");
     }
     if end as i128 > len as i128 {
-        return arg_err(2, "end index must not be greater than the length of the list");
+        return arg_err(
+            2,
+            "end index must not be greater than the length of the list",
+        );
     }
     if start > end {
         return arg_err(1, "start index must not be greater than end index");
@@ -141,7 +165,9 @@ fn slice(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
 fn sort(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let es = elems(&a[0]);
     if let Some(i) = es.iter().position(Value::is_null) {
-        return call_err(format!("given list element {i} is null; a null string cannot be sorted"));
+        return call_err(format!(
+            "given list element {i} is null; a null string cannot be sorted"
+        ));
     }
     let mut out: Vec<Value> = es.to_vec();
     out.sort_by(|x, y| s(x).as_bytes().cmp(s(y).as_bytes()));
@@ -171,7 +197,10 @@ fn distinct(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
             out.push(e.clone());
         }
     }
-    Ok(Value::list(ret.element_type().cloned().unwrap_or(Type::Dynamic), out))
+    Ok(Value::list(
+        ret.element_type().cloned().unwrap_or(Type::Dynamic),
+        out,
+    ))
 }
 
 #[cfg(test)]

@@ -45,7 +45,14 @@ pub(crate) struct Param {
 
 impl Param {
     pub fn new(name: &'static str, ty: Type) -> Param {
-        Param { name, ty, allow_null: false, allow_unknown: false, allow_dynamic: false, allow_marked: false }
+        Param {
+            name,
+            ty,
+            allow_null: false,
+            allow_unknown: false,
+            allow_dynamic: false,
+            allow_marked: false,
+        }
     }
     pub fn null(mut self) -> Param {
         self.allow_null = true;
@@ -101,10 +108,24 @@ pub(crate) struct Func {
 
 impl Func {
     pub fn new(params: Vec<Param>, ret: Type, imp: ImplFn) -> Func {
-        Func { params, variadic: None, ret: Ret::Fixed(ret), not_null: true, impure: false, imp }
+        Func {
+            params,
+            variadic: None,
+            ret: Ret::Fixed(ret),
+            not_null: true,
+            impure: false,
+            imp,
+        }
     }
     pub fn ret_fn(params: Vec<Param>, ret: RetFn, imp: ImplFn) -> Func {
-        Func { params, variadic: None, ret: Ret::From(ret), not_null: true, impure: false, imp }
+        Func {
+            params,
+            variadic: None,
+            ret: Ret::From(ret),
+            not_null: true,
+            impure: false,
+            imp,
+        }
     }
     pub fn variadic(mut self, p: Param) -> Func {
         self.variadic = Some(p);
@@ -126,7 +147,11 @@ impl Func {
 
 /// Terraform's message for a value whose type has no conversion at all.
 pub(crate) fn mismatch(want: &Type, have: &Type) -> String {
-    format!("{} required, but have {}", want.friendly_name(), have.friendly_name())
+    format!(
+        "{} required, but have {}",
+        want.friendly_name(),
+        have.friendly_name()
+    )
 }
 
 /// Converts `v` to `want` with Terraform's wording on failure.
@@ -138,11 +163,20 @@ pub(crate) fn convert_msg(v: &Value, want: &Type) -> Result<Value, String> {
 }
 
 /// Runs function `name` described by `f` on `args`.
-pub(crate) fn invoke(name: &str, f: &Func, args: Vec<Value>, ctx: &FuncCtx) -> Result<Value, FuncError> {
+pub(crate) fn invoke(
+    name: &str,
+    f: &Func,
+    args: Vec<Value>,
+    ctx: &FuncCtx,
+) -> Result<Value, FuncError> {
     let err = |fail: Fail| to_func_error(name, f, fail);
     let min = f.params.len();
     if args.len() < min {
-        let at_least = if f.variadic.is_some() { "at least " } else { "" };
+        let at_least = if f.variadic.is_some() {
+            "at least "
+        } else {
+            ""
+        };
         return Err(FuncError {
             arg: None,
             summary: "Not enough function arguments".into(),
@@ -193,7 +227,11 @@ pub(crate) fn invoke(name: &str, f: &Func, args: Vec<Value>, ctx: &FuncCtx) -> R
         }
     };
     if unknown || (f.impure && ctx.pure_only) {
-        let r = if f.not_null { Refinements::not_null() } else { Refinements::default() };
+        let r = if f.not_null {
+            Refinements::not_null()
+        } else {
+            Refinements::default()
+        };
         return Ok(mark(Value::unknown_refined(ret, r)));
     }
     let out = (f.imp)(&conv, &ret, ctx).map_err(err)?;

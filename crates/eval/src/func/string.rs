@@ -7,8 +7,22 @@ use terrane_value::{Type, Value};
 use unicode_segmentation::UnicodeSegmentation;
 
 pub(super) const NAMES: &[&str] = &[
-    "join", "split", "lower", "upper", "title", "trim", "trimspace", "trimprefix", "trimsuffix", "chomp", "indent",
-    "substr", "startswith", "endswith", "strcontains", "strrev",
+    "join",
+    "split",
+    "lower",
+    "upper",
+    "title",
+    "trim",
+    "trimspace",
+    "trimprefix",
+    "trimsuffix",
+    "chomp",
+    "indent",
+    "substr",
+    "startswith",
+    "endswith",
+    "strcontains",
+    "strrev",
 ];
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
@@ -16,34 +30,70 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
         "join" => Func::new(vec![p_str("separator")], Type::String, join)
             .variadic(Param::new("lists", Type::list(Type::String))),
-        "split" => Func::new(vec![p_str("separator"), p_str("str")], Type::list(Type::String), split),
+        "split" => Func::new(
+            vec![p_str("separator"), p_str("str")],
+            Type::list(Type::String),
+            split,
+        ),
         "lower" => str1(|a, _, _| Ok(Value::string(map_chars(s(&a[0]), char::to_lowercase)))),
         "upper" => str1(|a, _, _| Ok(Value::string(map_chars(s(&a[0]), char::to_uppercase)))),
         "title" => str1(|a, _, _| Ok(Value::string(title(s(&a[0]))))),
-        "trimspace" => str1(|a, _, _| Ok(Value::string(s(&a[0]).trim_matches(char::is_whitespace)))),
+        "trimspace" => {
+            str1(|a, _, _| Ok(Value::string(s(&a[0]).trim_matches(char::is_whitespace))))
+        }
         "chomp" => str1(|a, _, _| Ok(Value::string(s(&a[0]).trim_end_matches(['\n', '\r'])))),
-        "strrev" => str1(|a, _, _| Ok(Value::string(s(&a[0]).graphemes(true).rev().collect::<String>()))),
-        "trim" => Func::new(vec![p_str("str"), p_str("cutset")], Type::String, |a, _, _| {
-            let cut: Vec<char> = s(&a[1]).chars().collect();
-            Ok(Value::string(s(&a[0]).trim_matches(cut.as_slice())))
+        "strrev" => str1(|a, _, _| {
+            Ok(Value::string(
+                s(&a[0]).graphemes(true).rev().collect::<String>(),
+            ))
         }),
-        "trimprefix" => Func::new(vec![p_str("str"), p_str("prefix")], Type::String, |a, _, _| {
-            Ok(Value::string(s(&a[0]).strip_prefix(s(&a[1])).unwrap_or(s(&a[0]))))
-        }),
-        "trimsuffix" => Func::new(vec![p_str("str"), p_str("suffix")], Type::String, |a, _, _| {
-            Ok(Value::string(s(&a[0]).strip_suffix(s(&a[1])).unwrap_or(s(&a[0]))))
-        }),
+        "trim" => Func::new(
+            vec![p_str("str"), p_str("cutset")],
+            Type::String,
+            |a, _, _| {
+                let cut: Vec<char> = s(&a[1]).chars().collect();
+                Ok(Value::string(s(&a[0]).trim_matches(cut.as_slice())))
+            },
+        ),
+        "trimprefix" => Func::new(
+            vec![p_str("str"), p_str("prefix")],
+            Type::String,
+            |a, _, _| {
+                Ok(Value::string(
+                    s(&a[0]).strip_prefix(s(&a[1])).unwrap_or(s(&a[0])),
+                ))
+            },
+        ),
+        "trimsuffix" => Func::new(
+            vec![p_str("str"), p_str("suffix")],
+            Type::String,
+            |a, _, _| {
+                Ok(Value::string(
+                    s(&a[0]).strip_suffix(s(&a[1])).unwrap_or(s(&a[0])),
+                ))
+            },
+        ),
         "indent" => Func::new(vec![p_num("spaces"), p_str("str")], Type::String, indent),
-        "substr" => Func::new(vec![p_str("str"), p_num("offset"), p_num("length")], Type::String, substr),
-        "startswith" => Func::new(vec![p_str("str"), p_str("prefix")], Type::Bool, |a, _, _| {
-            Ok(Value::bool(s(&a[0]).starts_with(s(&a[1]))))
-        }),
-        "endswith" => Func::new(vec![p_str("str"), p_str("suffix")], Type::Bool, |a, _, _| {
-            Ok(Value::bool(s(&a[0]).ends_with(s(&a[1]))))
-        }),
-        "strcontains" => Func::new(vec![p_str("str"), p_str("substr")], Type::Bool, |a, _, _| {
-            Ok(Value::bool(s(&a[0]).contains(s(&a[1]))))
-        }),
+        "substr" => Func::new(
+            vec![p_str("str"), p_num("offset"), p_num("length")],
+            Type::String,
+            substr,
+        ),
+        "startswith" => Func::new(
+            vec![p_str("str"), p_str("prefix")],
+            Type::Bool,
+            |a, _, _| Ok(Value::bool(s(&a[0]).starts_with(s(&a[1])))),
+        ),
+        "endswith" => Func::new(
+            vec![p_str("str"), p_str("suffix")],
+            Type::Bool,
+            |a, _, _| Ok(Value::bool(s(&a[0]).ends_with(s(&a[1])))),
+        ),
+        "strcontains" => Func::new(
+            vec![p_str("str"), p_str("substr")],
+            Type::Bool,
+            |a, _, _| Ok(Value::bool(s(&a[0]).contains(s(&a[1])))),
+        ),
         _ => return None,
     })
 }
@@ -133,7 +183,10 @@ fn substr(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     if offset < 0 {
         offset += total;
         if offset < 0 {
-            return arg_err(1, "offset must be in range from -string length to string length");
+            return arg_err(
+                1,
+                "offset must be in range from -string length to string length",
+            );
         }
     }
     if offset > total {
@@ -142,7 +195,9 @@ fn substr(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     if length < 0 || offset + length > total {
         length = total - offset;
     }
-    Ok(Value::string(clusters[offset as usize..(offset + length) as usize].concat()))
+    Ok(Value::string(
+        clusters[offset as usize..(offset + length) as usize].concat(),
+    ))
 }
 
 #[cfg(test)]

@@ -12,14 +12,26 @@ pub(crate) fn render_stub(text: &str, _path: &Path, vars: &Value) -> Result<Valu
         if !v.is_known() {
             return Ok(Value::unknown(Type::String));
         }
-        out = out.replace(&format!("${{{k}}}"), &v.as_str().map(str::to_string).unwrap_or_else(|| format!("{}", v.as_number().map(|n| n.to_string()).unwrap_or_default())));
+        out = out.replace(
+            &format!("${{{k}}}"),
+            &v.as_str().map(str::to_string).unwrap_or_else(|| {
+                format!(
+                    "{}",
+                    v.as_number().map(|n| n.to_string()).unwrap_or_default()
+                )
+            }),
+        );
     }
     Ok(Value::string(out))
 }
 
 /// Runs `name` in `dir` (pure_only false).
 pub(crate) fn run_in(dir: &Path, name: &str, args: Vec<Value>) -> Result<Value, String> {
-    let ctx = FuncCtx { base_dir: dir, render_template: &render_stub, pure_only: false };
+    let ctx = FuncCtx {
+        base_dir: dir,
+        render_template: &render_stub,
+        pure_only: false,
+    };
     call(name, args, &ctx).map_err(|e| format!("{}: {}", e.summary, e.detail))
 }
 
@@ -40,11 +52,20 @@ pub(crate) fn bl(b: bool) -> Value {
 }
 
 pub(crate) fn strs(items: &[&str]) -> Value {
-    Value::list(Type::String, items.iter().map(|s| Value::string(*s)).collect())
+    Value::list(
+        Type::String,
+        items.iter().map(|s| Value::string(*s)).collect(),
+    )
 }
 
 pub(crate) fn nums(items: &[i64]) -> Value {
-    Value::list(Type::Number, items.iter().map(|n| Value::number(Number::from_i64(*n))).collect())
+    Value::list(
+        Type::Number,
+        items
+            .iter()
+            .map(|n| Value::number(Number::from_i64(*n)))
+            .collect(),
+    )
 }
 
 pub(crate) fn tup(items: Vec<Value>) -> Value {
@@ -56,8 +77,14 @@ pub(crate) fn obj(items: Vec<(&str, Value)>) -> Value {
 }
 
 pub(crate) fn smap(items: Vec<(&str, Value)>) -> Value {
-    let ty = items.first().map(|(_, v)| v.ty().clone()).unwrap_or(Type::String);
-    Value::map(ty, items.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    let ty = items
+        .first()
+        .map(|(_, v)| v.ty().clone())
+        .unwrap_or(Type::String);
+    Value::map(
+        ty,
+        items.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+    )
 }
 
 pub(crate) fn unk(t: Type) -> Value {

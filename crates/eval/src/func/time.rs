@@ -11,25 +11,45 @@ pub(super) const NAMES: &[&str] = &["timestamp", "timeadd", "timecmp", "formatda
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
         "timestamp" => Func::new(vec![], Type::String, |_, _, _| {
-            Ok(Value::string(Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true)))
+            Ok(Value::string(
+                Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
+            ))
         })
         .impure(),
-        "timeadd" => Func::new(vec![p_str("timestamp"), p_str("duration")], Type::String, timeadd),
-        "timecmp" => Func::new(vec![p_str("timestamp_a"), p_str("timestamp_b")], Type::Number, |a, _, _| {
-            let (x, y) = (parse_ts(a, 0)?, parse_ts(a, 1)?);
-            Ok(Value::number(Number::from_i64(x.cmp(&y) as i64)))
-        }),
-        "formatdate" => Func::new(vec![p_str("format"), p_str("time")], Type::String, formatdate),
+        "timeadd" => Func::new(
+            vec![p_str("timestamp"), p_str("duration")],
+            Type::String,
+            timeadd,
+        ),
+        "timecmp" => Func::new(
+            vec![p_str("timestamp_a"), p_str("timestamp_b")],
+            Type::Number,
+            |a, _, _| {
+                let (x, y) = (parse_ts(a, 0)?, parse_ts(a, 1)?);
+                Ok(Value::number(Number::from_i64(x.cmp(&y) as i64)))
+            },
+        ),
+        "formatdate" => Func::new(
+            vec![p_str("format"), p_str("time")],
+            Type::String,
+            formatdate,
+        ),
         _ => return None,
     })
 }
 
 fn parse_ts(a: &[Value], i: usize) -> Res<DateTime<FixedOffset>> {
     let t = s(&a[i]);
-    let ok_shape = t.len() >= 20 && t.as_bytes().get(10).is_some_and(|b| *b == b'T' || *b == b't');
+    let ok_shape = t.len() >= 20
+        && t.as_bytes()
+            .get(10)
+            .is_some_and(|b| *b == b'T' || *b == b't');
     match DateTime::parse_from_rfc3339(t) {
         Ok(d) if ok_shape => Ok(d),
-        _ => arg_err(i, format!("not a valid RFC3339 timestamp: cannot use {t:?} as a timestamp")),
+        _ => arg_err(
+            i,
+            format!("not a valid RFC3339 timestamp: cannot use {t:?} as a timestamp"),
+        ),
     }
 }
 
@@ -58,13 +78,17 @@ pub(crate) fn parse_duration(text: &str) -> Option<i128> {
     let mut total: f64 = 0.0;
     let mut exact: i128 = 0;
     while !rest.is_empty() {
-        let num_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let num_end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
         if num_end == 0 {
             return None;
         }
         let num = &rest[..num_end];
         rest = &rest[num_end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
         let unit = &rest[..unit_end];
         rest = &rest[unit_end..];
         let scale: i128 = match unit {
@@ -89,7 +113,13 @@ pub(crate) fn parse_duration(text: &str) -> Option<i128> {
 fn timeadd(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let t = parse_ts(a, 0)?;
     let Some(ns) = parse_duration(s(&a[1])) else {
-        return arg_err(1, format!("time: invalid duration {}", super::encoding::go_json_string(s(&a[1]))));
+        return arg_err(
+            1,
+            format!(
+                "time: invalid duration {}",
+                super::encoding::go_json_string(s(&a[1]))
+            ),
+        );
     };
     let d = chrono::Duration::nanoseconds(ns as i64);
     match t.checked_add_signed(d) {
@@ -98,9 +128,29 @@ fn timeadd(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     }
 }
 
-const MONTHS: [&str; 12] =
-    ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-const DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const DAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
 
 fn formatdate(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let t = parse_ts(a, 1)?;
@@ -186,7 +236,12 @@ fn formatdate(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
                     format!("{sign}{oh:02}:{om:02}")
                 }
             }
-            _ => return arg_err(0, format!("invalid date format verb {verb:?}: unsupported format specifier")),
+            _ => {
+                return arg_err(
+                    0,
+                    format!("invalid date format verb {verb:?}: unsupported format specifier"),
+                )
+            }
         };
         out.push_str(&piece);
     }

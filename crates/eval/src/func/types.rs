@@ -9,11 +9,24 @@ use terrane_value::convert::{convert, type_convertible, unify};
 use terrane_value::{Kind, Type, Value};
 
 pub(super) const NAMES: &[&str] = &[
-    "tostring", "tonumber", "tobool", "tolist", "toset", "tomap", "type", "sensitive", "nonsensitive", "issensitive",
+    "tostring",
+    "tonumber",
+    "tobool",
+    "tolist",
+    "toset",
+    "tomap",
+    "type",
+    "sensitive",
+    "nonsensitive",
+    "issensitive",
 ];
 
 fn p_v() -> Param {
-    Param::new("v", Type::Dynamic).null().unknown().dynamic().marked()
+    Param::new("v", Type::Dynamic)
+        .null()
+        .unknown()
+        .dynamic()
+        .marked()
 }
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
@@ -25,14 +38,24 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
         "tolist" => conv(|a| collection_ret(&a[0], Type::list)),
         "toset" => conv(|a| collection_ret(&a[0], Type::set)),
         "tomap" => conv(|a| collection_ret(&a[0], Type::map)),
-        "type" => Func::new(vec![p_v()], Type::String, |a, _, _| Ok(Value::string(a[0].ty().to_string()))),
-        "sensitive" => Func::ret_fn(vec![p_v()], |a| Ok(a[0].ty().clone()), |a, _, _| Ok(a[0].clone().mark_sensitive()))
-            .may_be_null(),
-        "nonsensitive" => {
-            Func::ret_fn(vec![p_v()], |a| Ok(a[0].ty().clone()), |a, _, _| Ok(a[0].clone().with_sensitive(false)))
-                .may_be_null()
-        }
-        "issensitive" => Func::new(vec![p_v()], Type::Bool, |a, _, _| Ok(Value::bool(a[0].is_sensitive()))),
+        "type" => Func::new(vec![p_v()], Type::String, |a, _, _| {
+            Ok(Value::string(a[0].ty().to_string()))
+        }),
+        "sensitive" => Func::ret_fn(
+            vec![p_v()],
+            |a| Ok(a[0].ty().clone()),
+            |a, _, _| Ok(a[0].clone().mark_sensitive()),
+        )
+        .may_be_null(),
+        "nonsensitive" => Func::ret_fn(
+            vec![p_v()],
+            |a| Ok(a[0].ty().clone()),
+            |a, _, _| Ok(a[0].clone().with_sensitive(false)),
+        )
+        .may_be_null(),
+        "issensitive" => Func::new(vec![p_v()], Type::Bool, |a, _, _| {
+            Ok(Value::bool(a[0].is_sensitive()))
+        }),
         _ => return None,
     })
 }
@@ -45,21 +68,51 @@ fn collection_ret(v: &Value, wrap: fn(Type) -> Type) -> Res<Type> {
         Type::Tuple(ts) => ts.to_vec(),
         Type::Object(o) => o.attrs().values().cloned().collect(),
         Type::Dynamic => return Ok(target),
-        other => return arg_err(0, format!("cannot convert {} to {}", other.friendly_name(), friendly_target(&target))),
+        other => {
+            return arg_err(
+                0,
+                format!(
+                    "cannot convert {} to {}",
+                    other.friendly_name(),
+                    friendly_target(&target)
+                ),
+            )
+        }
     };
     if !type_convertible(v.ty(), &target) {
-        return arg_err(0, format!("cannot convert {} to {}", v.ty().friendly_name(), friendly_target(&target)));
+        return arg_err(
+            0,
+            format!(
+                "cannot convert {} to {}",
+                v.ty().friendly_name(),
+                friendly_target(&target)
+            ),
+        );
     }
     if v.is_known() && !v.is_null() {
         // Known values decide by conversion (strings may absorb numbers).
         return match convert(v, &target) {
             Ok(c) => Ok(c.ty().clone()),
-            Err(_) => arg_err(0, format!("cannot convert {} to {}", v.ty().friendly_name(), friendly_target(&target))),
+            Err(_) => arg_err(
+                0,
+                format!(
+                    "cannot convert {} to {}",
+                    v.ty().friendly_name(),
+                    friendly_target(&target)
+                ),
+            ),
         };
     }
     match unify(&elem_types) {
         Some(t) => Ok(wrap(t)),
-        None => arg_err(0, format!("cannot convert {} to {}", v.ty().friendly_name(), friendly_target(&target))),
+        None => arg_err(
+            0,
+            format!(
+                "cannot convert {} to {}",
+                v.ty().friendly_name(),
+                friendly_target(&target)
+            ),
+        ),
     }
 }
 
@@ -87,11 +140,18 @@ fn to_type(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
                 _ => v.ty().friendly_name(),
             };
             let hint = match (ret, v.kind()) {
-                (Type::Number, Kind::String(_)) => "; given string must be a decimal representation of a number",
-                (Type::Bool, Kind::String(_)) => "; only the strings \"true\" or \"false\" are allowed",
+                (Type::Number, Kind::String(_)) => {
+                    "; given string must be a decimal representation of a number"
+                }
+                (Type::Bool, Kind::String(_)) => {
+                    "; only the strings \"true\" or \"false\" are allowed"
+                }
                 _ => "",
             };
-            arg_err(0, format!("cannot convert {shown} to {}{hint}", friendly_target(ret)))
+            arg_err(
+                0,
+                format!("cannot convert {shown} to {}{hint}", friendly_target(ret)),
+            )
         }
     }
 }

@@ -22,7 +22,9 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
             }
             Ok(Value::string(out))
         }),
-        "yamldecode" => Func::ret_fn(vec![p_str("src")], decode_ret, |a, _, _| decode(s(&a[0]))).may_be_null(),
+        "yamldecode" => {
+            Func::ret_fn(vec![p_str("src")], decode_ret, |a, _, _| decode(s(&a[0]))).may_be_null()
+        }
         _ => return None,
     })
 }
@@ -69,7 +71,10 @@ fn scalar(v: &Value, indent: usize) -> Result<Option<String>, String> {
 /// A double-quoted YAML scalar (JSON escapes are valid YAML escapes; the
 /// HTML-safe ones are undone).
 fn yaml_quote(t: &str) -> String {
-    go_json_string(t).replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&")
+    go_json_string(t)
+        .replace("\\u003c", "<")
+        .replace("\\u003e", ">")
+        .replace("\\u0026", "&")
 }
 
 /// Writes `v` as a block at `indent`; a trailing newline is always added.
@@ -105,7 +110,11 @@ fn encode(v: &Value, indent: usize, out: &mut String) -> Result<(), String> {
                     }
                     None => {
                         out.push('\n');
-                        let child = if matches!(e.kind(), Kind::Map(_)) { indent + 2 } else { indent };
+                        let child = if matches!(e.kind(), Kind::Map(_)) {
+                            indent + 2
+                        } else {
+                            indent
+                        };
                         out.push_str(&" ".repeat(child));
                         encode(e, child, out)?;
                     }
@@ -123,7 +132,14 @@ fn events(src: &str) -> Result<Vec<(Event, Marker)>, String> {
     let mut p = Parser::new_from_str(src);
     let mut out = Vec::new();
     loop {
-        let (ev, m) = p.next_token().map_err(|e| format!("on line {}, column {}: {}", e.marker().line(), e.marker().col() + 1, e.info()))?;
+        let (ev, m) = p.next_token().map_err(|e| {
+            format!(
+                "on line {}, column {}: {}",
+                e.marker().line(),
+                e.marker().col() + 1,
+                e.info()
+            )
+        })?;
         let end = matches!(ev, Event::StreamEnd);
         out.push((ev, m));
         if end {
@@ -139,17 +155,36 @@ struct Builder {
 }
 
 fn tag_name(t: &Option<Tag>) -> Option<String> {
-    t.as_ref().map(|t| if t.handle == "!!" || t.handle == "tag:yaml.org,2002:" { format!("!!{}", t.suffix) } else { format!("{}{}", t.handle, t.suffix) })
+    t.as_ref().map(|t| {
+        if t.handle == "!!" || t.handle == "tag:yaml.org,2002:" {
+            format!("!!{}", t.suffix)
+        } else {
+            format!("{}{}", t.handle, t.suffix)
+        }
+    })
 }
 
 impl Builder {
     fn node(&mut self) -> Result<Value, String> {
-        let (ev, m) = self.evs.get(self.pos).cloned().ok_or("unexpected end of document")?;
+        let (ev, m) = self
+            .evs
+            .get(self.pos)
+            .cloned()
+            .ok_or("unexpected end of document")?;
         self.pos += 1;
         let at = |msg: &str| format!("on line {}, column {}: {msg}", m.line(), m.col() + 1);
         let (v, anchor) = match ev {
-            Event::Scalar(text, style, anchor, tag) => (resolve(&text, style, tag_name(&tag)).map_err(|e| at(&e))?, anchor),
-            Event::Alias(id) => return self.anchors.get(&id).cloned().ok_or_else(|| at("unknown anchor")),
+            Event::Scalar(text, style, anchor, tag) => (
+                resolve(&text, style, tag_name(&tag)).map_err(|e| at(&e))?,
+                anchor,
+            ),
+            Event::Alias(id) => {
+                return self
+                    .anchors
+                    .get(&id)
+                    .cloned()
+                    .ok_or_else(|| at("unknown anchor"))
+            }
             Event::SequenceStart(anchor, _) => {
                 let mut es = Vec::new();
                 while !matches!(self.evs.get(self.pos), Some((Event::SequenceEnd, _))) {
@@ -186,7 +221,11 @@ impl Builder {
 
 fn parse_doc(src: &str) -> Result<Value, String> {
     let evs = events(src)?;
-    let mut b = Builder { evs, pos: 0, anchors: HashMap::new() };
+    let mut b = Builder {
+        evs,
+        pos: 0,
+        anchors: HashMap::new(),
+    };
     if matches!(b.evs.first(), Some((Event::StreamStart, _))) {
         b.pos = 1;
     }
@@ -208,7 +247,9 @@ fn decode_ret(a: &[Value]) -> Res<Type> {
     if !a[0].is_known() {
         return Ok(Type::Dynamic);
     }
-    parse_doc(s(&a[0])).map(|v| v.ty().clone()).or_else(call_err)
+    parse_doc(s(&a[0]))
+        .map(|v| v.ty().clone())
+        .or_else(call_err)
 }
 
 fn decode(src: &str) -> Res<Value> {
@@ -220,10 +261,20 @@ fn resolve(text: &str, style: TScalarStyle, tag: Option<String>) -> Result<Value
     let number = |t: &str| -> Option<Value> { parse_number(t).map(Value::number) };
     match tag.as_deref() {
         Some("!!str") | Some("!") => return Ok(Value::string(text)),
-        Some("!!int") | Some("!!float") => return number(text).ok_or_else(|| format!("cannot decode {text:?} as a number")),
-        Some("!!bool") => return bool_of(text).map(Value::bool).ok_or_else(|| format!("cannot decode {text:?} as a bool")),
+        Some("!!int") | Some("!!float") => {
+            return number(text).ok_or_else(|| format!("cannot decode {text:?} as a number"))
+        }
+        Some("!!bool") => {
+            return bool_of(text)
+                .map(Value::bool)
+                .ok_or_else(|| format!("cannot decode {text:?} as a bool"))
+        }
         Some("!!null") => return Ok(Value::null(Type::Dynamic)),
-        Some("!!timestamp") => return timestamp(text).map(Value::string).ok_or_else(|| format!("cannot decode {text:?} as a timestamp")),
+        Some("!!timestamp") => {
+            return timestamp(text)
+                .map(Value::string)
+                .ok_or_else(|| format!("cannot decode {text:?} as a timestamp"))
+        }
         Some("!!binary") => return Ok(Value::string(text)),
         Some(other) if !matches!(style, TScalarStyle::Plain) || other != "!!" => {
             return Err(format!("unsupported tag {other:?}"));
@@ -250,8 +301,12 @@ fn resolve(text: &str, style: TScalarStyle, tag: Option<String>) -> Result<Value
 
 fn bool_of(t: &str) -> Option<bool> {
     match t {
-        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => Some(true),
-        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => Some(false),
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
+            Some(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
+            Some(false)
+        }
         _ => None,
     }
 }
@@ -267,7 +322,9 @@ fn parse_number(t: &str) -> Option<Number> {
         Some(r) => (true, r.to_string()),
         None => (false, plain.strip_prefix('+').unwrap_or(&plain).to_string()),
     };
-    let radix = [("0x", 16), ("0o", 8), ("0b", 2)].into_iter().find(|(p, _)| body.starts_with(p));
+    let radix = [("0x", 16), ("0o", 8), ("0b", 2)]
+        .into_iter()
+        .find(|(p, _)| body.starts_with(p));
     if let Some((p, r)) = radix {
         let n = num_bigint::BigInt::parse_bytes(body[p.len()..].as_bytes(), r)?;
         let n = if neg { -n } else { n };
@@ -288,15 +345,24 @@ fn timestamp(t: &str) -> Option<String> {
     use chrono::{NaiveDate, NaiveDateTime, SecondsFormat, TimeZone, Utc};
     if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
         if t.len() == 10 {
-            return Some(Utc.from_utc_datetime(&d.and_hms_opt(0, 0, 0)?).to_rfc3339_opts(SecondsFormat::AutoSi, true));
+            return Some(
+                Utc.from_utc_datetime(&d.and_hms_opt(0, 0, 0)?)
+                    .to_rfc3339_opts(SecondsFormat::AutoSi, true),
+            );
         }
     }
     let norm = t.replacen(' ', "T", 1).replace('t', "T");
     if let Ok(d) = chrono::DateTime::parse_from_rfc3339(&norm) {
-        return Some(d.with_timezone(&Utc).to_rfc3339_opts(SecondsFormat::AutoSi, true));
+        return Some(
+            d.with_timezone(&Utc)
+                .to_rfc3339_opts(SecondsFormat::AutoSi, true),
+        );
     }
     if let Ok(d) = NaiveDateTime::parse_from_str(&norm, "%Y-%m-%dT%H:%M:%S%.f") {
-        return Some(Utc.from_utc_datetime(&d).to_rfc3339_opts(SecondsFormat::AutoSi, true));
+        return Some(
+            Utc.from_utc_datetime(&d)
+                .to_rfc3339_opts(SecondsFormat::AutoSi, true),
+        );
     }
     None
 }

@@ -12,30 +12,52 @@ struct Empty;
 
 #[tonic::async_trait]
 impl Provider for Empty {
-    async fn get_provider_schema(&self, _r: Request<tf::get_provider_schema::Request>) -> Result<Response<tf::get_provider_schema::Response>, Status> {
+    async fn get_provider_schema(
+        &self,
+        _r: Request<tf::get_provider_schema::Request>,
+    ) -> Result<Response<tf::get_provider_schema::Response>, Status> {
         Ok(Response::new(tf::get_provider_schema::Response {
-            provider: Some(tf::Schema { version: 0, block: Some(Default::default()) }),
-            server_capabilities: Some(tf::ServerCapabilities { get_provider_schema_optional: true, ..Default::default() }),
+            provider: Some(tf::Schema {
+                version: 0,
+                block: Some(Default::default()),
+            }),
+            server_capabilities: Some(tf::ServerCapabilities {
+                get_provider_schema_optional: true,
+                ..Default::default()
+            }),
             ..Default::default()
         }))
     }
 
-    async fn validate_provider_config(&self, _r: Request<tf::validate_provider_config::Request>) -> Result<Response<tf::validate_provider_config::Response>, Status> {
+    async fn validate_provider_config(
+        &self,
+        _r: Request<tf::validate_provider_config::Request>,
+    ) -> Result<Response<tf::validate_provider_config::Response>, Status> {
         Ok(Response::new(Default::default()))
     }
 
-    async fn configure_provider(&self, _r: Request<tf::configure_provider::Request>) -> Result<Response<tf::configure_provider::Response>, Status> {
+    async fn configure_provider(
+        &self,
+        _r: Request<tf::configure_provider::Request>,
+    ) -> Result<Response<tf::configure_provider::Response>, Status> {
         Ok(Response::new(Default::default()))
     }
 
-    async fn stop_provider(&self, _r: Request<tf::stop_provider::Request>) -> Result<Response<tf::stop_provider::Response>, Status> {
+    async fn stop_provider(
+        &self,
+        _r: Request<tf::stop_provider::Request>,
+    ) -> Result<Response<tf::stop_provider::Response>, Status> {
         Ok(Response::new(Default::default()))
     }
 }
 
 fn main() {
     if std::env::var("TERRANE_FIXTURE_CHILD").is_ok_and(|v| v == "1") {
-        if let Err(e) = std::process::Command::new("sleep").arg("600").stdin(std::process::Stdio::null()).spawn() {
+        if let Err(e) = std::process::Command::new("sleep")
+            .arg("600")
+            .stdin(std::process::Stdio::null())
+            .spawn()
+        {
             eprintln!("cannot start the child process: {e}");
             std::process::exit(1);
         }

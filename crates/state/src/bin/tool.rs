@@ -11,14 +11,23 @@
 
 use std::io::Write;
 use std::time::Instant;
-use terrane_state::{Change, InstanceKey, LockInfo, ObjectState, PgStore, ResourceAddr, SqliteStore, StateStore};
+use terrane_state::{
+    Change, InstanceKey, LockInfo, ObjectState, PgStore, ResourceAddr, SqliteStore, StateStore,
+};
 
 fn open(target: &str) -> Box<dyn StateStore> {
-    let res: terrane_state::Result<Box<dyn StateStore>> = if target.starts_with("postgres://") || target.starts_with("postgresql://") {
-        PgStore::open(target, &std::env::var("TERRANE_PG_SCHEMA").unwrap_or_else(|_| "terrane".into()), None).map(|s| Box::new(s) as Box<dyn StateStore>)
-    } else {
-        SqliteStore::open(std::path::Path::new(target), None).map(|s| Box::new(s) as Box<dyn StateStore>)
-    };
+    let res: terrane_state::Result<Box<dyn StateStore>> =
+        if target.starts_with("postgres://") || target.starts_with("postgresql://") {
+            PgStore::open(
+                target,
+                &std::env::var("TERRANE_PG_SCHEMA").unwrap_or_else(|_| "terrane".into()),
+                None,
+            )
+            .map(|s| Box::new(s) as Box<dyn StateStore>)
+        } else {
+            SqliteStore::open(std::path::Path::new(target), None)
+                .map(|s| Box::new(s) as Box<dyn StateStore>)
+        };
     res.unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(1)
@@ -29,7 +38,15 @@ fn open(target: &str) -> Box<dyn StateStore> {
 pub fn change(name: &str, i: u64) -> Change {
     let addr = ResourceAddr::managed("terraform_data", name).instance(InstanceKey::Int(i as i64));
     let attributes = serde_json::json!({"id": format!("id-{i}"), "input": {"value": {"n": i, "text": "x".repeat(64)}, "type": ["object", {"n": "number", "text": "string"}]}, "output": null, "triggers_replace": null});
-    Change::SetObject { addr, deposed: None, provider: "provider[\"terraform.io/builtin/terraform\"]".into(), object: ObjectState { attributes, ..Default::default() } }
+    Change::SetObject {
+        addr,
+        deposed: None,
+        provider: "provider[\"terraform.io/builtin/terraform\"]".into(),
+        object: ObjectState {
+            attributes,
+            ..Default::default()
+        },
+    }
 }
 
 fn main() {
@@ -40,9 +57,12 @@ fn main() {
             let store = open(&args[2]);
             let n: u64 = args[3].parse().expect("count");
             let name = args.get(4).cloned().unwrap_or_else(|| "item".into());
-            let mut run = store.lock("default", LockInfo::new("OperationTypeApply", "crash test")).unwrap_or_else(|e| panic!("{e}"));
+            let mut run = store
+                .lock("default", LockInfo::new("OperationTypeApply", "crash test"))
+                .unwrap_or_else(|e| panic!("{e}"));
             for i in 0..n {
-                run.persist(&[change(&name, i)]).unwrap_or_else(|e| panic!("{e}"));
+                run.persist(&[change(&name, i)])
+                    .unwrap_or_else(|e| panic!("{e}"));
                 let mut o = out.lock();
                 writeln!(o, "ack {i}").ok();
                 o.flush().ok();
@@ -54,7 +74,9 @@ fn main() {
             match store.lock(&args[3], LockInfo::new("OperationTypeApply", "race")) {
                 Ok(run) => {
                     println!("locked {}", run.lock_info().id);
-                    std::thread::sleep(std::time::Duration::from_secs_f64(args[4].parse().unwrap_or(1.0)));
+                    std::thread::sleep(std::time::Duration::from_secs_f64(
+                        args[4].parse().unwrap_or(1.0),
+                    ));
                     run.finish().ok();
                 }
                 Err(e) => {
@@ -65,11 +87,17 @@ fn main() {
         Some("bench") => {
             for n in &args[3..] {
                 let n: u64 = n.parse().expect("count");
-                let target = if args[2].starts_with("postgres") { args[2].clone() } else { format!("{}-{n}.db", args[2]) };
+                let target = if args[2].starts_with("postgres") {
+                    args[2].clone()
+                } else {
+                    format!("{}-{n}.db", args[2])
+                };
                 let _ = std::fs::remove_file(&target);
                 let store = open(&target);
                 let ws = format!("bench-{n}-{}", std::process::id());
-                let mut run = store.lock(&ws, LockInfo::new("OperationTypeApply", "bench")).expect("lock");
+                let mut run = store
+                    .lock(&ws, LockInfo::new("OperationTypeApply", "bench"))
+                    .expect("lock");
                 let start = Instant::now();
                 let mut first_10pct = None;
                 for i in 0..n {

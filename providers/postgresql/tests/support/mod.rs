@@ -22,11 +22,20 @@ pub struct Server {
 /// `postgres://user:password@host:port/database`.
 pub fn parse_url(url: &str) -> Server {
     let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
-    let (auth, hostpart) = rest.rsplit_once('@').expect("user@host in TERRANE_TEST_PG_URL");
+    let (auth, hostpart) = rest
+        .rsplit_once('@')
+        .expect("user@host in TERRANE_TEST_PG_URL");
     let (user, password) = auth.split_once(':').unwrap_or((auth, ""));
     let (hostport, database) = hostpart.split_once('/').unwrap_or((hostpart, "postgres"));
     let (host, port) = hostport.split_once(':').unwrap_or((hostport, "5432"));
-    Server { url: url.into(), host: host.into(), port: port.parse().expect("port"), user: user.into(), password: password.into(), database: database.split('?').next().unwrap_or("postgres").into() }
+    Server {
+        url: url.into(),
+        host: host.into(),
+        port: port.parse().expect("port"),
+        user: user.into(),
+        password: password.into(),
+        database: database.split('?').next().unwrap_or("postgres").into(),
+    }
 }
 
 /// The program a scenario runs: every scenario runs under both.
@@ -48,7 +57,9 @@ pub enum Tool {
 pub fn peers(tool: Tool) -> Option<(Terraform, Server)> {
     let tf = match tool {
         Tool::Terraform => terrane_testkit::terraform()?,
-        Tool::Terrane | Tool::TerraneInProcess => Terraform { program: terrane_bin() },
+        Tool::Terrane | Tool::TerraneInProcess => Terraform {
+            program: terrane_bin(),
+        },
     };
     let url = terrane_testkit::pg_url()?;
     Some((tf, parse_url(&url)))
@@ -66,18 +77,31 @@ pub fn terrane_bin() -> std::path::PathBuf {
             return p.into();
         }
         let exe = std::env::current_exe().expect("test binary path");
-        let profile_dir = exe.ancestors().skip(1).find(|a| a.file_name().is_some_and(|n| n == "debug" || n == "release")).expect("test binary under target/{debug,release}").to_path_buf();
+        let profile_dir = exe
+            .ancestors()
+            .skip(1)
+            .find(|a| {
+                a.file_name()
+                    .is_some_and(|n| n == "debug" || n == "release")
+            })
+            .expect("test binary under target/{debug,release}")
+            .to_path_buf();
         let release = profile_dir.file_name().is_some_and(|n| n == "release");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
-        cmd.args(["build", "-q", "-p", "terrane-cli", "--bin", "terrane"]).current_dir(terrane_testkit::repo_root());
+        cmd.args(["build", "-q", "-p", "terrane-cli", "--bin", "terrane"])
+            .current_dir(terrane_testkit::repo_root());
         if release {
             cmd.arg("--release");
         }
         let status = cmd.status().expect("cargo runs");
         assert!(status.success(), "cargo build -p terrane-cli failed");
         let bin = profile_dir.join(format!("terrane{}", std::env::consts::EXE_SUFFIX));
-        assert!(bin.exists(), "{} missing after cargo build -p terrane-cli", bin.display());
+        assert!(
+            bin.exists(),
+            "{} missing after cargo build -p terrane-cli",
+            bin.display()
+        );
         bin
     })
     .clone()
@@ -94,19 +118,27 @@ impl Server {
     /// A SQL session on `database` (the server's default when `None`).
     pub fn sql(&self, database: Option<&str>) -> postgres::Client {
         let db = database.unwrap_or(&self.database);
-        let conn = format!("host={} port={} user={} password={} dbname={} connect_timeout=10", self.host, self.port, self.user, self.password, db);
+        let conn = format!(
+            "host={} port={} user={} password={} dbname={} connect_timeout=10",
+            self.host, self.port, self.user, self.password, db
+        );
         postgres::Client::connect(&conn, postgres::NoTls).expect("connect to the test server")
     }
 
     /// Runs statements outside the tool (drift, pre-existing objects).
     pub fn exec(&self, database: Option<&str>, sql: &str) {
-        self.sql(database).batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        self.sql(database)
+            .batch_execute(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
 
     /// The first column of the first row, as text (`None` for no row or
     /// NULL).
     pub fn one(&self, database: Option<&str>, sql: &str) -> Option<String> {
-        let rows = self.sql(database).simple_query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        let rows = self
+            .sql(database)
+            .simple_query(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
         rows.iter().find_map(|m| match m {
             postgres::SimpleQueryMessage::Row(r) => Some(r.get(0).map(str::to_string)),
             _ => None,
@@ -126,16 +158,30 @@ impl Server {
     pub fn cleanup(&self, sfx: &str) {
         let mut c = self.sql(None);
         let like = format!("%{sfx}");
-        for r in c.query("SELECT datname::text FROM pg_database WHERE datname LIKE $1", &[&like]).unwrap_or_default() {
+        for r in c
+            .query(
+                "SELECT datname::text FROM pg_database WHERE datname LIKE $1",
+                &[&like],
+            )
+            .unwrap_or_default()
+        {
             let name: String = r.get(0);
             // Separate calls: DROP DATABASE cannot run in the implicit
             // transaction of a multi-statement query.
             let _ = c.batch_execute(&format!("ALTER DATABASE \"{name}\" IS_TEMPLATE false"));
             let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
         }
-        for r in c.query("SELECT rolname::text FROM pg_roles WHERE rolname LIKE $1", &[&like]).unwrap_or_default() {
+        for r in c
+            .query(
+                "SELECT rolname::text FROM pg_roles WHERE rolname LIKE $1",
+                &[&like],
+            )
+            .unwrap_or_default()
+        {
             let name: String = r.get(0);
-            let _ = c.batch_execute(&format!("DROP OWNED BY \"{name}\"; DROP ROLE IF EXISTS \"{name}\""));
+            let _ = c.batch_execute(&format!(
+                "DROP OWNED BY \"{name}\"; DROP ROLE IF EXISTS \"{name}\""
+            ));
         }
     }
 }
@@ -156,7 +202,13 @@ impl Work {
             std::fs::write(&rc, "").expect("CLI config file");
             rc.display().to_string()
         } else {
-            terrane_testkit::dev_overrides(dir.path(), &[("registry.terraform.io/terrane/postgresql", Path::new(env!("CARGO_BIN_EXE_terraform-provider-postgresql")))])
+            terrane_testkit::dev_overrides(
+                dir.path(),
+                &[(
+                    "registry.terraform.io/terrane/postgresql",
+                    Path::new(env!("CARGO_BIN_EXE_terraform-provider-postgresql")),
+                )],
+            )
         };
         Work { tf, dir, rc }
     }
@@ -166,13 +218,18 @@ impl Work {
     /// terrane), as lossy text, to search for values that must not be
     /// there.
     pub fn raw_state(&self) -> String {
-        let mut files = vec![self.path().join("terraform.tfstate"), self.path().join("terraform.tfstate.backup")];
+        let mut files = vec![
+            self.path().join("terraform.tfstate"),
+            self.path().join("terraform.tfstate.backup"),
+        ];
         if let Ok(rd) = std::fs::read_dir(self.path().join(".terrane")) {
             files.extend(rd.flatten().map(|e| e.path()));
         }
         let mut all = String::new();
         for f in files.iter().filter(|f| f.is_file()) {
-            all.push_str(&String::from_utf8_lossy(&std::fs::read(f).unwrap_or_default()));
+            all.push_str(&String::from_utf8_lossy(
+                &std::fs::read(f).unwrap_or_default(),
+            ));
         }
         assert!(!all.is_empty(), "no state in {}", self.path().display());
         all
@@ -192,7 +249,12 @@ impl Work {
         let mut all = vec![("TF_CLI_CONFIG_FILE", self.rc.as_str())];
         all.extend_from_slice(env);
         let out = self.tf.run(self.dir.path(), args, &all);
-        assert!(!out.stdout.contains("Provider produced") && !out.stderr.contains("Provider produced"), "terraform {args:?} reported a provider contract error:\n{}\n{}", out.stdout, out.stderr);
+        assert!(
+            !out.stdout.contains("Provider produced") && !out.stderr.contains("Provider produced"),
+            "terraform {args:?} reported a provider contract error:\n{}\n{}",
+            out.stdout,
+            out.stderr
+        );
         out
     }
 
@@ -200,14 +262,22 @@ impl Work {
     #[track_caller]
     pub fn expect(&self, args: &[&str], code: i32) -> Output {
         let out = self.run_env(args, &[]);
-        assert_eq!(out.code, code, "terraform {args:?}\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.code, code,
+            "terraform {args:?}\nstdout:\n{}\nstderr:\n{}",
+            out.stdout, out.stderr
+        );
         out
     }
 
     /// `plan -detailed-exitcode`: 0 no changes, 2 changes.
     #[track_caller]
     pub fn plan(&self, code: i32) -> String {
-        self.expect(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], code).stdout
+        self.expect(
+            &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
+            code,
+        )
+        .stdout
     }
 
     #[track_caller]
@@ -222,9 +292,19 @@ impl Work {
     }
 
     /// One resource's `values` and `sensitive_values` from `show -json`.
-    pub fn resource(&self, state: &serde_json::Value, address: &str) -> (serde_json::Value, serde_json::Value) {
-        let rs = state["values"]["root_module"]["resources"].as_array().cloned().unwrap_or_default();
-        let r = rs.iter().find(|r| r["address"] == address).unwrap_or_else(|| panic!("{address} not in state: {state}"));
+    pub fn resource(
+        &self,
+        state: &serde_json::Value,
+        address: &str,
+    ) -> (serde_json::Value, serde_json::Value) {
+        let rs = state["values"]["root_module"]["resources"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let r = rs
+            .iter()
+            .find(|r| r["address"] == address)
+            .unwrap_or_else(|| panic!("{address} not in state: {state}"));
         (r["values"].clone(), r["sensitive_values"].clone())
     }
 }

@@ -55,7 +55,11 @@ pub fn for_each_grow() -> Vec<Step> {
 }
 
 pub fn for_each_shrink() -> Vec<Step> {
-    vec![step(&each(r#""a", "b", "c""#)), step(&each(r#""b""#)), step(&each(""))]
+    vec![
+        step(&each(r#""a", "b", "c""#)),
+        step(&each(r#""b""#)),
+        step(&each("")),
+    ]
 }
 
 pub fn for_each_map_values() -> Vec<Step> {
@@ -118,7 +122,11 @@ pub fn module_count() -> Vec<Step> {
 output "ids" {{ value = module.m[*].id }}"#
         )
     };
-    vec![step(&tf(1)).file("mod/main.tf", &module()), step(&tf(3)), step(&tf(2))]
+    vec![
+        step(&tf(1)).file("mod/main.tf", &module()),
+        step(&tf(3)),
+        step(&tf(2)),
+    ]
 }
 
 pub fn module_for_each() -> Vec<Step> {
@@ -132,7 +140,10 @@ pub fn module_for_each() -> Vec<Step> {
 output "ids" {{ value = {{ for k, m in module.m : k => m.id }} }}"#
         )
     };
-    vec![step(&tf(r#""a", "b""#)).file("mod/main.tf", &module()), step(&tf(r#""b", "c""#))]
+    vec![
+        step(&tf(r#""a", "b""#)).file("mod/main.tf", &module()),
+        step(&tf(r#""b", "c""#)),
+    ]
 }
 
 pub fn nested_modules() -> Vec<Step> {

@@ -78,7 +78,11 @@ resource "terraform_data" "b" { input = terraform_data.a.output }
 resource "kv_item" "c" { key = "c" }"#;
 
 pub fn replace_flag() -> Vec<Step> {
-    vec![step(TWO), Step::same(Act::Plan(&["-replace=terraform_data.a"])), Step::same(Act::Plan(&["-replace=kv_item.c"]))]
+    vec![
+        step(TWO),
+        Step::same(Act::Plan(&["-replace=terraform_data.a"])),
+        Step::same(Act::Plan(&["-replace=kv_item.c"])),
+    ]
 }
 
 pub fn target_flag() -> Vec<Step> {
@@ -101,7 +105,10 @@ resource "kv_item" "c" {{
 }
 
 pub fn apply_auto_approve() -> Vec<Step> {
-    vec![step(TWO).act(Act::Apply(&[])), Step::same(Act::PlanOnly(&[]))]
+    vec![
+        step(TWO).act(Act::Apply(&[])),
+        Step::same(Act::PlanOnly(&[])),
+    ]
 }
 
 pub fn variables() -> Vec<Step> {
@@ -117,7 +124,10 @@ resource "terraform_data" "v" {
   count = var.n
   input = "${var.name}-${count.index}"
 }"#;
-    vec![step(tf), step(tf).act(Act::Plan(&["-var", "name=given", "-var", "n=2"]))]
+    vec![
+        step(tf),
+        step(tf).act(Act::Plan(&["-var", "name=given", "-var", "n=2"])),
+    ]
 }
 
 pub fn outputs_sensitive() -> Vec<Step> {

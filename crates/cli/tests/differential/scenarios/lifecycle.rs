@@ -64,15 +64,26 @@ pub fn drift_file_deleted() -> Vec<Step> {
 }
 
 pub fn drift_refresh_only() -> Vec<Step> {
-    vec![step(FILE), Step::same(Act::Plan(&["-refresh-only"])).outside(delete), Step::same(Act::Plan(&[]))]
+    vec![
+        step(FILE),
+        Step::same(Act::Plan(&["-refresh-only"])).outside(delete),
+        Step::same(Act::Plan(&[])),
+    ]
 }
 
 pub fn drift_refresh_command() -> Vec<Step> {
-    vec![step(FILE), Step::same(Act::Refresh).outside(delete), Step::same(Act::PlanOnly(&[]))]
+    vec![
+        step(FILE),
+        Step::same(Act::Refresh).outside(delete),
+        Step::same(Act::PlanOnly(&[])),
+    ]
 }
 
 pub fn drift_ignored_with_refresh_false() -> Vec<Step> {
-    vec![step(FILE), Step::same(Act::PlanOnly(&["-refresh=false"])).outside(delete)]
+    vec![
+        step(FILE),
+        Step::same(Act::PlanOnly(&["-refresh=false"])).outside(delete),
+    ]
 }
 
 pub fn orphan_deleted() -> Vec<Step> {
@@ -96,7 +107,11 @@ pub fn tainted_by_failed_create() -> Vec<Step> {
 resource "terraform_data" "after" {{ input = kv_item.t.id }}"#
         )
     };
-    vec![step(&tf("fail-on-create")), step(&tf("fine")), Step::same(Act::PlanOnly(&[]))]
+    vec![
+        step(&tf("fail-on-create")),
+        step(&tf("fine")),
+        Step::same(Act::PlanOnly(&[])),
+    ]
 }
 
 pub fn tainted_cbd_replacement() -> Vec<Step> {
@@ -216,11 +231,20 @@ pub fn import_cli() -> Vec<Step> {
   key   = "imported"
   value = "wanted"
 }"#;
-    vec![step(tf).act(Act::Import("kv_item.i", "imported")), Step::same(Act::Plan(&[]))]
+    vec![
+        step(tf).act(Act::Import("kv_item.i", "imported")),
+        Step::same(Act::Plan(&[])),
+    ]
 }
 
 pub fn import_cli_terraform_data() -> Vec<Step> {
-    vec![step(r#"resource "terraform_data" "i" {}"#).act(Act::Import("terraform_data.i", "4fcbd95f-0b4e-4b5c-9f43-4b1c6b0f8a21")), Step::same(Act::Plan(&[]))]
+    vec![
+        step(r#"resource "terraform_data" "i" {}"#).act(Act::Import(
+            "terraform_data.i",
+            "4fcbd95f-0b4e-4b5c-9f43-4b1c6b0f8a21",
+        )),
+        Step::same(Act::Plan(&[])),
+    ]
 }
 
 pub fn import_block() -> Vec<Step> {
@@ -263,5 +287,9 @@ resource "terraform_data" "root" { input = module.m.v }"#,
 pub fn state_rm_then_plan() -> Vec<Step> {
     let tf = r#"resource "kv_item" "a" { key = "a" }
 resource "kv_item" "b" { key = "b" }"#;
-    vec![step(tf), Step::same(Act::StateRm("kv_item.b")), Step::same(Act::PlanOnly(&[]))]
+    vec![
+        step(tf),
+        Step::same(Act::StateRm("kv_item.b")),
+        Step::same(Act::PlanOnly(&[])),
+    ]
 }

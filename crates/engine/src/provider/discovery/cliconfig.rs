@@ -49,7 +49,8 @@ pub struct Method {
 impl Method {
     /// Whether this method may supply `addr`.
     pub fn admits(&self, addr: &ProviderAddr) -> bool {
-        (self.include.is_empty() || self.include.iter().any(|p| pattern_matches(p, addr))) && !self.exclude.iter().any(|p| pattern_matches(p, addr))
+        (self.include.is_empty() || self.include.iter().any(|p| pattern_matches(p, addr)))
+            && !self.exclude.iter().any(|p| pattern_matches(p, addr))
     }
 }
 
@@ -103,12 +104,19 @@ impl CliConfig {
     pub fn load(path: &Path) -> Result<CliConfig, CliConfigError> {
         match std::fs::read_to_string(path) {
             Ok(text) => {
-                let mut c = CliConfig::parse(&text, path.parent().unwrap_or(Path::new("."))).map_err(|message| CliConfigError { path: path.display().to_string(), message })?;
+                let mut c = CliConfig::parse(&text, path.parent().unwrap_or(Path::new(".")))
+                    .map_err(|message| CliConfigError {
+                        path: path.display().to_string(),
+                        message,
+                    })?;
                 c.path = Some(path.to_path_buf());
                 Ok(c)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(CliConfig::default()),
-            Err(e) => Err(CliConfigError { path: path.display().to_string(), message: e.to_string() }),
+            Err(e) => Err(CliConfigError {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            }),
         }
     }
 
@@ -117,7 +125,10 @@ impl CliConfig {
     pub fn parse(text: &str, base: &Path) -> Result<CliConfig, String> {
         let (text, quoted) = unquote_keys(text);
         let key = |k: &str| -> String {
-            k.strip_prefix(QUOTED).and_then(|n| n.parse::<usize>().ok()).and_then(|i| quoted.get(i).cloned()).unwrap_or_else(|| k.to_string())
+            k.strip_prefix(QUOTED)
+                .and_then(|n| n.parse::<usize>().ok())
+                .and_then(|i| quoted.get(i).cloned())
+                .unwrap_or_else(|| k.to_string())
         };
         let body = hcl_edit::parser::parse_body(&text).map_err(|e| format!("invalid HCL: {e}"))?;
         let mut out = CliConfig::default();
@@ -130,15 +141,21 @@ impl CliConfig {
             }
             let mut methods = Vec::new();
             if let Some(a) = block.body.attributes().next() {
-                return Err(format!("provider_installation: unexpected argument {:?}", a.key.as_str()));
+                return Err(format!(
+                    "provider_installation: unexpected argument {:?}",
+                    a.key.as_str()
+                ));
             }
             for m in block.body.blocks() {
                 let name = m.ident.as_str();
                 if name == "dev_overrides" {
                     for a in m.body.attributes() {
                         let name = key(a.key.as_str());
-                        let addr = ProviderAddr::parse(&name).map_err(|e| format!("dev_overrides: {e}"))?;
-                        let dir = hcl_string(&a.value).ok_or_else(|| format!("dev_overrides: {name:?} must be a directory path string"))?;
+                        let addr = ProviderAddr::parse(&name)
+                            .map_err(|e| format!("dev_overrides: {e}"))?;
+                        let dir = hcl_string(&a.value).ok_or_else(|| {
+                            format!("dev_overrides: {name:?} must be a directory path string")
+                        })?;
                         out.dev_overrides.insert(addr, resolve(base, &dir));
                     }
                     continue;
@@ -150,28 +167,53 @@ impl CliConfig {
                     let key = a.key.as_str();
                     match key {
                         "include" | "exclude" => {
-                            let list = hcl_strings(&a.value).ok_or_else(|| format!("{name}: {key} must be a list of strings"))?;
+                            let list = hcl_strings(&a.value).ok_or_else(|| {
+                                format!("{name}: {key} must be a list of strings")
+                            })?;
                             for p in &list {
                                 if !(1..=2).contains(&p.matches('/').count()) {
                                     return Err(format!("{name}: invalid provider pattern {p:?}: expected [host/]namespace/type with * wildcards"));
                                 }
                             }
-                            if key == "include" { include = list } else { exclude = list }
+                            if key == "include" {
+                                include = list
+                            } else {
+                                exclude = list
+                            }
                         }
-                        "path" | "url" => location = Some(hcl_string(&a.value).ok_or_else(|| format!("{name}: {key} must be a string"))?),
+                        "path" | "url" => {
+                            location = Some(
+                                hcl_string(&a.value)
+                                    .ok_or_else(|| format!("{name}: {key} must be a string"))?,
+                            )
+                        }
                         k => return Err(format!("{name}: unsupported argument {k:?}")),
                     }
                 }
                 let kind = match (name, location) {
-                    ("filesystem_mirror", Some(p)) => MethodKind::FilesystemMirror(resolve(base, &p)),
-                    ("filesystem_mirror", None) => return Err("filesystem_mirror: the path argument is required".into()),
+                    ("filesystem_mirror", Some(p)) => {
+                        MethodKind::FilesystemMirror(resolve(base, &p))
+                    }
+                    ("filesystem_mirror", None) => {
+                        return Err("filesystem_mirror: the path argument is required".into())
+                    }
                     ("network_mirror", Some(u)) => MethodKind::NetworkMirror(u),
-                    ("network_mirror", None) => return Err("network_mirror: the url argument is required".into()),
+                    ("network_mirror", None) => {
+                        return Err("network_mirror: the url argument is required".into())
+                    }
                     ("direct", None) => MethodKind::Direct,
                     ("direct", Some(_)) => return Err("direct takes no location".into()),
-                    (other, _) => return Err(format!("provider_installation: unknown installation method {other:?}")),
+                    (other, _) => {
+                        return Err(format!(
+                            "provider_installation: unknown installation method {other:?}"
+                        ))
+                    }
                 };
-                methods.push(Method { kind, include, exclude });
+                methods.push(Method {
+                    kind,
+                    include,
+                    exclude,
+                });
             }
             out.methods = Some(methods);
         }
@@ -269,34 +311,89 @@ mod tests {
             Ok("fs /usr/share/tf +[\"hashicorp/*\"] -[]; direct +[] -[\"hashicorp/*\"]"),
         );
         check("network_mirror", "provider_installation {\n  network_mirror {\n    url = \"https://m.example.com/\"\n  }\n}\n", Ok("net https://m.example.com/ +[] -[]"));
-        check("empty_block_disables_implied", "provider_installation {\n}\n", Ok(""));
-        check("mirror_without_path", "provider_installation {\n  filesystem_mirror {\n  }\n}\n", Err("path argument is required"));
-        check("unknown_method", "provider_installation {\n  carrier_pigeon {}\n}\n", Err("unknown installation method"));
-        check("bad_override_address", "provider_installation {\n  dev_overrides {\n    \"a/b/c/d\" = \"/x\"\n  }\n}\n", Err("at most three parts"));
-        check("override_not_string", "provider_installation {\n  dev_overrides {\n    \"a/b\" = 3\n  }\n}\n", Err("directory path string"));
-        check("bad_pattern", "provider_installation {\n  direct {\n    include = [\"random\"]\n  }\n}\n", Err("invalid provider pattern"));
-        check("two_blocks", "provider_installation {\n}\nprovider_installation {\n}\n", Err("only one"));
+        check(
+            "empty_block_disables_implied",
+            "provider_installation {\n}\n",
+            Ok(""),
+        );
+        check(
+            "mirror_without_path",
+            "provider_installation {\n  filesystem_mirror {\n  }\n}\n",
+            Err("path argument is required"),
+        );
+        check(
+            "unknown_method",
+            "provider_installation {\n  carrier_pigeon {}\n}\n",
+            Err("unknown installation method"),
+        );
+        check(
+            "bad_override_address",
+            "provider_installation {\n  dev_overrides {\n    \"a/b/c/d\" = \"/x\"\n  }\n}\n",
+            Err("at most three parts"),
+        );
+        check(
+            "override_not_string",
+            "provider_installation {\n  dev_overrides {\n    \"a/b\" = 3\n  }\n}\n",
+            Err("directory path string"),
+        );
+        check(
+            "bad_pattern",
+            "provider_installation {\n  direct {\n    include = [\"random\"]\n  }\n}\n",
+            Err("invalid provider pattern"),
+        );
+        check(
+            "two_blocks",
+            "provider_installation {\n}\nprovider_installation {\n}\n",
+            Err("only one"),
+        );
         check("bad_hcl", "provider_installation {", Err("invalid HCL"));
     }
 
     #[test]
     fn include_exclude_patterns() {
-        let m = |inc: &[&str], exc: &[&str]| Method { kind: MethodKind::Direct, include: inc.iter().map(|s| s.to_string()).collect(), exclude: exc.iter().map(|s| s.to_string()).collect() };
+        let m = |inc: &[&str], exc: &[&str]| Method {
+            kind: MethodKind::Direct,
+            include: inc.iter().map(|s| s.to_string()).collect(),
+            exclude: exc.iter().map(|s| s.to_string()).collect(),
+        };
         let random = ProviderAddr::parse("hashicorp/random").unwrap();
         let acme = ProviderAddr::parse("example.com/acme/thing").unwrap();
         let cases = [
             ("no_patterns", m(&[], &[]), &random, true),
             ("include_namespace", m(&["hashicorp/*"], &[]), &random, true),
-            ("include_other_host", m(&["example.com/*/*"], &[]), &random, false),
+            (
+                "include_other_host",
+                m(&["example.com/*/*"], &[]),
+                &random,
+                false,
+            ),
             ("include_full", m(&["example.com/*/*"], &[]), &acme, true),
-            ("exclude_wins", m(&["*/*"], &["hashicorp/random"]), &random, false),
-            ("case_insensitive", m(&["HashiCorp/Random"], &[]), &random, true),
+            (
+                "exclude_wins",
+                m(&["*/*"], &["hashicorp/random"]),
+                &random,
+                false,
+            ),
+            (
+                "case_insensitive",
+                m(&["HashiCorp/Random"], &[]),
+                &random,
+                true,
+            ),
         ];
         for (case, method, addr, want) in cases {
             assert_eq!(method.admits(addr), want, "case {case}");
         }
         let c = CliConfig::parse("provider_installation {\n  filesystem_mirror {\n    path = \"/a\"\n    include = [\"hashicorp/*\"]\n  }\n  filesystem_mirror {\n    path = \"/b\"\n  }\n}\n", Path::new("/")).unwrap();
-        assert_eq!(c.mirrors_for(&random), [Path::new("/a"), Path::new("/b")], "case mirrors_in_order");
-        assert_eq!(c.mirrors_for(&acme), [Path::new("/b")], "case mirror_filtered");
+        assert_eq!(
+            c.mirrors_for(&random),
+            [Path::new("/a"), Path::new("/b")],
+            "case mirrors_in_order"
+        );
+        assert_eq!(
+            c.mirrors_for(&acme),
+            [Path::new("/b")],
+            "case mirror_filtered"
+        );
     }
 }

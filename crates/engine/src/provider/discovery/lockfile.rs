@@ -50,7 +50,10 @@ pub enum LockError {
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl LockFile {
@@ -58,9 +61,15 @@ impl LockFile {
     pub fn load(dir: &Path) -> Result<LockFile, LockError> {
         let path = dir.join(LOCK_FILE_NAME);
         match std::fs::read_to_string(&path) {
-            Ok(text) => LockFile::parse(&text).map_err(|message| LockError::Invalid { path: path.display().to_string(), message }),
+            Ok(text) => LockFile::parse(&text).map_err(|message| LockError::Invalid {
+                path: path.display().to_string(),
+                message,
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(LockFile::default()),
-            Err(source) => Err(LockError::Io { path: path.display().to_string(), source }),
+            Err(source) => Err(LockError::Io {
+                path: path.display().to_string(),
+                source,
+            }),
         }
     }
 
@@ -68,7 +77,10 @@ impl LockFile {
     pub fn save(&self, dir: &Path) -> Result<(), LockError> {
         let path = dir.join(LOCK_FILE_NAME);
         let tmp: PathBuf = dir.join(format!("{LOCK_FILE_NAME}.tmp"));
-        let io = |source| LockError::Io { path: path.display().to_string(), source };
+        let io = |source| LockError::Io {
+            path: path.display().to_string(),
+            source,
+        };
         std::fs::write(&tmp, self.to_hcl()).map_err(io)?;
         std::fs::rename(&tmp, &path).map_err(io)
     }
@@ -77,17 +89,28 @@ impl LockFile {
         let body = hcl_edit::parser::parse_body(text).map_err(|e| format!("invalid HCL: {e}"))?;
         let mut out = LockFile::default();
         if let Some(a) = body.attributes().next() {
-            return Err(format!("unexpected argument {:?}; the lock file holds only provider blocks", a.key.as_str()));
+            return Err(format!(
+                "unexpected argument {:?}; the lock file holds only provider blocks",
+                a.key.as_str()
+            ));
         }
         for b in body.blocks() {
             if b.ident.as_str() != "provider" {
                 // Terraform ignores other block types (future modules).
                 continue;
             }
-            let [label] = b.labels.as_slice() else { return Err("a provider block needs exactly one label, the provider source address".into()) };
+            let [label] = b.labels.as_slice() else {
+                return Err(
+                    "a provider block needs exactly one label, the provider source address".into(),
+                );
+            };
             let addr = ProviderAddr::parse(label.as_str()).map_err(|e| e.to_string())?;
             if addr.to_string() != label.as_str() {
-                return Err(format!("the provider address {:?} must be written in full, as {:?}", label.as_str(), addr.to_string()));
+                return Err(format!(
+                    "the provider address {:?} must be written in full, as {:?}",
+                    label.as_str(),
+                    addr.to_string()
+                ));
             }
             let mut version = None;
             let mut constraints = None;
@@ -99,15 +122,42 @@ impl LockFile {
                         let v = hcl_string(&a.value).ok_or_else(|| at() + "must be a string")?;
                         version = Some(Version::parse(&v).map_err(|e| at() + &e.to_string())?);
                     }
-                    "constraints" => constraints = Some(hcl_string(&a.value).ok_or_else(|| at() + "must be a string")?),
-                    "hashes" => hashes = hcl_strings(&a.value).ok_or_else(|| at() + "must be a list of strings")?,
-                    k => return Err(format!("provider {:?}: unsupported argument {k:?}", addr.to_string())),
+                    "constraints" => {
+                        constraints =
+                            Some(hcl_string(&a.value).ok_or_else(|| at() + "must be a string")?)
+                    }
+                    "hashes" => {
+                        hashes = hcl_strings(&a.value)
+                            .ok_or_else(|| at() + "must be a list of strings")?
+                    }
+                    k => {
+                        return Err(format!(
+                            "provider {:?}: unsupported argument {k:?}",
+                            addr.to_string()
+                        ))
+                    }
                 }
             }
-            let version = version.ok_or_else(|| format!("provider {:?}: the version argument is required", addr.to_string()))?;
+            let version = version.ok_or_else(|| {
+                format!(
+                    "provider {:?}: the version argument is required",
+                    addr.to_string()
+                )
+            })?;
             hashes.sort();
             hashes.dedup();
-            if out.providers.insert(addr.clone(), LockedProvider { version, constraints, hashes }).is_some() {
+            if out
+                .providers
+                .insert(
+                    addr.clone(),
+                    LockedProvider {
+                        version,
+                        constraints,
+                        hashes,
+                    },
+                )
+                .is_some()
+            {
                 return Err(format!("provider {:?} is locked twice", addr.to_string()));
             }
         }
@@ -142,7 +192,13 @@ impl LockFile {
     /// Records a selection: the version and constraints replace the old
     /// entry; hashes are kept when the version did not change, and `h1` is
     /// added.
-    pub fn record(&mut self, addr: &ProviderAddr, version: Version, constraints: Option<String>, h1: Option<String>) {
+    pub fn record(
+        &mut self,
+        addr: &ProviderAddr,
+        version: Version,
+        constraints: Option<String>,
+        h1: Option<String>,
+    ) {
         let mut hashes = match self.providers.get(addr) {
             Some(old) if old.version == version => old.hashes.clone(),
             _ => Vec::new(),
@@ -150,7 +206,14 @@ impl LockFile {
         hashes.extend(h1);
         hashes.sort();
         hashes.dedup();
-        self.providers.insert(addr.clone(), LockedProvider { version, constraints: constraints.filter(|c| !c.is_empty()), hashes });
+        self.providers.insert(
+            addr.clone(),
+            LockedProvider {
+                version,
+                constraints: constraints.filter(|c| !c.is_empty()),
+                hashes,
+            },
+        );
     }
 }
 
@@ -167,7 +230,12 @@ pub fn hash_dir(dir: &Path) -> std::io::Result<String> {
                 walk(root, &p, out)?;
             } else {
                 let rel = p.strip_prefix(root).map_err(std::io::Error::other)?;
-                out.push(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"));
+                out.push(
+                    rel.components()
+                        .map(|c| c.as_os_str().to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                );
             }
         }
         Ok(())
@@ -180,7 +248,10 @@ pub fn hash_dir(dir: &Path) -> std::io::Result<String> {
         let bytes = std::fs::read(dir.join(f))?;
         summary.update(format!("{}  {f}\n", hex::encode(Sha256::digest(&bytes))).as_bytes());
     }
-    Ok(format!("h1:{}", base64::engine::general_purpose::STANDARD.encode(summary.finalize())))
+    Ok(format!(
+        "h1:{}",
+        base64::engine::general_purpose::STANDARD.encode(summary.finalize())
+    ))
 }
 
 #[cfg(test)]
@@ -210,8 +281,22 @@ provider "registry.terraform.io/hashicorp/random" {
     fn check(case: &str, text: &str, want: Result<&[(&str, &str, Option<&str>, usize)], &str>) {
         match (LockFile::parse(text), want) {
             (Ok(l), Ok(w)) => {
-                let got: Vec<(String, String, Option<String>, usize)> = l.providers.iter().map(|(a, p)| (a.to_string(), p.version.to_string(), p.constraints.clone(), p.hashes.len())).collect();
-                let want: Vec<(String, String, Option<String>, usize)> = w.iter().map(|(a, v, c, n)| (a.to_string(), v.to_string(), c.map(str::to_string), *n)).collect();
+                let got: Vec<(String, String, Option<String>, usize)> = l
+                    .providers
+                    .iter()
+                    .map(|(a, p)| {
+                        (
+                            a.to_string(),
+                            p.version.to_string(),
+                            p.constraints.clone(),
+                            p.hashes.len(),
+                        )
+                    })
+                    .collect();
+                let want: Vec<(String, String, Option<String>, usize)> = w
+                    .iter()
+                    .map(|(a, v, c, n)| (a.to_string(), v.to_string(), c.map(str::to_string), *n))
+                    .collect();
                 assert_eq!(got, want, "case {case}");
             }
             (Err(e), Err(w)) => assert!(e.contains(w), "case {case}: {e}"),
@@ -224,14 +309,34 @@ provider "registry.terraform.io/hashicorp/random" {
         check(
             "terraform_written",
             TERRAFORM_WRITTEN,
-            Ok(&[("registry.terraform.io/hashicorp/local", "2.5.1", None, 1), ("registry.terraform.io/hashicorp/random", "3.6.2", Some("~> 3.0"), 2)]),
+            Ok(&[
+                ("registry.terraform.io/hashicorp/local", "2.5.1", None, 1),
+                (
+                    "registry.terraform.io/hashicorp/random",
+                    "3.6.2",
+                    Some("~> 3.0"),
+                    2,
+                ),
+            ]),
         );
         check("empty", "", Ok(&[]));
         check("header_only", HEADER, Ok(&[]));
         check("other_blocks_ignored", "module \"x\" {\n}\n", Ok(&[]));
-        check("short_address", "provider \"hashicorp/random\" {\n  version = \"1.0.0\"\n}\n", Err("written in full"));
-        check("no_version", "provider \"registry.terraform.io/hashicorp/random\" {\n}\n", Err("version argument is required"));
-        check("bad_version", "provider \"registry.terraform.io/hashicorp/random\" {\n  version = \"x\"\n}\n", Err("invalid version"));
+        check(
+            "short_address",
+            "provider \"hashicorp/random\" {\n  version = \"1.0.0\"\n}\n",
+            Err("written in full"),
+        );
+        check(
+            "no_version",
+            "provider \"registry.terraform.io/hashicorp/random\" {\n}\n",
+            Err("version argument is required"),
+        );
+        check(
+            "bad_version",
+            "provider \"registry.terraform.io/hashicorp/random\" {\n  version = \"x\"\n}\n",
+            Err("invalid version"),
+        );
         check("hashes_not_list", "provider \"registry.terraform.io/a/b\" {\n  version = \"1.0.0\"\n  hashes = \"h1:x\"\n}\n", Err("list of strings"));
         check("unknown_argument", "provider \"registry.terraform.io/a/b\" {\n  version = \"1.0.0\"\n  colour = \"red\"\n}\n", Err("unsupported argument"));
         check("duplicate", "provider \"registry.terraform.io/a/b\" {\n  version = \"1.0.0\"\n}\nprovider \"registry.terraform.io/a/b\" {\n  version = \"1.0.0\"\n}\n", Err("locked twice"));
@@ -241,19 +346,53 @@ provider "registry.terraform.io/hashicorp/random" {
 
     #[test]
     fn writing_is_byte_identical_to_terraform() {
-        assert_eq!(LockFile::parse(TERRAFORM_WRITTEN).unwrap().to_hcl(), TERRAFORM_WRITTEN, "case round_trip");
+        assert_eq!(
+            LockFile::parse(TERRAFORM_WRITTEN).unwrap().to_hcl(),
+            TERRAFORM_WRITTEN,
+            "case round_trip"
+        );
         let mut l = LockFile::default();
         let a = ProviderAddr::parse("hashicorp/random").unwrap();
-        l.record(&a, Version::parse("3.6.2").unwrap(), Some("~> 3.0".into()), Some("h1:bbbb=".into()));
-        l.record(&a, Version::parse("3.6.2").unwrap(), Some("~> 3.0".into()), Some("h1:cccc=".into()));
-        assert_eq!(l.providers[&a].hashes, ["h1:bbbb=", "h1:cccc="], "case same_version_keeps_hashes");
-        l.record(&a, Version::parse("3.7.0").unwrap(), None, Some("h1:dddd=".into()));
-        assert_eq!(l.providers[&a].hashes, ["h1:dddd="], "case new_version_drops_hashes");
-        assert!(l.to_hcl().contains("  version = \"3.7.0\"\n  hashes = [\n"), "case no_constraints_unaligned");
+        l.record(
+            &a,
+            Version::parse("3.6.2").unwrap(),
+            Some("~> 3.0".into()),
+            Some("h1:bbbb=".into()),
+        );
+        l.record(
+            &a,
+            Version::parse("3.6.2").unwrap(),
+            Some("~> 3.0".into()),
+            Some("h1:cccc=".into()),
+        );
+        assert_eq!(
+            l.providers[&a].hashes,
+            ["h1:bbbb=", "h1:cccc="],
+            "case same_version_keeps_hashes"
+        );
+        l.record(
+            &a,
+            Version::parse("3.7.0").unwrap(),
+            None,
+            Some("h1:dddd=".into()),
+        );
+        assert_eq!(
+            l.providers[&a].hashes,
+            ["h1:dddd="],
+            "case new_version_drops_hashes"
+        );
+        assert!(
+            l.to_hcl().contains("  version = \"3.7.0\"\n  hashes = [\n"),
+            "case no_constraints_unaligned"
+        );
         let dir = terrane_testkit::temp_dir();
         l.save(dir.path()).unwrap();
         assert_eq!(LockFile::load(dir.path()).unwrap(), l, "case save_load");
-        assert_eq!(LockFile::load(&dir.path().join("nowhere")).unwrap(), LockFile::default(), "case missing_is_empty");
+        assert_eq!(
+            LockFile::load(&dir.path().join("nowhere")).unwrap(),
+            LockFile::default(),
+            "case missing_is_empty"
+        );
     }
 
     #[test]
@@ -263,12 +402,26 @@ provider "registry.terraform.io/hashicorp/random" {
         std::fs::create_dir(dir.path().join("docs")).unwrap();
         std::fs::write(dir.path().join("docs/README"), b"hi\n").unwrap();
         // Computed independently: sha256 of the two summary lines.
-        let lines = format!("{}  docs/README\n{}  terraform-provider-x\n", hex::encode(Sha256::digest(b"hi\n")), hex::encode(Sha256::digest(b"binary")));
-        let want = format!("h1:{}", base64::engine::general_purpose::STANDARD.encode(Sha256::digest(lines.as_bytes())));
+        let lines = format!(
+            "{}  docs/README\n{}  terraform-provider-x\n",
+            hex::encode(Sha256::digest(b"hi\n")),
+            hex::encode(Sha256::digest(b"binary"))
+        );
+        let want = format!(
+            "h1:{}",
+            base64::engine::general_purpose::STANDARD.encode(Sha256::digest(lines.as_bytes()))
+        );
         assert_eq!(hash_dir(dir.path()).unwrap(), want);
-        let locked = LockedProvider { version: Version::new(1, 0, 0), constraints: None, hashes: vec!["zh:00".into()] };
+        let locked = LockedProvider {
+            version: Version::new(1, 0, 0),
+            constraints: None,
+            hashes: vec!["zh:00".into()],
+        };
         assert!(locked.accepts_h1(&want), "case only_zh_accepts");
-        let locked = LockedProvider { hashes: vec!["h1:other=".into()], ..locked };
+        let locked = LockedProvider {
+            hashes: vec!["h1:other=".into()],
+            ..locked
+        };
         assert!(!locked.accepts_h1(&want), "case h1_mismatch_refused");
     }
 }

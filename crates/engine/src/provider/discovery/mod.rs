@@ -59,7 +59,12 @@ impl ProviderSource {
     /// dev overrides, which Terraform does not lock either).
     pub fn lock_entry(&self) -> Option<(Version, Option<String>)> {
         match self {
-            ProviderSource::Plugin(PluginSource { version: Some(v), h1, dev_override: false, .. }) => Some((v.clone(), h1.clone())),
+            ProviderSource::Plugin(PluginSource {
+                version: Some(v),
+                h1,
+                dev_override: false,
+                ..
+            }) => Some((v.clone(), h1.clone())),
             _ => None,
         }
     }
@@ -69,17 +74,41 @@ impl ProviderSource {
 #[derive(Debug, thiserror::Error)]
 pub enum DiscoveryError {
     #[error("Failed to find provider {addr}: no plugin binary for {os_arch} in {searched}, and terrane has no built-in provider of that name")]
-    NotFound { addr: String, os_arch: String, searched: String },
+    NotFound {
+        addr: String,
+        os_arch: String,
+        searched: String,
+    },
     #[error("Failed to find provider {addr}: no available version matches the constraints {constraints:?} (found: {found})")]
-    NoMatchingVersion { addr: String, constraints: String, found: String },
+    NoMatchingVersion {
+        addr: String,
+        constraints: String,
+        found: String,
+    },
     #[error("Locked provider {addr} {locked} does not match the configured version constraints {constraints:?}; run init -upgrade to allow selecting a new version")]
-    LockedVersionExcluded { addr: String, locked: String, constraints: String },
+    LockedVersionExcluded {
+        addr: String,
+        locked: String,
+        constraints: String,
+    },
     #[error("Failed to find provider {addr} {locked}, the version recorded in the dependency lock file (found: {found})")]
-    LockedVersionMissing { addr: String, locked: String, found: String },
+    LockedVersionMissing {
+        addr: String,
+        locked: String,
+        found: String,
+    },
     #[error("The package for {addr} {version} at {dir} does not match any of the checksums recorded in the dependency lock file")]
-    HashMismatch { addr: String, version: String, dir: String },
+    HashMismatch {
+        addr: String,
+        version: String,
+        dir: String,
+    },
     #[error("dev_overrides: no executable terraform-provider-{type_name} in {dir} (for {addr})")]
-    BadOverride { addr: String, type_name: String, dir: String },
+    BadOverride {
+        addr: String,
+        type_name: String,
+        dir: String,
+    },
     #[error("Cannot hash the package at {dir}: {source}")]
     Io { dir: String, source: std::io::Error },
 }
@@ -103,13 +132,23 @@ impl Discovery {
         if let Some(home) = std::env::var_os("HOME") {
             implied_mirrors.push(PathBuf::from(home).join(".terraform.d/plugins"));
         }
-        Discovery { cli_config, plugin_dir: working_dir.join(PLUGIN_DIR), implied_mirrors, os_arch: plugindir::current_os_arch() }
+        Discovery {
+            cli_config,
+            plugin_dir: working_dir.join(PLUGIN_DIR),
+            implied_mirrors,
+            os_arch: plugindir::current_os_arch(),
+        }
     }
 
     /// The directories searched for packages of `addr`, in order.
     pub fn search_dirs(&self, addr: &ProviderAddr) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = match &self.cli_config.methods {
-            Some(_) => self.cli_config.mirrors_for(addr).into_iter().map(Path::to_path_buf).collect(),
+            Some(_) => self
+                .cli_config
+                .mirrors_for(addr)
+                .into_iter()
+                .map(Path::to_path_buf)
+                .collect(),
             None => self.implied_mirrors.clone(),
         };
         dirs.push(self.plugin_dir.clone());
@@ -117,20 +156,43 @@ impl Discovery {
     }
 
     /// Finds the provider for `addr` under `constraints` and the lock.
-    pub fn resolve(&self, addr: &ProviderAddr, constraints: &Constraints, lock: &LockFile) -> Result<ProviderSource, DiscoveryError> {
+    pub fn resolve(
+        &self,
+        addr: &ProviderAddr,
+        constraints: &Constraints,
+        lock: &LockFile,
+    ) -> Result<ProviderSource, DiscoveryError> {
         let builtin = Builtin::for_addr(addr);
         if let Some(b) = builtin.filter(|b| !b.overridable()) {
             return Ok(ProviderSource::Builtin(b));
         }
         if let Some(dir) = self.cli_config.dev_overrides.get(addr) {
-            let binary = if dir.is_file() { Some(dir.clone()) } else { plugindir::find_binary(dir, &addr.type_name) };
-            let binary = binary.ok_or_else(|| DiscoveryError::BadOverride { addr: addr.to_string(), type_name: addr.type_name.clone(), dir: dir.display().to_string() })?;
-            return Ok(ProviderSource::Plugin(PluginSource { binary, version: None, h1: None, dev_override: true }));
+            let binary = if dir.is_file() {
+                Some(dir.clone())
+            } else {
+                plugindir::find_binary(dir, &addr.type_name)
+            };
+            let binary = binary.ok_or_else(|| DiscoveryError::BadOverride {
+                addr: addr.to_string(),
+                type_name: addr.type_name.clone(),
+                dir: dir.display().to_string(),
+            })?;
+            return Ok(ProviderSource::Plugin(PluginSource {
+                binary,
+                version: None,
+                h1: None,
+                dev_override: true,
+            }));
         }
         let dirs = self.search_dirs(addr);
-        let packages: Vec<plugindir::Package> = dirs.iter().flat_map(|d| plugindir::packages(d, addr, &self.os_arch)).collect();
+        let packages: Vec<plugindir::Package> = dirs
+            .iter()
+            .flat_map(|d| plugindir::packages(d, addr, &self.os_arch))
+            .collect();
         if !packages.is_empty() {
-            return self.select(addr, constraints, lock, &packages).map(ProviderSource::Plugin);
+            return self
+                .select(addr, constraints, lock, &packages)
+                .map(ProviderSource::Plugin);
         }
         if let Some(b) = builtin {
             return Ok(ProviderSource::Builtin(b));
@@ -138,38 +200,78 @@ impl Discovery {
         Err(DiscoveryError::NotFound {
             addr: addr.to_string(),
             os_arch: self.os_arch.clone(),
-            searched: dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "),
+            searched: dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
         })
     }
 
-    fn select(&self, addr: &ProviderAddr, constraints: &Constraints, lock: &LockFile, packages: &[plugindir::Package]) -> Result<PluginSource, DiscoveryError> {
+    fn select(
+        &self,
+        addr: &ProviderAddr,
+        constraints: &Constraints,
+        lock: &LockFile,
+        packages: &[plugindir::Package],
+    ) -> Result<PluginSource, DiscoveryError> {
         let mut found: Vec<&Version> = packages.iter().map(|p| &p.version).collect();
         found.sort();
         found.dedup();
-        let found_text = || found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+        let found_text = || {
+            found
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let locked = lock.providers.get(addr);
         let version = match locked {
             Some(l) => {
                 if !constraints.is_empty() && !constraints.allows(&l.version) {
-                    return Err(DiscoveryError::LockedVersionExcluded { addr: addr.to_string(), locked: l.version.to_string(), constraints: constraints.to_string() });
+                    return Err(DiscoveryError::LockedVersionExcluded {
+                        addr: addr.to_string(),
+                        locked: l.version.to_string(),
+                        constraints: constraints.to_string(),
+                    });
                 }
                 l.version.clone()
             }
             None => constraints
                 .newest(found.iter().copied())
                 .cloned()
-                .ok_or_else(|| DiscoveryError::NoMatchingVersion { addr: addr.to_string(), constraints: constraints.to_string(), found: found_text() })?,
+                .ok_or_else(|| DiscoveryError::NoMatchingVersion {
+                    addr: addr.to_string(),
+                    constraints: constraints.to_string(),
+                    found: found_text(),
+                })?,
         };
         // `packages` keeps directory order, so the first match is the
         // first directory holding that version.
         let Some(p) = packages.iter().find(|p| p.version == version) else {
-            return Err(DiscoveryError::LockedVersionMissing { addr: addr.to_string(), locked: version.to_string(), found: found_text() });
+            return Err(DiscoveryError::LockedVersionMissing {
+                addr: addr.to_string(),
+                locked: version.to_string(),
+                found: found_text(),
+            });
         };
-        let h1 = hash_dir(&p.dir).map_err(|source| DiscoveryError::Io { dir: p.dir.display().to_string(), source })?;
+        let h1 = hash_dir(&p.dir).map_err(|source| DiscoveryError::Io {
+            dir: p.dir.display().to_string(),
+            source,
+        })?;
         if locked.is_some_and(|l| !l.accepts_h1(&h1)) {
-            return Err(DiscoveryError::HashMismatch { addr: addr.to_string(), version: version.to_string(), dir: p.dir.display().to_string() });
+            return Err(DiscoveryError::HashMismatch {
+                addr: addr.to_string(),
+                version: version.to_string(),
+                dir: p.dir.display().to_string(),
+            });
         }
-        Ok(PluginSource { binary: p.binary.clone(), version: Some(version), h1: Some(h1), dev_override: false })
+        Ok(PluginSource {
+            binary: p.binary.clone(),
+            version: Some(version),
+            h1: Some(h1),
+            dev_override: false,
+        })
     }
 }
 

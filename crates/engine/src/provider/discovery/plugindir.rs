@@ -52,7 +52,12 @@ pub fn find_binary(dir: &Path, type_name: &str) -> Option<PathBuf> {
         .ok()?
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix)) && is_executable(p))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix))
+                && is_executable(p)
+        })
         .collect();
     candidates.sort();
     candidates.into_iter().next()
@@ -61,15 +66,24 @@ pub fn find_binary(dir: &Path, type_name: &str) -> Option<PathBuf> {
 /// Every package of `addr` for `os_arch` under `root`, newest first.
 /// Directories that are not versions, or hold no executable, are skipped.
 pub fn packages(root: &Path, addr: &ProviderAddr, os_arch: &str) -> Vec<Package> {
-    let base = root.join(&addr.host).join(&addr.namespace).join(&addr.type_name);
-    let Ok(entries) = std::fs::read_dir(&base) else { return Vec::new() };
+    let base = root
+        .join(&addr.host)
+        .join(&addr.namespace)
+        .join(&addr.type_name);
+    let Ok(entries) = std::fs::read_dir(&base) else {
+        return Vec::new();
+    };
     let mut out: Vec<Package> = entries
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let version = Version::parse(e.file_name().to_str()?).ok()?;
             let dir = e.path().join(os_arch);
             let binary = find_binary(&dir, &addr.type_name)?;
-            Some(Package { version, dir, binary })
+            Some(Package {
+                version,
+                dir,
+                binary,
+            })
         })
         .collect();
     out.sort_by(|a, b| b.version.cmp(&a.version));
@@ -100,9 +114,21 @@ mod tests {
         let addr = ProviderAddr::parse("hashicorp/random").unwrap();
         let got: Vec<(String, String)> = packages(root.path(), &addr, "linux_amd64")
             .iter()
-            .map(|p| (p.version.to_string(), p.binary.strip_prefix(root.path()).unwrap().display().to_string()))
+            .map(|p| {
+                (
+                    p.version.to_string(),
+                    p.binary
+                        .strip_prefix(root.path())
+                        .unwrap()
+                        .display()
+                        .to_string(),
+                )
+            })
             .collect();
-        let want: Vec<(String, String)> = want.iter().map(|(v, b)| (v.to_string(), b.to_string())).collect();
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(v, b)| (v.to_string(), b.to_string()))
+            .collect();
         assert_eq!(got, want, "case {case}");
     }
 
@@ -111,27 +137,87 @@ mod tests {
     #[test]
     fn layouts() {
         check("empty", &[], &[]);
-        check("exact_name", &[&format!("{R}/3.6.0/linux_amd64/terraform-provider-random*")], &[("3.6.0", &format!("{R}/3.6.0/linux_amd64/terraform-provider-random"))]);
-        check("versioned_name", &[&format!("{R}/3.6.0/linux_amd64/terraform-provider-random_v3.6.0_x5*")], &[("3.6.0", &format!("{R}/3.6.0/linux_amd64/terraform-provider-random_v3.6.0_x5"))]);
+        check(
+            "exact_name",
+            &[&format!("{R}/3.6.0/linux_amd64/terraform-provider-random*")],
+            &[(
+                "3.6.0",
+                &format!("{R}/3.6.0/linux_amd64/terraform-provider-random"),
+            )],
+        );
+        check(
+            "versioned_name",
+            &[&format!(
+                "{R}/3.6.0/linux_amd64/terraform-provider-random_v3.6.0_x5*"
+            )],
+            &[(
+                "3.6.0",
+                &format!("{R}/3.6.0/linux_amd64/terraform-provider-random_v3.6.0_x5"),
+            )],
+        );
         check(
             "newest_first",
-            &[&format!("{R}/3.1.0/linux_amd64/terraform-provider-random*"), &format!("{R}/3.10.0/linux_amd64/terraform-provider-random*"), &format!("{R}/3.2.0/linux_amd64/terraform-provider-random*")],
             &[
-                ("3.10.0", &format!("{R}/3.10.0/linux_amd64/terraform-provider-random")),
-                ("3.2.0", &format!("{R}/3.2.0/linux_amd64/terraform-provider-random")),
-                ("3.1.0", &format!("{R}/3.1.0/linux_amd64/terraform-provider-random")),
+                &format!("{R}/3.1.0/linux_amd64/terraform-provider-random*"),
+                &format!("{R}/3.10.0/linux_amd64/terraform-provider-random*"),
+                &format!("{R}/3.2.0/linux_amd64/terraform-provider-random*"),
+            ],
+            &[
+                (
+                    "3.10.0",
+                    &format!("{R}/3.10.0/linux_amd64/terraform-provider-random"),
+                ),
+                (
+                    "3.2.0",
+                    &format!("{R}/3.2.0/linux_amd64/terraform-provider-random"),
+                ),
+                (
+                    "3.1.0",
+                    &format!("{R}/3.1.0/linux_amd64/terraform-provider-random"),
+                ),
             ],
         );
-        check("other_platform_only", &[&format!("{R}/3.6.0/darwin_arm64/terraform-provider-random*")], &[]);
-        check("not_executable", &[&format!("{R}/3.6.0/linux_amd64/terraform-provider-random")], &[]);
-        check("not_a_version", &[&format!("{R}/latest/linux_amd64/terraform-provider-random*")], &[]);
-        check("other_type_binary", &[&format!("{R}/3.6.0/linux_amd64/terraform-provider-randomx*")], &[]);
-        check("packed_zip_ignored", &[&format!("{R}/terraform-provider-random_3.6.0_linux_amd64.zip")], &[]);
+        check(
+            "other_platform_only",
+            &[&format!(
+                "{R}/3.6.0/darwin_arm64/terraform-provider-random*"
+            )],
+            &[],
+        );
+        check(
+            "not_executable",
+            &[&format!("{R}/3.6.0/linux_amd64/terraform-provider-random")],
+            &[],
+        );
+        check(
+            "not_a_version",
+            &[&format!(
+                "{R}/latest/linux_amd64/terraform-provider-random*"
+            )],
+            &[],
+        );
+        check(
+            "other_type_binary",
+            &[&format!(
+                "{R}/3.6.0/linux_amd64/terraform-provider-randomx*"
+            )],
+            &[],
+        );
+        check(
+            "packed_zip_ignored",
+            &[&format!(
+                "{R}/terraform-provider-random_3.6.0_linux_amd64.zip"
+            )],
+            &[],
+        );
     }
 
     #[test]
     fn platform_name() {
         let p = current_os_arch();
-        assert!(p.contains('_') && !p.contains("x86_64") && !p.contains("macos"), "{p}");
+        assert!(
+            p.contains('_') && !p.contains("x86_64") && !p.contains("macos"),
+            "{p}"
+        );
     }
 }

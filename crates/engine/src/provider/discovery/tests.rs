@@ -24,12 +24,23 @@ fn world() -> World {
     let mirror = tmp.path().join("mirror");
     let dev = tmp.path().join("dev");
     std::fs::create_dir_all(&work).unwrap();
-    World { _tmp: tmp, work, mirror, dev }
+    World {
+        _tmp: tmp,
+        work,
+        mirror,
+        dev,
+    }
 }
 
 fn package(root: &Path, addr: &str, version: &str) {
     let a = ProviderAddr::parse(addr).unwrap();
-    exe(&root.join(&a.host).join(&a.namespace).join(&a.type_name).join(version).join(plugindir::current_os_arch()).join(format!("terraform-provider-{}", a.type_name)));
+    exe(&root
+        .join(&a.host)
+        .join(&a.namespace)
+        .join(&a.type_name)
+        .join(version)
+        .join(plugindir::current_os_arch())
+        .join(format!("terraform-provider-{}", a.type_name)));
 }
 
 /// What a resolution gave, as a short string: `builtin:Random`,
@@ -37,10 +48,21 @@ fn package(root: &Path, addr: &str, version: &str) {
 fn describe(w: &World, r: Result<ProviderSource, DiscoveryError>) -> String {
     match r {
         Ok(ProviderSource::Builtin(b)) => format!("builtin:{b:?}"),
-        Ok(ProviderSource::Plugin(p)) if p.dev_override => format!("dev:{}", p.binary.file_name().unwrap().to_string_lossy()),
+        Ok(ProviderSource::Plugin(p)) if p.dev_override => {
+            format!("dev:{}", p.binary.file_name().unwrap().to_string_lossy())
+        }
         Ok(ProviderSource::Plugin(p)) => {
-            let label = if p.binary.starts_with(&w.mirror) { "mirror" } else if p.binary.starts_with(w.work.join(PLUGIN_DIR)) { "plugins" } else { "elsewhere" };
-            assert!(p.h1.as_deref().is_some_and(|h| h.starts_with("h1:")), "packages are hashed");
+            let label = if p.binary.starts_with(&w.mirror) {
+                "mirror"
+            } else if p.binary.starts_with(w.work.join(PLUGIN_DIR)) {
+                "plugins"
+            } else {
+                "elsewhere"
+            };
+            assert!(
+                p.h1.as_deref().is_some_and(|h| h.starts_with("h1:")),
+                "packages are hashed"
+            );
             format!("plugin:{label}/{}", p.version.unwrap())
         }
         Err(e) => format!("error:{e}"),
@@ -73,20 +95,38 @@ fn check(c: Case<'_>) {
     for name in c.dev {
         exe(&w.dev.join(name));
     }
-    let cli = CliConfig::parse(&c.cli.replace("{mirror}", &w.mirror.display().to_string()).replace("{dev}", &w.dev.display().to_string()), &w.work).unwrap();
+    let cli = CliConfig::parse(
+        &c.cli
+            .replace("{mirror}", &w.mirror.display().to_string())
+            .replace("{dev}", &w.dev.display().to_string()),
+        &w.work,
+    )
+    .unwrap();
     let mut d = Discovery::new(&w.work, cli);
     d.implied_mirrors.clear();
     let lock = LockFile::parse(c.lock).unwrap();
-    let got = describe(&w, d.resolve(&ProviderAddr::parse(c.addr).unwrap(), &Constraints::parse(c.constraints).unwrap(), &lock));
+    let got = describe(
+        &w,
+        d.resolve(
+            &ProviderAddr::parse(c.addr).unwrap(),
+            &Constraints::parse(c.constraints).unwrap(),
+            &lock,
+        ),
+    );
     if let Some(prefix) = c.want.strip_prefix("error:") {
-        assert!(got.starts_with("error:") && got.contains(prefix), "case {}: got {got}", c.name);
+        assert!(
+            got.starts_with("error:") && got.contains(prefix),
+            "case {}: got {got}",
+            c.name
+        );
     } else {
         assert_eq!(got, c.want, "case {}", c.name);
     }
 }
 
 const R: &str = "hashicorp/random";
-const MIRROR_CLI: &str = "provider_installation {\n  filesystem_mirror {\n    path = \"{mirror}\"\n  }\n}\n";
+const MIRROR_CLI: &str =
+    "provider_installation {\n  filesystem_mirror {\n    path = \"{mirror}\"\n  }\n}\n";
 const DEV_CLI: &str = "provider_installation {\n  dev_overrides {\n    \"hashicorp/random\" = \"{dev}\"\n  }\n  filesystem_mirror {\n    path = \"{mirror}\"\n  }\n}\n";
 const NO: &[(&str, &str)] = &[];
 
@@ -96,30 +136,152 @@ fn lock_random(version: &str, hashes: &str) -> String {
 
 #[test]
 fn resolution_order() {
-    let base = Case { name: "", cli: "", mirror: NO, plugins: NO, dev: &[], lock: "", addr: R, constraints: "", want: "" };
-    check(Case { name: "builtin_by_default", want: "builtin:Random", ..base });
-    check(Case { name: "builtin_local_time", addr: "terrane/time", want: "builtin:Time", ..base });
-    check(Case { name: "terraform_is_always_builtin", addr: "terraform", plugins: &[("terraform.io/builtin/terraform", "1.0.0")], want: "builtin:Terraform", ..base });
-    check(Case { name: "plugin_dir_beats_builtin", plugins: &[(R, "3.6.0")], want: "plugin:plugins/3.6.0", ..base });
-    check(Case { name: "mirror_beats_plugin_dir_same_version", cli: MIRROR_CLI, mirror: &[(R, "3.6.0")], plugins: &[(R, "3.6.0")], want: "plugin:mirror/3.6.0", ..base });
-    check(Case { name: "newest_across_dirs", cli: MIRROR_CLI, mirror: &[(R, "3.5.0")], plugins: &[(R, "3.6.0")], want: "plugin:plugins/3.6.0", ..base });
-    check(Case { name: "constraints_pick", plugins: &[(R, "3.6.0"), (R, "4.0.0")], constraints: "~> 3.0", want: "plugin:plugins/3.6.0", ..base });
-    check(Case { name: "constraints_exclude_all", plugins: &[(R, "4.0.0")], constraints: "~> 3.0", want: "error:no available version matches", ..base });
-    check(Case { name: "dev_override_wins", cli: DEV_CLI, mirror: &[(R, "3.6.0")], dev: &["terraform-provider-random"], want: "dev:terraform-provider-random", ..base });
-    check(Case { name: "dev_override_ignores_constraints", cli: DEV_CLI, dev: &["terraform-provider-random_v9"], constraints: "= 1.0.0", want: "dev:terraform-provider-random_v9", ..base });
-    check(Case { name: "dev_override_missing_binary", cli: DEV_CLI, want: "error:no executable terraform-provider-random", ..base });
+    let base = Case {
+        name: "",
+        cli: "",
+        mirror: NO,
+        plugins: NO,
+        dev: &[],
+        lock: "",
+        addr: R,
+        constraints: "",
+        want: "",
+    };
+    check(Case {
+        name: "builtin_by_default",
+        want: "builtin:Random",
+        ..base
+    });
+    check(Case {
+        name: "builtin_local_time",
+        addr: "terrane/time",
+        want: "builtin:Time",
+        ..base
+    });
+    check(Case {
+        name: "terraform_is_always_builtin",
+        addr: "terraform",
+        plugins: &[("terraform.io/builtin/terraform", "1.0.0")],
+        want: "builtin:Terraform",
+        ..base
+    });
+    check(Case {
+        name: "plugin_dir_beats_builtin",
+        plugins: &[(R, "3.6.0")],
+        want: "plugin:plugins/3.6.0",
+        ..base
+    });
+    check(Case {
+        name: "mirror_beats_plugin_dir_same_version",
+        cli: MIRROR_CLI,
+        mirror: &[(R, "3.6.0")],
+        plugins: &[(R, "3.6.0")],
+        want: "plugin:mirror/3.6.0",
+        ..base
+    });
+    check(Case {
+        name: "newest_across_dirs",
+        cli: MIRROR_CLI,
+        mirror: &[(R, "3.5.0")],
+        plugins: &[(R, "3.6.0")],
+        want: "plugin:plugins/3.6.0",
+        ..base
+    });
+    check(Case {
+        name: "constraints_pick",
+        plugins: &[(R, "3.6.0"), (R, "4.0.0")],
+        constraints: "~> 3.0",
+        want: "plugin:plugins/3.6.0",
+        ..base
+    });
+    check(Case {
+        name: "constraints_exclude_all",
+        plugins: &[(R, "4.0.0")],
+        constraints: "~> 3.0",
+        want: "error:no available version matches",
+        ..base
+    });
+    check(Case {
+        name: "dev_override_wins",
+        cli: DEV_CLI,
+        mirror: &[(R, "3.6.0")],
+        dev: &["terraform-provider-random"],
+        want: "dev:terraform-provider-random",
+        ..base
+    });
+    check(Case {
+        name: "dev_override_ignores_constraints",
+        cli: DEV_CLI,
+        dev: &["terraform-provider-random_v9"],
+        constraints: "= 1.0.0",
+        want: "dev:terraform-provider-random_v9",
+        ..base
+    });
+    check(Case {
+        name: "dev_override_missing_binary",
+        cli: DEV_CLI,
+        want: "error:no executable terraform-provider-random",
+        ..base
+    });
     check(Case { name: "mirror_excluded_falls_back", cli: "provider_installation {\n  filesystem_mirror {\n    path = \"{mirror}\"\n    exclude = [\"hashicorp/*\"]\n  }\n}\n", mirror: &[(R, "3.6.0")], want: "builtin:Random", ..base });
-    check(Case { name: "unknown_provider", addr: "acme/thing", want: "error:Failed to find provider registry.terraform.io/acme/thing", ..base });
-    check(Case { name: "unknown_provider_lists_dirs", addr: "acme/thing", want: "error:.terrane/plugins", ..base });
-    check(Case { name: "third_party_from_plugin_dir", addr: "acme/thing", plugins: &[("acme/thing", "0.1.0")], want: "plugin:plugins/0.1.0", ..base });
+    check(Case {
+        name: "unknown_provider",
+        addr: "acme/thing",
+        want: "error:Failed to find provider registry.terraform.io/acme/thing",
+        ..base
+    });
+    check(Case {
+        name: "unknown_provider_lists_dirs",
+        addr: "acme/thing",
+        want: "error:.terrane/plugins",
+        ..base
+    });
+    check(Case {
+        name: "third_party_from_plugin_dir",
+        addr: "acme/thing",
+        plugins: &[("acme/thing", "0.1.0")],
+        want: "plugin:plugins/0.1.0",
+        ..base
+    });
     let locked_old = lock_random("3.5.0", "");
-    check(Case { name: "lock_pins_older", plugins: &[(R, "3.5.0"), (R, "3.6.0")], lock: &locked_old, want: "plugin:plugins/3.5.0", ..base });
-    check(Case { name: "locked_version_missing", plugins: &[(R, "3.6.0")], lock: &locked_old, want: "error:the version recorded in the dependency lock file", ..base });
-    check(Case { name: "locked_version_excluded", plugins: &[(R, "3.5.0")], lock: &locked_old, constraints: ">= 3.6", want: "error:does not match the configured version constraints", ..base });
+    check(Case {
+        name: "lock_pins_older",
+        plugins: &[(R, "3.5.0"), (R, "3.6.0")],
+        lock: &locked_old,
+        want: "plugin:plugins/3.5.0",
+        ..base
+    });
+    check(Case {
+        name: "locked_version_missing",
+        plugins: &[(R, "3.6.0")],
+        lock: &locked_old,
+        want: "error:the version recorded in the dependency lock file",
+        ..base
+    });
+    check(Case {
+        name: "locked_version_excluded",
+        plugins: &[(R, "3.5.0")],
+        lock: &locked_old,
+        constraints: ">= 3.6",
+        want: "error:does not match the configured version constraints",
+        ..base
+    });
     let bad_hash = lock_random("3.6.0", "\"h1:nottherighthash=\"");
-    check(Case { name: "hash_mismatch", plugins: &[(R, "3.6.0")], lock: &bad_hash, want: "error:does not match any of the checksums", ..base });
+    check(Case {
+        name: "hash_mismatch",
+        plugins: &[(R, "3.6.0")],
+        lock: &bad_hash,
+        want: "error:does not match any of the checksums",
+        ..base
+    });
     let zh_only = lock_random("3.6.0", "\"zh:abcdef\"");
-    check(Case { name: "zh_only_lock_accepted", plugins: &[(R, "3.6.0")], lock: &zh_only, want: "plugin:plugins/3.6.0", ..base });
+    check(Case {
+        name: "zh_only_lock_accepted",
+        plugins: &[(R, "3.6.0")],
+        lock: &zh_only,
+        want: "plugin:plugins/3.6.0",
+        ..base
+    });
 }
 
 #[test]
@@ -128,10 +290,21 @@ fn matching_hash_and_lock_entry() {
     package(&w.work.join(PLUGIN_DIR), R, "3.6.0");
     let d = Discovery::new(&w.work, CliConfig::default());
     let addr = ProviderAddr::parse(R).unwrap();
-    let first = d.resolve(&addr, &Constraints::any(), &LockFile::default()).unwrap();
+    let first = d
+        .resolve(&addr, &Constraints::any(), &LockFile::default())
+        .unwrap();
     let (version, h1) = first.lock_entry().expect("packages are locked");
     let mut lock = LockFile::default();
     lock.record(&addr, version, Some("~> 3.0".into()), h1);
-    assert_eq!(d.resolve(&addr, &Constraints::parse("~> 3.0").unwrap(), &lock).unwrap(), first, "case locked_hash_matches");
-    assert_eq!(ProviderSource::Builtin(Builtin::Random).lock_entry(), None, "case builtins_not_locked");
+    assert_eq!(
+        d.resolve(&addr, &Constraints::parse("~> 3.0").unwrap(), &lock)
+            .unwrap(),
+        first,
+        "case locked_hash_matches"
+    );
+    assert_eq!(
+        ProviderSource::Builtin(Builtin::Random).lock_entry(),
+        None,
+        "case builtins_not_locked"
+    );
 }

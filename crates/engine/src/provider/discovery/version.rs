@@ -29,13 +29,21 @@ pub struct VersionError {
 
 impl Version {
     pub fn new(major: u64, minor: u64, patch: u64) -> Version {
-        Version { major, minor, patch, pre: String::new() }
+        Version {
+            major,
+            minor,
+            patch,
+            pre: String::new(),
+        }
     }
 
     /// Parses `1.2.3`, `1.2`, `1`, `v1.2.3`, `1.2.3-beta.1+build`; returns
     /// the version and how many numeric parts were written.
     fn parse_parts(text: &str) -> Result<(Version, usize), VersionError> {
-        let err = |reason: &str| VersionError { text: text.to_string(), reason: reason.to_string() };
+        let err = |reason: &str| VersionError {
+            text: text.to_string(),
+            reason: reason.to_string(),
+        };
         let t = text.trim();
         let t = t.strip_prefix('v').unwrap_or(t);
         let t = t.split('+').next().unwrap_or_default();
@@ -55,7 +63,15 @@ impl Version {
             }
             n[i] = p.parse().map_err(|_| err("version part too large"))?;
         }
-        Ok((Version { major: n[0], minor: n[1], patch: n[2], pre }, parts.len()))
+        Ok((
+            Version {
+                major: n[0],
+                minor: n[1],
+                patch: n[2],
+                pre,
+            },
+            parts.len(),
+        ))
     }
 
     pub fn parse(text: &str) -> Result<Version, VersionError> {
@@ -97,7 +113,9 @@ fn cmp_pre(a: &str, b: &str) -> Ordering {
 
 impl Ord for Version {
     fn cmp(&self, o: &Version) -> Ordering {
-        (self.major, self.minor, self.patch).cmp(&(o.major, o.minor, o.patch)).then_with(|| cmp_pre(&self.pre, &o.pre))
+        (self.major, self.minor, self.patch)
+            .cmp(&(o.major, o.minor, o.patch))
+            .then_with(|| cmp_pre(&self.pre, &o.pre))
     }
 }
 
@@ -179,16 +197,33 @@ impl Constraints {
                 if text.trim().is_empty() {
                     break;
                 }
-                return Err(VersionError { text: text.to_string(), reason: "empty constraint between commas".into() });
+                return Err(VersionError {
+                    text: text.to_string(),
+                    reason: "empty constraint between commas".into(),
+                });
             }
-            let (op, rest) = [("~>", Op::Pessimistic), (">=", Op::Ge), ("<=", Op::Le), ("!=", Op::Ne), ("=", Op::Eq), (">", Op::Gt), ("<", Op::Lt)]
-                .iter()
-                .find_map(|(s, op)| p.strip_prefix(s).map(|r| (*op, r)))
-                .unwrap_or((Op::Eq, p));
-            let (version, parts) = Version::parse_parts(rest.trim()).map_err(|e| VersionError { text: text.to_string(), reason: e.reason })?;
+            let (op, rest) = [
+                ("~>", Op::Pessimistic),
+                (">=", Op::Ge),
+                ("<=", Op::Le),
+                ("!=", Op::Ne),
+                ("=", Op::Eq),
+                (">", Op::Gt),
+                ("<", Op::Lt),
+            ]
+            .iter()
+            .find_map(|(s, op)| p.strip_prefix(s).map(|r| (*op, r)))
+            .unwrap_or((Op::Eq, p));
+            let (version, parts) = Version::parse_parts(rest.trim()).map_err(|e| VersionError {
+                text: text.to_string(),
+                reason: e.reason,
+            })?;
             items.push(Constraint { op, version, parts });
         }
-        Ok(Constraints { items, text: text.trim().to_string() })
+        Ok(Constraints {
+            items,
+            text: text.trim().to_string(),
+        })
     }
 
     /// Merges the constraints of several modules requiring one provider.
@@ -214,7 +249,10 @@ impl Constraints {
     }
 
     /// The newest of `versions` these constraints allow.
-    pub fn newest<'a>(&self, versions: impl IntoIterator<Item = &'a Version>) -> Option<&'a Version> {
+    pub fn newest<'a>(
+        &self,
+        versions: impl IntoIterator<Item = &'a Version>,
+    ) -> Option<&'a Version> {
         versions.into_iter().filter(|v| self.allows(v)).max()
     }
 }
@@ -232,7 +270,11 @@ mod tests {
     fn check(case: &str, constraints: &str, version: &str, want: bool) {
         let c = Constraints::parse(constraints).unwrap_or_else(|e| panic!("case {case}: {e}"));
         let v = Version::parse(version).unwrap_or_else(|e| panic!("case {case}: {e}"));
-        assert_eq!(c.allows(&v), want, "case {case}: {constraints:?} allows {version}");
+        assert_eq!(
+            c.allows(&v),
+            want,
+            "case {case}: {constraints:?} allows {version}"
+        );
     }
 
     #[test]
@@ -265,15 +307,55 @@ mod tests {
 
     #[test]
     fn bad_constraints_and_ordering() {
-        for (case, text) in [("letters", "~> abc"), ("dangling_comma", ">= 1.0,"), ("four_parts", "1.2.3.4"), ("empty_op", ">=")] {
+        for (case, text) in [
+            ("letters", "~> abc"),
+            ("dangling_comma", ">= 1.0,"),
+            ("four_parts", "1.2.3.4"),
+            ("empty_op", ">="),
+        ] {
             assert!(Constraints::parse(text).is_err(), "case {case}");
         }
-        let vs: Vec<Version> = ["1.0.0", "1.10.0", "1.9.0", "2.0.0-beta.2", "2.0.0-beta.10", "2.0.0"].iter().map(|v| Version::parse(v).unwrap()).collect();
+        let vs: Vec<Version> = [
+            "1.0.0",
+            "1.10.0",
+            "1.9.0",
+            "2.0.0-beta.2",
+            "2.0.0-beta.10",
+            "2.0.0",
+        ]
+        .iter()
+        .map(|v| Version::parse(v).unwrap())
+        .collect();
         let mut sorted = vs.clone();
         sorted.sort();
         let names: Vec<String> = sorted.iter().map(ToString::to_string).collect();
-        assert_eq!(names, ["1.0.0", "1.9.0", "1.10.0", "2.0.0-beta.2", "2.0.0-beta.10", "2.0.0"]);
-        assert_eq!(Constraints::parse("~> 1.0").unwrap().newest(&vs).unwrap().to_string(), "1.10.0");
-        assert_eq!(Constraints::parse("~> 1.0").unwrap().and(&Constraints::parse("< 1.10").unwrap()).newest(&vs).unwrap().to_string(), "1.9.0");
+        assert_eq!(
+            names,
+            [
+                "1.0.0",
+                "1.9.0",
+                "1.10.0",
+                "2.0.0-beta.2",
+                "2.0.0-beta.10",
+                "2.0.0"
+            ]
+        );
+        assert_eq!(
+            Constraints::parse("~> 1.0")
+                .unwrap()
+                .newest(&vs)
+                .unwrap()
+                .to_string(),
+            "1.10.0"
+        );
+        assert_eq!(
+            Constraints::parse("~> 1.0")
+                .unwrap()
+                .and(&Constraints::parse("< 1.10").unwrap())
+                .newest(&vs)
+                .unwrap()
+                .to_string(),
+            "1.9.0"
+        );
     }
 }

@@ -4,9 +4,15 @@
 //! in a [`ProviderError`](crate::provider::ProviderError) naming the
 //! provider and the operation.
 
-use crate::provider::api::{DeferredReason, Diagnostic, Diagnostics, FunctionParam, FunctionSignature, ProviderSchema, ServerCapabilities, Severity};
+use crate::provider::api::{
+    DeferredReason, Diagnostic, Diagnostics, FunctionParam, FunctionSignature, ProviderSchema,
+    ServerCapabilities, Severity,
+};
 use std::collections::BTreeMap;
-use terrane_schema::{AttrType, Attribute, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting, Schema, StringKind};
+use terrane_schema::{
+    AttrType, Attribute, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting, Schema,
+    StringKind,
+};
 use terrane_tfplugin6::tfplugin6 as tf;
 use terrane_value::{typejson, Path, Step, Type};
 
@@ -30,7 +36,11 @@ pub fn diagnostics(ds: &[tf::Diagnostic]) -> Diagnostics {
             .map(|d| Diagnostic {
                 // INVALID (0) is treated as an error: a provider that forgot
                 // the severity did not mean "all is well".
-                severity: if d.severity == tf::diagnostic::Severity::Warning as i32 { Severity::Warning } else { Severity::Error },
+                severity: if d.severity == tf::diagnostic::Severity::Warning as i32 {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                },
                 summary: d.summary.clone(),
                 detail: d.detail.clone(),
                 attribute: d.attribute.as_ref().map(path_from).filter(|p| !p.is_root()),
@@ -76,7 +86,10 @@ fn attribute(a: &tf::schema::Attribute, at: &str) -> Result<Attribute, String> {
             for n in &o.attributes {
                 attributes.insert(n.name.clone(), attribute(n, &at)?);
             }
-            AttrType::Nested(NestedObject { attributes, nesting })
+            AttrType::Nested(NestedObject {
+                attributes,
+                nesting,
+            })
         }
         None => AttrType::Type(ty(&a.r#type, &at)?),
     };
@@ -117,10 +130,20 @@ fn block(b: &tf::schema::Block, at: &str) -> Result<Block, String> {
             Ok(M::Group) => BlockNesting::Group,
             _ => return Err(format!("{inner_at}: invalid nesting mode {}", nb.nesting)),
         };
-        let inner = nb.block.as_ref().map(|b| block(b, &inner_at)).transpose()?.unwrap_or_default();
+        let inner = nb
+            .block
+            .as_ref()
+            .map(|b| block(b, &inner_at))
+            .transpose()?
+            .unwrap_or_default();
         out.block_types.insert(
             nb.type_name.clone(),
-            NestedBlock { block: inner, nesting, min_items: nb.min_items.max(0) as u64, max_items: nb.max_items.max(0) as u64 },
+            NestedBlock {
+                block: inner,
+                nesting,
+                min_items: nb.min_items.max(0) as u64,
+                max_items: nb.max_items.max(0) as u64,
+            },
         );
     }
     Ok(out)
@@ -129,7 +152,14 @@ fn block(b: &tf::schema::Block, at: &str) -> Result<Block, String> {
 pub fn schema(s: Option<&tf::Schema>, at: &str) -> Result<Schema, String> {
     match s {
         None => Ok(Schema::new(0, Block::new())),
-        Some(s) => Ok(Schema::new(s.version, s.block.as_ref().map(|b| block(b, at)).transpose()?.unwrap_or_default())),
+        Some(s) => Ok(Schema::new(
+            s.version,
+            s.block
+                .as_ref()
+                .map(|b| block(b, at))
+                .transpose()?
+                .unwrap_or_default(),
+        )),
     }
 }
 
@@ -146,9 +176,23 @@ fn param(p: &tf::function::Parameter, at: &str) -> Result<FunctionParam, String>
 pub fn function(name: &str, f: &tf::Function) -> Result<FunctionSignature, String> {
     let at = format!("function {name}");
     Ok(FunctionSignature {
-        params: f.parameters.iter().map(|p| param(p, &at)).collect::<Result<_, _>>()?,
-        variadic: f.variadic_parameter.as_ref().map(|p| param(p, &at)).transpose()?,
-        return_type: ty(f.r#return.as_ref().map(|r| r.r#type.as_slice()).unwrap_or_default(), &format!("{at} return"))?,
+        params: f
+            .parameters
+            .iter()
+            .map(|p| param(p, &at))
+            .collect::<Result<_, _>>()?,
+        variadic: f
+            .variadic_parameter
+            .as_ref()
+            .map(|p| param(p, &at))
+            .transpose()?,
+        return_type: ty(
+            f.r#return
+                .as_ref()
+                .map(|r| r.r#type.as_slice())
+                .unwrap_or_default(),
+            &format!("{at} return"),
+        )?,
         summary: f.summary.clone(),
         description: f.description.clone(),
         deprecation_message: f.deprecation_message.clone(),
@@ -160,8 +204,16 @@ pub fn provider_schema(r: &tf::get_provider_schema::Response) -> Result<Provider
     let caps = r.server_capabilities.unwrap_or_default();
     let mut out = ProviderSchema {
         provider: schema(r.provider.as_ref(), "provider")?,
-        provider_meta: r.provider_meta.as_ref().map(|s| schema(Some(s), "provider_meta")).transpose()?,
-        capabilities: ServerCapabilities { plan_destroy: caps.plan_destroy, get_provider_schema_optional: caps.get_provider_schema_optional, move_resource_state: caps.move_resource_state },
+        provider_meta: r
+            .provider_meta
+            .as_ref()
+            .map(|s| schema(Some(s), "provider_meta"))
+            .transpose()?,
+        capabilities: ServerCapabilities {
+            plan_destroy: caps.plan_destroy,
+            get_provider_schema_optional: caps.get_provider_schema_optional,
+            move_resource_state: caps.move_resource_state,
+        },
         diagnostics: diagnostics(&r.diagnostics),
         ..ProviderSchema::default()
     };
@@ -169,7 +221,8 @@ pub fn provider_schema(r: &tf::get_provider_schema::Response) -> Result<Provider
         out.resources.insert(n.clone(), schema(Some(s), n)?);
     }
     for (n, s) in &r.data_source_schemas {
-        out.data_sources.insert(n.clone(), schema(Some(s), &format!("data.{n}"))?);
+        out.data_sources
+            .insert(n.clone(), schema(Some(s), &format!("data.{n}"))?);
     }
     for (n, f) in &r.functions {
         out.functions.insert(n.clone(), function(n, f)?);
@@ -182,20 +235,41 @@ mod tests {
     use super::*;
 
     fn step(sel: tf::attribute_path::step::Selector) -> tf::attribute_path::Step {
-        tf::attribute_path::Step { selector: Some(sel) }
+        tf::attribute_path::Step {
+            selector: Some(sel),
+        }
     }
 
     #[test]
     fn paths_and_severities() {
         use tf::attribute_path::step::Selector as S;
-        let p = tf::AttributePath { steps: vec![step(S::AttributeName("a".into())), step(S::ElementKeyInt(2)), step(S::ElementKeyString("k".into()))] };
+        let p = tf::AttributePath {
+            steps: vec![
+                step(S::AttributeName("a".into())),
+                step(S::ElementKeyInt(2)),
+                step(S::ElementKeyString("k".into())),
+            ],
+        };
         assert_eq!(path_from(&p), Path::root().attr("a").index(2).key("k"));
         let ds = diagnostics(&[
-            tf::Diagnostic { severity: 2, summary: "w".into(), ..Default::default() },
-            tf::Diagnostic { severity: 0, summary: "invalid".into(), attribute: Some(tf::AttributePath::default()), ..Default::default() },
+            tf::Diagnostic {
+                severity: 2,
+                summary: "w".into(),
+                ..Default::default()
+            },
+            tf::Diagnostic {
+                severity: 0,
+                summary: "invalid".into(),
+                attribute: Some(tf::AttributePath::default()),
+                ..Default::default()
+            },
         ]);
         assert_eq!(ds.0[0].severity, Severity::Warning);
-        assert_eq!(ds.0[1].severity, Severity::Error, "INVALID severity counts as an error");
+        assert_eq!(
+            ds.0[1].severity,
+            Severity::Error,
+            "INVALID severity counts as an error"
+        );
         assert_eq!(ds.0[1].attribute, None, "an empty path is the whole block");
     }
 
@@ -203,14 +277,32 @@ mod tests {
     fn schema_round_trip_through_the_sdk_encoding() {
         let block = Block::new()
             .attr("id", Attribute::computed(Type::String))
-            .attr("tags", Attribute::optional(Type::map(Type::String)).sensitive())
-            .block("rule", NestedBlock::list(Block::new().attr("port", Attribute::required(Type::Number))).items(1, 3));
+            .attr(
+                "tags",
+                Attribute::optional(Type::map(Type::String)).sensitive(),
+            )
+            .block(
+                "rule",
+                NestedBlock::list(Block::new().attr("port", Attribute::required(Type::Number)))
+                    .items(1, 3),
+            );
         let wire = tf::Schema {
             version: 3,
             block: Some(tf::schema::Block {
                 attributes: vec![
-                    tf::schema::Attribute { name: "id".into(), r#type: typejson::to_bytes(&Type::String), computed: true, ..Default::default() },
-                    tf::schema::Attribute { name: "tags".into(), r#type: typejson::to_bytes(&Type::map(Type::String)), optional: true, sensitive: true, ..Default::default() },
+                    tf::schema::Attribute {
+                        name: "id".into(),
+                        r#type: typejson::to_bytes(&Type::String),
+                        computed: true,
+                        ..Default::default()
+                    },
+                    tf::schema::Attribute {
+                        name: "tags".into(),
+                        r#type: typejson::to_bytes(&Type::map(Type::String)),
+                        optional: true,
+                        sensitive: true,
+                        ..Default::default()
+                    },
                 ],
                 block_types: vec![tf::schema::NestedBlock {
                     type_name: "rule".into(),
@@ -218,7 +310,12 @@ mod tests {
                     min_items: 1,
                     max_items: 3,
                     block: Some(tf::schema::Block {
-                        attributes: vec![tf::schema::Attribute { name: "port".into(), r#type: typejson::to_bytes(&Type::Number), required: true, ..Default::default() }],
+                        attributes: vec![tf::schema::Attribute {
+                            name: "port".into(),
+                            r#type: typejson::to_bytes(&Type::Number),
+                            required: true,
+                            ..Default::default()
+                        }],
                         ..Default::default()
                     }),
                 }],
@@ -226,7 +323,17 @@ mod tests {
             }),
         };
         assert_eq!(schema(Some(&wire), "x").unwrap(), Schema::new(3, block));
-        let bad = tf::Schema { version: 0, block: Some(tf::schema::Block { attributes: vec![tf::schema::Attribute { name: "a".into(), r#type: b"\"nope\"".to_vec(), ..Default::default() }], ..Default::default() }) };
+        let bad = tf::Schema {
+            version: 0,
+            block: Some(tf::schema::Block {
+                attributes: vec![tf::schema::Attribute {
+                    name: "a".into(),
+                    r#type: b"\"nope\"".to_vec(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+        };
         assert!(schema(Some(&bad), "r").unwrap_err().contains("r.a"));
     }
 }

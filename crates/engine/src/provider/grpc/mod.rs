@@ -39,7 +39,10 @@ pub struct ClientCapabilities {
 
 impl Default for ClientCapabilities {
     fn default() -> ClientCapabilities {
-        ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true }
+        ClientCapabilities {
+            deferral_allowed: false,
+            write_only_attributes_allowed: true,
+        }
     }
 }
 
@@ -76,7 +79,12 @@ impl Validated {
     const MAX_BYTES: usize = 8 << 20;
 
     /// The cell for a key, or None when the key would exceed the budget.
-    fn cell(&mut self, data: bool, type_name: &str, config: &[u8]) -> Option<Arc<OnceCell<Diagnostics>>> {
+    fn cell(
+        &mut self,
+        data: bool,
+        type_name: &str,
+        config: &[u8],
+    ) -> Option<Arc<OnceCell<Diagnostics>>> {
         let key = (data, type_name.to_string(), config.to_vec());
         if let Some(c) = self.answers.get(&key) {
             return Some(c.clone());
@@ -95,36 +103,90 @@ type Res<T> = Result<T, ProviderError>;
 impl<R: Rpc> ProtocolProvider<R> {
     /// An instance at `address` over `rpc`, sharing `schema` with the other
     /// instances of the same provider.
-    pub fn new(address: impl Into<String>, rpc: R, schema: SchemaCell, caps: ClientCapabilities) -> ProtocolProvider<R> {
-        ProtocolProvider { address: address.into(), rpc, schema, asked_schema: AtomicBool::new(false), caps, types: Default::default(), validated: Default::default() }
+    pub fn new(
+        address: impl Into<String>,
+        rpc: R,
+        schema: SchemaCell,
+        caps: ClientCapabilities,
+    ) -> ProtocolProvider<R> {
+        ProtocolProvider {
+            address: address.into(),
+            rpc,
+            schema,
+            asked_schema: AtomicBool::new(false),
+            caps,
+            types: Default::default(),
+            validated: Default::default(),
+        }
     }
 
     fn call_err(&self, operation: &'static str) -> impl Fn(CallError) -> ProviderError + '_ {
         move |e| match e {
-            CallError::Crashed(detail) => ProviderError::Crashed { provider: self.address.clone(), operation, detail },
-            CallError::Failed(s) => ProviderError::Rpc { provider: self.address.clone(), operation, status: format!("{}: {}", code_name(s.code()), s.message()) },
-            CallError::Closed => ProviderError::Closed { provider: self.address.clone(), operation },
+            CallError::Crashed(detail) => ProviderError::Crashed {
+                provider: self.address.clone(),
+                operation,
+                detail,
+            },
+            CallError::Failed(s) => ProviderError::Rpc {
+                provider: self.address.clone(),
+                operation,
+                status: format!("{}: {}", code_name(s.code()), s.message()),
+            },
+            CallError::Closed => ProviderError::Closed {
+                provider: self.address.clone(),
+                operation,
+            },
         }
     }
 
     fn invalid(&self, operation: &'static str, detail: String) -> ProviderError {
-        ProviderError::InvalidResponse { provider: self.address.clone(), operation, detail }
+        ProviderError::InvalidResponse {
+            provider: self.address.clone(),
+            operation,
+            detail,
+        }
     }
 
     fn capabilities(&self) -> Option<tf::ClientCapabilities> {
-        Some(tf::ClientCapabilities { deferral_allowed: self.caps.deferral_allowed, write_only_attributes_allowed: self.caps.write_only_attributes_allowed, ..Default::default() })
+        Some(tf::ClientCapabilities {
+            deferral_allowed: self.caps.deferral_allowed,
+            write_only_attributes_allowed: self.caps.write_only_attributes_allowed,
+            ..Default::default()
+        })
     }
 
-    fn encode(&self, operation: &'static str, v: &Value, ty: &Type) -> Res<Option<tf::DynamicValue>> {
+    fn encode(
+        &self,
+        operation: &'static str,
+        v: &Value,
+        ty: &Type,
+    ) -> Res<Option<tf::DynamicValue>> {
         msgpack::encode(v, ty)
-            .map(|m| Some(tf::DynamicValue { msgpack: m, json: Vec::new() }))
-            .map_err(|e| ProviderError::Encode { provider: self.address.clone(), operation, detail: e.to_string() })
+            .map(|m| {
+                Some(tf::DynamicValue {
+                    msgpack: m,
+                    json: Vec::new(),
+                })
+            })
+            .map_err(|e| ProviderError::Encode {
+                provider: self.address.clone(),
+                operation,
+                detail: e.to_string(),
+            })
     }
 
     /// Decodes a DynamicValue as Terraform does: msgpack when present, else
     /// JSON, and an absent or empty value is a null.
-    fn decode(&self, operation: &'static str, what: &str, v: Option<&tf::DynamicValue>, ty: &Type) -> Res<Value> {
-        let Some(v) = v else { return Ok(Value::null(ty.clone())) };
+    fn decode(
+        &self,
+        operation: &'static str,
+        what: &str,
+        v: Option<&tf::DynamicValue>,
+        ty: &Type,
+    ) -> Res<Value> {
+        let Some(v) = v else {
+            return Ok(Value::null(ty.clone()));
+        };
         let r = if !v.msgpack.is_empty() {
             msgpack::decode(&v.msgpack, ty).map_err(|e| e.to_string())
         } else if !v.json.is_empty() {
@@ -132,10 +194,20 @@ impl<R: Rpc> ProtocolProvider<R> {
         } else {
             return Ok(Value::null(ty.clone()));
         };
-        r.map_err(|e| self.invalid(operation, format!("{what} does not decode against the schema: {e}")))
+        r.map_err(|e| {
+            self.invalid(
+                operation,
+                format!("{what} does not decode against the schema: {e}"),
+            )
+        })
     }
 
-    fn meta(&self, operation: &'static str, schema: &ProviderSchema, v: Option<&Value>) -> Res<Option<tf::DynamicValue>> {
+    fn meta(
+        &self,
+        operation: &'static str,
+        schema: &ProviderSchema,
+        v: Option<&Value>,
+    ) -> Res<Option<tf::DynamicValue>> {
         match v {
             None => Ok(None),
             Some(v) => self.encode(operation, v, &schema.provider_meta_type()),
@@ -144,18 +216,32 @@ impl<R: Rpc> ProtocolProvider<R> {
 
     async fn fetch_schema(&self) -> Res<Arc<ProviderSchema>> {
         const OP: &str = "GetProviderSchema";
-        let r = self.rpc.get_provider_schema(Default::default()).await.map_err(self.call_err(OP))?;
+        let r = self
+            .rpc
+            .get_provider_schema(Default::default())
+            .await
+            .map_err(self.call_err(OP))?;
         self.asked_schema.store(true, Ordering::Release);
-        convert::provider_schema(&r).map(Arc::new).map_err(|e| self.invalid(OP, e))
+        convert::provider_schema(&r)
+            .map(Arc::new)
+            .map_err(|e| self.invalid(OP, e))
     }
 
     async fn schema(&self) -> Res<Arc<ProviderSchema>> {
-        self.schema.get_or_try_init(|| self.fetch_schema()).await.cloned()
+        self.schema
+            .get_or_try_init(|| self.fetch_schema())
+            .await
+            .cloned()
     }
 
     /// A resource's or data source's implied type, computed once (every
     /// call encodes and decodes against it).
-    fn cached_type(&self, data: bool, name: &str, make: impl FnOnce() -> Option<Type>) -> Option<Type> {
+    fn cached_type(
+        &self,
+        data: bool,
+        name: &str,
+        make: impl FnOnce() -> Option<Type>,
+    ) -> Option<Type> {
         let mut cache = self.types.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(t) = cache.get(&(data, name.to_string())) {
             return Some(t.clone());
@@ -167,21 +253,37 @@ impl<R: Rpc> ProtocolProvider<R> {
 
     async fn resource_type(&self, name: &str) -> Res<(Arc<ProviderSchema>, Type)> {
         let s = self.schema().await?;
-        let ty = self.cached_type(false, name, || s.resources.get(name).map(|r| r.block.implied_type()));
+        let ty = self.cached_type(false, name, || {
+            s.resources.get(name).map(|r| r.block.implied_type())
+        });
         match ty {
             Some(ty) => Ok((s, ty)),
-            None => Err(ProviderError::UnknownType { provider: self.address.clone(), kind: SchemaKind::Resource, name: name.into() }),
+            None => Err(ProviderError::UnknownType {
+                provider: self.address.clone(),
+                kind: SchemaKind::Resource,
+                name: name.into(),
+            }),
         }
     }
 
     /// Runs a validation call once per distinct (kind, type, config); see
     /// [`Validated`].
-    async fn validate_once<F>(&self, data: bool, type_name: &str, config: &Option<tf::DynamicValue>, call: F) -> Res<Diagnostics>
+    async fn validate_once<F>(
+        &self,
+        data: bool,
+        type_name: &str,
+        config: &Option<tf::DynamicValue>,
+        call: F,
+    ) -> Res<Diagnostics>
     where
         F: std::future::Future<Output = Res<Diagnostics>>,
     {
         let bytes = config.as_ref().map_or(&[][..], |c| &c.msgpack[..]);
-        let cell = self.validated.lock().unwrap_or_else(|p| p.into_inner()).cell(data, type_name, bytes);
+        let cell = self
+            .validated
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .cell(data, type_name, bytes);
         match cell {
             Some(cell) => cell.get_or_try_init(|| call).await.cloned(),
             None => call.await,
@@ -190,10 +292,16 @@ impl<R: Rpc> ProtocolProvider<R> {
 
     async fn data_type(&self, name: &str) -> Res<(Arc<ProviderSchema>, Type)> {
         let s = self.schema().await?;
-        let ty = self.cached_type(true, name, || s.data_sources.get(name).map(|r| r.block.implied_type()));
+        let ty = self.cached_type(true, name, || {
+            s.data_sources.get(name).map(|r| r.block.implied_type())
+        });
         match ty {
             Some(ty) => Ok((s, ty)),
-            None => Err(ProviderError::UnknownType { provider: self.address.clone(), kind: SchemaKind::DataSource, name: name.into() }),
+            None => Err(ProviderError::UnknownType {
+                provider: self.address.clone(),
+                kind: SchemaKind::DataSource,
+                name: name.into(),
+            }),
         }
     }
 }
@@ -216,7 +324,11 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
         const OP: &str = "ValidateProviderConfig";
         let s = self.schema().await?;
         let config = self.encode(OP, config, &s.provider.block.implied_type())?;
-        let r = self.rpc.validate_provider_config(tf::validate_provider_config::Request { config }).await.map_err(self.call_err(OP))?;
+        let r = self
+            .rpc
+            .validate_provider_config(tf::validate_provider_config::Request { config })
+            .await
+            .map_err(self.call_err(OP))?;
         Ok(convert::diagnostics(&r.diagnostics))
     }
 
@@ -225,40 +337,72 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
         let (_, ty) = self.resource_type(type_name).await?;
         let config = self.encode(OP, config, &ty)?;
         let call = async {
-            let req = tf::validate_resource_config::Request { type_name: type_name.into(), config: config.clone(), client_capabilities: self.capabilities() };
-            let r = self.rpc.validate_resource_config(req).await.map_err(self.call_err(OP))?;
+            let req = tf::validate_resource_config::Request {
+                type_name: type_name.into(),
+                config: config.clone(),
+                client_capabilities: self.capabilities(),
+            };
+            let r = self
+                .rpc
+                .validate_resource_config(req)
+                .await
+                .map_err(self.call_err(OP))?;
             Ok(convert::diagnostics(&r.diagnostics))
         };
         self.validate_once(false, type_name, &config, call).await
     }
 
-    async fn validate_data_resource_config(&self, type_name: &str, config: &Value) -> Res<Diagnostics> {
+    async fn validate_data_resource_config(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Res<Diagnostics> {
         const OP: &str = "ValidateDataResourceConfig";
         let (_, ty) = self.data_type(type_name).await?;
         let config = self.encode(OP, config, &ty)?;
         let call = async {
-            let req = tf::validate_data_resource_config::Request { type_name: type_name.into(), config: config.clone() };
-            let r = self.rpc.validate_data_resource_config(req).await.map_err(self.call_err(OP))?;
+            let req = tf::validate_data_resource_config::Request {
+                type_name: type_name.into(),
+                config: config.clone(),
+            };
+            let r = self
+                .rpc
+                .validate_data_resource_config(req)
+                .await
+                .map_err(self.call_err(OP))?;
             Ok(convert::diagnostics(&r.diagnostics))
         };
         self.validate_once(true, type_name, &config, call).await
     }
 
-    async fn configure_provider(&self, terraform_version: &str, config: &Value) -> Res<Diagnostics> {
+    async fn configure_provider(
+        &self,
+        terraform_version: &str,
+        config: &Value,
+    ) -> Res<Diagnostics> {
         const OP: &str = "ConfigureProvider";
         let s = self.schema().await?;
         // Providers that do not declare GetProviderSchema optional (older
         // SDKs) expect it on every instance before ConfigureProvider, as
         // Terraform does; the answer is not converted again.
-        if !s.capabilities.get_provider_schema_optional && !self.asked_schema.swap(true, Ordering::AcqRel) {
-            self.rpc.get_provider_schema(Default::default()).await.map_err(self.call_err("GetProviderSchema"))?;
+        if !s.capabilities.get_provider_schema_optional
+            && !self.asked_schema.swap(true, Ordering::AcqRel)
+        {
+            self.rpc
+                .get_provider_schema(Default::default())
+                .await
+                .map_err(self.call_err("GetProviderSchema"))?;
         }
         let req = tf::configure_provider::Request {
             terraform_version: terraform_version.into(),
             config: self.encode(OP, config, &s.provider.block.implied_type())?,
             client_capabilities: self.capabilities(),
         };
-        let r = self.rpc.configure_provider(req).await.map_err(self.call_err(OP))?;
+        let r = self
+            .rpc
+            .configure_provider(req)
+            .await
+            .map_err(self.call_err(OP))?;
         Ok(convert::diagnostics(&r.diagnostics))
     }
 
@@ -268,10 +412,20 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
         let wire = tf::upgrade_resource_state::Request {
             type_name: req.type_name.into(),
             version: req.version,
-            raw_state: Some(tf::RawState { json: req.raw_state_json.to_vec(), flatmap: Default::default() }),
+            raw_state: Some(tf::RawState {
+                json: req.raw_state_json.to_vec(),
+                flatmap: Default::default(),
+            }),
         };
-        let r = self.rpc.upgrade_resource_state(wire).await.map_err(self.call_err(OP))?;
-        Ok(UpgradeResponse { upgraded_state: self.decode(OP, "upgraded_state", r.upgraded_state.as_ref(), &ty)?, diagnostics: convert::diagnostics(&r.diagnostics) })
+        let r = self
+            .rpc
+            .upgrade_resource_state(wire)
+            .await
+            .map_err(self.call_err(OP))?;
+        Ok(UpgradeResponse {
+            upgraded_state: self.decode(OP, "upgraded_state", r.upgraded_state.as_ref(), &ty)?,
+            diagnostics: convert::diagnostics(&r.diagnostics),
+        })
     }
 
     async fn read_resource(&self, req: ReadRequest<'_>) -> Res<ReadResponse> {
@@ -285,7 +439,11 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
             client_capabilities: self.capabilities(),
             current_identity: None,
         };
-        let r = self.rpc.read_resource(wire).await.map_err(self.call_err(OP))?;
+        let r = self
+            .rpc
+            .read_resource(wire)
+            .await
+            .map_err(self.call_err(OP))?;
         Ok(ReadResponse {
             new_state: self.decode(OP, "new_state", r.new_state.as_ref(), &ty)?,
             private: r.private,
@@ -307,7 +465,11 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
             client_capabilities: self.capabilities(),
             ..Default::default()
         };
-        let r = self.rpc.plan_resource_change(wire).await.map_err(self.call_err(OP))?;
+        let r = self
+            .rpc
+            .plan_resource_change(wire)
+            .await
+            .map_err(self.call_err(OP))?;
         Ok(PlanResponse {
             planned_state: self.decode(OP, "planned_state", r.planned_state.as_ref(), &ty)?,
             requires_replace: r.requires_replace.iter().map(convert::path_from).collect(),
@@ -330,7 +492,11 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
             provider_meta: self.meta(OP, &s, req.provider_meta)?,
             planned_identity: None,
         };
-        let r = self.rpc.apply_resource_change(wire).await.map_err(self.call_err(OP))?;
+        let r = self
+            .rpc
+            .apply_resource_change(wire)
+            .await
+            .map_err(self.call_err(OP))?;
         Ok(ApplyResponse {
             new_state: self.decode(OP, "new_state", r.new_state.as_ref(), &ty)?,
             private: r.private,
@@ -342,8 +508,17 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
     async fn import_resource_state(&self, type_name: &str, id: &str) -> Res<ImportResponse> {
         const OP: &str = "ImportResourceState";
         let (s, _) = self.resource_type(type_name).await?;
-        let wire = tf::import_resource_state::Request { type_name: type_name.into(), id: id.into(), client_capabilities: self.capabilities(), identity: None };
-        let r = self.rpc.import_resource_state(wire).await.map_err(self.call_err(OP))?;
+        let wire = tf::import_resource_state::Request {
+            type_name: type_name.into(),
+            id: id.into(),
+            client_capabilities: self.capabilities(),
+            identity: None,
+        };
+        let r = self
+            .rpc
+            .import_resource_state(wire)
+            .await
+            .map_err(self.call_err(OP))?;
         let mut imported = Vec::with_capacity(r.imported_resources.len());
         for i in &r.imported_resources {
             // An import may return objects of other types of the same
@@ -351,10 +526,23 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
             let Some(schema) = s.resources.get(&i.type_name) else {
                 return Err(self.invalid(OP, format!("imported an object of type {:?}, which the provider's schema does not have", i.type_name)));
             };
-            let state = self.decode(OP, "imported state", i.state.as_ref(), &schema.block.implied_type())?;
-            imported.push(ImportedResource { type_name: i.type_name.clone(), state, private: i.private.clone() });
+            let state = self.decode(
+                OP,
+                "imported state",
+                i.state.as_ref(),
+                &schema.block.implied_type(),
+            )?;
+            imported.push(ImportedResource {
+                type_name: i.type_name.clone(),
+                state,
+                private: i.private.clone(),
+            });
         }
-        Ok(ImportResponse { imported, deferred: convert::deferred(r.deferred.as_ref()), diagnostics: convert::diagnostics(&r.diagnostics) })
+        Ok(ImportResponse {
+            imported,
+            deferred: convert::deferred(r.deferred.as_ref()),
+            diagnostics: convert::diagnostics(&r.diagnostics),
+        })
     }
 
     async fn read_data_source(&self, req: ReadDataRequest<'_>) -> Res<ReadDataResponse> {
@@ -366,33 +554,69 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
             provider_meta: self.meta(OP, &s, req.provider_meta)?,
             client_capabilities: self.capabilities(),
         };
-        let r = self.rpc.read_data_source(wire).await.map_err(self.call_err(OP))?;
-        Ok(ReadDataResponse { state: self.decode(OP, "state", r.state.as_ref(), &ty)?, deferred: convert::deferred(r.deferred.as_ref()), diagnostics: convert::diagnostics(&r.diagnostics) })
+        let r = self
+            .rpc
+            .read_data_source(wire)
+            .await
+            .map_err(self.call_err(OP))?;
+        Ok(ReadDataResponse {
+            state: self.decode(OP, "state", r.state.as_ref(), &ty)?,
+            deferred: convert::deferred(r.deferred.as_ref()),
+            diagnostics: convert::diagnostics(&r.diagnostics),
+        })
     }
 
     async fn call_function(&self, name: &str, args: &[Value]) -> Res<Result<Value, FunctionError>> {
         const OP: &str = "CallFunction";
         let s = self.schema().await?;
         let Some(f) = s.functions.get(name) else {
-            return Err(ProviderError::UnknownType { provider: self.address.clone(), kind: SchemaKind::Function, name: name.into() });
+            return Err(ProviderError::UnknownType {
+                provider: self.address.clone(),
+                kind: SchemaKind::Function,
+                name: name.into(),
+            });
         };
         let mut arguments = Vec::with_capacity(args.len());
         for (i, a) in args.iter().enumerate() {
             let ty = match (f.params.get(i), &f.variadic) {
                 (Some(p), _) | (None, Some(p)) => &p.ty,
-                (None, None) => return Ok(Err(FunctionError { text: format!("too many arguments: {} given, at most {}", args.len(), f.params.len()), argument: None })),
+                (None, None) => {
+                    return Ok(Err(FunctionError {
+                        text: format!(
+                            "too many arguments: {} given, at most {}",
+                            args.len(),
+                            f.params.len()
+                        ),
+                        argument: None,
+                    }))
+                }
             };
             arguments.extend(self.encode(OP, a, ty)?);
         }
-        let r = self.rpc.call_function(tf::call_function::Request { name: name.into(), arguments }).await.map_err(self.call_err(OP))?;
+        let r = self
+            .rpc
+            .call_function(tf::call_function::Request {
+                name: name.into(),
+                arguments,
+            })
+            .await
+            .map_err(self.call_err(OP))?;
         if let Some(e) = r.error {
-            return Ok(Err(FunctionError { text: e.text, argument: e.function_argument }));
+            return Ok(Err(FunctionError {
+                text: e.text,
+                argument: e.function_argument,
+            }));
         }
-        self.decode(OP, "result", r.result.as_ref(), &f.return_type).map(Ok)
+        self.decode(OP, "result", r.result.as_ref(), &f.return_type)
+            .map(Ok)
     }
 
     async fn stop(&self) -> Res<Option<String>> {
-        let r = self.rpc.stop_provider(Default::default()).await.map_err(self.call_err("StopProvider"))?;
+        let r = self
+            .rpc
+            .stop_provider(Default::default())
+            .await
+            .map_err(self.call_err("StopProvider"))?;
         Ok(Some(r.error).filter(|e| !e.is_empty()))
     }
 
@@ -420,15 +644,27 @@ mod tests {
     }
 
     impl Counting {
-        fn answer(&self, data: bool, type_name: &str, config: &Option<tf::DynamicValue>) -> Result<Vec<tf::Diagnostic>, CallError> {
+        fn answer(
+            &self,
+            data: bool,
+            type_name: &str,
+            config: &Option<tf::DynamicValue>,
+        ) -> Result<Vec<tf::Diagnostic>, CallError> {
             self.calls.fetch_add(1, Ordering::SeqCst);
             if self.fail.load(Ordering::SeqCst) {
                 return Err(CallError::Crashed("connection reset".into()));
             }
             let v = msgpack::decode(&config.as_ref().unwrap().msgpack, &config_type()).unwrap();
-            let n = v.get_attr("n").map(|n| format!("{n:?}")).unwrap_or_default();
+            let n = v
+                .get_attr("n")
+                .map(|n| format!("{n:?}"))
+                .unwrap_or_default();
             self.seen.lock().unwrap().push((data, n.clone()));
-            Ok(vec![tf::Diagnostic { severity: 2, summary: format!("checked {type_name} n={n}"), ..Default::default() }])
+            Ok(vec![tf::Diagnostic {
+                severity: 2,
+                summary: format!("checked {type_name} n={n}"),
+                ..Default::default()
+            }])
         }
     }
 
@@ -478,10 +714,17 @@ mod tests {
 
     fn provider() -> Arc<ProtocolProvider<Counting>> {
         let mut s = ProviderSchema::default();
-        s.resources.insert("t_thing".into(), Schema::new(0, block()));
-        s.data_sources.insert("t_thing".into(), Schema::new(0, block()));
+        s.resources
+            .insert("t_thing".into(), Schema::new(0, block()));
+        s.data_sources
+            .insert("t_thing".into(), Schema::new(0, block()));
         let cell: SchemaCell = Arc::new(OnceCell::new_with(Some(Arc::new(s))));
-        Arc::new(ProtocolProvider::new("example.com/test/t", Counting::default(), cell, ClientCapabilities::default()))
+        Arc::new(ProtocolProvider::new(
+            "example.com/test/t",
+            Counting::default(),
+            cell,
+            ClientCapabilities::default(),
+        ))
     }
 
     fn config(n: Option<i64>) -> Value {
@@ -504,7 +747,11 @@ mod tests {
             let p = p.clone();
             asks.spawn(async move {
                 let c = config(n);
-                let d = if data { p.validate_data_resource_config("t_thing", &c).await } else { p.validate_resource_config("t_thing", &c).await };
+                let d = if data {
+                    p.validate_data_resource_config("t_thing", &c).await
+                } else {
+                    p.validate_resource_config("t_thing", &c).await
+                };
                 (n, d.map_err(|e| e.to_string()))
             });
         }
@@ -512,20 +759,56 @@ mod tests {
             let (n, d) = r.unwrap();
             let d = d.unwrap_or_else(|e| panic!("case {}: {e}", case.name));
             let want = format!("checked t_thing n={:?}", config(n).get_attr("n").unwrap());
-            assert_eq!(d.0.iter().map(|d| d.summary.clone()).collect::<Vec<_>>(), vec![want], "case {}: every asker gets its own config's answer", case.name);
+            assert_eq!(
+                d.0.iter().map(|d| d.summary.clone()).collect::<Vec<_>>(),
+                vec![want],
+                "case {}: every asker gets its own config's answer",
+                case.name
+            );
         }
-        assert_eq!(p.rpc.calls.load(Ordering::SeqCst), case.want_calls, "case {}: transport calls ({:?})", case.name, p.rpc.seen.lock().unwrap());
+        assert_eq!(
+            p.rpc.calls.load(Ordering::SeqCst),
+            case.want_calls,
+            "case {}: transport calls ({:?})",
+            case.name,
+            p.rpc.seen.lock().unwrap()
+        );
     }
 
     #[tokio::test]
     async fn validation_is_asked_once_per_distinct_configuration() {
         let same = |n: usize| (0..n).map(|_| (false, Some(8))).collect::<Vec<_>>();
         let cases = vec![
-            Case { name: "one_config_many_instances", calls: same(50), want_calls: 1 },
-            Case { name: "distinct_configs", calls: (0..5).map(|i| (false, Some(i))).collect(), want_calls: 5 },
-            Case { name: "repeats_among_distinct", calls: vec![(false, Some(1)), (false, Some(2)), (false, Some(1)), (false, Some(2))], want_calls: 2 },
-            Case { name: "unknown_is_its_own_config", calls: vec![(false, None), (false, Some(0)), (false, None)], want_calls: 2 },
-            Case { name: "data_source_and_resource_apart", calls: vec![(false, Some(3)), (true, Some(3)), (true, Some(3))], want_calls: 2 },
+            Case {
+                name: "one_config_many_instances",
+                calls: same(50),
+                want_calls: 1,
+            },
+            Case {
+                name: "distinct_configs",
+                calls: (0..5).map(|i| (false, Some(i))).collect(),
+                want_calls: 5,
+            },
+            Case {
+                name: "repeats_among_distinct",
+                calls: vec![
+                    (false, Some(1)),
+                    (false, Some(2)),
+                    (false, Some(1)),
+                    (false, Some(2)),
+                ],
+                want_calls: 2,
+            },
+            Case {
+                name: "unknown_is_its_own_config",
+                calls: vec![(false, None), (false, Some(0)), (false, None)],
+                want_calls: 2,
+            },
+            Case {
+                name: "data_source_and_resource_apart",
+                calls: vec![(false, Some(3)), (true, Some(3)), (true, Some(3))],
+                want_calls: 2,
+            },
         ];
         for case in cases {
             check(case).await;
@@ -536,12 +819,24 @@ mod tests {
     async fn a_transport_failure_is_not_remembered() {
         let p = provider();
         p.rpc.fail.store(true, Ordering::SeqCst);
-        let e = p.validate_resource_config("t_thing", &config(Some(1))).await.unwrap_err();
+        let e = p
+            .validate_resource_config("t_thing", &config(Some(1)))
+            .await
+            .unwrap_err();
         assert!(e.to_string().contains("ValidateResourceConfig"), "{e}");
         p.rpc.fail.store(false, Ordering::SeqCst);
-        let d = p.validate_resource_config("t_thing", &config(Some(1))).await.unwrap();
+        let d = p
+            .validate_resource_config("t_thing", &config(Some(1)))
+            .await
+            .unwrap();
         assert_eq!(d.0.len(), 1);
-        p.validate_resource_config("t_thing", &config(Some(1))).await.unwrap();
-        assert_eq!(p.rpc.calls.load(Ordering::SeqCst), 2, "failed once, then answered once and remembered");
+        p.validate_resource_config("t_thing", &config(Some(1)))
+            .await
+            .unwrap();
+        assert_eq!(
+            p.rpc.calls.load(Ordering::SeqCst),
+            2,
+            "failed once, then answered once and remembered"
+        );
     }
 }

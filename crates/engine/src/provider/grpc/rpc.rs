@@ -89,7 +89,10 @@ pub struct InProcess<S> {
 
 impl<S: ProtocolServer> InProcess<S> {
     pub fn new(server: S) -> InProcess<S> {
-        InProcess { server, closed: AtomicBool::new(false) }
+        InProcess {
+            server,
+            closed: AtomicBool::new(false),
+        }
     }
 }
 
@@ -103,7 +106,12 @@ pub struct Plugin {
 
 impl Plugin {
     pub fn new(process: PluginClient) -> Plugin {
-        Plugin { client: process.provider(), process: Mutex::new(Some(process)), crashed: AtomicBool::new(false), closed: AtomicBool::new(false) }
+        Plugin {
+            client: process.provider(),
+            process: Mutex::new(Some(process)),
+            crashed: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+        }
     }
 
     fn check(&self) -> Result<(), CallError> {
@@ -111,7 +119,9 @@ impl Plugin {
             return Err(CallError::Closed);
         }
         if self.crashed.load(Ordering::Acquire) {
-            return Err(CallError::Crashed("the plugin had already exited after an earlier failure".into()));
+            return Err(CallError::Crashed(
+                "the plugin had already exited after an earlier failure".into(),
+            ));
         }
         Ok(())
     }
@@ -137,14 +147,28 @@ fn is_transport_failure(s: &Status) -> bool {
         Code::Unavailable => true,
         Code::Unknown | Code::Internal | Code::Cancelled => {
             let m = s.message().to_ascii_lowercase();
-            ["transport", "connection", "broken pipe", "h2 protocol", "stream closed", "reset", "eof", "error reading a body"].iter().any(|w| m.contains(w))
+            [
+                "transport",
+                "connection",
+                "broken pipe",
+                "h2 protocol",
+                "stream closed",
+                "reset",
+                "eof",
+                "error reading a body",
+            ]
+            .iter()
+            .any(|w| m.contains(w))
         }
         _ => false,
     }
 }
 
 fn transport_detail(s: &Status) -> String {
-    format!("the plugin exited or closed its connection before answering ({})", s.message())
+    format!(
+        "the plugin exited or closed its connection before answering ({})",
+        s.message()
+    )
 }
 
 #[cfg(test)]
@@ -153,12 +177,34 @@ mod tests {
 
     #[test]
     fn transport_failures_versus_plugin_statuses() {
-        let check = |s: Status, want: bool, case: &str| assert_eq!(is_transport_failure(&s), want, "case {case}");
-        check(Status::unavailable("error trying to connect"), true, "unavailable");
-        check(Status::unknown("transport error"), true, "unknown_transport");
-        check(Status::internal("h2 protocol error: stream no longer needed"), true, "internal_h2");
-        check(Status::unimplemented("not implemented"), false, "unimplemented");
-        check(Status::unknown("provider panicked: index out of range"), false, "unknown_from_plugin");
+        let check = |s: Status, want: bool, case: &str| {
+            assert_eq!(is_transport_failure(&s), want, "case {case}")
+        };
+        check(
+            Status::unavailable("error trying to connect"),
+            true,
+            "unavailable",
+        );
+        check(
+            Status::unknown("transport error"),
+            true,
+            "unknown_transport",
+        );
+        check(
+            Status::internal("h2 protocol error: stream no longer needed"),
+            true,
+            "internal_h2",
+        );
+        check(
+            Status::unimplemented("not implemented"),
+            false,
+            "unimplemented",
+        );
+        check(
+            Status::unknown("provider panicked: index out of range"),
+            false,
+            "unknown_from_plugin",
+        );
         check(Status::invalid_argument("bad"), false, "invalid_argument");
     }
 }
