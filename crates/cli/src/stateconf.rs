@@ -158,7 +158,12 @@ mod tests {
         std::env::remove_var("TERRANE_ITEM1_UNSET");
         std::env::set_var("TERRANE_ITEM1_EMPTY", "");
         let dir = Path::new("/w");
-        let cases: Vec<(&str, StateSettings, Result<(StoreLocation, bool), &str>)> = vec![
+        type Case = (
+            &'static str,
+            StateSettings,
+            Result<(StoreLocation, bool), &'static str>,
+        );
+        let cases: Vec<Case> = vec![
             (
                 "sqlite_path",
                 settings(StateBackend::Sqlite, Some("s/x.db"), None, None),

@@ -161,6 +161,8 @@ pub fn check_refresh(
 
 /// After PlanResourceChange: type conformance and every plan-validity
 /// rule. With the legacy type system flag the violations are warnings.
+// Eight parameters: the engine's layering (issue 13) gives this a context.
+#[allow(clippy::too_many_arguments)]
 pub fn check_plan(
     schema: &Block,
     provider: &str,

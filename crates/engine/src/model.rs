@@ -224,10 +224,8 @@ fn collect(v: &Value, path: &mut Path, out: &mut Vec<Path>) {
                 path.pop();
             }
         }
-        Kind::Set(es) => {
-            if es.iter().any(Value::has_sensitive) {
-                out.push(path.clone());
-            }
+        Kind::Set(es) if es.iter().any(Value::has_sensitive) => {
+            out.push(path.clone());
         }
         _ => {}
     }
@@ -346,108 +344,6 @@ fn walk_schema(schema: &terrane_schema::Block, v: &Value, path: &mut Path, out: 
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn leaf() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            any::<String>().prop_map(|s| Value::string(s.as_str())),
-            any::<i64>().prop_map(Value::number),
-            any::<bool>().prop_map(Value::bool)
-        ]
-    }
-
-    /// Values with sensitive marks anywhere (objects, tuples and maps of
-    /// strings), as configurations produce them.
-    fn marked() -> impl Strategy<Value = Value> {
-        let node = leaf().prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::btree_map("[a-z]{1,3}", inner.clone(), 0..4)
-                    .prop_map(Value::object),
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::tuple),
-                prop::collection::btree_map("[a-z]{1,3}", any::<String>(), 0..4).prop_map(|m| {
-                    Value::map(
-                        Type::String,
-                        m.into_iter()
-                            .map(|(k, v)| (k, Value::string(v.as_str())))
-                            .collect(),
-                    )
-                }),
-            ]
-        });
-        (node, any::<u64>()).prop_map(|(v, seed)| sprinkle(&v, seed))
-    }
-
-    /// Marks some nodes sensitive, chosen by the bits of `seed`.
-    fn sprinkle(v: &Value, seed: u64) -> Value {
-        let mut n = seed;
-        fn go(v: &Value, n: &mut u64) -> Value {
-            let bit = *n & 1 == 1;
-            *n = n.rotate_right(1) ^ 0x9e37_79b9_7f4a_7c15;
-            let inner = match v.kind() {
-                Kind::Seq(_) | Kind::Map(_) => {
-                    let kids: Vec<(Option<String>, Value)> = match v.kind() {
-                        Kind::Seq(es) => es.iter().map(|e| (None, go(e, n))).collect(),
-                        Kind::Map(m) => {
-                            m.iter().map(|(k, e)| (Some(k.clone()), go(e, n))).collect()
-                        }
-                        _ => unreachable!(),
-                    };
-                    match v.ty() {
-                        Type::Map(e) => Value::map(
-                            (**e).clone(),
-                            kids.into_iter()
-                                .map(|(k, x)| (k.unwrap_or_default(), x))
-                                .collect(),
-                        ),
-                        Type::Object(_) => Value::object(
-                            kids.into_iter()
-                                .map(|(k, x)| (k.unwrap_or_default(), x))
-                                .collect(),
-                        ),
-                        _ => Value::tuple(kids.into_iter().map(|(_, x)| x).collect()),
-                    }
-                }
-                _ => v.clone(),
-            };
-            if bit && *n % 3 == 0 {
-                inner.mark_sensitive()
-            } else {
-                inner
-            }
-        }
-        go(v, &mut n)
-    }
-
-    proptest! {
-        #[test]
-        fn marks_survive_the_trip_through_state_paths(v in marked()) {
-            let paths = sensitive_paths(&v);
-            let back = mark_paths(&v.unmark_deep(), &paths);
-            prop_assert_eq!(sensitive_paths(&back), paths);
-            prop_assert!(back.unmark_deep() == v.unmark_deep());
-        }
-    }
-
-    #[test]
-    fn named_paths() {
-        let v = Value::object_from([
-            ("a", Value::string("x").mark_sensitive()),
-            (
-                "b",
-                Value::tuple(vec![Value::number(1), Value::number(2).mark_sensitive()]),
-            ),
-        ]);
-        let got: Vec<String> = sensitive_paths(&v)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        assert_eq!(got, [".a", ".b[1]"]);
-    }
-}
-
 /// The dependencies Terraform records, from the direct ones terrane keeps:
 /// for every object, every resource and data source upstream (transitively,
 /// through data sources too); data sources themselves record none. Keyed
@@ -535,4 +431,106 @@ pub fn with_closure_dependencies(s: &terrane_state::Snapshot) -> terrane_state::
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            any::<String>().prop_map(|s| Value::string(s.as_str())),
+            any::<i64>().prop_map(Value::number),
+            any::<bool>().prop_map(Value::bool)
+        ]
+    }
+
+    /// Values with sensitive marks anywhere (objects, tuples and maps of
+    /// strings), as configurations produce them.
+    fn marked() -> impl Strategy<Value = Value> {
+        let node = leaf().prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::btree_map("[a-z]{1,3}", inner.clone(), 0..4)
+                    .prop_map(Value::object),
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::tuple),
+                prop::collection::btree_map("[a-z]{1,3}", any::<String>(), 0..4).prop_map(|m| {
+                    Value::map(
+                        Type::String,
+                        m.into_iter()
+                            .map(|(k, v)| (k, Value::string(v.as_str())))
+                            .collect(),
+                    )
+                }),
+            ]
+        });
+        (node, any::<u64>()).prop_map(|(v, seed)| sprinkle(&v, seed))
+    }
+
+    /// Marks some nodes sensitive, chosen by the bits of `seed`.
+    fn sprinkle(v: &Value, seed: u64) -> Value {
+        let mut n = seed;
+        fn go(v: &Value, n: &mut u64) -> Value {
+            let bit = *n & 1 == 1;
+            *n = n.rotate_right(1) ^ 0x9e37_79b9_7f4a_7c15;
+            let inner = match v.kind() {
+                Kind::Seq(_) | Kind::Map(_) => {
+                    let kids: Vec<(Option<String>, Value)> = match v.kind() {
+                        Kind::Seq(es) => es.iter().map(|e| (None, go(e, n))).collect(),
+                        Kind::Map(m) => {
+                            m.iter().map(|(k, e)| (Some(k.clone()), go(e, n))).collect()
+                        }
+                        _ => unreachable!(),
+                    };
+                    match v.ty() {
+                        Type::Map(e) => Value::map(
+                            (**e).clone(),
+                            kids.into_iter()
+                                .map(|(k, x)| (k.unwrap_or_default(), x))
+                                .collect(),
+                        ),
+                        Type::Object(_) => Value::object(
+                            kids.into_iter()
+                                .map(|(k, x)| (k.unwrap_or_default(), x))
+                                .collect(),
+                        ),
+                        _ => Value::tuple(kids.into_iter().map(|(_, x)| x).collect()),
+                    }
+                }
+                _ => v.clone(),
+            };
+            if bit && (*n).is_multiple_of(3) {
+                inner.mark_sensitive()
+            } else {
+                inner
+            }
+        }
+        go(v, &mut n)
+    }
+
+    proptest! {
+        #[test]
+        fn marks_survive_the_trip_through_state_paths(v in marked()) {
+            let paths = sensitive_paths(&v);
+            let back = mark_paths(&v.unmark_deep(), &paths);
+            prop_assert_eq!(sensitive_paths(&back), paths);
+            prop_assert!(back.unmark_deep() == v.unmark_deep());
+        }
+    }
+
+    #[test]
+    fn named_paths() {
+        let v = Value::object_from([
+            ("a", Value::string("x").mark_sensitive()),
+            (
+                "b",
+                Value::tuple(vec![Value::number(1), Value::number(2).mark_sensitive()]),
+            ),
+        ]);
+        let got: Vec<String> = sensitive_paths(&v)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(got, [".a", ".b[1]"]);
+    }
 }

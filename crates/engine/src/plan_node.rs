@@ -477,8 +477,8 @@ pub fn apply_ignore(rc: &ResourceCtx, prior: &Value, config: &Value) -> Value {
             };
             if let (Some(entries), Some(pv)) = (out.entries(), prior.get_attr(&name)) {
                 let mut m = entries.clone();
-                if m.contains_key(&name) {
-                    m.insert(name, pv.clone());
+                if let std::collections::btree_map::Entry::Occupied(mut e) = m.entry(name) {
+                    e.insert(pv.clone());
                     out = Value::object_typed(config.ty(), m);
                 }
             }

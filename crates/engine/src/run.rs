@@ -940,10 +940,9 @@ pub fn apply_moved(
                     Some(to.clone())
                 } else if config_addr(&a) == *from && !from.ends_with(']') {
                     Some(format!("{to}{}", a.key))
-                } else if let Some(rest) = text.strip_prefix(&format!("{from}.")) {
-                    Some(format!("{to}.{rest}"))
                 } else {
-                    None
+                    text.strip_prefix(&format!("{from}."))
+                        .map(|rest| format!("{to}.{rest}"))
                 };
                 if let Some(t) = target.and_then(|t| InstanceAddr::parse(&t).ok()) {
                     moves.push((a, t));

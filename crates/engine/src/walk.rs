@@ -144,6 +144,9 @@ impl EngineCore {
 }
 
 /// One walk's shared state.
+/// The configured provider instances of a walk, by name and alias.
+pub type ProviderInstances = HashMap<(String, Option<String>), Arc<dyn Provider>>;
+
 pub struct Walk {
     pub core: Arc<EngineCore>,
     pub phase: Phase,
@@ -151,7 +154,7 @@ pub struct Walk {
     pub values: Values,
     /// The state the walk starts from (prior, refreshed as plan goes).
     pub state: Mutex<Snapshot>,
-    pub providers: tokio::sync::Mutex<HashMap<(String, Option<String>), Arc<dyn Provider>>>,
+    pub providers: tokio::sync::Mutex<ProviderInstances>,
     pub changes: Mutex<Vec<Change>>,
     pub drift: Mutex<Vec<Change>>,
     pub diags: Mutex<Vec<Diagnostic>>,
@@ -659,9 +662,10 @@ pub fn expansion(
         if v.is_null() {
             return Err(vec![Diagnostic::error("Invalid for_each argument", "The given \"for_each\" argument value is unsuitable: the given \"for_each\" argument value is null. A map, or set of strings is allowed.", e.range.clone())]);
         }
-        if !v.is_wholly_known()
-            && !(v.is_known() && matches!(v.ty(), Type::Map(_) | Type::Object(_)))
-        {
+        // A map or object whose keys are known expands even if some of
+        // its values are not; anything else must be wholly known.
+        let keys_known = v.is_known() && matches!(v.ty(), Type::Map(_) | Type::Object(_));
+        if !(v.is_wholly_known() || keys_known) {
             if w.phase == Phase::Validate {
                 return Ok(Expansion::Unknown);
             }

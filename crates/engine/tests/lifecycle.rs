@@ -313,7 +313,7 @@ async fn in_process_and_plugin_give_the_same_results() {
     inproc.shutdown().await;
     plugin.shutdown().await;
     assert!(
-        matches!(b.get_schema().await, Ok(_)),
+        b.get_schema().await.is_ok(),
         "case schema_still_cached_after_close"
     );
     match b

@@ -130,18 +130,19 @@ impl Evaluator<'_> {
                                     failed = true;
                                 }
                                 Some(key) if f.grouping => groups.entry(key).or_default().push(val),
-                                Some(key) => {
-                                    if object.contains_key(&key) {
+                                Some(key) => match object.entry(key) {
+                                    std::collections::btree_map::Entry::Occupied(e) => {
                                         self.error(
                                             ke.span(),
                                             "Duplicate object key",
-                                            format!("Two different items produced the key {key:?} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key."),
+                                            format!("Two different items produced the key {:?} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key.", e.key()),
                                         );
                                         failed = true;
-                                    } else {
-                                        object.insert(key, val);
                                     }
-                                }
+                                    std::collections::btree_map::Entry::Vacant(e) => {
+                                        e.insert(val);
+                                    }
+                                },
                             }
                         }
                     }

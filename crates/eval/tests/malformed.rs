@@ -96,8 +96,15 @@ fn check(case: &str, files: &[(&str, &str)], want: &str) -> Result<(), String> {
 
 const CHILD: (&str, &str) = ("child/main.tf", "output \"id\" {\n  value = 1\n}\n");
 
+/// A named case: files (name, text) and the expected first diagnostic.
+type Case = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
 #[rustfmt::skip]
-const CASES: &[(&str, &[(&str, &str)], &str)] = &[
+const CASES: &[Case] = &[
     // Syntax.
     ("unclosed_block", &[("main.tf", "resource \"terraform_data\" \"a\" {\n  input = 1\n")], "main.tf:1:31: Unclosed configuration block"),
     ("missing_equals", &[("main.tf", "locals {\n  a 1\n}\n")], "main.tf:2:5: Invalid syntax"),

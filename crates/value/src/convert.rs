@@ -267,7 +267,7 @@ pub fn unify(types: &[Type]) -> Option<Type> {
         return Some((*first).clone());
     }
     if concrete.iter().all(|t| t.is_primitive()) {
-        let has = |want: &Type| concrete.iter().any(|t| *t == want);
+        let has = |want: &Type| concrete.contains(&want);
         return if has(&Type::String) {
             Some(Type::String)
         } else {

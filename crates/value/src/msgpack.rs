@@ -286,11 +286,11 @@ impl<'a> Reader<'a> {
             0xc0 => Item::Nil,
             0xc2 => Item::Bool(false),
             0xc3 => Item::Bool(true),
-            0xc4 | 0xc5 | 0xc6 => {
+            0xc4..=0xc6 => {
                 let n = self.be(1 << (m - 0xc4))? as usize;
                 Item::Bin(self.take(n)?)
             }
-            0xc7 | 0xc8 | 0xc9 => {
+            0xc7..=0xc9 => {
                 let n = self.be(1 << (m - 0xc7))? as usize;
                 let t = self.take(1)?[0] as i8;
                 Item::Ext(t, self.take(n)?)
@@ -306,7 +306,7 @@ impl<'a> Reader<'a> {
                 let t = self.take(1)?[0] as i8;
                 Item::Ext(t, self.take(1 << (m - 0xd4))?)
             }
-            0xd9 | 0xda | 0xdb => {
+            0xd9..=0xdb => {
                 let n = self.be(1 << (m - 0xd9))? as usize;
                 Item::Str(self.take(n)?)
             }

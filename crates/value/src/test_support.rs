@@ -108,7 +108,7 @@ pub fn arb_value(ty: Type, unknowns: bool, depth: u32) -> BoxedStrategy<Value> {
                     Value::set(t.clone(), es)
                 }
             })
-            .prop_filter("collection elements must share one type", |v| uniform(v))
+            .prop_filter("collection elements must share one type", uniform)
             .boxed()
         }
         Type::Map(t) => {
@@ -119,7 +119,7 @@ pub fn arb_value(ty: Type, unknowns: bool, depth: u32) -> BoxedStrategy<Value> {
                 0..4,
             )
             .prop_map(move |m| Value::map(t.clone(), m))
-            .prop_filter("collection elements must share one type", |v| uniform(v))
+            .prop_filter("collection elements must share one type", uniform)
             .boxed()
         }
         Type::Object(o) => {

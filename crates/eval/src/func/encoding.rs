@@ -308,7 +308,7 @@ fn csv_ret(a: &[Value]) -> Res<Type> {
     if !a[0].is_known() {
         return Ok(Type::Dynamic);
     }
-    let recs = parse_csv(s(&a[0])).or_else(|e| call_err(e))?;
+    let recs = parse_csv(s(&a[0])).or_else(call_err)?;
     let Some(head) = recs.first() else {
         return call_err("missing header line");
     };
@@ -318,7 +318,7 @@ fn csv_ret(a: &[Value]) -> Res<Type> {
 }
 
 fn csvdecode(a: &[Value], ret: &Type, _: &FuncCtx) -> Res<Value> {
-    let recs = parse_csv(s(&a[0])).or_else(|e| call_err(e))?;
+    let recs = parse_csv(s(&a[0])).or_else(call_err)?;
     let head = &recs[0];
     let rows: Vec<Value> = recs[1..]
         .iter()

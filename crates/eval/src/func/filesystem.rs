@@ -248,8 +248,8 @@ pub(crate) fn dirname(p: &str) -> String {
         Some(i) => &p[..=i],
         None => "",
     };
-    let cleaned = go_clean(dir);
-    cleaned
+
+    go_clean(dir)
 }
 
 /// Go's `filepath.Base`.

@@ -38,8 +38,7 @@ fn compile(pattern: &str) -> Res<Regex> {
 
 fn first_line(t: &str) -> String {
     t.lines()
-        .filter(|l| !l.trim().is_empty())
-        .last()
+        .rfind(|l| !l.trim().is_empty())
         .unwrap_or(t)
         .trim()
         .to_string()

@@ -15,10 +15,10 @@ pub(crate) fn render_stub(text: &str, _path: &Path, vars: &Value) -> Result<Valu
         out = out.replace(
             &format!("${{{k}}}"),
             &v.as_str().map(str::to_string).unwrap_or_else(|| {
-                format!(
-                    "{}",
-                    v.as_number().map(|n| n.to_string()).unwrap_or_default()
-                )
+                v.as_number()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+                    .to_string()
             }),
         );
     }

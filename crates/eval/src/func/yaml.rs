@@ -326,7 +326,7 @@ fn parse_number(t: &str) -> Option<Number> {
         .into_iter()
         .find(|(p, _)| body.starts_with(p));
     if let Some((p, r)) = radix {
-        let n = num_bigint::BigInt::parse_bytes(body[p.len()..].as_bytes(), r)?;
+        let n = num_bigint::BigInt::parse_bytes(&body.as_bytes()[p.len()..], r)?;
         let n = if neg { -n } else { n };
         return Some(Number::from(bigdecimal::BigDecimal::from(n)));
     }

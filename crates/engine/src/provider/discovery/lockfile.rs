@@ -278,7 +278,10 @@ provider "registry.terraform.io/hashicorp/random" {
 }
 "#;
 
-    fn check(case: &str, text: &str, want: Result<&[(&str, &str, Option<&str>, usize)], &str>) {
+    /// One expected provider: address, version, constraints, hash count.
+    type Want<'a> = (&'a str, &'a str, Option<&'a str>, usize);
+
+    fn check(case: &str, text: &str, want: Result<&[Want], &str>) {
         match (LockFile::parse(text), want) {
             (Ok(l), Ok(w)) => {
                 let got: Vec<(String, String, Option<String>, usize)> = l
