@@ -7,7 +7,7 @@
 # other). Runs on demand, not in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p terrane-state --bin terrane-state-tool
+cargo build --release -q -p terrane-fixtures --bin terrane-state-tool
 tool=target/release/terrane-state-tool
 sizes="${SIZES:-1000 10000 100000}"
 echo "== SQLite (.terrane/state.db style, WAL, synchronous=FULL)"

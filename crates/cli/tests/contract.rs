@@ -147,7 +147,7 @@ fn check(case: &Case) {
         dir.path(),
         &[(
             "terrane/broken",
-            Path::new(env!("CARGO_BIN_EXE_terrane-contract-fixture")),
+            &terrane_testkit::fixture("terrane-contract-fixture"),
         )],
     );
     let write = |body: String| std::fs::write(dir.path().join("main.tf"), body).unwrap();

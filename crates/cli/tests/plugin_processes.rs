@@ -84,7 +84,7 @@ fn time_plugin() -> PathBuf {
 }
 
 fn broken_plugin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_terrane-contract-fixture"))
+    terrane_testkit::fixture("terrane-contract-fixture")
 }
 
 const TIME: &str = "terraform {\n  required_providers {\n    time = { source = \"terrane/time\" }\n  }\n}\n\nresource \"time_sleep\" \"s\" {\n  create_duration = \"300s\"\n}\n";

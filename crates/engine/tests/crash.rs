@@ -15,7 +15,7 @@ use terrane_value::Value;
 async fn plugin_exiting_mid_call_names_provider_and_operation() {
     let addr = ProviderAddr::parse("terrane/crash").unwrap();
     let host = ProviderHost::new(HostOptions::default());
-    let binary = env!("CARGO_BIN_EXE_terrane-engine-crash-fixture").into();
+    let binary = terrane_testkit::fixture("terrane-engine-crash-fixture");
     host.register(
         addr.clone(),
         ProviderSource::Plugin(PluginSource {

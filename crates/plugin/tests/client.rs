@@ -3,13 +3,12 @@
 //! ends the process; a binary that exits early or prints something else
 //! gives an error naming the binary and what went wrong.
 
-use std::path::Path;
 use terrane_plugin::{launch, LaunchError, LaunchOptions};
 
 #[tokio::test]
 async fn launch_call_and_shut_down() {
     let client = launch(
-        Path::new(env!("CARGO_BIN_EXE_terrane-plugin-fixture")),
+        &terrane_testkit::fixture("terrane-plugin-fixture"),
         LaunchOptions::default(),
     )
     .await

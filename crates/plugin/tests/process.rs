@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use terrane_plugin::{launch, LaunchError, LaunchOptions, PluginClient};
 
-const FIXTURE: &str = env!("CARGO_BIN_EXE_terrane-plugin-fixture");
+fn fixture() -> std::path::PathBuf {
+    terrane_testkit::fixture("terrane-plugin-fixture")
+}
 
 /// A process by pid and start time (so a reused pid is not mistaken for it).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,7 +94,7 @@ async fn launch_with_child(base: &Path) -> (PluginClient, Proc, Proc) {
         ),
     ];
     let client = launch(
-        Path::new(FIXTURE),
+        &fixture(),
         LaunchOptions {
             env,
             ..LaunchOptions::default()
@@ -202,7 +204,7 @@ fn item4_plugin_outlives_the_thread_that_launched_it() {
             ];
             let client = rt
                 .block_on(launch(
-                    Path::new(FIXTURE),
+                    &fixture(),
                     LaunchOptions {
                         env,
                         ..LaunchOptions::default()
@@ -311,7 +313,7 @@ async fn secret_env_probe() {
         "run by item14_plugins_do_not_inherit_terrane_secrets"
     );
     terrane_plugin::withhold_env("TERRANE_TEST_STATE_KEY");
-    let client = launch(Path::new(FIXTURE), LaunchOptions::default())
+    let client = launch(&fixture(), LaunchOptions::default())
         .await
         .expect("fixture launches");
     let environ = std::fs::read(format!("/proc/{}/environ", client.pid())).unwrap();

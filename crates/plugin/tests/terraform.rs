@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn example_binary() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_terrane-plugin-fixture"))
+    terrane_testkit::fixture("terrane-plugin-fixture")
 }
 
 const CONFIG: &str = r#"

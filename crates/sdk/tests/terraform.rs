@@ -13,7 +13,7 @@ fn terraform_rejects_an_invalid_plan() {
         d,
         &[(
             "registry.terraform.io/terrane/broken",
-            std::path::Path::new(env!("CARGO_BIN_EXE_terrane-sdk-broken-fixture")),
+            &terrane_testkit::fixture("terrane-sdk-broken-fixture"),
         )],
     );
     std::fs::write(

@@ -7,7 +7,9 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use terrane_state::{InstanceKey, LockInfo, ResourceAddr, SqliteStore, StateError, StateStore};
 
-const TOOL: &str = env!("CARGO_BIN_EXE_terrane-state-tool");
+fn tool() -> std::path::PathBuf {
+    terrane_testkit::fixture("terrane-state-tool")
+}
 
 /// A pseudo-random number from the clock, good enough to vary kill points.
 fn jitter(modulo: u64) -> u64 {
@@ -34,7 +36,7 @@ fn run_and_kill(
     kill_after: u64,
     env: &[(&str, &str)],
 ) -> Option<u64> {
-    let mut child = Command::new(TOOL)
+    let mut child = Command::new(tool())
         .args(["persist-loop", target, &n.to_string(), name])
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
@@ -163,7 +165,7 @@ fn postgres_sigkill_loses_nothing_acknowledged() {
 
 fn race(target: &str, ws: &str, env: &[(&str, &str)]) {
     let spawn = || {
-        Command::new(TOOL)
+        Command::new(tool())
             .args(["lock", target, ws, "1.5"])
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
@@ -229,7 +231,7 @@ fn item3_lock_of_a_dead_holder_is_taken_over() {
     let db = dir.path().join("takeover.db");
     SqliteStore::open(&db, None).unwrap();
     // A real holder killed with SIGKILL while it holds the lock.
-    let mut child = Command::new(TOOL)
+    let mut child = Command::new(tool())
         .args(["lock", &db.display().to_string(), "default", "600"])
         .stdout(Stdio::piped())
         .spawn()

@@ -190,6 +190,19 @@ pub fn built_binary(package: &str, bin: &str) -> PathBuf {
     path
 }
 
+/// A test fixture binary of the `terrane-fixtures` crate (built on first
+/// use into the calling test's target directory and profile).
+pub fn fixture(bin: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, path)) = built.iter().find(|(name, _)| name == bin) {
+        return path.clone();
+    }
+    let path = built_binary("terrane-fixtures", bin);
+    built.push((bin.to_string(), path.clone()));
+    path
+}
+
 /// Installs provider binaries for Terraform's `dev_overrides`: copies each
 /// `(source address, binary)` into `dir/plugins-N/terraform-provider-TYPE`
 /// and writes a CLI config file pointing there. Returns the config file's
