@@ -476,7 +476,7 @@ async fn apply_instance(
         .as_ref()
         .map(|_| change.before.unmark_deep());
     let plain_config = match cfg {
-        Some(prior) if !prior.is_null() && change.action == Action::Update => {
+        Some(prior) if !prior.is_null() && crate::decide::ignores_at_apply(change.action) => {
             crate::plan_node::apply_ignore(rc, &prior, &plain_config)
         }
         _ => plain_config,
@@ -598,11 +598,7 @@ async fn apply_instance(
     }
     w.diags(errs);
     let planned = resp.planned_state;
-    let action = if prior.is_null() {
-        Action::Create
-    } else {
-        Action::Update
-    };
+    let action = crate::decide::apply_action(&prior);
     let started = std::time::Instant::now();
     w.core.emit(crate::walk::Event::Started {
         addr,

@@ -20,6 +20,7 @@
 pub mod apply_node;
 pub mod checks;
 pub mod conditions;
+pub mod decide;
 pub mod decode;
 pub mod graph;
 pub mod model;

@@ -6,9 +6,10 @@
 //! and nothing they depend on changes, and planned as reads otherwise.
 
 use crate::checks;
+use crate::decide;
 use crate::decode::{decode_body, BodyRef};
 use crate::graph::{resource_provider, NodeId, NodeKind};
-use crate::model::{mark_paths, schema_sensitive_paths, sensitive_paths, Action, Change, Reason};
+use crate::model::{mark_paths, schema_sensitive_paths, sensitive_paths, Action, Change};
 use crate::provider::{
     PlanRequest, Provider, ProviderSchema, ReadDataRequest, ReadRequest, UpgradeRequest,
 };
@@ -17,7 +18,7 @@ use crate::walk::{
     instance_vars, is_error, lock, provider_instance, provider_key, schema_of, Phase, Walk,
 };
 use std::sync::Arc;
-use terrane_config::{Diagnostic, LineIndex, Resource, Subject};
+use terrane_config::{Diagnostic, LineIndex, Resource};
 use terrane_eval::Evaluator;
 use terrane_schema::objchange::{planned_data_resource_object, proposed_new};
 use terrane_schema::Schema;
@@ -377,34 +378,13 @@ async fn plan_data(
             .iter()
             .any(|d| pending.contains(d))
     };
-    if plain.is_wholly_known() && !pending_dep {
-        let Some(value) = read_data_source(w, rc, &addr, &config).await else {
-            return false;
-        };
-        let object = rc.object(&value, Vec::new(), Status::Ready, false);
-        lock(&w.state).apply(&StateChange::SetObject {
-            addr: addr.clone(),
-            deposed: None,
-            provider: rc.provider_key.to_string(),
-            object,
-        });
-        w.values.set_instance(
-            module,
-            Mode::Data,
-            &rc.res.ty,
-            &rc.res.name,
-            addr.key.clone(),
-            value,
-        );
-        return true;
-    }
-    let planned = planned_data_resource_object(&rc.schema.block, &plain);
-    // Unknown configuration is the reason Terraform gives first.
-    let reason = if !plain.is_wholly_known() {
-        Reason::ReadBecauseConfigUnknown
-    } else {
-        Reason::ReadBecauseDependencyPending
+    let reason = match decide::data_source(plain.is_wholly_known(), pending_dep) {
+        decide::DataPlan::Defer(reason) => reason,
+        decide::DataPlan::ReadNow => {
+            return read_now(w, rc, module, addr, &config).await;
+        }
     };
+    let planned = planned_data_resource_object(&rc.schema.block, &plain);
     let after = mark_paths(&planned, &sensitive_paths(&config));
     w.values.set_instance(
         module,
@@ -435,60 +415,50 @@ async fn plan_data(
     true
 }
 
+/// Reads a data source during plan and records its value.
+async fn read_now(
+    w: &Walk,
+    rc: &ResourceCtx,
+    module: &ModulePath,
+    addr: InstanceAddr,
+    config: &Value,
+) -> bool {
+    let Some(value) = read_data_source(w, rc, &addr, config).await else {
+        return false;
+    };
+    let object = rc.object(&value, Vec::new(), Status::Ready, false);
+    lock(&w.state).apply(&StateChange::SetObject {
+        addr: addr.clone(),
+        deposed: None,
+        provider: rc.provider_key.to_string(),
+        object,
+    });
+    w.values.set_instance(
+        module,
+        Mode::Data,
+        &rc.res.ty,
+        &rc.res.name,
+        addr.key.clone(),
+        value,
+    );
+    true
+}
+
 /// Applies `ignore_changes`: the listed attributes (or all) take their
 /// prior value in the configuration given to planning.
 pub fn apply_ignore(rc: &ResourceCtx, prior: &Value, config: &Value) -> Value {
     let Some(e) = &rc.res.lifecycle.ignore_changes else {
         return config.clone();
     };
-    if prior.is_null() {
-        return config.clone();
-    }
-    let text = e.expr.to_string();
-    if text.trim() == "all" {
-        // Every attribute keeps its prior value.
-        let mut out = config.entries().cloned().unwrap_or_default();
-        for (k, v) in out.iter_mut() {
-            if let Some(p) = prior.get_attr(k) {
-                if rc
-                    .schema
-                    .block
-                    .attributes
-                    .get(k)
-                    .is_some_and(|a| !a.computed || a.optional)
-                {
-                    *v = p.clone();
-                }
-            }
-        }
-        return Value::object_typed(config.ty(), out);
-    }
-    let mut out = config.clone();
-    if let hcl_edit::expr::Expression::Array(items) = &e.expr {
-        for item in items.iter() {
-            let name = match item {
-                hcl_edit::expr::Expression::Variable(v) => v.as_str().to_string(),
-                hcl_edit::expr::Expression::Traversal(t) => match &t.expr {
-                    hcl_edit::expr::Expression::Variable(v) => v.as_str().to_string(),
-                    _ => continue,
-                },
-                hcl_edit::expr::Expression::String(s) => s.value().to_string(),
-                _ => continue,
-            };
-            if let (Some(entries), Some(pv)) = (out.entries(), prior.get_attr(&name)) {
-                let mut m = entries.clone();
-                if let std::collections::btree_map::Entry::Occupied(mut e) = m.entry(name) {
-                    e.insert(pv.clone());
-                    out = Value::object_typed(config.ty(), m);
-                }
-            }
-        }
-    }
-    out
+    let rule = decide::IgnoreChanges::from_expr(&e.expr);
+    decide::ignore_changes(&rule, &rc.schema.block, prior, config)
 }
 
 /// Whether the user asked to replace this instance (`-replace`).
 fn replace_requested(w: &Walk, addr: &InstanceAddr) -> bool {
+    if w.opts.replace.is_empty() {
+        return false;
+    }
     let text = addr.to_string();
     w.opts.replace.iter().any(|r| r == &text)
 }
@@ -499,22 +469,19 @@ fn replace_triggered(w: &Walk, rc: &ResourceCtx) -> bool {
         return false;
     };
     let pending = lock(&w.pending);
-    e.refs.iter().any(|r| match &r.subject {
-        Subject::Resource { data, ty, name } => {
-            let node = crate::graph::Node {
-                module: rc.module_cfg.clone(),
-                kind: NodeKind::Resource {
-                    mode: if *data { Mode::Data } else { Mode::Managed },
-                    ty: ty.clone(),
-                    name: name.clone(),
-                },
-            };
-            w.core
-                .graph
-                .id(&node)
-                .is_some_and(|id| pending.contains(&id))
-        }
-        _ => false,
+    decide::replace_triggered(&e.refs, |mode, ty, name| {
+        let node = crate::graph::Node {
+            module: rc.module_cfg.clone(),
+            kind: NodeKind::Resource {
+                mode,
+                ty: ty.to_string(),
+                name: name.to_string(),
+            },
+        };
+        w.core
+            .graph
+            .id(&node)
+            .is_some_and(|id| pending.contains(&id))
     })
 }
 
@@ -617,11 +584,7 @@ async fn plan_managed(
             lock(&w.drift).push(change(
                 rc,
                 &addr,
-                if refreshed.is_null() {
-                    Action::Delete
-                } else {
-                    Action::Update
-                },
+                decide::drift(&refreshed),
                 prior.clone(),
                 refreshed.clone(),
                 &ty,
@@ -775,63 +738,17 @@ async fn plan_managed(
     };
     let mut planned = resp.planned_state;
     let mut planned_private = resp.planned_private;
-    let requires: Vec<Path> = resp
-        .requires_replace
-        .into_iter()
-        .filter(|p| {
-            let a = p.apply(&plain_prior).ok();
-            let b = p.apply(&planned).ok();
-            match (a, b) {
-                (Some(a), Some(b)) => !a.eq_ignoring_refinements(b) || !b.is_wholly_known(),
-                (None, None) => false,
-                _ => true,
-            }
-        })
-        .collect();
+    let requires = decide::requires_replace(resp.requires_replace, &plain_prior, &planned);
     let cbd = rc.cbd(w);
-    let (action, reason) = if prior.is_null() {
-        (Action::Create, None)
-    } else if tainted {
-        (
-            if cbd {
-                Action::CreateThenDelete
-            } else {
-                Action::DeleteThenCreate
-            },
-            Some(Reason::Tainted),
-        )
-    } else if replace_requested(w, &addr) {
-        (
-            if cbd {
-                Action::CreateThenDelete
-            } else {
-                Action::DeleteThenCreate
-            },
-            Some(Reason::ReplaceByRequest),
-        )
-    } else if replace_triggered(w, rc) {
-        (
-            if cbd {
-                Action::CreateThenDelete
-            } else {
-                Action::DeleteThenCreate
-            },
-            Some(Reason::ReplaceByTriggers),
-        )
-    } else if !requires.is_empty() {
-        (
-            if cbd {
-                Action::CreateThenDelete
-            } else {
-                Action::DeleteThenCreate
-            },
-            Some(Reason::CannotUpdate),
-        )
-    } else if planned.eq_ignoring_refinements(&plain_prior) {
-        (Action::NoOp, None)
-    } else {
-        (Action::Update, None)
-    };
+    let (action, reason) = decide::managed(&decide::Facts {
+        prior: &plain_prior,
+        planned: &planned,
+        tainted,
+        replace_requested: replace_requested(w, &addr),
+        replace_triggered: replace_triggered(w, rc),
+        requires_replace: &requires,
+        create_before_destroy: cbd,
+    });
     if action.is_replace() {
         // Plan again as a create so computed attributes become unknown.
         let Some(resp) = plan_once(Value::null(ty.clone()), Vec::new()).await else {

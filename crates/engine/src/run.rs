@@ -4,6 +4,7 @@
 //! locked state [`Run`].
 
 use crate::apply_node::{apply_deletes, config_addr};
+use crate::decide::OrphanConfig;
 use crate::graph::{self, NodeKind};
 use crate::model::{Action, Change, OutputChange, Plan, PlanMode, Reason};
 use crate::provider::discovery::cliconfig::CliConfig;
@@ -288,11 +289,8 @@ impl Engine {
                                 Some(reason),
                             )
                             .await;
-                            if let Some(rm) = removed_block(&self.core.config, &addr) {
-                                if !rm.destroy {
-                                    c.action = Action::Forget;
-                                }
-                            }
+                            let removed = removed_block(&self.core.config, &addr);
+                            c.action = crate::decide::orphan_action(removed.map(|rm| rm.destroy));
                             changes.push(c);
                         }
                     }
@@ -714,11 +712,19 @@ pub fn decode_loose(j: &serde_json::Value) -> Value {
 }
 
 fn orphan_reason(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> Reason {
+    crate::decide::orphan_reason(orphan_config(core, w, addr), &addr.key)
+}
+
+/// What the configuration says about an orphaned object's module and
+/// resource.
+fn orphan_config(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> OrphanConfig {
     let mut c = Some(&core.config);
     for (m, _) in &addr.resource.module.0 {
         c = c.and_then(|c| c.children.get(m));
     }
-    let Some(c) = c else { return Reason::NoModule };
+    let Some(c) = c else {
+        return OrphanConfig::NoModule;
+    };
     if !addr.resource.module.0.is_empty() {
         let config_path: Vec<String> = addr
             .resource
@@ -732,21 +738,20 @@ fn orphan_reason(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> Reason {
             .instances_of(&config_path)
             .contains(&addr.resource.module)
         {
-            return Reason::NoModule;
+            return OrphanConfig::NoModule;
         }
     }
-    let Some(r) = c
+    match c
         .module
         .resources
         .iter()
         .find(|r| r.ty == addr.resource.ty && r.name == addr.resource.name && !r.data)
-    else {
-        return Reason::NoResourceConfig;
-    };
-    match (&addr.key, r.count.is_some(), r.for_each.is_some()) {
-        (InstanceKey::Int(_), true, _) => Reason::CountIndex,
-        (InstanceKey::Str(_), _, true) => Reason::EachKey,
-        _ => Reason::WrongRepetition,
+    {
+        None => OrphanConfig::NoResource,
+        Some(r) => OrphanConfig::Resource {
+            count: r.count.is_some(),
+            for_each: r.for_each.is_some(),
+        },
     }
 }
 
