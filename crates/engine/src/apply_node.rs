@@ -846,69 +846,31 @@ pub async fn apply_deletes(w: &Arc<Walk>, deletes: Vec<Change>) -> bool {
             }
         }
     }
-    // Each delete starts as soon as everything blocking it is done (no
-    // rounds, no rescans: a long chain costs the same per delete).
-    let mut waiting: Vec<usize> = blockers.iter().map(BTreeSet::len).collect();
-    let mut unblocks: Vec<Vec<usize>> = vec![Vec::new(); deletes.len()];
-    for (j, bs) in blockers.iter().enumerate() {
-        for b in bs {
-            unblocks[*b].push(j);
+    // Each delete starts as soon as everything blocking it is done, at
+    // most `-parallelism` at once, none after an interrupt.
+    let order = crate::schedule::Order::new(blockers.into_iter());
+    let stop = {
+        let w = w.clone();
+        Arc::new(move || w.interrupted())
+    };
+    let gate = crate::schedule::Gate {
+        limit: Some(w.limit.clone()),
+        stop: Some(stop),
+    };
+    let deletes = Arc::new(deletes);
+    crate::schedule::run(order, gate, |i| {
+        let (w, deletes) = (w.clone(), deletes.clone());
+        async move {
+            let c = &deletes[i];
+            let what = match &c.deposed {
+                Some(d) => format!("{} (deposed object {d})", c.addr),
+                None => c.addr.to_string(),
+            };
+            crate::walk::guarded(w.clone(), what, None, delete_one(&w, c)).await
         }
-    }
-    let mut failed = vec![false; deletes.len()];
-    let mut ok = true;
-    let mut ready: Vec<usize> = (0..deletes.len()).filter(|i| waiting[*i] == 0).collect();
-    let mut tasks = tokio::task::JoinSet::new();
-    loop {
-        // Skipped deletes finish at once and may unblock others in turn.
-        while let Some(i) = ready.pop() {
-            if blockers[i].iter().any(|b| failed[*b]) || w.interrupted() {
-                failed[i] = true;
-                ok = false;
-                release(i, &unblocks, &mut waiting, &mut ready);
-                continue;
-            }
-            let (w, c) = (w.clone(), deletes[i].clone());
-            tasks.spawn(async move {
-                let _permit = w.limit.acquire().await;
-                if w.interrupted() {
-                    return (i, false);
-                }
-                let what = match &c.deposed {
-                    Some(d) => format!("{} (deposed object {d})", c.addr),
-                    None => c.addr.to_string(),
-                };
-                (
-                    i,
-                    crate::walk::guarded(w.clone(), what, None, delete_one(&w, &c)).await,
-                )
-            });
-        }
-        let Some(r) = tasks.join_next().await else {
-            break;
-        };
-        let Ok((i, good)) = r else {
-            ok = false;
-            continue;
-        };
-        if !good {
-            failed[i] = true;
-            ok = false;
-        }
-        release(i, &unblocks, &mut waiting, &mut ready);
-    }
-    ok
-}
-
-/// Delete `i` is done (or skipped): the deletes it blocked that wait for
-/// nothing else become ready.
-fn release(i: usize, unblocks: &[Vec<usize>], waiting: &mut [usize], ready: &mut Vec<usize>) {
-    for j in &unblocks[i] {
-        waiting[*j] -= 1;
-        if waiting[*j] == 0 {
-            ready.push(*j);
-        }
-    }
+    })
+    .await
+    .ok
 }
 
 /// `module.m.aws_x.name` of an instance address (no instance keys).

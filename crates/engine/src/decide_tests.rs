@@ -53,10 +53,13 @@ fn changed() -> Managed {
     }
 }
 
+/// An action and its reason.
+type Choice = (Action, Option<Reason>);
+
 #[test]
 fn managed_actions() {
     #[track_caller]
-    fn check(case: &str, m: Managed, want: (Action, Option<Reason>)) {
+    fn check(case: &str, m: Managed, want: Choice) {
         let got = managed(&Facts {
             prior: &m.prior,
             planned: &m.planned,
@@ -69,7 +72,7 @@ fn managed_actions() {
         assert_eq!(got, want, "case {case}");
     }
     let a = || vec![Path::root().attr("a")];
-    let cases: Vec<(&str, Managed, (Action, Option<Reason>))> = vec![
+    let cases: Vec<(&str, Managed, Choice)> = vec![
         ("create_without_prior", new_object(), (Action::Create, None)),
         (
             "create_ignores_replace_request_without_prior",

@@ -27,6 +27,7 @@ pub mod model;
 pub mod plan_node;
 pub mod provider;
 pub mod run;
+pub mod schedule;
 pub mod values;
 pub mod walk;
 

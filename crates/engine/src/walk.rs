@@ -158,7 +158,7 @@ pub struct Walk {
     pub changes: Mutex<Vec<Change>>,
     pub drift: Mutex<Vec<Change>>,
     pub diags: Mutex<Vec<Diagnostic>>,
-    pub limit: tokio::sync::Semaphore,
+    pub limit: Arc<tokio::sync::Semaphore>,
     /// Resource nodes with a pending (non no-op) change.
     pub pending: Mutex<HashSet<NodeId>>,
     /// Instances each resource node expanded to, by module instance.
@@ -184,7 +184,7 @@ pub struct Walk {
 
 impl Walk {
     pub fn new(core: Arc<EngineCore>, phase: Phase, opts: Options, state: Snapshot) -> Walk {
-        let limit = tokio::sync::Semaphore::new(opts.parallelism.max(1));
+        let limit = Arc::new(tokio::sync::Semaphore::new(opts.parallelism.max(1)));
         Walk {
             core,
             phase,
@@ -274,55 +274,22 @@ impl Walk {
         Fut: std::future::Future<Output = bool> + Send + 'static,
     {
         let g = &self.core.graph;
-        let n = g.nodes.len();
-        let dependents = g.dependents();
-        let mut waiting: Vec<usize> = g.deps.iter().map(|d| d.len()).collect();
-        let mut failed = vec![false; n];
-        let mut done = 0usize;
-        let mut tasks: tokio::task::JoinSet<(NodeId, bool)> = tokio::task::JoinSet::new();
+        let order = crate::schedule::Order::new(g.deps.iter().map(|d| d.iter().copied()));
         let run = Arc::new(run);
-        let mut ready: Vec<NodeId> = (0..n).filter(|i| waiting[*i] == 0).collect();
-        loop {
-            for id in ready.drain(..) {
-                if failed[id] {
-                    // Dependents of a failed node are skipped, transitively.
-                    tasks.spawn(async move { (id, false) });
-                    continue;
-                }
-                let w = self.clone();
-                let r = run.clone();
-                tasks.spawn(async move {
-                    let what = w.core.graph.nodes[id].to_string();
-                    (id, guarded(w.clone(), what, None, r(w, id)).await)
-                });
+        let outcome = crate::schedule::run(order, Default::default(), |id| {
+            let (w, r) = (self.clone(), run.clone());
+            async move {
+                let what = w.core.graph.nodes[id].to_string();
+                guarded(w.clone(), what, None, r(w, id)).await
             }
-            let Some(res) = tasks.join_next().await else {
-                break;
-            };
-            let (id, ok) = match res {
-                Ok(x) => x,
-                Err(e) => {
-                    self.diag(Diagnostic::error(
-                        "Internal error",
-                        format!("A walk task failed: {e}"),
-                        None,
-                    ));
-                    continue;
-                }
-            };
-            done += 1;
-            for d in &dependents[id] {
-                if !ok {
-                    failed[*d] = true;
-                }
-                waiting[*d] -= 1;
-                if waiting[*d] == 0 {
-                    ready.push(*d);
-                }
-            }
-            if done == n {
-                break;
-            }
+        })
+        .await;
+        for e in outcome.lost {
+            self.diag(Diagnostic::error(
+                "Internal error",
+                format!("A walk task failed: {e}"),
+                None,
+            ));
         }
     }
 }
