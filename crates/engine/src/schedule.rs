@@ -46,14 +46,6 @@ impl Order {
             waiting,
         }
     }
-
-    pub fn len(&self) -> usize {
-        self.waiting.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.waiting.is_empty()
-    }
 }
 
 /// What may hold an item back: a concurrency limit and a stop signal.
