@@ -606,7 +606,7 @@ pub async fn apply_deletes(a: &Arc<Applying>, deletes: Vec<Change>) -> bool {
         stop: Some(stop),
     };
     let deletes = Arc::new(deletes);
-    schedule::run(order, gate, |i| {
+    schedule::execute(order, gate, |i| {
         let (a, deletes) = (a.clone(), deletes.clone());
         async move {
             let c = &deletes[i];

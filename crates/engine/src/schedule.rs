@@ -74,7 +74,7 @@ pub struct Outcome {
 
 /// Runs every item of `order` through `work` (which returns whether it
 /// succeeded), in dependency order and under `gate`.
-pub async fn run<F, Fut>(order: Order, gate: Gate, work: F) -> Outcome
+pub async fn execute<F, Fut>(order: Order, gate: Gate, work: F) -> Outcome
 where
     F: Fn(usize) -> Fut,
     Fut: Future<Output = bool> + Send + 'static,

@@ -47,7 +47,7 @@ fn check(name: &str, c: Case, want_ok: bool, want_lost: usize, want: impl Fn(&[u
     };
     let order = Order::new(c.waits_for.clone().into_iter());
     let (failing, panicking) = (c.failing.clone(), c.panicking.clone());
-    let outcome = rt.block_on(run(order, gate, |i| {
+    let outcome = rt.block_on(execute(order, gate, |i| {
         let (ran, now, peak, stopped) = (ran.clone(), now.clone(), peak.clone(), stopped.clone());
         let fail = failing.contains(&i);
         let panic = panicking.contains(&i);

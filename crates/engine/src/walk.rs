@@ -249,7 +249,7 @@ impl Walk {
     {
         let g = &self.core.graph;
         let order = crate::schedule::Order::new(g.deps.iter().map(|d| d.iter().copied()));
-        let outcome = crate::schedule::run(order, Default::default(), |id| {
+        let outcome = crate::schedule::execute(order, Default::default(), |id| {
             let (w, fut) = (self.clone(), work(id));
             async move {
                 let what = w.core.graph.nodes[id].to_string();
