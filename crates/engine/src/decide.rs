@@ -89,8 +89,8 @@ pub fn requires_replace(paths: Vec<Path>, prior: &Value, planned: &Value) -> Vec
 pub enum DataPlan {
     /// Read now, during plan.
     ReadNow,
-    /// Planned as a read during apply, for this reason.
-    Defer(Reason),
+    /// Planned as a change (a read, during apply), for this reason.
+    Defer(Action, Reason),
 }
 
 /// A data source is read during plan when its configuration is known and
@@ -98,9 +98,9 @@ pub enum DataPlan {
 /// the reason Terraform gives first.
 pub fn data_source(config_known: bool, dependency_pending: bool) -> DataPlan {
     if !config_known {
-        DataPlan::Defer(Reason::ReadBecauseConfigUnknown)
+        DataPlan::Defer(Action::Read, Reason::ReadBecauseConfigUnknown)
     } else if dependency_pending {
-        DataPlan::Defer(Reason::ReadBecauseDependencyPending)
+        DataPlan::Defer(Action::Read, Reason::ReadBecauseDependencyPending)
     } else {
         DataPlan::ReadNow
     }

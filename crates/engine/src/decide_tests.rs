@@ -331,19 +331,19 @@ fn data_source_reads() {
         "read_because_config_unknown",
         false,
         false,
-        DataPlan::Defer(Reason::ReadBecauseConfigUnknown),
+        DataPlan::Defer(Action::Read, Reason::ReadBecauseConfigUnknown),
     );
     check(
         "read_because_dependency_pending",
         true,
         true,
-        DataPlan::Defer(Reason::ReadBecauseDependencyPending),
+        DataPlan::Defer(Action::Read, Reason::ReadBecauseDependencyPending),
     );
     check(
         "unknown_config_is_the_reason_given_first",
         false,
         true,
-        DataPlan::Defer(Reason::ReadBecauseConfigUnknown),
+        DataPlan::Defer(Action::Read, Reason::ReadBecauseConfigUnknown),
     );
 }
 

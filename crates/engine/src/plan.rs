@@ -198,8 +198,8 @@ async fn plan_data(
             .iter()
             .any(|d| pending.contains(d))
     };
-    let reason = match decide::data_source(plain.is_wholly_known(), pending_dep) {
-        decide::DataPlan::Defer(reason) => reason,
+    let (action, reason) = match decide::data_source(plain.is_wholly_known(), pending_dep) {
+        decide::DataPlan::Defer(action, reason) => (action, reason),
         decide::DataPlan::ReadNow => {
             return read_now(p, rc, module, addr, &config).await;
         }
@@ -219,7 +219,7 @@ async fn plan_data(
         addr,
         deposed: None,
         provider: rc.provider_key.clone(),
-        action: Action::Read,
+        action,
         before: Value::null(ty.clone()),
         after,
         ty,
