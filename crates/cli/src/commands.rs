@@ -275,18 +275,19 @@ fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
         let style = Style {
             color: ui.style.color,
         };
-        let _ = engine.core.events.set(std::sync::Arc::new(
-            move |e: &terrane_engine::walk::Event| {
+        let _ = engine
+            .core
+            .events
+            .set(std::sync::Arc::new(move |e: &terrane_engine::Event| {
                 let _ = writeln!(std::io::stdout().lock(), "{}", style.bold(&event_line(e)));
-            },
-        ));
+            }));
     }
     Ok(engine)
 }
 
 /// A progress event as Terraform's UI words it.
-fn event_line(e: &terrane_engine::walk::Event) -> String {
-    use terrane_engine::walk::Event;
+fn event_line(e: &terrane_engine::Event) -> String {
+    use terrane_engine::Event;
     let id = |id: &Option<String>| {
         id.as_ref()
             .map(|i| format!(" [id={i}]"))
@@ -917,10 +918,7 @@ fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         } else if o.sensitive {
             println!("(sensitive value)");
         } else {
-            println!(
-                "{}",
-                render::hcl_value(&terrane_engine::run::stored_output_value(o), 0)
-            );
+            println!("{}", render::hcl_value(&o.stored_value(), 0));
         }
         return 0;
     }
@@ -951,8 +949,8 @@ fn graph(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         ui.diags(&diags);
         return 1;
     }
-    let g = terrane_engine::graph::build(&config);
-    let dot = terrane_engine::graph::to_dot(&g);
+    let g = terrane_engine::build_graph(&config);
+    let dot = terrane_engine::to_dot(&g);
     if a.value("format") == Some("svg") || a.has("svg") {
         let child = std::process::Command::new("dot")
             .arg("-Tsvg")
@@ -1004,7 +1002,7 @@ fn force_unlock(ui: &Ui, dir: &Path, a: &Args) -> u8 {
 mod tests {
     use super::*;
     use std::time::Duration;
-    use terrane_engine::walk::{object_id, Event};
+    use terrane_engine::{object_id, Event};
     use terrane_value::Value;
 
     fn check(name: &str, got: String, want: &str) {
