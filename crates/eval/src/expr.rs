@@ -12,7 +12,7 @@ use hcl_edit::expr::{BinaryOperator, Expression, FuncCall, ObjectKey, UnaryOpera
 use hcl_edit::Span;
 use std::collections::BTreeMap;
 use std::ops::Range;
-use terrane_config::{Diagnostic, LineIndex, SourceRange};
+use terrane_config::{DiagId, Diagnostic, LineIndex, SourceRange};
 use terrane_value::convert::{convert, unify};
 use terrane_value::{Kind, Number, Refinements, Type, Value};
 
@@ -454,11 +454,13 @@ impl<'a> Evaluator<'a> {
                     format!("There is no function named {name:?}."),
                 );
             }
-            func::call(name, args, self.ctx)
+            func::call_with_id(name, args, self.ctx)
         } else {
             let ns: Vec<&str> = f.name.namespace.iter().map(|i| i.as_str()).collect();
             match (ns.as_slice(), self.provider_functions) {
-                (["provider", provider], Some(pf)) => pf(provider, name, args),
+                (["provider", provider], Some(pf)) => {
+                    pf(provider, name, args).map_err(|e| (None, e))
+                }
                 _ => {
                     let full = format!("{}::{name}", ns.join("::"));
                     return self.error(
@@ -471,16 +473,20 @@ impl<'a> Evaluator<'a> {
         };
         match result {
             Ok(v) => v,
-            Err(err) => {
+            Err((id, err)) => {
                 // A missing argument is reported at the closing parenthesis.
                 let close = span
                     .clone()
-                    .filter(|_| err.arg.is_none() && err.summary == "Not enough function arguments")
+                    .filter(|_| id == Some(DiagId::NotEnoughFunctionArguments))
                     .map(|r| r.end.saturating_sub(1)..r.end);
                 let at = close
                     .or_else(|| err.arg.and_then(|i| spans.get(i).cloned().flatten()))
                     .or(span);
-                self.error(at, &err.summary, err.detail)
+                let range = self.range(at);
+                let mut d = Diagnostic::error(err.summary, err.detail, range);
+                d.id = id;
+                self.diags.push(d);
+                Value::unknown(Type::Dynamic)
             }
         }
     }

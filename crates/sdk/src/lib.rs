@@ -24,7 +24,7 @@ pub mod testing;
 pub mod validate;
 mod wire;
 
-pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use diag::{DiagId, Diagnostic, Diagnostics, Severity};
 pub use function::{Function, FunctionError, Param};
 pub use model::{Known, Model};
 pub use provider::{

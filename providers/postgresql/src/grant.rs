@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use terrane_sdk::validate::{OneOf, Validator};
 use terrane_sdk::{
     Applied, Attr, Ctx, Diagnostic, Diagnostics, Path, PlanState, ProviderData, Resource,
-    ResourceSchema, ResourceType, Severity, Type, Value,
+    ResourceSchema, ResourceType, Type, Value,
 };
 
 pub struct GrantType;
@@ -38,14 +38,12 @@ impl Validator for PrivilegeNames {
         es.iter()
             .filter_map(Value::as_str)
             .filter(|p| canonical_privilege(p).is_none())
-            .map(|p| Diagnostic {
-                severity: Severity::Error,
-                summary: "Unknown privilege".into(),
-                detail: format!(
+            .map(|p| {
+                let detail = format!(
                     "{p:?} is not a PostgreSQL privilege; use {} (or TEMP, ALL PRIVILEGES).",
                     crate::normalize::PRIVILEGES.join(", ")
-                ),
-                path: Some(path.clone()),
+                );
+                Diagnostic::error("Unknown privilege", detail, None).at_path(path.clone())
             })
             .collect()
     }
