@@ -3,7 +3,8 @@
 //! interpolation makes the result an unknown string that keeps the known
 //! text before it as a prefix refinement; a sensitive one marks the result.
 
-use crate::expr::{mark, Evaluator};
+use crate::expr::Evaluator;
+use crate::marks::mark;
 use hcl_edit::template::{Directive, Element, Template};
 use hcl_edit::Span;
 use terrane_value::convert::convert;

@@ -21,7 +21,12 @@ fn check(c: &Case, diags: &[Diagnostic]) {
     let d = &diags[0];
     assert_eq!(d.id, c.id, "{}: id of {d}", c.name);
     let r = d.range.as_ref().expect("a range");
-    assert_eq!(format!("{}:{}", r.start.line, r.start.col), c.at, "{}", c.name);
+    assert_eq!(
+        format!("{}:{}", r.start.line, r.start.col),
+        c.at,
+        "{}",
+        c.name
+    );
 }
 
 #[test]
