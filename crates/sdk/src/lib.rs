@@ -29,7 +29,7 @@ pub use function::{Function, FunctionError, Param};
 pub use model::{Known, Model};
 pub use provider::{
     Applied, Ctx, DataSource, DataSourceType, PlanState, Provider, ProviderData, Resource,
-    ResourceType, SimpleDataSource, SimpleResource,
+    ResourceType, ResourceTypeOf, SimpleDataSource, SimpleResource,
 };
 pub use schema::{Attr, ResourceSchema};
 pub use server::ProviderServer;

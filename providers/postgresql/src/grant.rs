@@ -19,10 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use terrane_sdk::validate::{OneOf, Validator};
 use terrane_sdk::{
     Applied, Attr, Ctx, Diagnostic, Diagnostics, Path, PlanState, ProviderData, Resource,
-    ResourceSchema, ResourceType, Type, Value,
+    ResourceSchema, ResourceTypeOf, Type, Value,
 };
-
-pub struct GrantType;
 
 const OBJECT_TYPES: [&str; 5] = ["database", "schema", "table", "sequence", "function"];
 
@@ -100,19 +98,11 @@ pub fn grant_schema() -> ResourceSchema {
         .attr("id", Attr::string().computed().use_state_for_unknown())
 }
 
-impl ResourceType for GrantType {
-    fn name(&self) -> &str {
-        "postgresql_grant"
-    }
-    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
-        Ok(grant_schema())
-    }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
-        Box::new(Grant { data })
-    }
-}
+/// The `postgresql_grant` resource type.
+pub(crate) const GRANT: ResourceTypeOf<Grant> =
+    ResourceTypeOf::new("postgresql_grant", grant_schema, |data| Grant { data });
 
-struct Grant {
+pub(crate) struct Grant {
     data: Option<ProviderData>,
 }
 
