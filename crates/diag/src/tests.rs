@@ -130,6 +130,12 @@ fn ids_name_their_terraform_summary() {
 }
 
 #[test]
+fn a_diagnostic_is_small_enough_for_an_err() {
+    // clippy.toml's large-error-threshold (result_large_err) is 160 bytes.
+    assert!(std::mem::size_of::<Diagnostic>() < 160);
+}
+
+#[test]
 fn range_and_severity_render_as_terraform_does() {
     assert_eq!(range().to_string(), "main.tf:3:5");
     assert_eq!(

@@ -1,40 +1,13 @@
 //! `ResourceTypeOf` (issue 13 item 5): one helper for the resource type
 //! that is a name, a schema function and instances made from the
-//! provider's configured data, served over the real protocol.
+//! provider's configured data.
 
 use async_trait::async_trait;
 use std::sync::Arc;
-use terrane_sdk::testing::Harness;
 use terrane_sdk::{
-    with_attr, Applied, Attr, Ctx, Diagnostics, Provider, ProviderData, Resource, ResourceSchema,
+    with_attr, Applied, Attr, Ctx, Diagnostics, ProviderData, Resource, ResourceSchema,
     ResourceType, ResourceTypeOf, Value,
 };
-
-struct Labels;
-
-#[async_trait]
-impl Provider for Labels {
-    fn type_name(&self) -> &str {
-        "labels"
-    }
-    fn version(&self) -> &str {
-        "0.0.0"
-    }
-    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
-        Ok(ResourceSchema::new(0).attr("prefix", Attr::string().required()))
-    }
-    async fn configure(
-        &self,
-        _ctx: &Ctx,
-        config: &Value,
-    ) -> Result<Option<ProviderData>, Diagnostics> {
-        let prefix = terrane_sdk::str_attr(config, "prefix").unwrap_or_default();
-        Ok(Some(Arc::new(prefix)))
-    }
-    fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
-        vec![Arc::new(LABEL)]
-    }
-}
 
 fn label_schema() -> ResourceSchema {
     ResourceSchema::new(2)
@@ -93,22 +66,18 @@ fn item5_resource_type_of_gives_name_and_schema() {
 
 #[tokio::test]
 async fn item5_resource_type_of_makes_instances_from_configured_data() {
-    let cases = [("configured_a", "a"), ("configured_b", "b")];
-    for (name, prefix) in cases {
-        let h = Harness::new(Labels);
-        h.configure(&Value::object_from([("prefix", Value::string(prefix))]))
-            .await
-            .unwrap();
-        let cfg = h
-            .object("labels_label", &[("name", Value::string("x"))])
-            .await
-            .unwrap();
-        let (_, ty) = h.resource_type("labels_label").await.unwrap();
-        let s = h
-            .apply_config("labels_label", &Value::null(ty), &cfg)
-            .await
-            .unwrap();
-        let full = terrane_sdk::str_attr(&s, "full").unwrap();
-        assert_eq!(full, format!("{prefix}-x"), "case {name}");
+    let ctx = Ctx {
+        cancel: tokio_util::sync::CancellationToken::new(),
+    };
+    let planned = Value::object_from([("name", Value::string("x"))]);
+    let cases: [(&str, Option<ProviderData>, &str); 3] = [
+        ("configured_a", Some(Arc::new("a".to_string())), "a-x"),
+        ("configured_b", Some(Arc::new("b".to_string())), "b-x"),
+        ("unconfigured", None, "<unconfigured>-x"),
+    ];
+    for (name, data, want) in cases {
+        let applied = LABEL.instance(data).create(&ctx, &planned, &planned).await;
+        let full = terrane_sdk::str_attr(&applied.unwrap().state, "full");
+        assert_eq!(full.as_deref(), Some(want), "case {name}");
     }
 }
