@@ -1,89 +1,12 @@
-//! Source positions and diagnostics. Lines and columns are 1-based, as
-//! Terraform reports them; a diagnostic renders as
-//! `file:line:col: Error: summary: detail`.
+//! Source positions and diagnostics. The types are terrane-diag's (one
+//! diagnostics type for config, eval, engine and SDK), re-exported here;
+//! this module adds [`LineIndex`], which maps byte offsets of a file to
+//! their 1-based lines and columns.
 
 use std::fmt;
 use std::sync::Arc;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Pos {
-    pub line: usize,
-    pub col: usize,
-    pub byte: usize,
-}
-
-/// A range of one file.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct SourceRange {
-    pub file: Arc<str>,
-    pub start: Pos,
-    pub end: Pos,
-}
-
-impl fmt::Display for SourceRange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.file, self.start.line, self.start.col)
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    pub summary: String,
-    pub detail: String,
-    pub range: Option<SourceRange>,
-}
-
-impl Diagnostic {
-    pub fn error(
-        summary: impl Into<String>,
-        detail: impl Into<String>,
-        range: Option<SourceRange>,
-    ) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Error,
-            summary: summary.into(),
-            detail: detail.into(),
-            range,
-        }
-    }
-
-    pub fn warning(
-        summary: impl Into<String>,
-        detail: impl Into<String>,
-        range: Option<SourceRange>,
-    ) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Warning,
-            summary: summary.into(),
-            detail: detail.into(),
-            range,
-        }
-    }
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(r) = &self.range {
-            write!(f, "{r}: ")?;
-        }
-        let sev = match self.severity {
-            Severity::Error => "Error",
-            Severity::Warning => "Warning",
-        };
-        write!(f, "{sev}: {}", self.summary)?;
-        if !self.detail.is_empty() {
-            write!(f, ": {}", self.detail)?;
-        }
-        Ok(())
-    }
-}
+pub use terrane_diag::{DiagId, Diagnostic, Pos, Severity, SourceRange};
 
 /// Maps byte offsets of one file to line/column positions.
 ///

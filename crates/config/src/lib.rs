@@ -21,7 +21,7 @@ mod source;
 mod typeexpr;
 mod validate;
 
-pub use diag::{Diagnostic, LineIndex, Pos, Severity, SourceRange};
+pub use diag::{DiagId, Diagnostic, LineIndex, Pos, Severity, SourceRange};
 pub use hcl_edit as hcl;
 pub use model::*;
 pub use refs::{references, references_bound, Reference, Subject};

@@ -56,6 +56,7 @@ pub fn provider_diags_at(
                 summary: pd.summary.clone(),
                 detail,
                 range,
+                ..Default::default()
             }
         })
         .collect()
@@ -196,6 +197,7 @@ pub fn check_plan(
             summary: "Provider produced invalid plan".into(),
             detail: format!("Provider {provider:?} produced an invalid plan for {addr}, but we are tolerating it because it is using the legacy plugin SDK.\n    The following problems may be the cause of any confusing errors from downstream operations:\n{}", join(&errs)),
             range: range.clone(),
+            ..Default::default()
         }];
     }
     errs.iter()

@@ -115,6 +115,7 @@ pub fn check_blocks(w: &Walk) {
                     summary: "Check block assertion failed".into(),
                     detail: format!("{msg}\n\n  in check {:?}", c.name),
                     range: rule.condition.as_ref().and_then(|e| e.range.clone()),
+                    ..Default::default()
                 }),
                 Outcome::Invalid(d) => w.diags(d.into_iter().map(|mut d| {
                     d.severity = Severity::Warning;

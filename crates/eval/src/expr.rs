@@ -7,14 +7,15 @@
 //! marks on inputs mark results.
 
 use crate::func::{self, FuncCtx, FuncError};
+use crate::marks::{mark, unknown_not_null};
 use crate::scope::Scope;
 use hcl_edit::expr::{BinaryOperator, Expression, FuncCall, ObjectKey, UnaryOperator};
 use hcl_edit::Span;
 use std::collections::BTreeMap;
 use std::ops::Range;
-use terrane_config::{Diagnostic, LineIndex, SourceRange};
+use terrane_config::{DiagId, Diagnostic, LineIndex, SourceRange};
 use terrane_value::convert::{convert, unify};
-use terrane_value::{Kind, Number, Refinements, Type, Value};
+use terrane_value::{Kind, Number, Type, Value};
 
 /// Calls a provider-defined function (`provider::NAME::FUNC`): provider
 /// local name, function name, arguments.
@@ -32,20 +33,6 @@ pub struct Evaluator<'a> {
     /// innermost last.
     pub(crate) locals: Vec<(String, Value)>,
     pub(crate) diags: Vec<Diagnostic>,
-}
-
-/// A value marked sensitive when `sensitive` is true.
-pub(crate) fn mark(v: Value, sensitive: bool) -> Value {
-    if sensitive && !v.is_sensitive() {
-        v.mark_sensitive()
-    } else {
-        v
-    }
-}
-
-/// An unknown of type `ty`, refined as not null.
-pub(crate) fn unknown_not_null(ty: Type) -> Value {
-    Value::unknown_refined(ty, Refinements::not_null())
 }
 
 impl<'a> Evaluator<'a> {
@@ -391,7 +378,15 @@ impl<'a> Evaluator<'a> {
             }
         }
         let rv = self.eval(r);
-        crate::ops::binary(self, op, lv, rv, l.span(), r.span(), span)
+        match crate::ops::binary(op, lv, rv, l.span(), r.span(), span) {
+            Ok(v) => v,
+            Err(errs) => {
+                for e in errs {
+                    self.error(e.span, e.summary, e.detail);
+                }
+                Value::unknown(Type::Dynamic)
+            }
+        }
     }
 
     fn func_call(&mut self, f: &FuncCall, span: Option<Range<usize>>) -> Value {
@@ -454,11 +449,13 @@ impl<'a> Evaluator<'a> {
                     format!("There is no function named {name:?}."),
                 );
             }
-            func::call(name, args, self.ctx)
+            func::call_with_id(name, args, self.ctx)
         } else {
             let ns: Vec<&str> = f.name.namespace.iter().map(|i| i.as_str()).collect();
             match (ns.as_slice(), self.provider_functions) {
-                (["provider", provider], Some(pf)) => pf(provider, name, args),
+                (["provider", provider], Some(pf)) => {
+                    pf(provider, name, args).map_err(|e| (None, e))
+                }
                 _ => {
                     let full = format!("{}::{name}", ns.join("::"));
                     return self.error(
@@ -471,16 +468,20 @@ impl<'a> Evaluator<'a> {
         };
         match result {
             Ok(v) => v,
-            Err(err) => {
+            Err((id, err)) => {
                 // A missing argument is reported at the closing parenthesis.
                 let close = span
                     .clone()
-                    .filter(|_| err.arg.is_none() && err.summary == "Not enough function arguments")
+                    .filter(|_| id == Some(DiagId::NotEnoughFunctionArguments))
                     .map(|r| r.end.saturating_sub(1)..r.end);
                 let at = close
                     .or_else(|| err.arg.and_then(|i| spans.get(i).cloned().flatten()))
                     .or(span);
-                self.error(at, &err.summary, err.detail)
+                let range = self.range(at);
+                let mut d = Diagnostic::error(err.summary, err.detail, range);
+                d.id = id;
+                self.diags.push(d);
+                Value::unknown(Type::Dynamic)
             }
         }
     }

@@ -3,7 +3,8 @@
 //! tuples with `...`). An unknown collection, condition or key makes the
 //! whole result unknown; marks on the collection mark the result.
 
-use crate::expr::{mark, Evaluator};
+use crate::expr::Evaluator;
+use crate::marks::mark;
 use hcl_edit::expr::ForExpr;
 use hcl_edit::Span;
 use std::collections::BTreeMap;

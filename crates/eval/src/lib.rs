@@ -19,6 +19,7 @@ mod expr;
 mod forexpr;
 pub mod func;
 mod heredoc;
+mod marks;
 pub mod module;
 mod ops;
 mod scope;

@@ -10,7 +10,7 @@ use crate::scope::{Missing, Scope};
 use crate::typeconv::{convert_to_constraint, ConstraintError};
 use crate::Evaluator;
 use std::collections::{BTreeMap, BTreeSet};
-use terrane_config::{Diagnostic, Module, Subject};
+use terrane_config::{DiagId, Diagnostic, Module, Subject};
 use terrane_value::{Type, Value};
 
 /// `var`, `local`, `path` and `terraform` of one module instance.
@@ -126,7 +126,7 @@ pub fn input_variables(
                 "No value for required variable",
                 format!("The root module input variable {name:?} is not set, and has no default value. Use a -var or -var-file command line argument to provide a value for this variable."),
                 var.range.clone(),
-            ));
+            ).with_id(DiagId::NoValueForRequiredVariable));
             continue;
         };
         if v.is_null() && !var.nullable {

@@ -2,21 +2,36 @@
 //! Terraform's operand conversions, unknown results and marks.
 
 use crate::arith;
-use crate::expr::{mark, unknown_not_null, Evaluator};
+use crate::marks::{mark, unknown_not_null};
 use hcl_edit::expr::BinaryOperator;
 use std::ops::Range;
 use terrane_value::convert::convert;
 use terrane_value::{Kind, Type, Value};
 
+/// An operand or operation error, for the evaluator to record at `span`.
+pub(crate) struct OpError {
+    pub span: Option<Range<usize>>,
+    pub summary: &'static str,
+    pub detail: String,
+}
+
+fn op_error(span: Option<Range<usize>>, summary: &'static str, detail: String) -> Vec<OpError> {
+    vec![OpError {
+        span,
+        summary,
+        detail,
+    }]
+}
+
+/// Applies `op`; errors come back in the order they are to be reported.
 pub(crate) fn binary(
-    ev: &mut Evaluator<'_>,
     op: BinaryOperator,
     l: Value,
     r: Value,
     lspan: Option<Range<usize>>,
     rspan: Option<Range<usize>>,
     span: Option<Range<usize>>,
-) -> Value {
+) -> Result<Value, Vec<OpError>> {
     use BinaryOperator::*;
     let sens = l.has_sensitive() || r.has_sensitive();
     let (l, r) = (l.unmark_deep(), r.unmark_deep());
@@ -25,7 +40,7 @@ pub(crate) fn binary(
             Some(b) => Value::bool(if op == Eq { b } else { !b }),
             None => unknown_not_null(Type::Bool),
         };
-        return mark(out, sens);
+        return Ok(mark(out, sens));
     }
     let operand = match op {
         And | Or => Type::Bool,
@@ -41,36 +56,36 @@ pub(crate) fn binary(
     let (l, r) = match (lc, rc) {
         (Ok(l), Ok(r)) => (l, r),
         (Err(_), rc) => {
-            let out = ev.error(
+            let mut errs = op_error(
                 lspan,
                 "Invalid operand",
                 format!("Unsuitable value for left operand: {what}."),
             );
             if rc.is_err() {
-                ev.error(
+                errs.extend(op_error(
                     rspan,
                     "Invalid operand",
                     format!("Unsuitable value for right operand: {what}."),
-                );
+                ));
             }
-            return out;
+            return Err(errs);
         }
         (_, Err(_)) => {
-            return ev.error(
+            return Err(op_error(
                 rspan,
                 "Invalid operand",
                 format!("Unsuitable value for right operand: {what}."),
-            )
+            ))
         }
     };
     if l.is_null() || r.is_null() {
         let at = if l.is_null() { lspan } else { rspan };
         let _ = span;
-        return ev.error(
+        return Err(op_error(
             at,
             "Operation failed",
-            "Error during operation: argument must not be null.",
-        );
+            "Error during operation: argument must not be null.".into(),
+        ));
     }
     if matches!(op, And | Or) {
         let short = op == Or; // the value that decides the result alone
@@ -79,7 +94,7 @@ pub(crate) fn binary(
             (Some(a), None) | (None, Some(a)) if a == short => Value::bool(short),
             _ => unknown_not_null(Type::Bool),
         };
-        return mark(out, sens);
+        return Ok(mark(out, sens));
     }
     let (Some(a), Some(b)) = (l.as_number(), r.as_number()) else {
         let ty = if matches!(op, Less | LessEq | Greater | GreaterEq) {
@@ -87,7 +102,7 @@ pub(crate) fn binary(
         } else {
             Type::Number
         };
-        return mark(unknown_not_null(ty), sens);
+        return Ok(mark(unknown_not_null(ty), sens));
     };
     let result = match op {
         Plus => arith::add(a, b).map(Value::number),
@@ -102,12 +117,12 @@ pub(crate) fn binary(
         Eq | NotEq | And | Or => unreachable!("handled above"),
     };
     match result {
-        Ok(v) => mark(v, sens),
-        Err(e) => ev.error(
+        Ok(v) => Ok(mark(v, sens)),
+        Err(e) => Err(op_error(
             span,
             "Operation failed",
             format!("Error during operation: {}.", e.0),
-        ),
+        )),
     }
 }
 

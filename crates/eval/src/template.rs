@@ -3,7 +3,8 @@
 //! interpolation makes the result an unknown string that keeps the known
 //! text before it as a prefix refinement; a sensitive one marks the result.
 
-use crate::expr::{mark, Evaluator};
+use crate::expr::Evaluator;
+use crate::marks::mark;
 use hcl_edit::template::{Directive, Element, Template};
 use hcl_edit::Span;
 use terrane_value::convert::convert;
@@ -42,22 +43,42 @@ impl Evaluator<'_> {
         if let [Element::Interpolation(i)] = t.iter().collect::<Vec<_>>().as_slice() {
             return self.eval(&i.expr);
         }
-        self.template(t)
+        let mut acc = Acc::default();
+        self.render(t, false, false, Quoted::Top, &mut acc);
+        acc.finish()
     }
 
     /// Renders a template to a string value.
     pub fn template(&mut self, t: &Template) -> Value {
         let mut acc = Acc::default();
-        self.render(t, false, false, &mut acc);
+        self.render(t, false, false, Quoted::No, &mut acc);
         acc.finish()
     }
 
-    fn render(&mut self, t: &Template, trim_first: bool, trim_last: bool, acc: &mut Acc) {
+    fn render(
+        &mut self,
+        t: &Template,
+        trim_first: bool,
+        trim_last: bool,
+        quoted: Quoted,
+        acc: &mut Acc,
+    ) {
+        // hcl-edit unescapes the literals of a quoted string at its top
+        // level only; inside directives they keep their escapes.
+        let inner = if quoted == Quoted::No {
+            Quoted::No
+        } else {
+            Quoted::Nested
+        };
         let elems: Vec<&Element> = t.iter().collect();
         for (i, el) in elems.iter().enumerate() {
             match el {
                 Element::Literal(lit) => {
-                    let mut s: &str = lit.value();
+                    let unescaped = match quoted {
+                        Quoted::Nested => unescape(lit.value()),
+                        _ => lit.value().to_string(),
+                    };
+                    let mut s: &str = &unescaped;
                     let strip_before = if i == 0 {
                         trim_first
                     } else {
@@ -96,10 +117,11 @@ impl Evaluator<'_> {
                                 &d.if_expr.template,
                                 d.if_expr.strip.strip_end(),
                                 last,
+                                inner,
                                 acc,
                             );
                         } else if let Some(e) = &d.else_expr {
-                            self.render(&e.template, e.strip.strip_end(), end_strip, acc);
+                            self.render(&e.template, e.strip.strip_end(), end_strip, inner, acc);
                         }
                     }
                     Directive::For(d) => {
@@ -117,6 +139,7 @@ impl Evaluator<'_> {
                                 &f.template,
                                 f.strip.strip_end(),
                                 d.endfor_expr.strip.strip_start(),
+                                inner,
                                 acc,
                             );
                             self.locals.truncate(depth);
@@ -236,6 +259,54 @@ impl Evaluator<'_> {
             }
         }
     }
+}
+
+/// Where a template being rendered sits: not in a quoted string (heredoc,
+/// template file: no escapes), at the top of a quoted string, or inside a
+/// directive of one (where the literals still hold their escapes).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quoted {
+    No,
+    Top,
+    Nested,
+}
+
+/// The text of a quoted-string literal with its escapes resolved: `\n`,
+/// `\r`, `\t`, `\"`, `\\`, `\uNNNN`, `\UNNNNNNNN` (HCL's set).
+fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some(u @ ('u' | 'U')) => {
+                let n = if u == 'u' { 4 } else { 8 };
+                let hex: String = chars.by_ref().take(n).collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(ch) => out.push(ch),
+                    None => {
+                        out.push('\\');
+                        out.push(u);
+                        out.push_str(&hex);
+                    }
+                }
+            }
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 /// Whether element `e` strips the whitespace of the literal before it.

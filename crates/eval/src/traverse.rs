@@ -1,7 +1,8 @@
 //! Traversals: attribute access, indexing and splats (`a.b[0]`, `a[*].b`,
 //! `a.*.b`), with Terraform's messages for each way they can fail.
 
-use crate::expr::{mark, Evaluator};
+use crate::expr::Evaluator;
+use crate::marks::mark;
 use hcl_edit::expr::{Expression, Traversal, TraversalOperator};
 use hcl_edit::{Decorated, Span};
 use std::ops::Range;

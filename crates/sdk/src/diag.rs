@@ -1,23 +1,12 @@
 //! Diagnostics: what a provider tells the user, with a severity, a summary,
 //! a detail and, where it concerns one attribute, the attribute's path, so
-//! Terraform points at the right line of configuration.
+//! Terraform points at the right line of configuration. [`Diagnostic`] is
+//! terrane-diag's, the one diagnostics type of the workspace.
 
 use std::fmt;
 use terrane_value::Path;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    pub summary: String,
-    pub detail: String,
-    pub path: Option<Path>,
-}
+pub use terrane_diag::{DiagId, Diagnostic, Severity};
 
 /// A list of diagnostics; "has errors" decides success.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,30 +30,15 @@ impl Diagnostics {
         summary: impl Into<String>,
         detail: impl Into<String>,
     ) -> Diagnostics {
-        Diagnostics(vec![Diagnostic {
-            severity: Severity::Error,
-            summary: summary.into(),
-            detail: detail.into(),
-            path: Some(path),
-        }])
+        Diagnostics(vec![Diagnostic::error(summary, detail, None).at_path(path)])
     }
 
     pub fn push_error(&mut self, summary: impl Into<String>, detail: impl Into<String>) {
-        self.0.push(Diagnostic {
-            severity: Severity::Error,
-            summary: summary.into(),
-            detail: detail.into(),
-            path: None,
-        });
+        self.0.push(Diagnostic::error(summary, detail, None));
     }
 
     pub fn push_warning(&mut self, summary: impl Into<String>, detail: impl Into<String>) {
-        self.0.push(Diagnostic {
-            severity: Severity::Warning,
-            summary: summary.into(),
-            detail: detail.into(),
-            path: None,
-        });
+        self.0.push(Diagnostic::warning(summary, detail, None));
     }
 
     pub fn extend(&mut self, other: Diagnostics) {

@@ -24,12 +24,12 @@ pub mod testing;
 pub mod validate;
 mod wire;
 
-pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use diag::{DiagId, Diagnostic, Diagnostics, Severity};
 pub use function::{Function, FunctionError, Param};
 pub use model::{Known, Model};
 pub use provider::{
     Applied, Ctx, DataSource, DataSourceType, PlanState, Provider, ProviderData, Resource,
-    ResourceType, SimpleDataSource, SimpleResource,
+    ResourceType, ResourceTypeOf, SimpleDataSource, SimpleResource,
 };
 pub use schema::{Attr, ResourceSchema};
 pub use server::ProviderServer;

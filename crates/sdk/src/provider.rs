@@ -62,6 +62,39 @@ pub trait ResourceType: Send + Sync {
     fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource>;
 }
 
+/// The common resource type of a provider with configuration: a fixed
+/// name, a schema built by a function, and instances made from the data
+/// `configure` produced (the configured counterpart of [`SimpleResource`]).
+/// Declared as a constant next to the resource:
+/// `pub(crate) const ROLE: ResourceTypeOf<Role> = ResourceTypeOf::new("x_role", role_schema, |data| Role { data });`
+pub struct ResourceTypeOf<R> {
+    name: &'static str,
+    schema: fn() -> ResourceSchema,
+    make: fn(Option<ProviderData>) -> R,
+}
+
+impl<R> ResourceTypeOf<R> {
+    pub const fn new(
+        name: &'static str,
+        schema: fn() -> ResourceSchema,
+        make: fn(Option<ProviderData>) -> R,
+    ) -> ResourceTypeOf<R> {
+        ResourceTypeOf { name, schema, make }
+    }
+}
+
+impl<R: Resource + 'static> ResourceType for ResourceTypeOf<R> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
+        Ok((self.schema)())
+    }
+    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
+        Box::new((self.make)(data))
+    }
+}
+
 /// What create and update return.
 #[derive(Clone, Debug)]
 pub struct Applied {

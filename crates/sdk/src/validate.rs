@@ -2,7 +2,7 @@
 //! express, each reporting a diagnostic on the attribute's path. Unknown
 //! and null values are left alone (they are checked again once known).
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::Diagnostic;
 use terrane_value::{Kind, Path, Value};
 
 /// A check of one attribute value; `config` is the whole configuration
@@ -12,12 +12,7 @@ pub trait Validator: Send + Sync {
 }
 
 fn invalid(path: &Path, summary: &str, detail: String) -> Vec<Diagnostic> {
-    vec![Diagnostic {
-        severity: Severity::Error,
-        summary: summary.into(),
-        detail,
-        path: Some(path.clone()),
-    }]
+    vec![Diagnostic::error(summary, detail, None).at_path(path.clone())]
 }
 
 /// A path as the plugin framework's validators print it (`length`, not

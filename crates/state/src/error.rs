@@ -1,7 +1,7 @@
 //! Typed errors of the state stores. Every message names what it is about
 //! (file, workspace, lock holder) and none shows a state value.
 
-use crate::store::LockInfo;
+use crate::lock::LockInfo;
 
 /// A state operation that could not be carried out. Whatever the error,
 /// the stored state is unchanged.

@@ -17,6 +17,7 @@
 pub mod addr;
 pub mod crypt;
 mod error;
+mod lock;
 pub mod model;
 mod pg;
 mod rows;
@@ -27,10 +28,11 @@ pub mod tfstate;
 pub use addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr, Target};
 pub use crypt::{Cipher, Encryption};
 pub use error::{Result, StateError};
+pub use lock::{process_start_time, LockInfo};
 pub use model::{Change, InstanceState, ObjectState, OutputState, ResourceState, Snapshot, Status};
 pub use pg::{pg_connect, PgStore};
 pub use sqlite::SqliteStore;
-pub use store::{check_plan_freshness, process_start_time, LockInfo, Run, StateStore};
+pub use store::{check_plan_freshness, Run, StateStore};
 
 /// Where a working directory's state lives and how it is encrypted,
 /// resolved by the caller from the `terraform { state "..." { } }` block

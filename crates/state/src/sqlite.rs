@@ -16,12 +16,13 @@
 
 use crate::crypt::{Cipher, Encryption, NewKey};
 use crate::error::{Result, StateError};
+use crate::lock::LockInfo;
 use crate::model::{Change, Snapshot};
 use crate::rows::{
     key_json, module_json, object_aad, object_row, output_aad, output_row, serial_from_sql,
     serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow,
 };
-use crate::store::{LockInfo, Run, StateStore};
+use crate::store::{Run, StateStore};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};

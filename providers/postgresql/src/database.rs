@@ -17,10 +17,8 @@ use async_trait::async_trait;
 use terrane_sdk::validate::AtLeast;
 use terrane_sdk::{
     Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
-    ResourceType, Type, Value,
+    ResourceTypeOf, Type, Value,
 };
-
-pub struct DatabaseType;
 
 fn str_pair(p: &Value, c: &Value) -> Option<(String, String)> {
     Some((p.as_str()?.to_string(), c.as_str()?.to_string()))
@@ -57,19 +55,13 @@ pub fn database_schema() -> ResourceSchema {
         .attr("id", Attr::string().computed().use_state_for_unknown())
 }
 
-impl ResourceType for DatabaseType {
-    fn name(&self) -> &str {
-        "postgresql_database"
-    }
-    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
-        Ok(database_schema())
-    }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
-        Box::new(Database { data })
-    }
-}
+/// The `postgresql_database` resource type.
+pub(crate) const DATABASE: ResourceTypeOf<Database> =
+    ResourceTypeOf::new("postgresql_database", database_schema, |data| Database {
+        data,
+    });
 
-struct Database {
+pub(crate) struct Database {
     data: Option<ProviderData>,
 }
 

@@ -8,10 +8,8 @@ use crate::values::{b, pool_of, s, typed_object, with, Identifier};
 use async_trait::async_trait;
 use terrane_sdk::{
     Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
-    ResourceType, Type, Value,
+    ResourceTypeOf, Type, Value,
 };
-
-pub struct ExtensionType;
 
 pub fn extension_schema() -> ResourceSchema {
     ResourceSchema::new(0)
@@ -47,19 +45,13 @@ pub fn extension_schema() -> ResourceSchema {
         .attr("id", Attr::string().computed().use_state_for_unknown())
 }
 
-impl ResourceType for ExtensionType {
-    fn name(&self) -> &str {
-        "postgresql_extension"
-    }
-    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
-        Ok(extension_schema())
-    }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
-        Box::new(Extension { data })
-    }
-}
+/// The `postgresql_extension` resource type.
+pub(crate) const EXTENSION: ResourceTypeOf<Extension> =
+    ResourceTypeOf::new("postgresql_extension", extension_schema, |data| Extension {
+        data,
+    });
 
-struct Extension {
+pub(crate) struct Extension {
     data: Option<ProviderData>,
 }
 

@@ -19,10 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use terrane_sdk::validate::{OneOf, Validator};
 use terrane_sdk::{
     Applied, Attr, Ctx, Diagnostic, Diagnostics, Path, PlanState, ProviderData, Resource,
-    ResourceSchema, ResourceType, Severity, Type, Value,
+    ResourceSchema, ResourceTypeOf, Type, Value,
 };
-
-pub struct GrantType;
 
 const OBJECT_TYPES: [&str; 5] = ["database", "schema", "table", "sequence", "function"];
 
@@ -38,14 +36,12 @@ impl Validator for PrivilegeNames {
         es.iter()
             .filter_map(Value::as_str)
             .filter(|p| canonical_privilege(p).is_none())
-            .map(|p| Diagnostic {
-                severity: Severity::Error,
-                summary: "Unknown privilege".into(),
-                detail: format!(
+            .map(|p| {
+                let detail = format!(
                     "{p:?} is not a PostgreSQL privilege; use {} (or TEMP, ALL PRIVILEGES).",
                     crate::normalize::PRIVILEGES.join(", ")
-                ),
-                path: Some(path.clone()),
+                );
+                Diagnostic::error("Unknown privilege", detail, None).at_path(path.clone())
             })
             .collect()
     }
@@ -102,19 +98,11 @@ pub fn grant_schema() -> ResourceSchema {
         .attr("id", Attr::string().computed().use_state_for_unknown())
 }
 
-impl ResourceType for GrantType {
-    fn name(&self) -> &str {
-        "postgresql_grant"
-    }
-    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
-        Ok(grant_schema())
-    }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
-        Box::new(Grant { data })
-    }
-}
+/// The `postgresql_grant` resource type.
+pub(crate) const GRANT: ResourceTypeOf<Grant> =
+    ResourceTypeOf::new("postgresql_grant", grant_schema, |data| Grant { data });
 
-struct Grant {
+pub(crate) struct Grant {
     data: Option<ProviderData>,
 }
 

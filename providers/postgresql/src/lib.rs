@@ -147,11 +147,11 @@ impl Provider for PostgresProvider {
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
         vec![
-            Arc::new(role::RoleType),
-            Arc::new(database::DatabaseType),
-            Arc::new(schema::SchemaType),
-            Arc::new(grant::GrantType),
-            Arc::new(extension::ExtensionType),
+            Arc::new(role::ROLE),
+            Arc::new(database::DATABASE),
+            Arc::new(schema::SCHEMA),
+            Arc::new(grant::GRANT),
+            Arc::new(extension::EXTENSION),
         ]
     }
     fn data_sources(&self) -> Vec<Arc<dyn DataSourceType>> {

@@ -21,10 +21,8 @@ use std::collections::BTreeSet;
 use terrane_sdk::validate::{AlsoRequires, AtLeast, ConflictsWith};
 use terrane_sdk::{
     Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
-    ResourceType, Type, Value,
+    ResourceTypeOf, Type, Value,
 };
-
-pub struct RoleType;
 
 const FLAGS: [(&str, &str, bool); 7] = [
     ("superuser", "SUPERUSER", false),
@@ -54,19 +52,11 @@ pub fn role_schema() -> ResourceSchema {
     s
 }
 
-impl ResourceType for RoleType {
-    fn name(&self) -> &str {
-        "postgresql_role"
-    }
-    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
-        Ok(role_schema())
-    }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
-        Box::new(Role { data })
-    }
-}
+/// The `postgresql_role` resource type.
+pub(crate) const ROLE: ResourceTypeOf<Role> =
+    ResourceTypeOf::new("postgresql_role", role_schema, |data| Role { data });
 
-struct Role {
+pub(crate) struct Role {
     data: Option<ProviderData>,
 }
 

@@ -9,10 +9,8 @@ use crate::values::{b, oid_of, oid_private, pool_of, s, typed_object, with, Iden
 use async_trait::async_trait;
 use terrane_sdk::{
     Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
-    ResourceType, Type, Value,
+    ResourceTypeOf, Type, Value,
 };
-
-pub struct SchemaType;
 
 pub fn schema_schema() -> ResourceSchema {
     ResourceSchema::new(0)
@@ -38,19 +36,11 @@ pub fn schema_schema() -> ResourceSchema {
         .attr("id", Attr::string().computed().use_state_for_unknown())
 }
 
-impl ResourceType for SchemaType {
-    fn name(&self) -> &str {
-        "postgresql_schema"
-    }
-    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
-        Ok(schema_schema())
-    }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
-        Box::new(Schema { data })
-    }
-}
+/// The `postgresql_schema` resource type.
+pub(crate) const SCHEMA: ResourceTypeOf<Schema> =
+    ResourceTypeOf::new("postgresql_schema", schema_schema, |data| Schema { data });
 
-struct Schema {
+pub(crate) struct Schema {
     data: Option<ProviderData>,
 }
 

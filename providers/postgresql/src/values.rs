@@ -120,11 +120,9 @@ impl Validator for Identifier {
         names
             .into_iter()
             .filter_map(|name| identifier_problem(name).map(|p| (name, p)))
-            .map(|(name, p)| Diagnostic {
-                severity: terrane_sdk::Severity::Error,
-                summary: "Invalid PostgreSQL name".into(),
-                detail: format!("{name:?} {p}."),
-                path: Some(path.clone()),
+            .map(|(name, p)| {
+                Diagnostic::error("Invalid PostgreSQL name", format!("{name:?} {p}."), None)
+                    .at_path(path.clone())
             })
             .collect()
     }

@@ -28,6 +28,7 @@ mod types;
 mod yaml;
 
 use std::path::Path;
+use terrane_config::DiagId;
 use terrane_value::Value;
 
 /// Renders a template file for `templatefile`: the evaluator's template
@@ -62,13 +63,29 @@ pub struct FuncError {
 
 /// Calls built-in function `name` with evaluated arguments.
 pub fn call(name: &str, args: Vec<Value>, ctx: &FuncCtx) -> Result<Value, FuncError> {
+    call_with_id(name, args, ctx).map_err(|(_, e)| e)
+}
+
+/// [`call`], with the id of the errors code recognises (a wrong number of
+/// arguments), so the evaluator places them without reading their text.
+pub(crate) fn call_with_id(
+    name: &str,
+    args: Vec<Value>,
+    ctx: &FuncCtx,
+) -> Result<Value, (Option<DiagId>, FuncError)> {
     match lookup(name) {
-        Some(f) => spec::invoke(name, &f, args, ctx),
-        None => Err(FuncError {
-            arg: None,
-            summary: "Call to unknown function".into(),
-            detail: format!("There is no function named \"{name}\"."),
-        }),
+        Some(f) => {
+            spec::arity(name, &f, args.len()).map_err(|(id, e)| (Some(id), e))?;
+            spec::invoke(name, &f, args, ctx).map_err(|e| (None, e))
+        }
+        None => Err((
+            None,
+            FuncError {
+                arg: None,
+                summary: "Call to unknown function".into(),
+                detail: format!("There is no function named \"{name}\"."),
+            },
+        )),
     }
 }
 

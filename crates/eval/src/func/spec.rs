@@ -7,6 +7,7 @@
 //! known arguments unless its parameters asked for more.
 
 use super::{FuncCtx, FuncError};
+use terrane_config::DiagId;
 use terrane_value::convert::{convert, type_convertible};
 use terrane_value::{Number, Refinements, Type, Value};
 
@@ -162,6 +163,42 @@ pub(crate) fn convert_msg(v: &Value, want: &Type) -> Result<Value, String> {
     convert(v, want).map_err(|e| e.to_string())
 }
 
+/// Checks the number of arguments of a call of `name`, described by `f`:
+/// the error carries the id code places it by (the closing parenthesis
+/// for a missing argument, the first extra argument otherwise).
+pub(crate) fn arity(name: &str, f: &Func, given: usize) -> Result<(), (DiagId, FuncError)> {
+    let min = f.params.len();
+    if given < min {
+        let at_least = if f.variadic.is_some() {
+            "at least "
+        } else {
+            ""
+        };
+        return Err((
+            DiagId::NotEnoughFunctionArguments,
+            FuncError {
+                arg: None,
+                summary: "Not enough function arguments".into(),
+                detail: format!(
+                    "Function \"{name}\" expects {at_least}{min} argument(s). Missing value for \"{}\".",
+                    f.params[given].name
+                ),
+            },
+        ));
+    }
+    if f.variadic.is_none() && given > min {
+        return Err((
+            DiagId::TooManyFunctionArguments,
+            FuncError {
+                arg: Some(min),
+                summary: "Too many function arguments".into(),
+                detail: format!("Function \"{name}\" expects only {min} argument(s)."),
+            },
+        ));
+    }
+    Ok(())
+}
+
 /// Runs function `name` described by `f` on `args`.
 pub(crate) fn invoke(
     name: &str,
@@ -170,29 +207,7 @@ pub(crate) fn invoke(
     ctx: &FuncCtx,
 ) -> Result<Value, FuncError> {
     let err = |fail: Fail| to_func_error(name, f, fail);
-    let min = f.params.len();
-    if args.len() < min {
-        let at_least = if f.variadic.is_some() {
-            "at least "
-        } else {
-            ""
-        };
-        return Err(FuncError {
-            arg: None,
-            summary: "Not enough function arguments".into(),
-            detail: format!(
-                "Function \"{name}\" expects {at_least}{min} argument(s). Missing value for \"{}\".",
-                f.params[args.len()].name
-            ),
-        });
-    }
-    if f.variadic.is_none() && args.len() > min {
-        return Err(FuncError {
-            arg: Some(min),
-            summary: "Too many function arguments".into(),
-            detail: format!("Function \"{name}\" expects only {min} argument(s)."),
-        });
-    }
+    arity(name, f, args.len()).map_err(|(_, e)| e)?;
     let mut conv = Vec::with_capacity(args.len());
     for (i, a) in args.iter().enumerate() {
         let p = f.param(i).expect("arity checked");
