@@ -80,28 +80,22 @@ pub enum DiagId {
     /// default. For a module call the engine rewords it as a missing
     /// argument of the call.
     NoValueForRequiredVariable,
-    /// A diagnostic about a provider: starting, configuring or calling it,
-    /// or what it returned. A destroy plan keeps only these.
-    Provider,
 }
 
 impl DiagId {
     /// Every id, for tables and exhaustive checks.
-    pub const ALL: [DiagId; 4] = [
+    pub const ALL: [DiagId; 3] = [
         DiagId::NotEnoughFunctionArguments,
         DiagId::TooManyFunctionArguments,
         DiagId::NoValueForRequiredVariable,
-        DiagId::Provider,
     ];
 
-    /// The summary Terraform prints for this diagnostic (the provider id
-    /// covers many summaries and has none of its own).
-    pub fn summary(self) -> Option<&'static str> {
+    /// The summary Terraform prints for this diagnostic.
+    pub fn summary(self) -> &'static str {
         match self {
-            DiagId::NotEnoughFunctionArguments => Some("Not enough function arguments"),
-            DiagId::TooManyFunctionArguments => Some("Too many function arguments"),
-            DiagId::NoValueForRequiredVariable => Some("No value for required variable"),
-            DiagId::Provider => None,
+            DiagId::NotEnoughFunctionArguments => "Not enough function arguments",
+            DiagId::TooManyFunctionArguments => "Too many function arguments",
+            DiagId::NoValueForRequiredVariable => "No value for required variable",
         }
     }
 }

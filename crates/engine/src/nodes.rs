@@ -14,7 +14,7 @@ use crate::values::{Expansion, InstanceVars, ResourceValues};
 use crate::walk::{guarded, is_error, provider_instance, provider_key, schema_of, Phase, Walk};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use terrane_config::{Diagnostic, Expr, Module};
+use terrane_config::{DiagId, Diagnostic, Expr, Module};
 use terrane_eval::Evaluator;
 use terrane_state::{InstanceAddr, InstanceKey, ModulePath};
 use terrane_value::convert::convert;
@@ -118,7 +118,7 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
                 terrane_eval::module::input_variables(&single, &given, &ctx, &mut scope)
                     .into_iter()
                     .map(|mut d| {
-                        if d.summary == "No value for required variable" {
+                        if d.is(DiagId::NoValueForRequiredVariable) {
                             d.summary = "Missing required argument".into();
                             d.detail = format!(
                                 "The argument {name:?} is required, but no definition was found."

@@ -253,12 +253,9 @@ impl Engine {
                     },
                 );
             }
-            // Only errors about state matter for a destroy.
-            plan.diagnostics = lock(&w.diags)
-                .iter()
-                .filter(|d| d.summary.contains("provider") || d.summary.contains("Provider"))
-                .cloned()
-                .collect();
+            // A destroy plan walks nothing: what it reports comes from
+            // decoding the stored objects above, all of it kept.
+            plan.diagnostics.extend(lock(&w.diags).drain(..));
             plan.prior_state = Some(state);
             sort(&mut plan.changes);
             return plan;
