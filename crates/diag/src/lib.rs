@@ -80,14 +80,19 @@ pub enum DiagId {
     /// default. For a module call the engine rewords it as a missing
     /// argument of the call.
     NoValueForRequiredVariable,
+    /// A second or later "Failed to persist state" of one apply: the
+    /// first says why, the emergency state file's report counts them all,
+    /// so the apply leaves these out of what it shows.
+    RepeatedPersistFailure,
 }
 
 impl DiagId {
     /// Every id, for tables and exhaustive checks.
-    pub const ALL: [DiagId; 3] = [
+    pub const ALL: [DiagId; 4] = [
         DiagId::NotEnoughFunctionArguments,
         DiagId::TooManyFunctionArguments,
         DiagId::NoValueForRequiredVariable,
+        DiagId::RepeatedPersistFailure,
     ];
 
     /// The summary Terraform prints for this diagnostic.
@@ -96,6 +101,7 @@ impl DiagId {
             DiagId::NotEnoughFunctionArguments => "Not enough function arguments",
             DiagId::TooManyFunctionArguments => "Too many function arguments",
             DiagId::NoValueForRequiredVariable => "No value for required variable",
+            DiagId::RepeatedPersistFailure => "Failed to persist state",
         }
     }
 }

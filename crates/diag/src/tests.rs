@@ -110,7 +110,7 @@ fn constructors_set_each_field() {
 
 #[test]
 fn ids_name_their_terraform_summary() {
-    let cases: [(DiagId, &str); 3] = [
+    let cases: [(DiagId, &str); 4] = [
         (
             DiagId::NotEnoughFunctionArguments,
             "Not enough function arguments",
@@ -123,6 +123,7 @@ fn ids_name_their_terraform_summary() {
             DiagId::NoValueForRequiredVariable,
             "No value for required variable",
         ),
+        (DiagId::RepeatedPersistFailure, "Failed to persist state"),
     ];
     assert_eq!(cases.map(|c| c.0), DiagId::ALL, "the table covers every id");
     for (id, want) in cases {

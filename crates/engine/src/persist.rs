@@ -10,7 +10,7 @@
 use crate::sync::lock;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use terrane_config::Diagnostic;
+use terrane_config::{DiagId, Diagnostic};
 use terrane_state::{Change as StateChange, Snapshot};
 
 /// A state store's run, shared by the writer and the apply.
@@ -31,9 +31,6 @@ pub struct Persist {
     /// The newest serial the store returned.
     last_serial: AtomicU64,
 }
-
-/// The end of the detail of every persist failure after the first.
-pub const REPEATED_PERSIST_FAILURE: &str = " (see the first \"Failed to persist state\" error)";
 
 impl Persist {
     pub fn new(run: Option<SharedRun>) -> Persist {
@@ -140,12 +137,14 @@ impl Persist {
     fn unrecorded(&self, change: StateChange, why: String) -> Diagnostic {
         lock(&self.unrecorded).push(change);
         let first = !self.failed.swap(true, Ordering::SeqCst);
-        let detail = if first {
-            format!("{why}\n\nNo new changes will be started; changes already in progress finish and are kept for the emergency state file.")
+        if first {
+            let detail = format!("{why}\n\nNo new changes will be started; changes already in progress finish and are kept for the emergency state file.");
+            Diagnostic::error("Failed to persist state", detail, None)
         } else {
-            format!("{why}{REPEATED_PERSIST_FAILURE}")
-        };
-        Diagnostic::error("Failed to persist state", detail, None)
+            let detail = format!("{why} (see the first \"Failed to persist state\" error)");
+            Diagnostic::error("Failed to persist state", detail, None)
+                .with_id(DiagId::RepeatedPersistFailure)
+        }
     }
 }
 

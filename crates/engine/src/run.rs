@@ -8,7 +8,7 @@ use crate::decide::OrphanConfig;
 use crate::graph::{self, NodeKind};
 use crate::model::{config_addr, Action, Change, OutputChange, Plan, PlanMode, Reason};
 use crate::nodes::configure_providers;
-use crate::persist::{Persist, REPEATED_PERSIST_FAILURE};
+use crate::persist::Persist;
 use crate::plan::Planning;
 use crate::provider::discovery::cliconfig::CliConfig;
 use crate::provider::discovery::lockfile::LockFile;
@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
-use terrane_config::{Diagnostic, Severity};
+use terrane_config::{DiagId, Diagnostic, Severity};
 use terrane_state::{
     Change as StateChange, InstanceAddr, InstanceKey, Mode, OutputState, Run, Snapshot,
 };
@@ -463,7 +463,7 @@ fn finish(
     result.diagnostics.extend(
         lock(&w.diags)
             .iter()
-            .filter(|d| !d.detail.ends_with(REPEATED_PERSIST_FAILURE))
+            .filter(|d| !d.is(DiagId::RepeatedPersistFailure))
             .cloned(),
     );
     let recorded = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
@@ -475,7 +475,12 @@ fn finish(
         for c in &unrecorded {
             full.apply(c);
         }
-        full.serial = recorded.serial.max(a.store.last_serial()) + 1;
+        // Newer than anything the store may hold: a commit whose answer was
+        // lost (the connection dropped after COMMIT) may have landed, one
+        // serial per failed attempt at most, and there are no more failed
+        // attempts than unrecorded changes. `state push` then takes the
+        // file as the newer state instead of refusing a same-serial one.
+        full.serial = recorded.serial.max(a.store.last_serial()) + unrecorded.len() as u64 + 1;
         result.errored_state = Some((full, unrecorded.len()));
     }
     result.state = Some(recorded);
