@@ -2,14 +2,15 @@
 //! with `-detailed-exitcode` 2 for a plan with changes.
 
 use crate::args::Args;
-use crate::render::{self, Style};
-use crate::{json, planfile, statecmd, vars};
+use crate::{statecmd, vars};
 use std::io::{BufRead, IsTerminal, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use terrane_config::{Diagnostic, Severity};
 use terrane_engine::{Action, Engine, Options, Plan, PlanMode};
+use terrane_render::text::{self, Style};
+use terrane_render::{human, json, planfile, stream};
 use terrane_state::{InstanceAddr, LockInfo, Run, Snapshot, StateStore};
 
 pub struct Ui {
@@ -23,13 +24,13 @@ impl Ui {
     pub fn diags(&self, ds: &[Diagnostic]) {
         if self.stream {
             for d in ds {
-                println!("{}", crate::stream::diagnostic(d));
+                println!("{}", stream::diagnostic(d));
             }
             return;
         }
         let mut err = std::io::stderr().lock();
         for d in ds {
-            let _ = write!(err, "{}", render::diagnostic(&self.style, d));
+            let _ = write!(err, "{}", human::diagnostic(&self.style, d));
         }
     }
 
@@ -182,7 +183,7 @@ pub async fn dispatch(a: Args) -> u8 {
         stream: streaming,
     };
     if streaming {
-        println!("{}", crate::stream::version());
+        println!("{}", stream::version());
     }
     let dir = PathBuf::from(".");
     match cmd.as_slice() {
@@ -524,11 +525,11 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         return 1;
     }
     if ui.stream {
-        for l in crate::stream::plan(&plan, "plan") {
+        for l in stream::plan(&plan, "plan") {
             println!("{l}");
         }
     } else {
-        print!("{}", render::plan(&ui.style, &plan));
+        print!("{}", human::plan(&ui.style, &plan));
     }
     let rule = "\u{2500}".repeat(77);
     if let Some(out) = a.value("out") {
@@ -539,7 +540,7 @@ async fn plan_cmd(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             println!("\n{rule}\n\nSaved the plan to: {out}\n\nTo perform exactly these actions, run the following command to apply:\n    terrane apply {out:?}");
         }
     } else if !ui.stream && plan.has_changes() {
-        println!("\n{rule}\n\n{}", render::wrap("Note: You didn't use the -out option to save this plan, so terrane can't guarantee to take exactly these actions if you run \"terrane apply\" now."));
+        println!("\n{rule}\n\n{}", human::wrap("Note: You didn't use the -out option to save this plan, so terrane can't guarantee to take exactly these actions if you run \"terrane apply\" now."));
     }
     if a.has("detailed-exitcode") && plan.has_changes() {
         return 2;
@@ -681,17 +682,17 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 return 1;
             }
             if ui.stream {
-                for l in crate::stream::plan(&p, "apply") {
+                for l in stream::plan(&p, "apply") {
                     println!("{l}");
                 }
             } else {
-                print!("{}", render::plan(&ui.style, &p));
+                print!("{}", human::plan(&ui.style, &p));
             }
             if !p.has_changes() && (opts.mode != PlanMode::RefreshOnly || p.drift.is_empty()) {
                 engine.shutdown().await;
                 let _ = off_runtime(|| run.finish());
                 if ui.stream {
-                    println!("{}", crate::stream::apply_summary(0, 0, 0, "apply"));
+                    println!("{}", stream::apply_summary(0, 0, 0, "apply"));
                 } else {
                     println!(
                         "\n{}",
@@ -752,9 +753,9 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         };
         println!(
             "{}",
-            crate::stream::apply_summary(result.added, result.changed, result.destroyed, op)
+            stream::apply_summary(result.added, result.changed, result.destroyed, op)
         );
-        println!("{}", crate::stream::outputs(&result.outputs));
+        println!("{}", stream::outputs(&result.outputs));
         return 0;
     }
     let verb = if opts.mode == PlanMode::Destroy {
@@ -781,7 +782,7 @@ async fn apply_cmd(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     }
     if !result.outputs.is_empty() {
         println!("\n{}\n", ui.style.bold("Outputs:"));
-        print!("{}", render::outputs(&result.outputs));
+        print!("{}", human::outputs(&result.outputs));
     }
     0
 }
@@ -792,7 +793,7 @@ fn print_outputs_after(s: &Snapshot) {
     }
     print!(
         "\nOutputs:\n\n{}",
-        render::stored_outputs(s, "<sensitive>", render::hcl_value)
+        human::stored_outputs(s, "<sensitive>", text::hcl_value)
     );
 }
 
@@ -870,7 +871,7 @@ async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         if ui.json {
             println!("{}", json::plan(&plan, &config));
         } else {
-            print!("{}", render::plan(&ui.style, &plan));
+            print!("{}", human::plan(&ui.style, &plan));
         }
         return 0;
     }
@@ -919,7 +920,7 @@ fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         } else {
             println!(
                 "{}",
-                render::hcl_value(&terrane_engine::run::stored_output_value(o), 0)
+                text::hcl_value(&terrane_engine::run::stored_output_value(o), 0)
             );
         }
         return 0;
@@ -939,7 +940,7 @@ fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     } else {
         print!(
             "{}",
-            render::stored_outputs(&s, "<sensitive>", render::hcl_value)
+            human::stored_outputs(&s, "<sensitive>", text::hcl_value)
         );
     }
     0

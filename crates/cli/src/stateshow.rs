@@ -6,9 +6,9 @@
 
 use crate::args::Args;
 use crate::commands::{open_store, Ui};
-use crate::render;
 use std::path::Path;
 use terrane_engine::Engine;
+use terrane_render::{human, text};
 use terrane_state::{InstanceAddr, ObjectState, Snapshot};
 use terrane_value::Value;
 
@@ -81,7 +81,7 @@ pub async fn show_all(dir: &Path, s: &Snapshot) {
         let gap = if blocks.is_empty() { "" } else { "\n\n" };
         print!(
             "{gap}Outputs:\n\n{}",
-            render::stored_outputs(s, "(sensitive value)", render::show_value)
+            human::stored_outputs(s, "(sensitive value)", text::show_value)
         );
     }
 }
@@ -157,7 +157,7 @@ fn object_text(a: &InstanceAddr, o: &ObjectState, v: &Value) -> String {
             if x.is_null() {
                 continue;
             }
-            let _ = writeln!(out, "    {k:<width$} = {}", render::show_value(x, 4));
+            let _ = writeln!(out, "    {k:<width$} = {}", text::show_value(x, 4));
         }
     }
     out.push_str("}\n");
