@@ -6,10 +6,8 @@
 mod args;
 mod commands;
 mod errored;
-mod fmt;
-mod statecmd;
+mod session;
 mod stateconf;
-mod stateshow;
 mod vars;
 
 use std::process::ExitCode;

@@ -5,7 +5,7 @@
 //! nodes they name: `(sensitive value)` appears where Terraform shows it.
 
 use crate::args::Args;
-use crate::commands::{open_store, Ui};
+use crate::session::{off_runtime, open_store, workspace, Ui};
 use std::path::Path;
 use terrane_engine::Engine;
 use terrane_render::{human, text};
@@ -91,22 +91,22 @@ pub async fn state_show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let Some(p) = a.positional.first() else {
         return ui.error("Missing address", "Usage: terrane state show ADDRESS");
     };
-    let target = match crate::statecmd::targets(ui, std::slice::from_ref(p)) {
+    let target = match super::targets(ui, std::slice::from_ref(p)) {
         Ok(mut t) => t.remove(0),
         Err(c) => return c,
     };
     // The store is read off the runtime thread (see `off_runtime`).
-    let s = crate::commands::off_runtime(|| {
+    let s = off_runtime(|| {
         let store = open_store(ui, dir)?;
         store
-            .snapshot(&crate::statecmd::workspace())
+            .snapshot(&workspace())
             .map_err(|e| ui.error("Failed to read state", e.to_string()))
     });
     let s = match s {
         Ok(s) => s,
         Err(c) => return c,
     };
-    let found = crate::statecmd::matching(&s, &target);
+    let found = super::matching(&s, &target);
     if found.is_empty() {
         return ui.error("No instance found for the given address!", format!("This command requires that the address references one specific instance. {p:?} matched nothing."));
     }
