@@ -11,7 +11,7 @@ pub async fn init(ui: &Ui, dir: &Path) -> u8 {
         Err(c) => return c,
     };
     println!("Initializing the backend...\nInitializing provider plugins...");
-    let mut lock =
+    let mut lockfile =
         terrane_engine::provider::discovery::lockfile::LockFile::load(dir).unwrap_or_default();
     let mut changed = false;
     for (name, addr) in engine.core.provider_addrs.iter() {
@@ -20,7 +20,7 @@ pub async fn init(ui: &Ui, dir: &Path) -> u8 {
                 terrane_engine::provider::ProviderSource::Plugin(p) => {
                     println!("- Using {} from {}", addr.for_display(), p.binary.display());
                     if let Some((v, h1)) = src.lock_entry() {
-                        lock.record(addr, v, None, h1);
+                        lockfile.record(addr, v, None, h1);
                         changed = true;
                     }
                 }
@@ -39,7 +39,7 @@ pub async fn init(ui: &Ui, dir: &Path) -> u8 {
     }
     engine.shutdown().await;
     if changed {
-        if let Err(e) = lock.save(dir) {
+        if let Err(e) = lockfile.save(dir) {
             return ui.error("Failed to write the dependency lock file", e.to_string());
         }
     }

@@ -8,7 +8,8 @@ use crate::session::{lock, off_runtime, open_store, store_config, workspace, Ui}
 use std::collections::BTreeSet;
 use std::path::Path;
 use terrane_config::Diagnostic;
-use terrane_state::{Change, InstanceAddr, Snapshot, Target};
+// `StateChange`: a write to the store, not the engine's planned `Change`.
+use terrane_state::{Change as StateChange, InstanceAddr, Snapshot, Target};
 
 /// Instances of `s` the target means (an instance; a resource, meaning
 /// all its instances; a module instance, meaning everything in it).
@@ -134,13 +135,13 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
                     .and_then(|r| r.instances.get(&x.key))
                 {
                     for k in inst.deposed.keys() {
-                        changes.push(Change::RemoveObject {
+                        changes.push(StateChange::RemoveObject {
                             addr: x.clone(),
                             deposed: Some(k.clone()),
                         });
                     }
                 }
-                changes.push(Change::RemoveObject {
+                changes.push(StateChange::RemoveObject {
                     addr: x.clone(),
                     deposed: None,
                 });
@@ -189,13 +190,13 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
                 .map(|r| r.provider.clone())
                 .unwrap_or_default();
             let changes = vec![
-                Change::SetObject {
+                StateChange::SetObject {
                     addr: to.clone(),
                     deposed: None,
                     provider,
                     object: o,
                 },
-                Change::RemoveObject {
+                StateChange::RemoveObject {
                     addr: from.clone(),
                     deposed: None,
                 },
