@@ -15,6 +15,7 @@ use terrane_render::text::Style;
 use terrane_render::{human, stream};
 use terrane_state::{LockInfo, Run, Snapshot, StateStore};
 
+/// How the command talks to the user: colours, `-json`, streaming.
 pub struct Ui {
     pub style: Style,
     pub json: bool,
@@ -42,10 +43,12 @@ impl Ui {
     }
 }
 
+/// Whether any of `ds` is an error.
 pub fn has_errors(ds: &[Diagnostic]) -> bool {
     ds.iter().any(|d| d.severity == Severity::Error)
 }
 
+/// The workspace: `TF_WORKSPACE` when set, else `default`.
 pub fn workspace() -> String {
     std::env::var("TF_WORKSPACE")
         .ok()
@@ -171,6 +174,8 @@ pub async fn start_from_state(
         .unwrap_or_else(|e| Err(StateFailure::Read(format!("the state reader stopped: {e}"))))
 }
 
+/// The engine for the configuration in `dir`, printing progress lines
+/// unless the output is JSON; diagnostics are reported.
 pub fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
     let engine = Engine::load(dir).map_err(|d| {
         ui.diags(&d);
@@ -190,7 +195,7 @@ pub fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
 }
 
 /// A progress event as Terraform's UI words it.
-pub fn event_line(e: &terrane_engine::walk::Event) -> String {
+fn event_line(e: &terrane_engine::walk::Event) -> String {
     use terrane_engine::walk::Event;
     let id = |id: &Option<String>| {
         id.as_ref()
@@ -238,7 +243,7 @@ pub fn event_line(e: &terrane_engine::walk::Event) -> String {
 
 /// A duration in whole seconds as Go prints one: `0s`, `42s`, `1m5s`,
 /// `2h0m3s`.
-pub fn elapsed_text(d: std::time::Duration) -> String {
+fn elapsed_text(d: std::time::Duration) -> String {
     let s = d.as_secs();
     match (s / 3600, (s / 60) % 60, s % 60) {
         (0, 0, sec) => format!("{sec}s"),
@@ -247,6 +252,9 @@ pub fn elapsed_text(d: std::time::Duration) -> String {
     }
 }
 
+/// The plan options the arguments ask for (`-var`, `-parallelism`,
+/// `-destroy`, `-refresh-only`, `-target`, ...), `mode` unless a flag
+/// overrides it.
 pub fn options(ui: &Ui, engine: &Engine, a: &Args, mode: PlanMode) -> Result<Options, u8> {
     let vars = vars::collect(&engine.core.config.module, Path::new("."), a).map_err(|d| {
         ui.diags(&d);
