@@ -41,8 +41,7 @@ pub const SEALED_MAGIC: &[u8] = b"terrane sealed state v1\n";
 
 /// The file's bytes: Terraform's format, sealed when encryption is on.
 fn contents(state: &Snapshot, enc: Option<&Encryption>) -> Vec<u8> {
-    let text =
-        terrane_state::tfstate::export(&terrane_engine::model::with_closure_dependencies(state));
+    let text = terrane_state::tfstate::export(&terrane_engine::with_closure_dependencies(state));
     match enc {
         None => text.into_bytes(),
         Some(enc) => {

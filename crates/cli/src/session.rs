@@ -185,18 +185,19 @@ pub fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
         let style = Style {
             color: ui.style.color,
         };
-        let _ = engine.core.events.set(std::sync::Arc::new(
-            move |e: &terrane_engine::walk::Event| {
+        let _ = engine
+            .core
+            .events
+            .set(std::sync::Arc::new(move |e: &terrane_engine::Event| {
                 let _ = writeln!(std::io::stdout().lock(), "{}", style.bold(&event_line(e)));
-            },
-        ));
+            }));
     }
     Ok(engine)
 }
 
 /// A progress event as Terraform's UI words it.
-fn event_line(e: &terrane_engine::walk::Event) -> String {
-    use terrane_engine::walk::Event;
+fn event_line(e: &terrane_engine::Event) -> String {
+    use terrane_engine::Event;
     let id = |id: &Option<String>| {
         id.as_ref()
             .map(|i| format!(" [id={i}]"))
@@ -311,7 +312,7 @@ pub fn on_interrupt(engine: &Engine) {
 mod tests {
     use super::*;
     use std::time::Duration;
-    use terrane_engine::walk::{object_id, Event};
+    use terrane_engine::{object_id, Event};
     use terrane_value::Value;
 
     fn check(name: &str, got: String, want: &str) {

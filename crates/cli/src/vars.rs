@@ -113,7 +113,7 @@ fn var_file(path: &Path) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
         })?;
         let mut out = BTreeMap::new();
         for (k, v) in j.as_object().into_iter().flatten() {
-            out.insert(k.clone(), terrane_engine::run::decode_loose(v));
+            out.insert(k.clone(), terrane_value::json::decode_loose(v));
         }
         return Ok(out);
     } else {

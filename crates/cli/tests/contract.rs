@@ -5,28 +5,17 @@
 //! was there before.
 
 use std::path::Path;
-use std::process::Command;
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use terrane_testkit::{isolated, Out};
 
 fn terrane(dir: &Path, rc: &str, mode: &str, args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_terrane"))
+    isolated(env!("CARGO_BIN_EXE_terrane"), dir)
         .args(args)
-        .current_dir(dir)
         .env("TF_CLI_CONFIG_FILE", rc)
         .env("TERRANE_BROKEN_MODE", mode)
         .env("NO_COLOR", "1")
         .output()
-        .expect("terrane runs");
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into(),
-        stderr: String::from_utf8_lossy(&out.stderr).into(),
-    }
+        .expect("terrane runs")
+        .into()
 }
 
 const BASE: &str = r#"

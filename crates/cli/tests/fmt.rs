@@ -8,27 +8,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use terrane_testkit::{isolated, Out};
 
 fn terrane(dir: &Path, args: &[&str]) -> Out {
-    let o = Command::new(env!("CARGO_BIN_EXE_terrane"))
+    isolated(env!("CARGO_BIN_EXE_terrane"), dir)
         .args(args)
-        .current_dir(dir)
-        .env("CHECKPOINT_DISABLE", "1")
-        .stdin(Stdio::null())
         .output()
-        .expect("terrane runs");
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+        .expect("terrane runs")
+        .into()
 }
 
 fn inputs_dir() -> PathBuf {

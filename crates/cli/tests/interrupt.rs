@@ -13,17 +13,13 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use terrane_state::{SqliteStore, StateStore};
+use terrane_testkit::isolated;
 
 const N: usize = 2000;
 
 fn terrane(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_terrane"));
-    c.current_dir(dir)
-        .env("TF_CLI_CONFIG_FILE", dir.join("empty.tfrc"))
-        .env("CHECKPOINT_DISABLE", "1")
-        .env_remove("TF_WORKSPACE")
-        .env_remove("TERRANE_PG_URL")
-        .env_remove("TERRANE_STATE_PASSPHRASE");
+    let mut c = isolated(env!("CARGO_BIN_EXE_terrane"), dir);
+    c.env("TF_CLI_CONFIG_FILE", dir.join("empty.tfrc"));
     c
 }
 

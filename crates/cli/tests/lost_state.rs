@@ -67,13 +67,8 @@ impl Env {
     }
 
     fn terrane(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_terrane"));
-        c.current_dir(self.path())
-            .env("TF_CLI_CONFIG_FILE", self.path().join("empty.tfrc"))
-            .env("CHECKPOINT_DISABLE", "1")
-            .env_remove("TF_WORKSPACE")
-            .env_remove("TERRANE_PG_URL")
-            .env_remove("TERRANE_STATE_PASSPHRASE")
+        let mut c = terrane_testkit::isolated(env!("CARGO_BIN_EXE_terrane"), self.path());
+        c.env("TF_CLI_CONFIG_FILE", self.path().join("empty.tfrc"))
             .env_remove(KEY_VAR);
         if let Some(u) = &self.pg_url {
             c.env("TERRANE_PG_URL", u);

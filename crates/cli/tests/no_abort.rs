@@ -10,6 +10,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use terrane_testkit::isolated;
 
 struct Step {
     args: &'static [&'static str],
@@ -25,14 +26,9 @@ struct Case {
 }
 
 fn terrane(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_terrane"));
-    c.current_dir(dir)
-        .env("TF_CLI_CONFIG_FILE", dir.join("empty.tfrc"))
-        .env("CHECKPOINT_DISABLE", "1")
-        .env("RUST_BACKTRACE", "0")
-        .env_remove("TF_WORKSPACE")
-        .env_remove("TERRANE_PG_URL")
-        .env_remove("TERRANE_STATE_PASSPHRASE");
+    let mut c = isolated(env!("CARGO_BIN_EXE_terrane"), dir);
+    c.env("TF_CLI_CONFIG_FILE", dir.join("empty.tfrc"))
+        .env("RUST_BACKTRACE", "0");
     c
 }
 

@@ -6,27 +6,19 @@
 //! instances while the provider that serves them is still starting.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
+use terrane_testkit::{isolated, Out};
 
 const PROVIDERS: &str =
     "terraform {\n  required_providers {\n    local = { source = \"hashicorp/local\" }\n  }\n}\n";
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 /// Runs terrane in `dir`; a run that outlives the deadline is killed and
 /// fails the test (a function call waiting on the walk would hang).
 fn terrane(dir: &Path, rc: &Path, args: &[&str]) -> Out {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_terrane"))
+    let mut child = isolated(env!("CARGO_BIN_EXE_terrane"), dir)
         .args(args)
-        .current_dir(dir)
         .env("TF_CLI_CONFIG_FILE", rc)
-        .env("CHECKPOINT_DISABLE", "1")
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -39,12 +31,7 @@ fn terrane(dir: &Path, rc: &Path, args: &[&str]) -> Out {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let o = child.wait_with_output().expect("output");
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    child.wait_with_output().expect("output").into()
 }
 
 /// What a case expects of `plan -detailed-exitcode`, then of apply.

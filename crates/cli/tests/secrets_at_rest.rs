@@ -15,7 +15,8 @@
 //! exactly as Terraform does. That line, and only that line, is allowed.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+use terrane_testkit::isolated;
 
 const KEY_VAR: &str = "TERRANE_SECRETS_TEST_KEY";
 const VAR_SECRET: &str = "VARSECRET-3b7f1e9c";
@@ -58,17 +59,11 @@ output "db_password" {
 "#;
 
 fn terrane(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_terrane"))
-        .current_dir(dir)
+    isolated(env!("CARGO_BIN_EXE_terrane"), dir)
         .args(args)
         .env("TF_CLI_CONFIG_FILE", dir.join("empty.tfrc"))
-        .env("CHECKPOINT_DISABLE", "1")
         .env("TF_VAR_db_password", VAR_SECRET)
         .env(KEY_VAR, "secrets-at-rest test key")
-        .env_remove("TF_WORKSPACE")
-        .env_remove("TERRANE_PG_URL")
-        .env_remove("TERRANE_STATE_PASSPHRASE")
-        .stdin(std::process::Stdio::null())
         .output()
         .expect("terrane runs")
 }

@@ -4,28 +4,15 @@
 //! a sensitive variable's malformed value (which Terraform never echoes).
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use terrane_testkit::{isolated, Out};
 
 fn terrane(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
-    let o = Command::new(env!("CARGO_BIN_EXE_terrane"))
+    isolated(env!("CARGO_BIN_EXE_terrane"), dir)
         .args(args)
-        .current_dir(dir)
         .envs(env.iter().copied())
-        .env("CHECKPOINT_DISABLE", "1")
-        .stdin(Stdio::null())
         .output()
-        .expect("terrane runs");
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+        .expect("terrane runs")
+        .into()
 }
 
 /// Object ids are random UUIDs; everything else must match byte for byte.

@@ -9,17 +9,13 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 use terrane_state::{Encryption, SqliteStore, StateError, StateStore};
+use terrane_testkit::isolated;
 
 const KEY_VAR: &str = "TERRANE_TEST_STATE_KEY";
 
 fn terrane(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_terrane"));
-    c.current_dir(dir)
-        .env("TF_CLI_CONFIG_FILE", dir.join("empty.tfrc"))
-        .env("CHECKPOINT_DISABLE", "1")
-        .env_remove("TF_WORKSPACE")
-        .env_remove("TERRANE_PG_URL")
-        .env_remove("TERRANE_STATE_PASSPHRASE")
+    let mut c = isolated(env!("CARGO_BIN_EXE_terrane"), dir);
+    c.env("TF_CLI_CONFIG_FILE", dir.join("empty.tfrc"))
         .env_remove(KEY_VAR);
     c
 }

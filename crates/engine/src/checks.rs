@@ -159,20 +159,30 @@ pub fn check_refresh(
     None
 }
 
+/// What a plan check is about: the instance, its schema, the provider
+/// (as named in messages) and where the resource is written.
+pub struct Subject<'a> {
+    pub schema: &'a Block,
+    pub provider: &'a str,
+    pub addr: &'a InstanceAddr,
+    pub range: &'a Option<SourceRange>,
+}
+
 /// After PlanResourceChange: type conformance and every plan-validity
 /// rule. With the legacy type system flag the violations are warnings.
-// Eight parameters: the engine's layering (issue 13) gives this a context.
-#[allow(clippy::too_many_arguments)]
 pub fn check_plan(
-    schema: &Block,
-    provider: &str,
-    addr: &InstanceAddr,
+    s: &Subject,
     prior: &Value,
     config: &Value,
     planned: &Value,
     legacy: bool,
-    range: &Option<SourceRange>,
 ) -> Vec<Diagnostic> {
+    let Subject {
+        schema,
+        provider,
+        addr,
+        range,
+    } = *s;
     if !planned.is_null() && !planned.ty().conforms_to(&schema.implied_type()) {
         return vec![bug("Provider produced invalid plan", format!("Provider {provider:?} planned an invalid value for {addr}: the planned value does not conform to the schema's type."), range)];
     }
@@ -213,14 +223,13 @@ fn path_suffix(p: &Path) -> String {
 
 /// During apply: the final plan (known config) must be compatible with the
 /// plan the user approved.
-pub fn check_final_plan(
-    schema: &Block,
-    provider: &str,
-    addr: &InstanceAddr,
-    initial: &Value,
-    fin: &Value,
-    range: &Option<SourceRange>,
-) -> Vec<Diagnostic> {
+pub fn check_final_plan(s: &Subject, initial: &Value, fin: &Value) -> Vec<Diagnostic> {
+    let Subject {
+        schema,
+        provider,
+        addr,
+        range,
+    } = *s;
     assert_object_compatible(schema, initial, fin)
         .iter()
         .map(|e| {

@@ -105,7 +105,7 @@ pub fn enforce(
 }
 
 /// `check` blocks of the root module: failed assertions are warnings.
-pub fn run_checks(w: &Walk) {
+pub fn check_blocks(w: &Walk) {
     let root = ModulePath::default();
     for c in &w.core.config.module.checks {
         for rule in &c.asserts {

@@ -6,32 +6,47 @@
 //! local, time, terraform_data) served in-process and any other provider
 //! launched as a plugin over tfplugin6, behind that same trait; provider
 //! discovery (CLI config, plugin directory, dependency lock file); and the
-//! per-run [`provider::ProviderHost`] with its schema cache. On it: the
-//! configuration graph ([`graph`]), the values a walk computes
-//! ([`values`]), body decoding ([`decode`]), the walks ([`walk`],
-//! [`plan_node`], [`apply_node`]) with the provider contract enforced
-//! ([`checks`]), and the entry points ([`Engine`]).
+//! per-run [`provider::ProviderHost`] with its schema cache. On it, a
+//! one-way stack (each layer imports only the layers below it; see
+//! docs/architecture.md): the graph, values and model at the bottom; one
+//! scheduler; the provider contract checks, body decoding, persistence
+//! and the pure planning decisions; the walk's shared context;
+//! conditions; a resource's instances; the other nodes; the phase drivers
+//! (plan, apply); and the entry points ([`Engine`]).
 //!
 //! Architecture invariant: protobuf types appear only under
 //! `provider::grpc`; everything else speaks terrane-value and
 //! terrane-schema. Machine failures are typed errors naming the provider
 //! and the operation, never panics.
 
-pub mod apply_node;
-pub mod checks;
-pub mod conditions;
-pub mod decode;
-pub mod graph;
-pub mod model;
-pub mod plan_node;
+mod apply;
+mod checks;
+mod conditions;
+mod decide;
+mod decode;
+mod graph;
+mod instance;
+mod model;
+mod nodes;
+mod persist;
+mod plan;
 pub mod provider;
-pub mod run;
-pub mod values;
-pub mod walk;
+mod run;
+mod schedule;
+mod sync;
+mod values;
+mod walk;
 
-pub use model::{Action, Change, OutputChange, Plan, PlanMode};
+// The engine's surface: the entry points and their settings, the plan
+// model, the progress events, the configuration graph for `graph`, and
+// the addresses the CLI prints. The provider host ([`provider`]) is a
+// public module of its own: plugins and tests speak its trait.
+pub use graph::{build as build_graph, default_provider_name, resource_provider, to_dot, Graph};
+pub use model::{
+    config_addr, with_closure_dependencies, Action, Change, OutputChange, Plan, PlanMode, Reason,
+};
 pub use run::{ApplyResult, Engine};
-pub use walk::Options;
+pub use walk::{object_id, EngineCore, Event, EventSink, Options};
 
 /// The Terraform CLI version terrane presents to providers and writes to
 /// state: the protocol level it is compatible with.

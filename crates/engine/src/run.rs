@@ -3,14 +3,19 @@
 //! snapshot, and apply a plan with every change made durable through a
 //! locked state [`Run`].
 
-use crate::apply_node::{apply_deletes, config_addr};
+use crate::apply::{apply_deletes, Applying};
+use crate::decide::OrphanConfig;
 use crate::graph::{self, NodeKind};
-use crate::model::{Action, Change, OutputChange, Plan, PlanMode, Reason};
+use crate::model::{config_addr, Action, Change, OutputChange, Plan, PlanMode, Reason};
+use crate::nodes::configure_providers;
+use crate::persist::{Persist, REPEATED_PERSIST_FAILURE};
+use crate::plan::Planning;
 use crate::provider::discovery::cliconfig::CliConfig;
 use crate::provider::discovery::lockfile::LockFile;
 use crate::provider::discovery::version::Constraints;
 use crate::provider::{Discovery, HostOptions, ProviderAddr, ProviderHost};
-use crate::walk::{lock, node, provider_key, EngineCore, Options, Phase, Walk};
+use crate::sync::lock;
+use crate::walk::{provider_key, EngineCore, Options, Phase, Walk};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -190,7 +195,7 @@ impl Engine {
             Options::default(),
             Snapshot::empty(),
         ));
-        w.run(node).await;
+        Planning::new(w.clone()).walk_graph().await;
         let d = lock(&w.diags).clone();
         d
     }
@@ -258,10 +263,11 @@ impl Engine {
             sort(&mut plan.changes);
             return plan;
         }
-        w.run(node).await;
-        crate::conditions::run_checks(&w);
-        let mut changes = std::mem::take(&mut *lock(&w.changes));
-        let expanded = lock(&w.expanded).clone();
+        let planning = Planning::new(w.clone());
+        planning.walk_graph().await;
+        crate::conditions::check_blocks(&w);
+        let mut changes = planning.take_changes();
+        let expanded = planning.take_expanded();
         let walked_ok = !errors(&lock(&w.diags));
         // Orphans and deposed objects.
         // The walk is done with its state: take it rather than copy it
@@ -288,11 +294,8 @@ impl Engine {
                                 Some(reason),
                             )
                             .await;
-                            if let Some(rm) = removed_block(&self.core.config, &addr) {
-                                if !rm.destroy {
-                                    c.action = Action::Forget;
-                                }
-                            }
+                            let removed = removed_block(&self.core.config, &addr);
+                            c.action = crate::decide::orphan_action(removed.map(|rm| rm.destroy));
                             changes.push(c);
                         }
                     }
@@ -311,7 +314,7 @@ impl Engine {
         }
         sort(&mut changes);
         plan.changes = changes;
-        plan.drift = std::mem::take(&mut *lock(&w.drift));
+        plan.drift = planning.take_drift();
         // Outputs.
         let outs = lock(&w.outputs).clone();
         if mode == PlanMode::Normal {
@@ -359,22 +362,21 @@ impl Engine {
         opts: Options,
     ) -> (ApplyResult, Box<dyn Run>) {
         let run = Arc::new(Mutex::new(run));
-        let mut w = Walk::new(self.core.clone(), Phase::Apply, opts, state.clone());
-        w.planned = plan
-            .changes
-            .iter()
-            .map(|c| ((c.addr.clone(), c.deposed.clone()), c.clone()))
-            .collect();
-        w.persist = Some(run.clone());
-        let w = Arc::new(w);
+        let w = Arc::new(Walk::new(
+            self.core.clone(),
+            Phase::Apply,
+            opts,
+            state.clone(),
+        ));
+        let a = Applying::new(w.clone(), plan, Some(run.clone()));
         let mut result = ApplyResult::default();
         // What refresh found becomes durable first.
         if let Some(refreshed) = &plan.prior_state {
             let diff = state_diff(state, refreshed);
             for c in diff {
-                if let Err(d) = crate::apply_node::persist(&w, c) {
+                if let Err(d) = a.record(c) {
                     result.diagnostics.push(d);
-                    return finish(result, w, run);
+                    return finish(result, w, a, run);
                 }
             }
         }
@@ -382,13 +384,10 @@ impl Engine {
             // Providers for the deletes come from the walk's provider nodes
             // (configured); in destroy mode only they run.
             for c in plan.changes.iter().filter(|c| c.action == Action::Forget) {
-                if let Err(d) = crate::apply_node::persist(
-                    &w,
-                    StateChange::RemoveObject {
-                        addr: c.addr.clone(),
-                        deposed: c.deposed.clone(),
-                    },
-                ) {
+                if let Err(d) = a.record(StateChange::RemoveObject {
+                    addr: c.addr.clone(),
+                    deposed: c.deposed.clone(),
+                }) {
                     result.diagnostics.push(d);
                 }
             }
@@ -400,25 +399,22 @@ impl Engine {
                 .collect();
             if plan.mode == PlanMode::Destroy {
                 configure_providers(&w).await;
-                apply_deletes(&w, deletes).await;
+                apply_deletes(&a, deletes).await;
                 let names: Vec<String> = lock(&w.state).outputs.keys().cloned().collect();
                 for name in names {
-                    let _ = crate::apply_node::persist(&w, StateChange::RemoveOutput { name });
+                    let _ = a.record(StateChange::RemoveOutput { name });
                 }
             } else {
                 configure_providers(&w).await;
-                if apply_deletes(&w, deletes).await {
-                    w.run(node).await;
-                    crate::conditions::run_checks(&w);
+                if apply_deletes(&a, deletes).await {
+                    a.walk_graph().await;
+                    crate::conditions::check_blocks(&w);
                 }
                 let outs = lock(&w.outputs).clone();
                 for (name, (v, sensitive)) in &outs {
                     let plain = v.unmark_deep();
                     if plain.is_null() || !plain.is_wholly_known() {
-                        let _ = crate::apply_node::persist(
-                            &w,
-                            StateChange::RemoveOutput { name: name.clone() },
-                        );
+                        let _ = a.record(StateChange::RemoveOutput { name: name.clone() });
                         continue;
                     }
                     let ty = plain.ty().clone();
@@ -428,13 +424,10 @@ impl Engine {
                             ty: typejson::to_json(&ty),
                             sensitive: *sensitive || v.has_sensitive(),
                         };
-                        let _ = crate::apply_node::persist(
-                            &w,
-                            StateChange::SetOutput {
-                                name: name.clone(),
-                                output,
-                            },
-                        );
+                        let _ = a.record(StateChange::SetOutput {
+                            name: name.clone(),
+                            output,
+                        });
                     }
                 }
                 let stale: Vec<String> = lock(&w.state)
@@ -444,12 +437,12 @@ impl Engine {
                     .cloned()
                     .collect();
                 for name in stale {
-                    let _ = crate::apply_node::persist(&w, StateChange::RemoveOutput { name });
+                    let _ = a.record(StateChange::RemoveOutput { name });
                 }
                 result.outputs = outs;
             }
         }
-        finish(result, w, run)
+        finish(result, w, a, run)
     }
 
     /// Ends every provider instance of the run.
@@ -461,10 +454,11 @@ impl Engine {
 fn finish(
     mut result: ApplyResult,
     w: Arc<Walk>,
+    a: Arc<Applying>,
     run: Arc<Mutex<Box<dyn Run>>>,
 ) -> (ApplyResult, Box<dyn Run>) {
-    let (a, c, d) = *lock(&w.applied);
-    result.added = a;
+    let (added, c, d) = a.applied();
+    result.added = added;
     result.changed = c;
     result.destroyed = d;
     // Every unrecorded change failed the same way: the first says why,
@@ -472,14 +466,11 @@ fn finish(
     result.diagnostics.extend(
         lock(&w.diags)
             .iter()
-            .filter(|d| {
-                !d.detail
-                    .ends_with(crate::apply_node::REPEATED_PERSIST_FAILURE)
-            })
+            .filter(|d| !d.detail.ends_with(REPEATED_PERSIST_FAILURE))
             .cloned(),
     );
     let recorded = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
-    let unrecorded = std::mem::take(&mut *lock(&w.unrecorded));
+    let unrecorded = a.store.take_unrecorded();
     if !unrecorded.is_empty() {
         // Terraform's errored.tfstate holds the whole state, as `state push`
         // replaces the whole state with it.
@@ -487,14 +478,12 @@ fn finish(
         for c in &unrecorded {
             full.apply(c);
         }
-        full.serial = recorded
-            .serial
-            .max(w.last_serial.load(std::sync::atomic::Ordering::SeqCst))
-            + 1;
+        full.serial = recorded.serial.max(a.store.last_serial()) + 1;
         result.errored_state = Some((full, unrecorded.len()));
     }
     result.state = Some(recorded);
-    // Every task of the walk has finished: this is the last reference.
+    // Every task of the walk has finished: these are the last references.
+    drop(a);
     drop(w);
     let run = match Arc::try_unwrap(run) {
         Ok(m) => m.into_inner().unwrap_or_else(|p| p.into_inner()),
@@ -505,32 +494,6 @@ fn finish(
         }
     };
     (result, run)
-}
-
-/// Provider nodes alone (for destroy and the pre-walk deletes): evaluate
-/// and configure every provider configuration of the root module.
-async fn configure_providers(w: &Arc<Walk>) {
-    let ids: Vec<usize> = w
-        .core
-        .graph
-        .nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| matches!(n.kind, NodeKind::Provider { .. }))
-        .map(|(i, _)| i)
-        .collect();
-    for id in ids {
-        // Providers may refer to variables; evaluate those first.
-        for dep in w.core.graph.deps[id].clone() {
-            if matches!(
-                w.core.graph.nodes[dep].kind,
-                NodeKind::Var(_) | NodeKind::Local(_)
-            ) {
-                node(w.clone(), dep).await;
-            }
-        }
-        node(w.clone(), id).await;
-    }
 }
 
 fn default_addr(name: &str) -> ProviderAddr {
@@ -581,15 +544,8 @@ fn collect_providers(
     }
 }
 
-/// A stored output's value with its recorded type (a list stays a list,
-/// a map a map); without a usable type, decoded loosely.
-pub fn stored_output_value(o: &OutputState) -> Value {
-    let ty = typejson::from_json(&o.ty).unwrap_or(Type::Dynamic);
-    terrane_value::json::decode(&o.value, &ty).unwrap_or_else(|_| decode_loose(&o.value))
-}
-
 fn output_value(o: &OutputState) -> Value {
-    let v = stored_output_value(o);
+    let v = o.stored_value();
     if o.sensitive {
         v.mark_sensitive()
     } else {
@@ -610,8 +566,8 @@ async fn delete_change(
     reason: Option<Reason>,
 ) -> Change {
     let (key, typed) = decode_stored(core, addr, o, provider).await;
-    let before = typed.unwrap_or_else(|| decode_loose(&o.attributes));
-    let before = crate::model::mark_paths(&before, &o.sensitive_paths);
+    let before = typed.unwrap_or_else(|| terrane_value::json::decode_loose(&o.attributes));
+    let before = terrane_value::marks::mark_paths(&before, &o.sensitive_paths);
     Change {
         addr: addr.clone(),
         deposed,
@@ -679,7 +635,7 @@ impl Engine {
         provider: &str,
     ) -> Option<Value> {
         let (_, typed) = decode_stored(&self.core, addr, o, provider).await;
-        typed.map(|v| crate::model::mark_paths(&v, &o.sensitive_paths))
+        typed.map(|v| terrane_value::marks::mark_paths(&v, &o.sensitive_paths))
     }
 }
 
@@ -695,30 +651,20 @@ fn parse_provider_key(s: &str) -> Option<crate::provider::ProviderConfigKey> {
     })
 }
 
-/// A value from state JSON without a schema: objects, tuples, primitives.
-pub fn decode_loose(j: &serde_json::Value) -> Value {
-    match j {
-        serde_json::Value::Null => Value::null(Type::Dynamic),
-        serde_json::Value::Bool(b) => Value::bool(*b),
-        serde_json::Value::Number(n) => terrane_value::Number::parse(&n.to_string())
-            .map(Value::number)
-            .unwrap_or_else(|_| Value::null(Type::Number)),
-        serde_json::Value::String(s) => Value::string(s.as_str()),
-        serde_json::Value::Array(a) => Value::tuple(a.iter().map(decode_loose).collect()),
-        serde_json::Value::Object(m) => Value::object(
-            m.iter()
-                .map(|(k, v)| (k.clone(), decode_loose(v)))
-                .collect(),
-        ),
-    }
+fn orphan_reason(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> Reason {
+    crate::decide::orphan_reason(orphan_config(core, w, addr), &addr.key)
 }
 
-fn orphan_reason(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> Reason {
+/// What the configuration says about an orphaned object's module and
+/// resource.
+fn orphan_config(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> OrphanConfig {
     let mut c = Some(&core.config);
     for (m, _) in &addr.resource.module.0 {
         c = c.and_then(|c| c.children.get(m));
     }
-    let Some(c) = c else { return Reason::NoModule };
+    let Some(c) = c else {
+        return OrphanConfig::NoModule;
+    };
     if !addr.resource.module.0.is_empty() {
         let config_path: Vec<String> = addr
             .resource
@@ -732,21 +678,20 @@ fn orphan_reason(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> Reason {
             .instances_of(&config_path)
             .contains(&addr.resource.module)
         {
-            return Reason::NoModule;
+            return OrphanConfig::NoModule;
         }
     }
-    let Some(r) = c
+    match c
         .module
         .resources
         .iter()
         .find(|r| r.ty == addr.resource.ty && r.name == addr.resource.name && !r.data)
-    else {
-        return Reason::NoResourceConfig;
-    };
-    match (&addr.key, r.count.is_some(), r.for_each.is_some()) {
-        (InstanceKey::Int(_), true, _) => Reason::CountIndex,
-        (InstanceKey::Str(_), _, true) => Reason::EachKey,
-        _ => Reason::WrongRepetition,
+    {
+        None => OrphanConfig::NoResource,
+        Some(r) => OrphanConfig::Resource {
+            count: r.count.is_some(),
+            for_each: r.for_each.is_some(),
+        },
     }
 }
 
@@ -834,12 +779,17 @@ impl Engine {
         opts: Options,
     ) -> (Vec<Diagnostic>, Box<dyn Run>) {
         let run = Arc::new(Mutex::new(run));
-        let mut w = Walk::new(self.core.clone(), Phase::Plan, opts, state.clone());
-        w.persist = Some(run.clone());
-        let w = Arc::new(w);
-        let diags = self.import_inner(&w, addr, id).await;
+        let w = Arc::new(Walk::new(
+            self.core.clone(),
+            Phase::Plan,
+            opts,
+            state.clone(),
+        ));
+        let store = Persist::new(Some(run.clone()));
+        let diags = self.import_inner(&w, &store, addr, id).await;
         let mut all = lock(&w.diags).clone();
         all.extend(diags);
+        drop(store);
         drop(w);
         let run = match Arc::try_unwrap(run) {
             Ok(m) => m.into_inner().unwrap_or_else(|p| p.into_inner()),
@@ -848,7 +798,13 @@ impl Engine {
         (all, run)
     }
 
-    async fn import_inner(&self, w: &Arc<Walk>, addr: &InstanceAddr, id: &str) -> Vec<Diagnostic> {
+    async fn import_inner(
+        &self,
+        w: &Arc<Walk>,
+        store: &Persist,
+        addr: &InstanceAddr,
+        id: &str,
+    ) -> Vec<Diagnostic> {
         let module: Vec<String> = addr
             .resource
             .module
@@ -879,16 +835,17 @@ impl Engine {
             )];
         }
         configure_providers(w).await;
-        let rc = match crate::plan_node::resource_ctx(w, nid).await {
+        let rc = match crate::instance::resource_ctx(w, nid).await {
             Ok(rc) => rc,
             Err(d) => return d,
         };
-        let Some((state, private)) = crate::plan_node::import_now(w, &rc, addr, id).await else {
+        let Some((state, private)) = crate::instance::import_now(w, &rc, addr, id).await else {
             return Vec::new();
         };
         let object = rc.object(&state, private, terrane_state::Status::Ready, false);
-        match crate::apply_node::persist(
-            w,
+        match store.record(
+            &w.state,
+            &w.core.progress,
             StateChange::SetObject {
                 addr: addr.clone(),
                 deposed: None,

@@ -7,7 +7,7 @@
 //! reference costs the same whatever the number of resources.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, RwLock};
+use std::sync::RwLock;
 use terrane_config::Config;
 use terrane_eval::{Missing, Scope};
 use terrane_state::{InstanceKey, Mode, ModulePath};
@@ -366,6 +366,3 @@ impl Scope for InstanceScope<'_> {
         }
     }
 }
-
-/// Shared handle.
-pub type SharedValues = Arc<Values>;

@@ -27,7 +27,7 @@ fn symbol(style: &Style, a: Action) -> String {
 /// A resource's `#` lines: what happens to it and why (`moved_from`: the
 /// address a `moved` block took it from).
 fn headline(c: &Change, moved_from: Option<&terrane_state::InstanceAddr>) -> String {
-    use terrane_engine::model::Reason;
+    use terrane_engine::Reason;
     let addr = match &c.deposed {
         Some(k) => format!("{} (deposed object {k})", c.addr),
         None => c.addr.to_string(),
@@ -36,7 +36,7 @@ fn headline(c: &Change, moved_from: Option<&terrane_state::InstanceAddr>) -> Str
         Action::Create => format!("# {addr} will be created"),
         Action::Update => format!("# {addr} will be updated in-place"),
         Action::Delete => match &c.reason {
-            Some(Reason::NoResourceConfig) => format!("# {addr} will be destroyed\n  # (because {} is not in configuration)", terrane_engine::apply_node::config_addr(&c.addr)),
+            Some(Reason::NoResourceConfig) => format!("# {addr} will be destroyed\n  # (because {} is not in configuration)", terrane_engine::config_addr(&c.addr)),
             Some(Reason::NoModule) => format!("# {addr} will be destroyed\n  # (because {} is not in configuration)", c.addr.resource.module),
             Some(Reason::CountIndex) => format!("# {addr} will be destroyed\n  # (because index {} is out of range for count)", c.addr.key),
             Some(Reason::EachKey) => format!("# {addr} will be destroyed\n  # (because key {} is not in for_each map)", c.addr.key),
@@ -412,7 +412,7 @@ pub fn stored_outputs(
         let v = if o.sensitive {
             hidden.to_string()
         } else {
-            render(&terrane_engine::run::stored_output_value(o), 0)
+            render(&o.stored_value(), 0)
         };
         let _ = writeln!(out, "{name} = {v}");
     }

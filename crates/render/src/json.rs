@@ -82,7 +82,7 @@ fn provider_name(provider: &str) -> String {
 /// without a schema: state JSON is already the value).
 pub fn state_values(s: &Snapshot) -> Json {
     // Dependencies as Terraform records them (terrane keeps direct ones).
-    let full = terrane_engine::model::with_closure_dependencies(s);
+    let full = terrane_engine::with_closure_dependencies(s);
     let s = &full;
     let mut modules: BTreeMap<String, Vec<Json>> = BTreeMap::new();
     for (raddr, r) in &s.resources {
@@ -90,8 +90,8 @@ pub fn state_values(s: &Snapshot) -> Json {
             let Some(o) = &inst.current else { continue };
             let addr = raddr.instance(key.clone());
             let attributes = unwrap_dynamic(&o.attributes);
-            let value = terrane_engine::run::decode_loose(&attributes);
-            let value = terrane_engine::model::mark_paths(&value, &o.sensitive_paths);
+            let value = terrane_value::json::decode_loose(&attributes);
+            let value = terrane_value::marks::mark_paths(&value, &o.sensitive_paths);
             let mut m = Map::new();
             m.insert("address".into(), json!(addr.to_string()));
             m.insert("mode".into(), json!(raddr.mode.as_str()));
@@ -453,7 +453,7 @@ fn configuration(c: &terrane_config::Config) -> Json {
                 let addr = if r.data { format!("data.{}.{}", r.ty, r.name) } else { format!("{}.{}", r.ty, r.name) };
                 let mut j = json!({
                     "address": addr, "mode": mode.as_str(), "type": r.ty, "name": r.name,
-                    "provider_config_key": terrane_engine::graph::resource_provider(r).0,
+                    "provider_config_key": terrane_engine::resource_provider(r).0,
                     "expressions": Json::Object(r.attributes.iter().map(|(k, e)| (k.clone(), expr(e))).collect()),
                     "schema_version": 0,
                 });

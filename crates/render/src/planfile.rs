@@ -12,10 +12,11 @@
 use base64::Engine as _;
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
-use terrane_engine::model::{mark_paths, sensitive_paths, Reason};
 use terrane_engine::provider::{ProviderAddr, ProviderConfigKey};
+use terrane_engine::Reason;
 use terrane_engine::{Action, Change, OutputChange, Plan, PlanMode};
 use terrane_state::InstanceAddr;
+use terrane_value::marks::{mark_paths, sensitive_paths};
 use terrane_value::{typejson, Path, Type, Value};
 
 const FORMAT: &str = "terrane-plan/1";

@@ -81,8 +81,8 @@ pub fn plan(p: &Plan, operation: &str) -> Vec<String> {
         let resource = json!({
             "addr": c.addr.to_string(),
             "module": c.addr.resource.module.to_string(),
-            "resource": terrane_engine::apply_node::config_addr(&c.addr),
-            "implied_provider": terrane_engine::graph::default_provider_name(&c.addr.resource.ty),
+            "resource": terrane_engine::config_addr(&c.addr),
+            "implied_provider": terrane_engine::default_provider_name(&c.addr.resource.ty),
             "resource_type": c.addr.resource.ty,
             "resource_name": c.addr.resource.name,
             "resource_key": key,

@@ -59,6 +59,17 @@ pub struct OutputState {
     pub sensitive: bool,
 }
 
+impl OutputState {
+    /// The value with its recorded type (a list stays a list, a map a
+    /// map); without a usable type, decoded loosely. Not marked: whether it
+    /// is sensitive is [`OutputState::sensitive`].
+    pub fn stored_value(&self) -> terrane_value::Value {
+        use terrane_value::{json, typejson, Type};
+        let ty = typejson::from_json(&self.ty).unwrap_or(Type::Dynamic);
+        json::decode(&self.value, &ty).unwrap_or_else(|_| json::decode_loose(&self.value))
+    }
+}
+
 /// A whole workspace's state at one serial.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {

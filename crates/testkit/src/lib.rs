@@ -225,3 +225,49 @@ pub fn dev_overrides(dir: &Path, providers: &[(&str, &Path)]) -> String {
     std::fs::write(&rc, lines).expect("CLI config file");
     rc.display().to_string()
 }
+
+/// The environment variables through which a developer's own terrane or
+/// Terraform settings could reach a test's run (a workspace, a PostgreSQL
+/// store, a state key, a CLI config): removed by [`isolated`].
+pub const USER_SETTINGS: &[&str] = &[
+    "TF_WORKSPACE",
+    "TF_CLI_CONFIG_FILE",
+    "TF_LOG",
+    "TERRANE_LOG",
+    "TERRANE_PG_URL",
+    "TERRANE_PG_SCHEMA",
+    "TERRANE_STATE_PASSPHRASE",
+];
+
+/// `program` (a terrane or Terraform binary) to run in `dir` as a user
+/// with none of [`USER_SETTINGS`], no version check and no terminal on
+/// standard input. Callers add the CLI config and what else they need.
+pub fn isolated(program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
+    let mut c = Command::new(program);
+    c.current_dir(dir)
+        .env("CHECKPOINT_DISABLE", "1")
+        .stdin(Stdio::null());
+    for name in USER_SETTINGS {
+        c.env_remove(name);
+    }
+    c
+}
+
+/// A finished command's exit code (-1 when killed by a signal) and its
+/// output as text.
+#[derive(Debug)]
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<std::process::Output> for Out {
+    fn from(o: std::process::Output) -> Out {
+        Out {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}

@@ -244,9 +244,56 @@ fn dec(j: &Json, ty: &Type, path: &mut Path) -> Result<Value, JsonError> {
     }
 }
 
+/// A value from JSON without a type (state JSON read without a schema):
+/// objects, tuples and primitives; a number JSON cannot hold exactly is
+/// a null number.
+pub fn decode_loose(j: &Json) -> Value {
+    match j {
+        Json::Null => Value::null(Type::Dynamic),
+        Json::Bool(b) => Value::bool(*b),
+        Json::Number(n) => Number::parse(&n.to_string())
+            .map(Value::number)
+            .unwrap_or_else(|_| Value::null(Type::Number)),
+        Json::String(s) => Value::string(s.as_str()),
+        Json::Array(a) => Value::tuple(a.iter().map(decode_loose).collect()),
+        Json::Object(m) => Value::object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), decode_loose(v)))
+                .collect(),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decode_loose_cases() {
+        #[track_caller]
+        fn check(case: &str, json: &str, want: Value) {
+            let j: Json = serde_json::from_str(json).unwrap();
+            assert_eq!(decode_loose(&j), want, "case {case}");
+        }
+        check("null_is_dynamic", "null", Value::null(Type::Dynamic));
+        check("bool", "true", Value::bool(true));
+        check(
+            "number",
+            "1.5",
+            Value::number(Number::parse("1.5").unwrap()),
+        );
+        check("string", "\"x\"", Value::string("x"));
+        check(
+            "array_is_a_tuple",
+            "[1, \"a\"]",
+            Value::tuple(vec![Value::number(1), Value::string("a")]),
+        );
+        check(
+            "object_is_an_object",
+            "{\"a\": {\"b\": null}}",
+            Value::object_from([("a", Value::object_from([("b", Value::null(Type::Dynamic))]))]),
+        );
+    }
     use crate::test_support::arb_type_and_value;
     use proptest::prelude::*;
 

@@ -9,14 +9,15 @@
 //!
 //! Around the model: [`Path`]s into values, conversions used by the
 //! configuration language ([`convert`]), the type-constraint JSON
-//! ([`typejson`]), the wire codecs ([`msgpack`], [`json`]) and rendering for
-//! messages ([`render`]).
+//! ([`typejson`]), the wire codecs ([`msgpack`], [`json`]), sensitive marks
+//! as path lists ([`marks`]) and rendering for messages ([`render`]).
 //!
 //! Architecture invariant: this crate does no I/O, is not async and depends
 //! on no other terrane crate. It knows nothing about schemas, HCL or gRPC.
 
 pub mod convert;
 pub mod json;
+pub mod marks;
 pub mod msgpack;
 mod number;
 mod path;

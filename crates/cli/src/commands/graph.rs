@@ -11,8 +11,8 @@ pub fn graph(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         ui.diags(&diags);
         return 1;
     }
-    let g = terrane_engine::graph::build(&config);
-    let dot = terrane_engine::graph::to_dot(&g);
+    let g = terrane_engine::build_graph(&config);
+    let dot = terrane_engine::to_dot(&g);
     if a.value("format") == Some("svg") || a.has("svg") {
         let child = std::process::Command::new("dot")
             .arg("-Tsvg")

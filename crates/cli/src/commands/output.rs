@@ -30,10 +30,7 @@ pub fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         } else if o.sensitive {
             println!("(sensitive value)");
         } else {
-            println!(
-                "{}",
-                text::hcl_value(&terrane_engine::run::stored_output_value(o), 0)
-            );
+            println!("{}", text::hcl_value(&o.stored_value(), 0));
         }
         return 0;
     }

@@ -34,6 +34,7 @@ use crate::provider::api::{FunctionError, Provider, ProviderError, ProviderSchem
 use crate::provider::discovery::ProviderSource;
 use crate::provider::grpc::rpc::Plugin;
 use crate::provider::grpc::{ClientCapabilities, ProtocolProvider, SchemaCell};
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -380,8 +381,4 @@ fn on_side<T: Send + 'static>(
         operation,
         detail: "the provider function call was abandoned".into(),
     })
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

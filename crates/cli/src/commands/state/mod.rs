@@ -77,9 +77,8 @@ pub fn subcommand(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
             };
             // Terraform's format records every upstream dependency. A
             // closed pipe (`| head`) is not an error worth a panic.
-            let text = terrane_state::tfstate::export(
-                &terrane_engine::model::with_closure_dependencies(&s),
-            );
+            let text =
+                terrane_state::tfstate::export(&terrane_engine::with_closure_dependencies(&s));
             let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
             0
         }

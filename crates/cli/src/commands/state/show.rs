@@ -52,13 +52,13 @@ impl Decoder {
 /// sits in between); so each attribute a sensitive path starts in is
 /// hidden whole: more than Terraform hides, never less.
 fn loose(o: &ObjectState) -> Value {
-    let v = terrane_engine::run::decode_loose(&o.attributes);
+    let v = terrane_value::json::decode_loose(&o.attributes);
     let heads: Vec<terrane_value::Path> = o
         .sensitive_paths
         .iter()
         .map(|p| terrane_value::Path(p.0.iter().take(1).cloned().collect()))
         .collect();
-    terrane_engine::model::mark_paths(&v, &heads)
+    terrane_value::marks::mark_paths(&v, &heads)
 }
 
 /// `show` without a plan file: every object, then the outputs.

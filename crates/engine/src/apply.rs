@@ -1,0 +1,812 @@
+//! The apply phase's driver: the plan's deletes first
+//! ([`apply_deletes`], dependents before their dependencies), then the
+//! graph, applying every resource instance with a planned change: the
+//! now-known configuration, the final plan checked against the approved
+//! one ([`crate::instance::plan_change`]), the change, the result checked
+//! against the final plan and made durable ([`crate::persist`]) before
+//! dependents start. Replacements follow their order (delete first, or
+//! create first with the old object deposed); a failed create keeps what
+//! the provider returned as tainted. What apply owns (the approved plan,
+//! where changes are recorded, the counts) lives on [`Applying`].
+//!
+//! Layering: imports nodes, instance, conditions, walk, decide, checks,
+//! persist, schedule and the bottom layers; never plan or run.
+
+use crate::checks;
+use crate::conditions;
+use crate::decide;
+use crate::graph::{default_provider_name, NodeId};
+use crate::instance::{plan_change, prior_value, read_data_source, resource_ctx, ResourceCtx};
+use crate::model::{mark_config_and_schema, Action, Change, Plan};
+use crate::nodes::{self, Instance};
+use crate::persist::{Persist, SharedRun};
+use crate::provider::{ApplyRequest, Provider};
+use crate::schedule;
+use crate::sync::lock;
+use crate::values::InstanceVars;
+use crate::walk::{guarded, is_error, object_id, provider_instance, Event, Walk};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use terrane_config::{Diagnostic, SourceRange};
+use terrane_schema::Block;
+use terrane_state::{Change as StateChange, InstanceAddr, Mode, ModulePath, ObjectState, Status};
+use terrane_value::marks::{mark_paths, sensitive_paths};
+use terrane_value::Value;
+
+/// One apply walk and what it owns.
+pub struct Applying {
+    pub walk: Arc<Walk>,
+    /// The plan being applied, by (address, deposed).
+    planned: HashMap<(InstanceAddr, Option<String>), Change>,
+    /// Where each change is made durable.
+    pub store: Persist,
+    /// Objects (added, changed, destroyed), for the summary.
+    applied: Mutex<(usize, usize, usize)>,
+}
+
+impl Applying {
+    pub fn new(walk: Arc<Walk>, plan: &Plan, run: Option<SharedRun>) -> Arc<Applying> {
+        Arc::new(Applying {
+            walk,
+            planned: plan
+                .changes
+                .iter()
+                .map(|c| ((c.addr.clone(), c.deposed.clone()), c.clone()))
+                .collect(),
+            store: Persist::new(run),
+            applied: Mutex::new((0, 0, 0)),
+        })
+    }
+
+    /// Whether new work must not start: Ctrl-C, or state can no longer be
+    /// recorded (what is in flight still finishes and is kept aside).
+    pub fn stopped(&self) -> bool {
+        self.walk.interrupted() || self.store.failed()
+    }
+
+    /// Makes a change durable (and mirrors it in the walk's state).
+    pub fn record(&self, change: StateChange) -> Result<(), Diagnostic> {
+        let w = &self.walk;
+        self.store.record(&w.state, &w.core.progress, change)
+    }
+
+    /// Like [`Applying::record`], sharing the transaction with concurrent
+    /// changes.
+    pub async fn record_durable(&self, change: StateChange) -> Result<(), Diagnostic> {
+        let w = &self.walk;
+        self.store
+            .record_durable(&w.state, &w.core.progress, change)
+            .await
+    }
+
+    /// Objects (added, changed, destroyed) so far.
+    pub fn applied(&self) -> (usize, usize, usize) {
+        *lock(&self.applied)
+    }
+
+    /// Runs every node of the graph: resources applied here, the others
+    /// by [`crate::nodes`].
+    pub async fn walk_graph(self: &Arc<Self>) {
+        let a = self.clone();
+        self.walk
+            .walk_graph(move |id| {
+                let a = a.clone();
+                async move {
+                    if nodes::is_resource(&a.walk, id) {
+                        resource(a, id).await
+                    } else {
+                        nodes::node(&a.walk, id).await
+                    }
+                }
+            })
+            .await;
+    }
+}
+
+/// Apply every instance of a resource node that has a planned change.
+async fn resource(a: Arc<Applying>, id: NodeId) -> bool {
+    let w = &a.walk;
+    let rc = match resource_ctx(w, id).await {
+        Ok(rc) => Arc::new(rc),
+        Err(d) => {
+            w.diags(d);
+            return false;
+        }
+    };
+    // Only validate leaves an expansion unknown; apply has nothing to do there.
+    nodes::fan_out(
+        w,
+        &rc,
+        |_| true,
+        |i| {
+            let (a, rc) = (a.clone(), rc.clone());
+            async move {
+                let w = &a.walk;
+                let Instance {
+                    module,
+                    addr,
+                    vars: inst,
+                } = i;
+                let planned = a.planned.get(&(addr.clone(), None)).cloned();
+                let current = lock(&w.state).object(&addr, None).cloned();
+                let Some(change) = planned else {
+                    // No planned change (e.g. excluded by -target): keep what state has.
+                    if let Some(o) = current {
+                        if let Ok(v) = prior_value(&rc, &addr, &o).await {
+                            w.values.set_instance(
+                                &module,
+                                rc.mode,
+                                &rc.res.ty,
+                                &rc.res.name,
+                                addr.key.clone(),
+                                v,
+                            );
+                        }
+                    }
+                    return true;
+                };
+                // An import (by an `import` block) records the object first.
+                let current = match (&current, &change.importing) {
+                    (None, Some(_)) if !change.before.is_null() => {
+                        let object = rc.object(
+                            &change.before,
+                            change.prior_private.clone(),
+                            Status::Ready,
+                            false,
+                        );
+                        if let Err(d) = a.record(StateChange::SetObject {
+                            addr: addr.clone(),
+                            deposed: None,
+                            provider: rc.provider_key.to_string(),
+                            object: object.clone(),
+                        }) {
+                            w.diag(d);
+                            return false;
+                        }
+                        Some(object)
+                    }
+                    _ => current,
+                };
+                if change.action == Action::NoOp {
+                    w.values.set_instance(
+                        &module,
+                        rc.mode,
+                        &rc.res.ty,
+                        &rc.res.name,
+                        addr.key.clone(),
+                        change.before.clone(),
+                    );
+                    return true;
+                }
+                if a.stopped() {
+                    return false;
+                }
+                let _permit = w.limit.acquire().await;
+                if a.stopped() {
+                    return false;
+                }
+                // Boxed: the instance's future is large (see the plan node).
+                if rc.mode == Mode::Data {
+                    Box::pin(read_data(&a, &rc, &module, &addr, inst)).await
+                } else {
+                    Box::pin(apply_instance(
+                        &a, &rc, &module, &addr, inst, &change, current,
+                    ))
+                    .await
+                }
+            }
+        },
+    )
+    .await
+}
+
+async fn read_data(
+    a: &Applying,
+    rc: &ResourceCtx,
+    module: &ModulePath,
+    addr: &InstanceAddr,
+    inst: InstanceVars,
+) -> bool {
+    let w = &*a.walk;
+    let (config, d) = rc.config(w, module, inst);
+    let failed = d.iter().any(is_error);
+    w.diags(d);
+    if failed {
+        return false;
+    }
+    let started = std::time::Instant::now();
+    w.core.emit(Event::Started {
+        addr,
+        deposed: None,
+        action: Action::Read,
+        id: None,
+    });
+    let Some(value) = read_data_source(w, rc, addr, &config).await else {
+        return false;
+    };
+    let object = rc.object(&value, Vec::new(), Status::Ready, false);
+    if let Err(d) = a
+        .record_durable(StateChange::SetObject {
+            addr: addr.clone(),
+            deposed: None,
+            provider: rc.provider_key.to_string(),
+            object,
+        })
+        .await
+    {
+        w.diag(d);
+        return false;
+    }
+    w.core.emit(Event::Finished {
+        addr,
+        deposed: None,
+        action: Action::Read,
+        id: object_id(&value),
+        elapsed: started.elapsed(),
+    });
+    w.values.set_instance(
+        module,
+        Mode::Data,
+        &rc.res.ty,
+        &rc.res.name,
+        addr.key.clone(),
+        value,
+    );
+    true
+}
+
+async fn apply_instance(
+    a: &Applying,
+    rc: &ResourceCtx,
+    module: &ModulePath,
+    addr: &InstanceAddr,
+    inst: InstanceVars,
+    change: &Change,
+    current: Option<ObjectState>,
+) -> bool {
+    let w = &*a.walk;
+    let ty = rc.ty.clone();
+    let label = rc.provider_label();
+    let range = &rc.res.range;
+    let target = Target {
+        provider: &rc.provider,
+        schema: &rc.schema.block,
+        provider_label: &label,
+        type_name: &rc.res.ty,
+        range,
+    };
+    if !conditions::enforce(
+        w,
+        module,
+        &inst,
+        &rc.res.lifecycle.preconditions,
+        "Resource precondition failed",
+        &addr.to_string(),
+    ) {
+        return false;
+    }
+    let inst_post = inst.clone();
+    let (config, d) = rc.config(w, module, inst);
+    let failed = d.iter().any(is_error);
+    w.diags(d);
+    if failed {
+        return false;
+    }
+    let plain_config = config.unmark_deep();
+    if !plain_config.is_wholly_known() {
+        w.diag(Diagnostic::error(
+            "Configuration contains unknown value",
+            format!("The configuration of {addr} still has unknown values during apply; this is a bug in terrane's handling of dependencies."),
+            range.clone(),
+        ));
+        return false;
+    }
+    let cfg = rc
+        .res
+        .lifecycle
+        .ignore_changes
+        .as_ref()
+        .map(|_| change.before.unmark_deep());
+    let plain_config = match cfg {
+        Some(prior) if !prior.is_null() && decide::ignores_at_apply(change.action) => {
+            rc.ignore_changes(&prior, &plain_config)
+        }
+        _ => plain_config,
+    };
+    let mut prior = match &current {
+        Some(o) => match prior_value(rc, addr, o).await {
+            Ok(v) => v.unmark_deep(),
+            Err(d) => {
+                w.diags(d);
+                return false;
+            }
+        },
+        None => Value::null(ty.clone()),
+    };
+    let mut private = current
+        .as_ref()
+        .and_then(|o| o.private.clone())
+        .unwrap_or_default();
+    let cbd = change.action == Action::CreateThenDelete;
+    let mut deposed_key = None;
+    match change.action {
+        Action::DeleteThenCreate if !prior.is_null() => {
+            if !destroy(a, &target, addr, None, &prior, &private).await {
+                return false;
+            }
+            prior = Value::null(ty.clone());
+            private = Vec::new();
+        }
+        Action::CreateThenDelete if !prior.is_null() => {
+            let key = terrane_state::model::new_deposed_key();
+            if let Err(d) = a
+                .record_durable(StateChange::Depose {
+                    addr: addr.clone(),
+                    key: key.clone(),
+                })
+                .await
+            {
+                w.diag(d);
+                return false;
+            }
+            deposed_key = Some((key, prior.clone(), private.clone()));
+            prior = Value::null(ty.clone());
+            private = Vec::new();
+        }
+        _ => {}
+    }
+    // Final plan with the known configuration.
+    let approved = change.after.unmark_deep();
+    let final_plan = plan_change(
+        w,
+        rc,
+        addr,
+        &prior,
+        &private,
+        &plain_config,
+        Some(&approved),
+    );
+    let Some(resp) = final_plan.await else {
+        return restore_deposed(a, addr, deposed_key);
+    };
+    let planned = resp.planned_state;
+    let action = decide::apply_action(&prior);
+    let started = std::time::Instant::now();
+    w.core.emit(Event::Started {
+        addr,
+        deposed: None,
+        action,
+        id: object_id(&prior),
+    });
+    let resp = match rc
+        .provider
+        .apply_resource_change(ApplyRequest {
+            type_name: &rc.res.ty,
+            prior_state: &prior,
+            planned_state: &planned,
+            config: &plain_config,
+            planned_private: &resp.planned_private,
+            provider_meta: None,
+        })
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error(
+                "Provider failed",
+                e.to_string(),
+                range.clone(),
+            ));
+            return restore_deposed(a, addr, deposed_key);
+        }
+    };
+    let apply_failed = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags_at(
+        &resp.diagnostics,
+        &addr.to_string(),
+        range,
+        &|p| rc.attr_range(p),
+    ));
+    let new_state = resp.new_state;
+    if apply_failed {
+        // Keep what the provider says exists; a failed create is tainted.
+        if !new_state.is_null() && new_state.is_wholly_known() && new_state.ty().conforms_to(&ty) {
+            let status = if prior.is_null() {
+                Status::Tainted
+            } else {
+                Status::Ready
+            };
+            let object = rc.object(
+                &mark_paths(&new_state, &sensitive_paths(&config)),
+                resp.private,
+                status,
+                cbd,
+            );
+            if let Err(d) = a
+                .record_durable(StateChange::SetObject {
+                    addr: addr.clone(),
+                    deposed: None,
+                    provider: rc.provider_key.to_string(),
+                    object,
+                })
+                .await
+            {
+                w.diag(d);
+            }
+        } else if deposed_key.is_some() {
+            return restore_deposed(a, addr, deposed_key);
+        }
+        return false;
+    }
+    let errs = checks::check_apply(
+        &rc.schema.block,
+        &label,
+        addr,
+        &planned,
+        &new_state,
+        false,
+        range,
+    );
+    if !errs.is_empty() {
+        w.diags(errs);
+        // The object exists but is not what was planned: keep it, tainted
+        // where it is new, with unknowns cleared as Terraform does.
+        if !new_state.is_null() && new_state.ty().conforms_to(&ty) && new_state.is_wholly_known() {
+            let status = if prior.is_null() {
+                Status::Tainted
+            } else {
+                Status::Ready
+            };
+            let object = rc.object(&new_state, resp.private, status, cbd);
+            let _ = a
+                .record_durable(StateChange::SetObject {
+                    addr: addr.clone(),
+                    deposed: None,
+                    provider: rc.provider_key.to_string(),
+                    object,
+                })
+                .await;
+        }
+        return false;
+    }
+    let value = mark_config_and_schema(&new_state, &config, &rc.schema.block);
+    let object = rc.object(&value, resp.private, Status::Ready, cbd);
+    if let Err(d) = a
+        .record_durable(StateChange::SetObject {
+            addr: addr.clone(),
+            deposed: None,
+            provider: rc.provider_key.to_string(),
+            object,
+        })
+        .await
+    {
+        w.diag(d);
+        return false;
+    }
+    w.core.emit(Event::Finished {
+        addr,
+        deposed: None,
+        action,
+        id: object_id(&value),
+        elapsed: started.elapsed(),
+    });
+    {
+        let mut a = lock(&a.applied);
+        match change.action {
+            Action::Create => a.0 += 1,
+            Action::Update => a.1 += 1,
+            Action::DeleteThenCreate => {
+                a.0 += 1;
+                a.2 += 1;
+            }
+            Action::CreateThenDelete => a.0 += 1,
+            _ => {}
+        }
+    }
+    w.values.set_instance(
+        module,
+        Mode::Managed,
+        &rc.res.ty,
+        &rc.res.name,
+        addr.key.clone(),
+        value.clone(),
+    );
+    let post = InstanceVars {
+        self_value: Some(value),
+        ..inst_post
+    };
+    if !conditions::enforce(
+        w,
+        module,
+        &post,
+        &rc.res.lifecycle.postconditions,
+        "Resource postcondition failed",
+        &addr.to_string(),
+    ) {
+        return false;
+    }
+    // create_before_destroy: the old object goes once the new one exists.
+    if let Some((key, old, old_private)) = deposed_key {
+        if !destroy(a, &target, addr, Some(&key), &old, &old_private).await {
+            return false;
+        }
+    }
+    true
+}
+
+/// A create_before_destroy replacement that failed before anything new
+/// existed: the deposed object becomes current again.
+fn restore_deposed(
+    a: &Applying,
+    addr: &InstanceAddr,
+    deposed: Option<(String, Value, Vec<u8>)>,
+) -> bool {
+    let w = &*a.walk;
+    if let Some((key, _, _)) = deposed {
+        let object = lock(&w.state).object(addr, Some(&key)).cloned();
+        if let Some(o) = object {
+            let provider = lock(&w.state)
+                .resources
+                .get(&addr.resource)
+                .map(|r| r.provider.clone())
+                .unwrap_or_default();
+            let _ = a.record(StateChange::SetObject {
+                addr: addr.clone(),
+                deposed: None,
+                provider,
+                object: o,
+            });
+            let _ = a.record(StateChange::RemoveObject {
+                addr: addr.clone(),
+                deposed: Some(key),
+            });
+        }
+    }
+    false
+}
+
+/// Runs the plan's plain deletes (objects no longer in the configuration,
+/// deposed objects, a destroy plan) before the graph walk: dependents
+/// before their dependencies, as many at once as parallelism allows.
+pub async fn apply_deletes(a: &Arc<Applying>, deletes: Vec<Change>) -> bool {
+    if deletes.is_empty() {
+        return true;
+    }
+    // Order: an object goes before the objects it depends on.
+    let names: BTreeMap<String, Vec<usize>> =
+        deletes
+            .iter()
+            .enumerate()
+            .fold(BTreeMap::new(), |mut m, (i, c)| {
+                m.entry(crate::model::config_addr(&c.addr))
+                    .or_insert_with(Vec::new)
+                    .push(i);
+                m
+            });
+    let mut blockers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); deletes.len()];
+    for (i, c) in deletes.iter().enumerate() {
+        // c depends on d => c is deleted before d => d waits for c.
+        for dep in &c.dependencies {
+            for j in names.get(dep).into_iter().flatten() {
+                if *j != i {
+                    blockers[*j].insert(i);
+                }
+            }
+        }
+    }
+    // Each delete starts as soon as everything blocking it is done, at
+    // most `-parallelism` at once, none after an interrupt.
+    let order = schedule::Order::new(blockers.into_iter());
+    let stop = {
+        let a = a.clone();
+        Arc::new(move || a.stopped())
+    };
+    let gate = schedule::Gate {
+        limit: Some(a.walk.limit.clone()),
+        stop: Some(stop),
+    };
+    let deletes = Arc::new(deletes);
+    schedule::execute(order, gate, |i| {
+        let (a, deletes) = (a.clone(), deletes.clone());
+        async move {
+            let c = &deletes[i];
+            let what = match &c.deposed {
+                Some(d) => format!("{} (deposed object {d})", c.addr),
+                None => c.addr.to_string(),
+            };
+            guarded(a.walk.clone(), what, None, delete_one(&a, c)).await
+        }
+    })
+    .await
+    .ok
+}
+
+async fn delete_one(a: &Applying, c: &Change) -> bool {
+    let w = &*a.walk;
+    if let Err(e) = w.core.ensure_provider(&c.provider.addr) {
+        w.diag(Diagnostic::error(
+            "Failed to query available provider packages",
+            format!("{e} (needed to destroy {})", c.addr),
+            None,
+        ));
+        return false;
+    }
+    let name = default_provider_name(&c.addr.resource.ty).to_string();
+    let alias = c.provider.alias.clone();
+    let provider = match provider_instance(w, &name, alias.as_deref()).await {
+        Some(p) => p,
+        None => match w.core.host.instance(&c.provider).await {
+            Ok(p) => {
+                if let Err(e) = p
+                    .configure_provider(
+                        crate::TERRAFORM_VERSION,
+                        &empty_provider_config(w, &c.provider).await,
+                    )
+                    .await
+                {
+                    w.diag(Diagnostic::error(
+                        "Failed to configure provider",
+                        e.to_string(),
+                        None,
+                    ));
+                    return false;
+                }
+                p
+            }
+            Err(e) => {
+                w.diag(Diagnostic::error(
+                    "Failed to start provider",
+                    e.to_string(),
+                    None,
+                ));
+                return false;
+            }
+        },
+    };
+    let schema = match w.core.host.schema(&c.provider.addr).await {
+        Ok(s) => s,
+        Err(e) => {
+            w.diag(Diagnostic::error(
+                "Failed to load plugin schemas",
+                e.to_string(),
+                None,
+            ));
+            return false;
+        }
+    };
+    let Some(rs) = schema.resource(&c.addr.resource.ty) else {
+        w.diag(Diagnostic::error(
+            "Invalid resource type",
+            format!(
+                "The provider {} no longer supports resource type {:?}, so {} cannot be destroyed.",
+                c.provider.addr, c.addr.resource.ty, c.addr
+            ),
+            None,
+        ));
+        return false;
+    };
+    let target = Target {
+        provider: &provider,
+        schema: &rs.block,
+        provider_label: &c.provider.addr.to_string(),
+        type_name: &c.addr.resource.ty,
+        range: &None,
+    };
+    destroy(
+        a,
+        &target,
+        &c.addr,
+        c.deposed.as_deref(),
+        &c.before,
+        &c.prior_private,
+    )
+    .await
+}
+
+async fn empty_provider_config(w: &Walk, key: &crate::provider::ProviderConfigKey) -> Value {
+    match w.core.host.schema(&key.addr).await {
+        Ok(s) => s.provider.block.empty_value(),
+        Err(_) => Value::null(terrane_value::Type::Dynamic),
+    }
+}
+
+/// The object a destroy acts on: its provider, schema (as named in
+/// messages) and resource type, and where its resource is written.
+struct Target<'a> {
+    provider: &'a Arc<dyn Provider>,
+    schema: &'a Block,
+    provider_label: &'a str,
+    type_name: &'a str,
+    range: &'a Option<SourceRange>,
+}
+
+/// Destroys one object (current or deposed) through its provider.
+async fn destroy(
+    a: &Applying,
+    t: &Target<'_>,
+    addr: &InstanceAddr,
+    deposed: Option<&str>,
+    prior: &Value,
+    private: &[u8],
+) -> bool {
+    let w = &*a.walk;
+    let Target {
+        provider,
+        schema,
+        provider_label,
+        type_name,
+        range,
+    } = *t;
+    let ty = schema.implied_type();
+    let null = Value::null(ty.clone());
+    let plain = prior.unmark_deep();
+    let started = std::time::Instant::now();
+    w.core.emit(Event::Started {
+        addr,
+        deposed,
+        action: Action::Delete,
+        id: object_id(prior),
+    });
+    let resp = match provider
+        .apply_resource_change(ApplyRequest {
+            type_name,
+            prior_state: &plain,
+            planned_state: &null,
+            config: &null,
+            planned_private: private,
+            provider_meta: None,
+        })
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error(
+                "Provider failed",
+                format!("{e} (while destroying {addr})"),
+                range.clone(),
+            ));
+            return false;
+        }
+    };
+    let bad = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags(
+        &resp.diagnostics,
+        &addr.to_string(),
+        range,
+    ));
+    if bad {
+        return false;
+    }
+    let errs = checks::check_apply(
+        schema,
+        provider_label,
+        addr,
+        &null,
+        &resp.new_state,
+        true,
+        range,
+    );
+    if !errs.is_empty() {
+        w.diags(errs);
+        return false;
+    }
+    if let Err(d) = a
+        .record_durable(StateChange::RemoveObject {
+            addr: addr.clone(),
+            deposed: deposed.map(str::to_string),
+        })
+        .await
+    {
+        w.diag(d);
+        return false;
+    }
+    lock(&a.applied).2 += 1;
+    w.core.emit(Event::Finished {
+        addr,
+        deposed,
+        action: Action::Delete,
+        id: None,
+        elapsed: started.elapsed(),
+    });
+    true
+}

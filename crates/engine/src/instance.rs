@@ -1,0 +1,570 @@
+//! One resource's instances, as both phases need them: the resource
+//! context ([`ResourceCtx`]: configuration, schema, provider), the prior
+//! value of a stored object (upgraded when its schema version is older),
+//! reads of data sources, imports, and [`plan_change`], the one function
+//! that plans an instance with the provider, used by the plan and by the
+//! final plan at apply time.
+//!
+//! Layering: imports conditions, walk, decide, checks, decode and the
+//! bottom layers; never nodes, plan, apply or run.
+
+use crate::checks;
+use crate::decode::{decode_body, BodyRef};
+use crate::graph::{resource_provider, NodeId, NodeKind};
+use crate::model::{schema_sensitive_paths, Action, Change};
+use crate::provider::{
+    PlanRequest, PlanResponse, Provider, ProviderConfigKey, ProviderSchema, ReadDataRequest,
+    ReadRequest, UpgradeRequest,
+};
+use crate::values::InstanceVars;
+use crate::walk::{is_error, provider_instance, provider_key, schema_of, Walk};
+use std::sync::Arc;
+use terrane_config::{Diagnostic, LineIndex, Resource};
+use terrane_eval::Evaluator;
+use terrane_schema::objchange::proposed_new;
+use terrane_schema::Schema;
+use terrane_state::{
+    InstanceAddr, InstanceKey, Mode, ModulePath, ObjectState, ResourceAddr, Status,
+};
+use terrane_value::marks::{mark_paths, sensitive_paths};
+use terrane_value::{Path, Value};
+
+/// What every instance of one resource node shares.
+pub struct ResourceCtx {
+    pub node: NodeId,
+    /// The schema's implied type (computed once per resource node).
+    pub ty: terrane_value::Type,
+    pub module_cfg: Vec<String>,
+    pub res: Resource,
+    pub mode: Mode,
+    pub schema: Schema,
+    pub provider: Arc<dyn Provider>,
+    pub provider_key: ProviderConfigKey,
+    pub index: Arc<LineIndex>,
+    pub dependencies: Vec<String>,
+}
+
+/// Finds a resource node's configuration, schema and provider.
+pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<Diagnostic>> {
+    let node = w.core.graph.nodes[id].clone();
+    let NodeKind::Resource { mode, ty, name } = &node.kind else {
+        return Err(Vec::new());
+    };
+    let cfg = w.module_config(&node.module).ok_or_else(Vec::new)?;
+    let res = cfg
+        .module
+        .resource(*mode == Mode::Data, ty, name)
+        .cloned()
+        .ok_or_else(Vec::new)?;
+    let (pname, alias) = resource_provider(&res);
+    let all: Arc<ProviderSchema> = schema_of(w, &pname).await.map_err(|d| vec![d])?;
+    let schema = if *mode == Mode::Data {
+        all.data_source(ty)
+    } else {
+        all.resource(ty)
+    };
+    let Some(schema) = schema.cloned() else {
+        let what = if *mode == Mode::Data {
+            "data source"
+        } else {
+            "resource type"
+        };
+        let key = provider_key(&w.core, &pname, None);
+        return Err(vec![Diagnostic::error(
+            if *mode == Mode::Data {
+                "Invalid data source"
+            } else {
+                "Invalid resource type"
+            },
+            format!(
+                "The provider {} does not support {what} {ty:?}.",
+                key.addr.for_display()
+            ),
+            res.range.clone(),
+        )]);
+    };
+    let Some(provider) = provider_instance(w, &pname, alias.as_deref()).await else {
+        return Err(Vec::new());
+    };
+    let index = resource_index(&res);
+    // Direct dependencies (data sources too, so the closure shown and
+    // exported can pass through them); see Graph::direct_dependency_names.
+    let dependencies = w.core.graph.direct_dependency_names(id);
+    Ok(ResourceCtx {
+        node: id,
+        ty: schema.block.implied_type(),
+        module_cfg: node.module.clone(),
+        mode: *mode,
+        schema,
+        provider,
+        provider_key: provider_key(&w.core, &pname, alias.as_deref()),
+        res,
+        index,
+        dependencies,
+    })
+}
+
+/// The line index of the file a resource is in.
+fn resource_index(r: &Resource) -> Arc<LineIndex> {
+    if let Some(e) = r
+        .attributes
+        .values()
+        .next()
+        .or(r.count.as_ref())
+        .or(r.for_each.as_ref())
+        .or(r.depends_on.as_ref())
+        .or(r.provider.as_ref())
+    {
+        return e.index.clone();
+    }
+    let file = r
+        .range
+        .as_ref()
+        .map(|r| r.file.to_string())
+        .unwrap_or_default();
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    Arc::new(LineIndex::new(&file, &text))
+}
+
+impl ResourceCtx {
+    pub fn addr(&self, module: &ModulePath, key: InstanceKey) -> InstanceAddr {
+        ResourceAddr {
+            module: module.clone(),
+            mode: self.mode,
+            ty: self.res.ty.clone(),
+            name: self.res.name.clone(),
+        }
+        .instance(key)
+    }
+
+    /// Evaluates the resource's body for one instance.
+    pub fn config(
+        &self,
+        w: &Walk,
+        module: &ModulePath,
+        inst: InstanceVars,
+    ) -> (Value, Vec<Diagnostic>) {
+        let scope = w.scope(module, inst);
+        let ctx = w.func_ctx();
+        let pf = |p: &str, n: &str, args: Vec<Value>| crate::walk::provider_function(w, p, n, args);
+        let mut ev = Evaluator::new(&scope, &ctx, &self.index).with_provider_functions(&pf);
+        let body = BodyRef {
+            attributes: self
+                .res
+                .attributes
+                .iter()
+                .map(|(k, e)| (k.as_str(), &e.expr))
+                .collect(),
+            blocks: self.res.blocks.iter().collect(),
+            span: self.res.range.as_ref().map(|r| r.start.byte..r.end.byte),
+        };
+        let mut diags = Vec::new();
+        let v = decode_body(&mut ev, &self.index, &body, &self.schema.block, &mut diags);
+        diags.extend(ev.into_diagnostics());
+        (v, diags)
+    }
+
+    pub fn provider_label(&self) -> String {
+        self.provider_key.addr.to_string()
+    }
+
+    /// Where the attribute `p` of this resource is written, for provider
+    /// diagnostics that name it.
+    pub fn attr_range(&self, p: &Path) -> Option<terrane_config::SourceRange> {
+        checks::attribute_range(p, &self.res.attributes, &self.res.body)
+    }
+
+    /// The state record of a value.
+    pub fn object(&self, v: &Value, private: Vec<u8>, status: Status, cbd: bool) -> ObjectState {
+        let plain = v.unmark_deep();
+        let attributes =
+            terrane_value::json::encode(&plain, &self.ty).unwrap_or(serde_json::Value::Null);
+        let mut sens = sensitive_paths(v);
+        for p in schema_sensitive_paths(&self.schema.block, &plain) {
+            if !sens.contains(&p) {
+                sens.push(p);
+            }
+        }
+        ObjectState {
+            attributes,
+            schema_version: self.schema.version.max(0) as u64,
+            status,
+            private: if private.is_empty() {
+                None
+            } else {
+                Some(private)
+            },
+            sensitive_paths: sens,
+            dependencies: self.dependencies.clone(),
+            create_before_destroy: cbd,
+            identity_schema_version: None,
+        }
+    }
+
+    /// Applies `ignore_changes`: the listed attributes (or all) take their
+    /// prior value in the configuration given to planning.
+    pub fn ignore_changes(&self, prior: &Value, config: &Value) -> Value {
+        let Some(e) = &self.res.lifecycle.ignore_changes else {
+            return config.clone();
+        };
+        let rule = crate::decide::IgnoreChanges::from_expr(&e.expr);
+        crate::decide::ignore_changes(&rule, &self.schema.block, prior, config)
+    }
+
+    pub fn cbd(&self, w: &Walk) -> bool {
+        let Some(e) = &self.res.lifecycle.create_before_destroy else {
+            return false;
+        };
+        let (v, _) = w.eval(&ModulePath::default(), InstanceVars::default(), e);
+        v.as_bool().unwrap_or(false)
+    }
+}
+
+/// Decodes (upgrading if needed) a stored object with the current schema.
+pub async fn prior_value(
+    rc: &ResourceCtx,
+    addr: &InstanceAddr,
+    o: &ObjectState,
+) -> Result<Value, Vec<Diagnostic>> {
+    let ty = rc.ty.clone();
+    if o.schema_version as i64 == rc.schema.version {
+        if let Ok(v) = terrane_value::json::decode(&o.attributes, &ty) {
+            return Ok(mark_paths(&v, &o.sensitive_paths));
+        }
+    }
+    let raw = serde_json::to_vec(&o.attributes).unwrap_or_default();
+    let resp = rc
+        .provider
+        .upgrade_resource_state(UpgradeRequest {
+            type_name: &rc.res.ty,
+            version: o.schema_version as i64,
+            raw_state_json: &raw,
+        })
+        .await
+        .map_err(|e| {
+            vec![Diagnostic::error(
+                "Provider failed",
+                e.to_string(),
+                rc.res.range.clone(),
+            )]
+        })?;
+    if resp.diagnostics.has_errors() {
+        return Err(checks::provider_diags(
+            &resp.diagnostics,
+            &addr.to_string(),
+            &rc.res.range,
+        ));
+    }
+    if let Some(d) = checks::check_upgrade(
+        &rc.schema.block,
+        &rc.provider_label(),
+        addr,
+        &resp.upgraded_state,
+        &rc.res.range,
+    ) {
+        return Err(vec![d]);
+    }
+    Ok(mark_paths(&resp.upgraded_state, &o.sensitive_paths))
+}
+
+pub fn change(
+    rc: &ResourceCtx,
+    addr: &InstanceAddr,
+    action: Action,
+    before: Value,
+    after: Value,
+    ty: &terrane_value::Type,
+) -> Change {
+    Change {
+        addr: addr.clone(),
+        deposed: None,
+        provider: rc.provider_key.clone(),
+        action,
+        before,
+        after,
+        ty: ty.clone(),
+        schema_version: rc.schema.version,
+        requires_replace: Vec::new(),
+        planned_private: Vec::new(),
+        prior_private: Vec::new(),
+        reason: None,
+        importing: None,
+        // Only deletes use a change's dependencies (their order); a create
+        // or update records the resource's own when it is applied, so the
+        // plan need not carry a copy per instance.
+        dependencies: if action == Action::Delete {
+            rc.dependencies.clone()
+        } else {
+            Vec::new()
+        },
+        create_before_destroy: false,
+    }
+}
+
+/// Whether `lifecycle { prevent_destroy = true }`.
+pub fn prevent_destroy(w: &Walk, rc: &ResourceCtx) -> bool {
+    let Some(e) = &rc.res.lifecycle.prevent_destroy else {
+        return false;
+    };
+    let (v, _) = w.eval(&ModulePath::default(), InstanceVars::default(), e);
+    v.as_bool().unwrap_or(false)
+}
+
+/// The ID of an `import` block targeting this instance, if any.
+pub fn import_block_id(
+    w: &Walk,
+    rc: &ResourceCtx,
+    module: &ModulePath,
+    addr: &InstanceAddr,
+) -> Option<String> {
+    if !module.0.is_empty() {
+        return None;
+    }
+    let text = addr.to_string();
+    for imp in &w.core.config.module.imports {
+        let Some(to) = &imp.to_addr else { continue };
+        if imp.for_each.is_some() {
+            continue;
+        }
+        if *to != text {
+            continue;
+        }
+        let id_expr = imp.id.as_ref()?;
+        let (v, d) = w.eval(module, InstanceVars::default(), id_expr);
+        if !d.is_empty() {
+            w.diags(d);
+            return None;
+        }
+        match v.unmark_deep().as_str() {
+            Some(s) => return Some(s.to_string()),
+            None => {
+                w.diag(Diagnostic::error(
+                    "Invalid import id argument",
+                    "The import ID must be a known string.",
+                    imp.range.clone(),
+                ));
+                return None;
+            }
+        }
+    }
+    let _ = rc;
+    None
+}
+
+/// ImportResourceState then ReadResource, with their contract checks;
+/// failures are reported on the walk. Used by `import` blocks and the
+/// `import` command.
+pub async fn import_now(
+    w: &Walk,
+    rc: &ResourceCtx,
+    addr: &InstanceAddr,
+    id: &str,
+) -> Option<(Value, Vec<u8>)> {
+    let range = &rc.res.range;
+    let resp = match rc.provider.import_resource_state(&rc.res.ty, id).await {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error(
+                "Provider failed",
+                e.to_string(),
+                range.clone(),
+            ));
+            return None;
+        }
+    };
+    w.diags(checks::provider_diags(
+        &resp.diagnostics,
+        &addr.to_string(),
+        range,
+    ));
+    if resp.diagnostics.has_errors() {
+        return None;
+    }
+    let imported = match resp.imported.as_slice() {
+        [one] if !one.state.is_null() => one.clone(),
+        [] => {
+            w.diag(Diagnostic::error("Import returned no resources", format!("While attempting to import with ID {id}, the provider returned no instance states."), range.clone()));
+            return None;
+        }
+        [_] => {
+            w.diag(Diagnostic::error("Import returned null resource", format!("While attempting to import with ID {id}, the provider returned an instance with no state."), range.clone()));
+            return None;
+        }
+        _ => {
+            w.diag(Diagnostic::error("Multiple import states not supported", format!("While attempting to import with ID {id}, the provider returned multiple resource instance states. This is not currently supported."), range.clone()));
+            return None;
+        }
+    };
+    let read = match rc
+        .provider
+        .read_resource(ReadRequest {
+            type_name: &rc.res.ty,
+            prior_state: &imported.state,
+            private: &imported.private,
+            provider_meta: None,
+        })
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error(
+                "Provider failed",
+                e.to_string(),
+                range.clone(),
+            ));
+            return None;
+        }
+    };
+    w.diags(checks::provider_diags(
+        &read.diagnostics,
+        &addr.to_string(),
+        range,
+    ));
+    if read.diagnostics.has_errors() {
+        return None;
+    }
+    if read.new_state.is_null() {
+        w.diag(Diagnostic::error(
+            "Cannot import non-existent remote object",
+            format!("While attempting to import an existing object to {:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use \"terrane apply\" to create a new remote object for this resource.", addr.to_string()),
+            range.clone(),
+        ));
+        return None;
+    }
+    if let Some(d) = checks::check_refresh(
+        &rc.schema.block,
+        &rc.provider_label(),
+        addr,
+        &read.new_state,
+        range,
+    ) {
+        w.diag(d);
+        return None;
+    }
+    Some((read.new_state, read.private))
+}
+
+/// ReadDataSource with its checks; the value carries the configuration's
+/// sensitive marks. `None` after reporting a failure.
+pub async fn read_data_source(
+    w: &Walk,
+    rc: &ResourceCtx,
+    addr: &InstanceAddr,
+    config: &Value,
+) -> Option<Value> {
+    let plain = config.unmark_deep();
+    let resp = match rc
+        .provider
+        .read_data_source(ReadDataRequest {
+            type_name: &rc.res.ty,
+            config: &plain,
+            provider_meta: None,
+        })
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error(
+                "Provider failed",
+                e.to_string(),
+                rc.res.range.clone(),
+            ));
+            return None;
+        }
+    };
+    let bad = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags_at(
+        &resp.diagnostics,
+        &addr.to_string(),
+        &rc.res.range,
+        &|p| rc.attr_range(p),
+    ));
+    if bad {
+        return None;
+    }
+    if let Some(d) = checks::check_data(
+        &rc.schema.block,
+        &rc.provider_label(),
+        addr,
+        &resp.state,
+        &rc.res.range,
+    ) {
+        w.diag(d);
+        return None;
+    }
+    Some(mark_paths(&resp.state, &sensitive_paths(config)))
+}
+
+/// PlanResourceChange for one instance, with the provider's diagnostics
+/// placed at the attributes they name and every plan check of the
+/// contract. At apply time `approved` is the planned value the user
+/// approved: the final plan must keep its promises (known values stay).
+/// `None` after reporting why there is no usable plan.
+pub async fn plan_change(
+    w: &Walk,
+    rc: &ResourceCtx,
+    addr: &InstanceAddr,
+    prior: &Value,
+    private: &[u8],
+    config: &Value,
+    approved: Option<&Value>,
+) -> Option<PlanResponse> {
+    let range = &rc.res.range;
+    let label = addr.to_string();
+    let proposed = proposed_new(&rc.schema.block, prior, config);
+    let resp = rc
+        .provider
+        .plan_resource_change(PlanRequest {
+            type_name: &rc.res.ty,
+            prior_state: prior,
+            proposed_new_state: &proposed,
+            config,
+            prior_private: private,
+            provider_meta: None,
+        })
+        .await;
+    let resp = match resp {
+        Ok(r) => r,
+        Err(e) => {
+            w.diag(Diagnostic::error(
+                "Provider failed",
+                e.to_string(),
+                range.clone(),
+            ));
+            return None;
+        }
+    };
+    let bad = resp.diagnostics.has_errors();
+    w.diags(checks::provider_diags_at(
+        &resp.diagnostics,
+        &label,
+        range,
+        &|p| rc.attr_range(p),
+    ));
+    if bad {
+        return None;
+    }
+    let subject = checks::Subject {
+        schema: &rc.schema.block,
+        provider: &rc.provider_label(),
+        addr,
+        range,
+    };
+    let mut errs = checks::check_plan(
+        &subject,
+        prior,
+        config,
+        &resp.planned_state,
+        resp.legacy_type_system,
+    );
+    if let Some(approved) = approved.filter(|_| !resp.legacy_type_system) {
+        errs.extend(checks::check_final_plan(
+            &subject,
+            approved,
+            &resp.planned_state,
+        ));
+    }
+    let fatal = errs.iter().any(is_error);
+    w.diags(errs);
+    (!fatal).then_some(resp)
+}

@@ -1,0 +1,653 @@
+//! The nodes that are not resources: input variables (with their
+//! validation rules), locals, outputs (with their preconditions), module
+//! calls and their expansion, provider configurations (validated and
+//! configured); and the expansion of resources by `count` / `for_each`.
+//! Both phase drivers run these the same way.
+//!
+//! Layering: imports instance, conditions, walk, checks, decode and the
+//! bottom layers; never plan, apply or run.
+
+use crate::graph::{NodeId, NodeKind};
+use crate::instance::ResourceCtx;
+use crate::sync::lock;
+use crate::values::{Expansion, InstanceVars, ResourceValues};
+use crate::walk::{guarded, is_error, provider_instance, provider_key, schema_of, Phase, Walk};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use terrane_config::{Diagnostic, Expr, Module};
+use terrane_eval::Evaluator;
+use terrane_state::{InstanceAddr, InstanceKey, ModulePath};
+use terrane_value::convert::convert;
+use terrane_value::{Type, Value};
+
+/// Whether a node is a resource (planned or applied by its phase's
+/// driver rather than here).
+pub fn is_resource(w: &Walk, id: NodeId) -> bool {
+    matches!(w.core.graph.nodes[id].kind, NodeKind::Resource { .. })
+}
+
+/// The work of a node other than a resource; a resource node is left to
+/// the phase driver and counts as done here.
+pub async fn node(w: &Arc<Walk>, id: NodeId) -> bool {
+    let node = &w.core.graph.nodes[id];
+    match &node.kind {
+        NodeKind::Var(name) => var_node(w, &node.module, name),
+        NodeKind::Local(name) => local_node(w, &node.module, name),
+        NodeKind::Output(name) => output_node(w, &node.module, name),
+        NodeKind::Call(name) => call_node(w, &node.module, name),
+        NodeKind::Provider { name, alias } => provider_node(w, name, alias.as_deref()).await,
+        NodeKind::Resource { .. } => true,
+    }
+}
+
+fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
+    let Some(cfg) = w.module_config(module) else {
+        return false;
+    };
+    if !cfg.module.variables.contains_key(name) {
+        return false;
+    }
+    let ctx = w.func_ctx();
+    if module.is_empty() {
+        let mut scope =
+            terrane_eval::module::ModuleScope::new(&cfg.module, w.core.paths.clone(), None);
+        let mut given = BTreeMap::new();
+        if let Some(v) = w.opts.vars.get(name) {
+            given.insert(name.to_string(), v.clone());
+        }
+        let single = single_var_module(&cfg.module, name);
+        let diags = terrane_eval::module::input_variables(&single, &given, &ctx, &mut scope);
+        let ok = !diags.iter().any(is_error);
+        w.diags(diags);
+        let v = scope
+            .vars
+            .remove(name)
+            .unwrap_or_else(|| Value::unknown(Type::Dynamic));
+        w.values.update(&ModulePath::default(), |m| {
+            m.vars.insert(name.to_string(), v)
+        });
+        let rules = &cfg.module.variables[name].validations;
+        let valid = crate::conditions::enforce(
+            w,
+            &ModulePath::default(),
+            &InstanceVars::default(),
+            rules,
+            "Invalid value for variable",
+            &format!("var.{name}"),
+        );
+        return ok && valid;
+    }
+    // A child module's variable: the call's input, evaluated in the parent.
+    let parent = &module[..module.len() - 1];
+    let call_name = &module[module.len() - 1];
+    let Some(pcfg) = w.module_config(parent) else {
+        return false;
+    };
+    let Some(call) = pcfg.module.module_calls.get(call_name) else {
+        return false;
+    };
+    let mut ok = true;
+    for pinst in w.values.instances_of(parent) {
+        let exp = w
+            .values
+            .with(&pinst, |m| m.calls.get(call_name).cloned())
+            .flatten()
+            .unwrap_or(Expansion::Unknown);
+        for key in exp.keys() {
+            let mut child = pinst.0.clone();
+            child.push((call_name.clone(), key.clone()));
+            let child = ModulePath(child);
+            let inst = call_vars(&exp, &key);
+            let value = match call.inputs.get(name) {
+                Some(e) => {
+                    let (v, d) = w.eval(&pinst, inst, e);
+                    ok &= !d.iter().any(is_error);
+                    w.diags(d);
+                    Some(v)
+                }
+                None => None,
+            };
+            let mut given = BTreeMap::new();
+            if let Some(v) = value {
+                given.insert(name.to_string(), v);
+            }
+            let mut scope =
+                terrane_eval::module::ModuleScope::new(&cfg.module, w.core.paths.clone(), None);
+            let single = single_var_module(&cfg.module, name);
+            let diags: Vec<Diagnostic> =
+                terrane_eval::module::input_variables(&single, &given, &ctx, &mut scope)
+                    .into_iter()
+                    .map(|mut d| {
+                        if d.summary == "No value for required variable" {
+                            d.summary = "Missing required argument".into();
+                            d.detail = format!(
+                                "The argument {name:?} is required, but no definition was found."
+                            );
+                            d.range = call.range.clone();
+                        }
+                        d
+                    })
+                    .collect();
+            ok &= !diags.iter().any(is_error);
+            w.diags(diags);
+            let v = scope
+                .vars
+                .remove(name)
+                .unwrap_or_else(|| Value::unknown(Type::Dynamic));
+            w.values
+                .update(&child, |m| m.vars.insert(name.to_string(), v));
+            let rules = &cfg.module.variables[name].validations;
+            ok &= crate::conditions::enforce(
+                w,
+                &child,
+                &InstanceVars::default(),
+                rules,
+                "Invalid value for variable",
+                &format!("var.{name}"),
+            );
+        }
+    }
+    ok
+}
+
+/// A module with only variable `name`, so input_variables handles one.
+fn single_var_module(m: &Module, name: &str) -> Module {
+    let mut single = Module::default();
+    if let Some(v) = m.variables.get(name) {
+        single.variables.insert(name.to_string(), v.clone());
+    }
+    single
+}
+
+/// `count.index` / `each.*` of a module call instance.
+fn call_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
+    match key {
+        InstanceKey::Int(i) => InstanceVars {
+            count_index: Some(*i),
+            ..Default::default()
+        },
+        InstanceKey::Str(k) => InstanceVars {
+            each: Some((
+                k.clone(),
+                exp.each_value(key)
+                    .unwrap_or_else(|| Value::unknown(Type::Dynamic)),
+            )),
+            ..Default::default()
+        },
+        InstanceKey::None => InstanceVars::default(),
+    }
+}
+
+fn local_node(w: &Walk, module: &[String], name: &str) -> bool {
+    let Some(cfg) = w.module_config(module) else {
+        return false;
+    };
+    let Some(e) = cfg.module.locals.get(name) else {
+        return false;
+    };
+    let mut ok = true;
+    for inst in w.values.instances_of(module) {
+        let (v, d) = w.eval(&inst, InstanceVars::default(), e);
+        ok &= !d.iter().any(is_error);
+        w.diags(d);
+        w.values
+            .update(&inst, |m| m.locals.insert(name.to_string(), v));
+    }
+    ok
+}
+
+fn output_node(w: &Walk, module: &[String], name: &str) -> bool {
+    let Some(cfg) = w.module_config(module) else {
+        return false;
+    };
+    let Some(o) = cfg.module.outputs.get(name) else {
+        return false;
+    };
+    let Some(e) = &o.value else { return false };
+    let mut ok = true;
+    for inst in w.values.instances_of(module) {
+        if w.phase != Phase::Validate
+            && !crate::conditions::enforce(
+                w,
+                &inst,
+                &InstanceVars::default(),
+                &o.preconditions,
+                "Module output value precondition failed",
+                &format!("output.{name}"),
+            )
+        {
+            ok = false;
+            continue;
+        }
+        let (v, d) = w.eval(&inst, InstanceVars::default(), e);
+        ok &= !d.iter().any(is_error);
+        w.diags(d);
+        if module.is_empty() {
+            if v.has_sensitive() && !o.sensitive && w.phase != Phase::Validate {
+                w.diag(Diagnostic::error(
+                    "Output refers to sensitive values",
+                    "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, Terraform requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true",
+                    o.range.clone(),
+                ));
+                ok = false;
+            }
+            lock(&w.outputs).insert(name.to_string(), (v.clone(), o.sensitive));
+        }
+        let v = if o.sensitive { v.mark_sensitive() } else { v };
+        w.values
+            .update(&inst, |m| m.outputs.insert(name.to_string(), v));
+    }
+    ok
+}
+
+/// Evaluates `count` / `for_each` into an expansion; errors as Terraform
+/// words them. During validate unknowns are fine.
+pub fn expansion(
+    w: &Walk,
+    module: &ModulePath,
+    count: Option<&Expr>,
+    for_each: Option<&Expr>,
+) -> Result<Expansion, Vec<Diagnostic>> {
+    if let Some(e) = count {
+        let (v, d) = w.eval(module, InstanceVars::default(), e);
+        if d.iter().any(is_error) {
+            return Err(d);
+        }
+        let v = v.unmark_deep();
+        if !v.is_known() {
+            if w.phase == Phase::Validate {
+                return Ok(Expansion::Unknown);
+            }
+            return Err(vec![Diagnostic::error(
+                "Invalid count argument",
+                "The \"count\" value depends on resource attributes that cannot be determined until apply, so Terraform cannot predict how many instances will be created. To work around this, use the -target argument to first apply only the resources that the count depends on.",
+                e.range.clone(),
+            )]);
+        }
+        let n = convert(&v, &Type::Number)
+            .ok()
+            .and_then(|n| n.as_number().cloned());
+        return match n {
+            _ if v.is_null() => Err(vec![Diagnostic::error("Invalid count argument", "The given \"count\" argument value is null. An integer is required.", e.range.clone())]),
+            Some(n) if n.is_integer() && n >= terrane_value::Number::zero() => Ok(Expansion::Count(n.to_u64().unwrap_or(0) as usize)),
+            Some(n) if n.is_integer() => Err(vec![Diagnostic::error("Invalid count argument", "The given \"count\" argument value is unsuitable: must be greater than or equal to zero.", e.range.clone())]),
+            Some(_) => Err(vec![Diagnostic::error("Invalid count argument", "The given \"count\" argument value is unsuitable: the given number is not a whole number.", e.range.clone())]),
+            None => Err(vec![Diagnostic::error("Invalid count argument", "The given \"count\" argument value is unsuitable: number required.", e.range.clone())]),
+        };
+    }
+    if let Some(e) = for_each {
+        let (v, d) = w.eval(module, InstanceVars::default(), e);
+        if d.iter().any(is_error) {
+            return Err(d);
+        }
+        if v.has_sensitive() {
+            return Err(vec![Diagnostic::error(
+                "Invalid for_each argument",
+                "Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If used, the sensitive value could be exposed as a resource instance key.",
+                e.range.clone(),
+            )]);
+        }
+        if v.is_null() {
+            return Err(vec![Diagnostic::error("Invalid for_each argument", "The given \"for_each\" argument value is unsuitable: the given \"for_each\" argument value is null. A map, or set of strings is allowed.", e.range.clone())]);
+        }
+        // A map or object whose keys are known expands even if some of
+        // its values are not; anything else must be wholly known.
+        let keys_known = v.is_known() && matches!(v.ty(), Type::Map(_) | Type::Object(_));
+        if !(v.is_wholly_known() || keys_known) {
+            if w.phase == Phase::Validate {
+                return Ok(Expansion::Unknown);
+            }
+            return Err(vec![Diagnostic::error(
+                "Invalid for_each argument",
+                "The \"for_each\" map includes keys derived from resource attributes that cannot be determined until apply, and so Terraform cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.",
+                e.range.clone(),
+            )]);
+        }
+        let mut m = BTreeMap::new();
+        match v.ty() {
+            Type::Map(_) | Type::Object(_) => {
+                for (k, x) in v.entries().into_iter().flatten() {
+                    m.insert(k.clone(), x.clone());
+                }
+            }
+            Type::Set(t) if **t == Type::String || t.is_dynamic() => {
+                for x in v.elements().into_iter().flatten() {
+                    match x.as_str() {
+                        Some(s) => {
+                            m.insert(s.to_string(), x.clone());
+                        }
+                        None => {
+                            return Err(vec![Diagnostic::error("Invalid for_each set argument", "The given \"for_each\" argument value is unsuitable: \"for_each\" sets must not contain null values.", e.range.clone())]);
+                        }
+                    }
+                }
+            }
+            Type::Set(_) => {
+                return Err(vec![Diagnostic::error("Invalid for_each set argument", "The given \"for_each\" argument value is unsuitable: \"for_each\" supports sets of strings, but you have provided a set containing type number.", e.range.clone())])
+            }
+            t => {
+                return Err(vec![Diagnostic::error(
+                    "Invalid for_each argument",
+                    format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", t.friendly_name()),
+                    e.range.clone(),
+                )])
+            }
+        }
+        return Ok(Expansion::ForEach(m));
+    }
+    Ok(Expansion::Single)
+}
+
+fn call_node(w: &Walk, module: &[String], name: &str) -> bool {
+    let Some(cfg) = w.module_config(module) else {
+        return false;
+    };
+    let Some(call) = cfg.module.module_calls.get(name) else {
+        return false;
+    };
+    let mut ok = true;
+    for inst in w.values.instances_of(module) {
+        let exp = match expansion(w, &inst, call.count.as_ref(), call.for_each.as_ref()) {
+            Ok(e) => e,
+            Err(d) => {
+                ok = false;
+                w.diags(d);
+                Expansion::Unknown
+            }
+        };
+        for key in exp.keys() {
+            let mut child = inst.0.clone();
+            child.push((name.to_string(), key));
+            w.values.update(&ModulePath(child), |_| {});
+        }
+        w.values
+            .update(&inst, |m| m.calls.insert(name.to_string(), exp));
+    }
+    ok
+}
+
+async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
+    if provider_instance(w, name, alias).await.is_some() {
+        return true;
+    }
+    let key = provider_key(&w.core, name, alias);
+    let schema = match schema_of(w, name).await {
+        Ok(s) => s,
+        Err(d) => {
+            w.diag(d);
+            return false;
+        }
+    };
+    if schema.diagnostics.has_errors() {
+        w.diags(crate::checks::provider_diags(
+            &schema.diagnostics,
+            &key.to_string(),
+            &None,
+        ));
+        return false;
+    }
+    let instance = match w.core.host.instance(&key).await {
+        Ok(i) => i,
+        Err(e) => {
+            w.diag(Diagnostic::error(
+                "Failed to start provider",
+                e.to_string(),
+                None,
+            ));
+            return false;
+        }
+    };
+    // The provider block's configuration (empty when there is none).
+    let cfg = w
+        .core
+        .config
+        .module
+        .providers
+        .iter()
+        .find(|p| p.name == name && p.alias.as_deref() == alias);
+    let range = cfg.and_then(|c| c.range.clone());
+    let root = ModulePath::default();
+    let config_value = {
+        let scope = w.scope(&root, InstanceVars::default());
+        let ctx = w.func_ctx();
+        let mut diags = Vec::new();
+        let v = match cfg.and_then(|c| c.attributes.values().next().map(|e| e.index.clone())) {
+            Some(index) => {
+                let mut ev = Evaluator::new(&scope, &ctx, &index);
+                let attrs: Vec<(&str, &hcl_edit::expr::Expression)> = cfg
+                    .map(|c| {
+                        c.attributes
+                            .iter()
+                            .map(|(k, e)| (k.as_str(), &e.expr))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let body = crate::decode::BodyRef {
+                    attributes: attrs,
+                    blocks: Vec::new(),
+                    span: None,
+                };
+                let v = crate::decode::decode_body(
+                    &mut ev,
+                    &index,
+                    &body,
+                    &schema.provider.block,
+                    &mut diags,
+                );
+                diags.extend(ev.into_diagnostics());
+                v
+            }
+            None => {
+                let index = terrane_config::LineIndex::new("", "");
+                let mut ev = Evaluator::new(&scope, &ctx, &index);
+                let body = crate::decode::BodyRef {
+                    attributes: Vec::new(),
+                    blocks: Vec::new(),
+                    span: None,
+                };
+                crate::decode::decode_body(
+                    &mut ev,
+                    &index,
+                    &body,
+                    &schema.provider.block,
+                    &mut diags,
+                )
+            }
+        };
+        if diags.iter().any(is_error) {
+            w.diags(diags);
+            return false;
+        }
+        w.diags(diags);
+        v
+    };
+    let unmarked = config_value.unmark_deep();
+    // Diagnostics about an argument point at it, as Terraform's do.
+    let at = |p: &terrane_value::Path| {
+        cfg.and_then(|c| crate::checks::attribute_range(p, &c.attributes, &[]))
+    };
+    if w.phase != Phase::Validate || unmarked.is_wholly_known() {
+        match instance.validate_provider_config(&unmarked).await {
+            Ok(d) if d.has_errors() => {
+                w.diags(crate::checks::provider_diags_at(
+                    &d,
+                    &key.to_string(),
+                    &range,
+                    &at,
+                ));
+                return false;
+            }
+            Ok(d) => w.diags(crate::checks::provider_diags_at(
+                &d,
+                &key.to_string(),
+                &range,
+                &at,
+            )),
+            Err(e) => {
+                w.diag(Diagnostic::error("Provider failed", e.to_string(), range));
+                return false;
+            }
+        }
+    }
+    if w.phase != Phase::Validate {
+        match instance
+            .configure_provider(crate::TERRAFORM_VERSION, &unmarked)
+            .await
+        {
+            Ok(d) if d.has_errors() => {
+                w.diags(crate::checks::provider_diags_at(
+                    &d,
+                    &key.to_string(),
+                    &range,
+                    &at,
+                ));
+                return false;
+            }
+            Ok(d) => w.diags(crate::checks::provider_diags_at(
+                &d,
+                &key.to_string(),
+                &range,
+                &at,
+            )),
+            Err(e) => {
+                w.diag(Diagnostic::error(
+                    "Failed to configure provider",
+                    e.to_string(),
+                    range,
+                ));
+                return false;
+            }
+        }
+    }
+    w.providers
+        .lock()
+        .await
+        .insert((name.to_string(), alias.map(str::to_string)), instance);
+    true
+}
+
+/// Registers a resource's expansion in a module instance.
+pub fn register_resource(
+    w: &Walk,
+    module: &ModulePath,
+    mode: terrane_state::Mode,
+    ty: &str,
+    name: &str,
+    exp: Expansion,
+    value_ty: Type,
+) {
+    w.values.update(module, |m| {
+        m.resources.insert(
+            (mode, ty.to_string(), name.to_string()),
+            ResourceValues {
+                expansion: exp,
+                instances: BTreeMap::new(),
+                ty: value_ty,
+            },
+        );
+    });
+}
+
+/// `count.index` / `each.*` for a resource instance.
+pub fn instance_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
+    call_vars(exp, key)
+}
+
+/// The expansion of a resource in one module instance, registered for
+/// references; `None` after reporting why it cannot be known.
+pub fn expand_resource(w: &Walk, rc: &ResourceCtx, module: &ModulePath) -> Option<Expansion> {
+    match expansion(w, module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
+        Ok(exp) => {
+            register_resource(
+                w,
+                module,
+                rc.mode,
+                &rc.res.ty,
+                &rc.res.name,
+                exp.clone(),
+                rc.ty.clone(),
+            );
+            Some(exp)
+        }
+        Err(d) => {
+            w.diags(d);
+            None
+        }
+    }
+}
+
+/// Provider nodes alone (for destroy and the pre-walk deletes): evaluate
+/// and configure every provider configuration of the root module.
+pub async fn configure_providers(w: &Arc<Walk>) {
+    let ids: Vec<usize> = w
+        .core
+        .graph
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| matches!(n.kind, NodeKind::Provider { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    for id in ids {
+        // Providers may refer to variables; evaluate those first.
+        for dep in w.core.graph.deps[id].clone() {
+            if matches!(
+                w.core.graph.nodes[dep].kind,
+                NodeKind::Var(_) | NodeKind::Local(_)
+            ) {
+                node(w, dep).await;
+            }
+        }
+        node(w, id).await;
+    }
+}
+
+/// One instance of a resource, as [`fan_out`] hands it to a phase.
+pub struct Instance {
+    pub module: ModulePath,
+    pub addr: InstanceAddr,
+    /// `count.index` / `each.*` for it.
+    pub vars: InstanceVars,
+}
+
+/// Expands a resource in every instance of its module and runs `work` for
+/// each of its instances, concurrently, each under [`guarded`]. `unknown`
+/// handles a module instance whose expansion is not known yet (validate)
+/// and says whether that is fine. True when every instance succeeded.
+pub async fn fan_out<W, Fut>(
+    w: &Arc<Walk>,
+    rc: &ResourceCtx,
+    unknown: impl Fn(&ModulePath) -> bool,
+    work: W,
+) -> bool
+where
+    W: Fn(Instance) -> Fut,
+    Fut: std::future::Future<Output = bool> + Send + 'static,
+{
+    let mut ok = true;
+    let mut tasks = tokio::task::JoinSet::new();
+    for module in w.values.instances_of(&rc.module_cfg) {
+        let Some(exp) = expand_resource(w, rc, &module) else {
+            ok = false;
+            continue;
+        };
+        if exp == Expansion::Unknown {
+            ok &= unknown(&module);
+            continue;
+        }
+        for key in exp.keys() {
+            let vars = instance_vars(&exp, &key);
+            let addr = rc.addr(&module, key);
+            let what = addr.to_string();
+            let module = module.clone();
+            let fut = work(Instance { module, addr, vars });
+            tasks.spawn(guarded(w.clone(), what, rc.res.range.clone(), fut));
+        }
+    }
+    while let Some(r) = tasks.join_next().await {
+        // A panic is caught (and reported) inside the task; a task that
+        // still ends abnormally (cancelled) is a failure, never a success.
+        ok &= r.unwrap_or(false);
+    }
+    ok
+}

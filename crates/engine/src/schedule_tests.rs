@@ -1,0 +1,184 @@
+//! The scheduler, one named case per rule, with work that records what
+//! ran (in-process: the scheduler takes any closure).
+
+use super::*;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// A schedule to run: items' waits-for lists, the items that fail, the
+/// concurrency limit, and after how many started items to stop.
+struct Case {
+    waits_for: Vec<Vec<usize>>,
+    failing: Vec<usize>,
+    panicking: Vec<usize>,
+    limit: Option<usize>,
+    stop_after: Option<usize>,
+}
+
+fn case(waits_for: &[&[usize]]) -> Case {
+    Case {
+        waits_for: waits_for.iter().map(|w| w.to_vec()).collect(),
+        failing: Vec::new(),
+        panicking: Vec::new(),
+        limit: None,
+        stop_after: None,
+    }
+}
+
+/// Runs a case; `want` sees the items that ran (in the order they
+/// started) and the most that ran at once.
+#[track_caller]
+fn check(name: &str, c: Case, want_ok: bool, want_lost: usize, want: impl Fn(&[usize], usize)) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .unwrap();
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let (now, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let stopped = Arc::new(AtomicBool::new(false));
+    let stop_after = c.stop_after;
+    let gate = Gate {
+        limit: c.limit.map(|n| Arc::new(Semaphore::new(n))),
+        stop: stop_after.map(|_| {
+            let stopped = stopped.clone();
+            Arc::new(move || stopped.load(Ordering::SeqCst)) as Arc<dyn Fn() -> bool + Send + Sync>
+        }),
+    };
+    let order = Order::new(c.waits_for.clone().into_iter());
+    let (failing, panicking) = (c.failing.clone(), c.panicking.clone());
+    let outcome = rt.block_on(execute(order, gate, |i| {
+        let (ran, now, peak, stopped) = (ran.clone(), now.clone(), peak.clone(), stopped.clone());
+        let fail = failing.contains(&i);
+        let panic = panicking.contains(&i);
+        async move {
+            let started = {
+                let mut r = ran.lock().unwrap();
+                r.push(i);
+                r.len()
+            };
+            if stop_after.is_some_and(|n| started >= n) {
+                stopped.store(true, Ordering::SeqCst);
+            }
+            let running = now.fetch_add(1, Ordering::SeqCst) + 1;
+            peak.fetch_max(running, Ordering::SeqCst);
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            now.fetch_sub(1, Ordering::SeqCst);
+            assert!(!panic, "item {i} panics");
+            !fail
+        }
+    }));
+    let ran = ran.lock().unwrap().clone();
+    assert_eq!(outcome.ok, want_ok, "case {name}: ok (ran {ran:?})");
+    assert_eq!(outcome.lost.len(), want_lost, "case {name}: lost");
+    want(&ran, peak.load(Ordering::SeqCst));
+}
+
+fn pos(ran: &[usize], i: usize) -> usize {
+    ran.iter().position(|x| *x == i).expect("item ran")
+}
+
+#[test]
+fn scheduling_rules() {
+    check("nothing_to_do", case(&[]), true, 0, |ran, _| {
+        assert!(ran.is_empty())
+    });
+    check(
+        "chain_runs_in_dependency_order",
+        case(&[&[], &[0], &[1], &[2]]),
+        true,
+        0,
+        |ran, peak| {
+            assert_eq!(ran, [0, 1, 2, 3], "chain order");
+            assert_eq!(peak, 1, "a chain never overlaps");
+        },
+    );
+    check(
+        "diamond_joins_after_both_branches",
+        case(&[&[], &[0], &[0], &[1, 2]]),
+        true,
+        0,
+        |ran, _| {
+            assert_eq!(ran.len(), 4);
+            assert!(pos(ran, 3) > pos(ran, 1) && pos(ran, 3) > pos(ran, 2));
+        },
+    );
+    check(
+        "independent_items_run_at_once",
+        case(&[&[], &[], &[], &[]]),
+        true,
+        0,
+        |ran, peak| {
+            assert_eq!(ran.len(), 4);
+            assert!(peak > 1, "no overlap without a limit: peak {peak}");
+        },
+    );
+    check(
+        "limit_bounds_concurrency",
+        Case {
+            limit: Some(2),
+            ..case(&[&[], &[], &[], &[], &[], &[]])
+        },
+        true,
+        0,
+        |ran, peak| {
+            assert_eq!(ran.len(), 6);
+            assert!(peak <= 2, "limit 2, peak {peak}");
+        },
+    );
+    check(
+        "failure_skips_dependents_transitively",
+        Case {
+            failing: vec![0],
+            ..case(&[&[], &[0], &[1], &[]])
+        },
+        false,
+        0,
+        |ran, _| {
+            let mut r = ran.to_vec();
+            r.sort();
+            assert_eq!(r, [0, 3], "1 and 2 skipped, 3 independent");
+        },
+    );
+    check(
+        "failure_skips_a_join_with_one_failed_branch",
+        Case {
+            failing: vec![1],
+            ..case(&[&[], &[0], &[0], &[1, 2]])
+        },
+        false,
+        0,
+        |ran, _| assert!(!ran.contains(&3) && ran.contains(&2)),
+    );
+    check(
+        "stop_starts_nothing_new",
+        Case {
+            stop_after: Some(1),
+            ..case(&[&[], &[0], &[1]])
+        },
+        false,
+        0,
+        |ran, _| assert_eq!(ran, [0]),
+    );
+    check(
+        "stop_lets_started_items_finish",
+        Case {
+            stop_after: Some(2),
+            limit: Some(1),
+            ..case(&[&[], &[], &[], &[]])
+        },
+        false,
+        0,
+        |ran, _| assert_eq!(ran.len(), 2, "two started, then none"),
+    );
+    check(
+        "lost_task_is_reported_and_its_dependents_never_start",
+        Case {
+            panicking: vec![0],
+            ..case(&[&[], &[0], &[]])
+        },
+        false,
+        1,
+        |ran, _| assert!(!ran.contains(&1) && ran.contains(&2)),
+    );
+}
