@@ -14,7 +14,7 @@
 //! needs nothing from the store, which may be the thing that is gone;
 //! `state push` opens it with the same passphrase.
 
-use crate::commands::Ui;
+use crate::session::Ui;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};

@@ -1,20 +1,13 @@
 //! `terrane`: Terraform's workflow over terrane's engine. This binary is
 //! glue: argument parsing ([`args`]), input variables ([`vars`]), the
-//! state store and its lock, and rendering ([`render`], [`json`]); the
-//! work is in terrane-engine.
+//! state store and its lock; what it prints is rendered by terrane-render
+//! and the work is in terrane-engine.
 
 mod args;
 mod commands;
-mod diff;
 mod errored;
-mod fmt;
-mod json;
-mod planfile;
-mod render;
-mod statecmd;
+mod session;
 mod stateconf;
-mod stateshow;
-mod stream;
 mod vars;
 
 use std::process::ExitCode;

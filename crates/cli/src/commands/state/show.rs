@@ -5,10 +5,10 @@
 //! nodes they name: `(sensitive value)` appears where Terraform shows it.
 
 use crate::args::Args;
-use crate::commands::{open_store, Ui};
-use crate::render;
+use crate::session::{off_runtime, open_store, workspace, Ui};
 use std::path::Path;
 use terrane_engine::Engine;
+use terrane_render::{human, text};
 use terrane_state::{InstanceAddr, ObjectState, Snapshot};
 use terrane_value::Value;
 
@@ -81,7 +81,7 @@ pub async fn show_all(dir: &Path, s: &Snapshot) {
         let gap = if blocks.is_empty() { "" } else { "\n\n" };
         print!(
             "{gap}Outputs:\n\n{}",
-            render::stored_outputs(s, "(sensitive value)", render::show_value)
+            human::stored_outputs(s, "(sensitive value)", text::show_value)
         );
     }
 }
@@ -91,22 +91,22 @@ pub async fn state_show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let Some(p) = a.positional.first() else {
         return ui.error("Missing address", "Usage: terrane state show ADDRESS");
     };
-    let target = match crate::statecmd::targets(ui, std::slice::from_ref(p)) {
+    let target = match super::targets(ui, std::slice::from_ref(p)) {
         Ok(mut t) => t.remove(0),
         Err(c) => return c,
     };
     // The store is read off the runtime thread (see `off_runtime`).
-    let s = crate::commands::off_runtime(|| {
+    let s = off_runtime(|| {
         let store = open_store(ui, dir)?;
         store
-            .snapshot(&crate::statecmd::workspace())
+            .snapshot(&workspace())
             .map_err(|e| ui.error("Failed to read state", e.to_string()))
     });
     let s = match s {
         Ok(s) => s,
         Err(c) => return c,
     };
-    let found = crate::statecmd::matching(&s, &target);
+    let found = super::matching(&s, &target);
     if found.is_empty() {
         return ui.error("No instance found for the given address!", format!("This command requires that the address references one specific instance. {p:?} matched nothing."));
     }
@@ -157,7 +157,7 @@ fn object_text(a: &InstanceAddr, o: &ObjectState, v: &Value) -> String {
             if x.is_null() {
                 continue;
             }
-            let _ = writeln!(out, "    {k:<width$} = {}", render::show_value(x, 4));
+            let _ = writeln!(out, "    {k:<width$} = {}", text::show_value(x, 4));
         }
     }
     out.push_str("}\n");

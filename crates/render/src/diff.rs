@@ -20,7 +20,7 @@
 //! * Each level indents four columns; each line is `symbol key = value`
 //!   with three-column symbols (`  +`, `  -`, `  ~`, `   `).
 
-use crate::render::Style;
+use crate::text::Style;
 use std::fmt::Write;
 use terrane_value::{Kind, Path, Type, Value};
 
@@ -637,7 +637,7 @@ impl Diff {
                 }
                 let keys: Vec<String> = attrs
                     .iter()
-                    .map(|(k, _)| crate::render::key_text(k))
+                    .map(|(k, _)| crate::text::key_text(k))
                     .collect();
                 let width = keys.iter().map(String::len).max().unwrap_or(0);
                 let child = Opts {
@@ -792,7 +792,7 @@ impl Diff {
         if multiline(before) || multiline(after) {
             return self.heredoc(style, before, after, indent, o);
         }
-        let text = |v: &Value| crate::render::value(v, 0, false);
+        let text = |v: &Value| crate::text::value(v, 0, false);
         match self.act {
             Act::Create => format!("{}{forces}", text(after)),
             Act::Delete => format!("{}{}{forces}", text(before), self.null_suffix(o)),

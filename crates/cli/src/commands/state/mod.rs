@@ -1,19 +1,15 @@
-//! `state list|rm|mv|pull|push|rotate-key` (`state show` is in
-//! `stateshow`).
+//! `state list|rm|mv|pull|push|rotate-key`, and `state show` in [`show`]
+//! (which `show` of the whole state uses too).
+
+pub mod show;
 
 use crate::args::Args;
-use crate::commands::{lock, open_store, Ui};
+use crate::session::{lock, off_runtime, open_store, store_config, workspace, Ui};
 use std::collections::BTreeSet;
 use std::path::Path;
 use terrane_config::Diagnostic;
-use terrane_state::{Change, InstanceAddr, Snapshot, Target};
-
-pub(crate) fn workspace() -> String {
-    std::env::var("TF_WORKSPACE")
-        .ok()
-        .filter(|w| !w.is_empty())
-        .unwrap_or_else(|| "default".into())
-}
+// `StateChange`: a write to the store, not the engine's planned `Change`.
+use terrane_state::{Change as StateChange, InstanceAddr, Snapshot, Target};
 
 /// Instances of `s` the target means (an instance; a resource, meaning
 /// all its instances; a module instance, meaning everything in it).
@@ -41,7 +37,7 @@ pub(crate) fn targets(ui: &Ui, args: &[String]) -> Result<Vec<Target>, u8> {
         .collect()
 }
 
-pub fn run(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
+pub fn subcommand(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
     if sub == "rotate-key" {
         return rotate_key(ui, dir, a);
     }
@@ -138,13 +134,13 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
                     .and_then(|r| r.instances.get(&x.key))
                 {
                     for k in inst.deposed.keys() {
-                        changes.push(Change::RemoveObject {
+                        changes.push(StateChange::RemoveObject {
                             addr: x.clone(),
                             deposed: Some(k.clone()),
                         });
                     }
                 }
-                changes.push(Change::RemoveObject {
+                changes.push(StateChange::RemoveObject {
                     addr: x.clone(),
                     deposed: None,
                 });
@@ -193,13 +189,13 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
                 .map(|r| r.provider.clone())
                 .unwrap_or_default();
             let changes = vec![
-                Change::SetObject {
+                StateChange::SetObject {
                     addr: to.clone(),
                     deposed: None,
                     provider,
                     object: o,
                 },
-                Change::RemoveObject {
+                StateChange::RemoveObject {
                     addr: from.clone(),
                     deposed: None,
                 },
@@ -382,7 +378,7 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         }
     };
     let settings = engine.core.config.module.state.as_ref();
-    let config = match crate::commands::store_config(ui, dir, settings) {
+    let config = match store_config(ui, dir, settings) {
         Ok(c) => c,
         Err(c) => return c,
     };
@@ -406,7 +402,7 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         ui.diags(&diags);
         return 1;
     }
-    crate::commands::off_runtime(|| {
+    off_runtime(|| {
         let store = match terrane_state::open_store(&config) {
             Ok(s) => s,
             Err(e) => return ui.error("Failed to open state", e.to_string()),
@@ -453,7 +449,7 @@ fn rotate_key(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             return 1;
         }
     };
-    let config = match crate::commands::store_config(ui, dir, settings.as_ref()) {
+    let config = match store_config(ui, dir, settings.as_ref()) {
         Ok(c) => c,
         Err(c) => return c,
     };

@@ -18,7 +18,7 @@ mod rewrite;
 mod tokens;
 
 use crate::args::Args;
-use crate::commands::Ui;
+use crate::session::Ui;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,264 @@
+//! `apply`, `destroy` and `refresh`: plan (or read a saved plan), confirm,
+//! apply under the lock, and save an errored state when the state cannot
+//! be written.
+
+use crate::args::Args;
+use crate::session::{
+    load, off_runtime, on_interrupt, options, start_from_state, store_config, StateFailure, Ui,
+};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use terrane_config::Diagnostic;
+use terrane_engine::{Engine, Plan, PlanMode};
+use terrane_render::{human, planfile, stream, text};
+use terrane_state::Snapshot;
+
+pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 {
+    let engine = match load(ui, dir) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let config = match store_config(ui, dir, engine.core.config.module.state.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    // The key an emergency state file would be sealed with.
+    let sealing = config.encryption.clone();
+    let key_var = crate::errored::key_var(engine.core.config.module.state.as_ref()).to_string();
+    // A saved plan is opened with the store's key: the store is opened
+    // first then (otherwise while the providers start).
+    let mut store_or_config = Err(config);
+    let saved: Option<Plan> = match (a.positional.first(), mode) {
+        (Some(f), None) => {
+            let bytes = match std::fs::read(f) {
+                Ok(b) => b,
+                Err(e) => return ui.error("Failed to load the saved plan", format!("{f}: {e}")),
+            };
+            let store = match store_or_config {
+                Err(config) => match off_runtime(|| terrane_state::open_store(&config)) {
+                    Ok(s) => s,
+                    Err(e) => return StateFailure::Open(e.to_string()).report(ui),
+                },
+                Ok(s) => s,
+            };
+            let plan = planfile::read(&bytes, store.cipher());
+            store_or_config = Ok(store);
+            match plan {
+                Ok(p) => Some(p),
+                Err(e) => return ui.error("Failed to load the saved plan", format!("{f}: {e}")),
+            }
+        }
+        _ => None,
+    };
+    let mut opts = match options(ui, &engine, a, mode.unwrap_or(PlanMode::Normal)) {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
+    if let Some(p) = &saved {
+        opts.vars = p.variables.clone();
+        opts.mode = p.mode;
+    }
+    let op = if opts.mode == PlanMode::Destroy {
+        "OperationTypeDestroy"
+    } else {
+        "OperationTypeApply"
+    };
+    engine.prestart_providers();
+    let (_store, run, snapshot) = match start_from_state(store_or_config, op, true, true).await {
+        Ok((store, Some(run), s, taken_over)) => {
+            if let Some(h) = taken_over {
+                ui.diags(&[crate::stateconf::takeover_note(&h)]);
+            }
+            (store, run, s)
+        }
+        Ok((_, None, _, _)) => unreachable!("a kept lock is returned"),
+        Err(f) => {
+            engine.shutdown().await;
+            return f.report(ui);
+        }
+    };
+    on_interrupt(&engine);
+    let plan = match saved {
+        Some(p) => {
+            if let Err(e) = terrane_state::check_plan_freshness(&snapshot, &p.lineage, p.serial) {
+                let _ = off_runtime(|| run.finish());
+                return ui.error("Saved plan is stale", e.to_string());
+            }
+            p
+        }
+        None => {
+            let p = engine.plan(&snapshot, opts.clone()).await;
+            ui.diags(&p.diagnostics);
+            if p.has_errors() {
+                engine.shutdown().await;
+                let _ = off_runtime(|| run.finish());
+                return 1;
+            }
+            if ui.stream {
+                for l in stream::plan(&p, "apply") {
+                    println!("{l}");
+                }
+            } else {
+                print!("{}", human::plan(&ui.style, &p));
+            }
+            if !p.has_changes() && (opts.mode != PlanMode::RefreshOnly || p.drift.is_empty()) {
+                engine.shutdown().await;
+                let _ = off_runtime(|| run.finish());
+                if ui.stream {
+                    println!("{}", stream::apply_summary(0, 0, 0, "apply"));
+                } else {
+                    println!(
+                        "\n{}",
+                        ui.style
+                            .bold("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.")
+                    );
+                    print_outputs_after(&snapshot);
+                }
+                return 0;
+            }
+            let question = match opts.mode {
+                PlanMode::Destroy => "Do you really want to destroy all resources?",
+                _ => "Do you want to perform these actions?",
+            };
+            if !confirm(ui, a, question) {
+                engine.shutdown().await;
+                let _ = off_runtime(|| run.finish());
+                return 1;
+            }
+            p
+        }
+    };
+    let total = plan
+        .changes
+        .iter()
+        .filter(|c| c.action != terrane_engine::Action::NoOp)
+        .count();
+    let ticker = progress(&engine, total);
+    let (result, run) = engine.apply(&plan, &snapshot, run, opts.clone()).await;
+    ticker.abort();
+    engine.shutdown().await;
+    if let Err(e) = off_runtime(|| run.finish()) {
+        ui.diags(&[Diagnostic::error(
+            "Failed to release the state lock",
+            e.to_string(),
+            None,
+        )]);
+    }
+    ui.diags(&result.diagnostics);
+    if let Some((state, unrecorded)) = &result.errored_state {
+        let key = sealing
+            .as_ref()
+            .map(|enc| crate::errored::Key { enc, var: &key_var });
+        crate::errored::save(ui, dir, state, *unrecorded, key);
+    }
+    let interrupted = engine.interrupt_flag().load(Ordering::SeqCst);
+    if interrupted {
+        eprintln!("\nterrane was interrupted: operations in flight finished and were saved; run apply again to finish the rest.");
+    }
+    if result.has_errors() || interrupted {
+        return 1;
+    }
+    if ui.stream {
+        let op = if opts.mode == PlanMode::Destroy {
+            "destroy"
+        } else {
+            "apply"
+        };
+        println!(
+            "{}",
+            stream::apply_summary(result.added, result.changed, result.destroyed, op)
+        );
+        println!("{}", stream::outputs(&result.outputs));
+        return 0;
+    }
+    let verb = if opts.mode == PlanMode::Destroy {
+        "Destroy"
+    } else {
+        "Apply"
+    };
+    if opts.mode == PlanMode::Destroy {
+        println!(
+            "\n{}",
+            ui.style.bold(&format!(
+                "{verb} complete! Resources: {} destroyed.",
+                result.destroyed
+            ))
+        );
+    } else {
+        println!(
+            "\n{}",
+            ui.style.bold(&format!(
+                "{verb} complete! Resources: {} added, {} changed, {} destroyed.",
+                result.added, result.changed, result.destroyed
+            ))
+        );
+    }
+    if !result.outputs.is_empty() {
+        println!("\n{}\n", ui.style.bold("Outputs:"));
+        print!("{}", human::outputs(&result.outputs));
+    }
+    0
+}
+
+fn confirm(ui: &Ui, a: &Args, what: &str) -> bool {
+    if ui.stream && !a.has("auto-approve") {
+        ui.error("Plan approval required", "The -json option needs -auto-approve: the approval prompt cannot be answered in machine-readable mode.");
+        return false;
+    }
+    // `refresh` changes no remote object: it never asks, as Terraform's.
+    if a.has("auto-approve") || a.command.first().is_some_and(|c| c == "refresh") {
+        return true;
+    }
+    if a.is_false("input") {
+        ui.error("No value for required variable", "The approval prompt is not available with -input=false; use -auto-approve to apply without confirmation.");
+        return false;
+    }
+    println!("\n{}\n  terrane will perform the actions described above.\n  Only 'yes' will be accepted to approve.\n", ui.style.bold(what));
+    print!("  {} ", ui.style.bold("Enter a value:"));
+    let _ = std::io::stdout().flush();
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    if line.trim() == "yes" {
+        println!();
+        true
+    } else {
+        eprintln!("\nError: Apply cancelled.");
+        false
+    }
+}
+
+/// A ticker on stderr while a long apply runs.
+fn progress(engine: &Engine, total: usize) -> tokio::task::JoinHandle<()> {
+    let counter = engine.core.progress.clone();
+    counter.store(0, Ordering::Relaxed);
+    let tty = std::io::stderr().is_terminal();
+    tokio::spawn(async move {
+        let start = std::time::Instant::now();
+        loop {
+            tokio::time::sleep(std::time::Duration::from_secs(if tty { 1 } else { 10 })).await;
+            let n = counter.load(Ordering::Relaxed).min(total);
+            if tty {
+                eprint!(
+                    "\r  applying: {n}/{total} changes saved ({}s elapsed)",
+                    start.elapsed().as_secs()
+                );
+            } else {
+                eprintln!(
+                    "Still applying... {n}/{total} changes saved ({}s elapsed)",
+                    start.elapsed().as_secs()
+                );
+            }
+        }
+    })
+}
+
+fn print_outputs_after(s: &Snapshot) {
+    if s.outputs.is_empty() {
+        return;
+    }
+    print!(
+        "\nOutputs:\n\n{}",
+        human::stored_outputs(s, "<sensitive>", text::hcl_value)
+    );
+}

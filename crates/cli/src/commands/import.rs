@@ -1,0 +1,58 @@
+//! `import ADDR ID`: import one object into the state under the lock.
+
+use crate::args::Args;
+use crate::session::{has_errors, load, lock, off_runtime, options, store_config, Ui};
+use std::path::Path;
+use terrane_engine::PlanMode;
+use terrane_state::InstanceAddr;
+
+pub async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    let [addr, id] = a.positional.as_slice() else {
+        return ui.error(
+            "Invalid arguments",
+            "The import command expects two arguments: ADDR ID.",
+        );
+    };
+    let addr = match InstanceAddr::parse(addr) {
+        Ok(x) => x,
+        Err(e) => return ui.error("Invalid address", format!("{e:?}")),
+    };
+    let engine = match load(ui, dir) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let opts = match options(ui, &engine, a, PlanMode::Normal) {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
+    let config = match store_config(ui, dir, engine.core.config.module.state.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    let started = off_runtime(|| {
+        let store = terrane_state::open_store(&config)
+            .map_err(|e| ui.error("Failed to open state", e.to_string()))?;
+        let mut run = lock(ui, store.as_ref(), "OperationTypeImport")?;
+        match run.snapshot() {
+            Ok(s) => Ok((store, run, s)),
+            Err(e) => {
+                let _ = run.finish();
+                Err(ui.error("Failed to read state", e.to_string()))
+            }
+        }
+    });
+    let (_store, run, snapshot) = match started {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    println!("{}: Importing from ID {id:?}...", addr);
+    let (diags, run) = engine.import(&snapshot, run, &addr, id, opts).await;
+    engine.shutdown().await;
+    let _ = off_runtime(|| run.finish());
+    ui.diags(&diags);
+    if has_errors(&diags) {
+        return 1;
+    }
+    println!("{addr}: Import prepared!\n{addr}: Refreshing state...\n\n{}\n\nThe resources that were imported are shown above. These resources are now in\nyour terrane state and will henceforth be managed by terrane.", ui.style.bold(&ui.style.bold("Import successful!")));
+    0
+}

@@ -1,0 +1,72 @@
+//! `plan`: plan from the state, print it (text or streaming `-json`) and
+//! save it with `-out`.
+
+use crate::args::Args;
+use crate::session::{load, on_interrupt, options, start_from_state, store_config, Ui};
+use std::path::Path;
+use terrane_engine::PlanMode;
+use terrane_render::{human, planfile, stream};
+
+pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    let engine = match load(ui, dir) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let opts = match options(ui, &engine, a, PlanMode::Normal) {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
+    let config = match store_config(ui, dir, engine.core.config.module.state.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    engine.prestart_providers();
+    let (store, snapshot) = match start_from_state(
+        Err(config),
+        "OperationTypePlan",
+        !a.is_false("lock"),
+        false,
+    )
+    .await
+    {
+        Ok((store, _, s, taken_over)) => {
+            if let Some(h) = taken_over {
+                ui.diags(&[crate::stateconf::takeover_note(&h)]);
+            }
+            (store, s)
+        }
+        Err(f) => {
+            engine.shutdown().await;
+            return f.report(ui);
+        }
+    };
+    on_interrupt(&engine);
+    let plan = engine.plan(&snapshot, opts).await;
+    engine.shutdown().await;
+    ui.diags(&plan.diagnostics);
+    if plan.has_errors() {
+        return 1;
+    }
+    if ui.stream {
+        for l in stream::plan(&plan, "plan") {
+            println!("{l}");
+        }
+    } else {
+        print!("{}", human::plan(&ui.style, &plan));
+    }
+    let rule = "\u{2500}".repeat(77);
+    if let Some(out) = a.value("out") {
+        if let Err(e) = planfile::save(Path::new(out), &planfile::write(&plan, store.cipher())) {
+            return ui.error("Failed to write plan file", e.to_string());
+        }
+        if !ui.stream {
+            println!("\n{rule}\n\nSaved the plan to: {out}\n\nTo perform exactly these actions, run the following command to apply:\n    terrane apply {out:?}");
+        }
+    } else if !ui.stream && plan.has_changes() {
+        println!("\n{rule}\n\n{}", human::wrap("Note: You didn't use the -out option to save this plan, so terrane can't guarantee to take exactly these actions if you run \"terrane apply\" now."));
+    }
+    if a.has("detailed-exitcode") && plan.has_changes() {
+        return 2;
+    }
+    0
+}

@@ -1,0 +1,43 @@
+//! `validate`: the configuration's diagnostics, as text or `-json`.
+
+use crate::session::Ui;
+use std::path::Path;
+use terrane_config::Severity;
+use terrane_engine::Engine;
+
+pub async fn validate(ui: &Ui, dir: &Path) -> u8 {
+    let diags = match Engine::load(dir) {
+        Ok(engine) => {
+            let d = engine.validate().await;
+            engine.shutdown().await;
+            d
+        }
+        Err(d) => d,
+    };
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    if ui.json {
+        let list: Vec<serde_json::Value> = diags
+            .iter()
+            .map(|d| {
+                let mut j = serde_json::json!({"severity": if d.severity == Severity::Error { "error" } else { "warning" }, "summary": d.summary, "detail": d.detail});
+                if let Some(r) = &d.range {
+                    j["range"] = serde_json::json!({"filename": r.file.to_string(), "start": {"line": r.start.line, "column": r.start.col, "byte": r.start.byte}, "end": {"line": r.end.line, "column": r.end.col, "byte": r.end.byte}});
+                }
+                j
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"format_version": "1.0", "valid": errors == 0, "error_count": errors, "warning_count": diags.len() - errors, "diagnostics": list})
+        );
+    } else if errors == 0 {
+        ui.diags(&diags);
+        println!("{}", ui.style.bold("Success! The configuration is valid."));
+    } else {
+        ui.diags(&diags);
+    }
+    u8::from(errors > 0)
+}

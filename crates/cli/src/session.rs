@@ -1,0 +1,443 @@
+//! The session every command runs in: the [`Ui`] (style, `-json`,
+//! streaming), the state store opened from the configuration, its lock,
+//! the workspace, the engine loaded with its progress lines, and the plan
+//! options read from the arguments. Commands import this; it imports no
+//! command.
+
+use crate::args::Args;
+use crate::vars;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use terrane_config::{Diagnostic, Severity};
+use terrane_engine::{Action, Engine, Options, PlanMode};
+use terrane_render::text::Style;
+use terrane_render::{human, stream};
+use terrane_state::{LockInfo, Run, Snapshot, StateStore};
+
+/// How the command talks to the user: colours, `-json`, streaming.
+pub struct Ui {
+    pub style: Style,
+    pub json: bool,
+    /// `-json` on plan/apply/destroy/refresh: Terraform's streaming UI.
+    pub stream: bool,
+}
+
+impl Ui {
+    pub fn diags(&self, ds: &[Diagnostic]) {
+        if self.stream {
+            for d in ds {
+                println!("{}", stream::diagnostic(d));
+            }
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        for d in ds {
+            let _ = write!(err, "{}", human::diagnostic(&self.style, d));
+        }
+    }
+
+    pub fn error(&self, summary: &str, detail: impl Into<String>) -> u8 {
+        self.diags(&[Diagnostic::error(summary, detail, None)]);
+        1
+    }
+}
+
+/// Whether any of `ds` is an error.
+pub fn has_errors(ds: &[Diagnostic]) -> bool {
+    ds.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// The workspace: `TF_WORKSPACE` when set, else `default`.
+pub fn workspace() -> String {
+    std::env::var("TF_WORKSPACE")
+        .ok()
+        .filter(|w| !w.is_empty())
+        .unwrap_or_else(|| "default".into())
+}
+
+/// The store the configuration in `dir` names (its terraform block's
+/// state settings, read first), opened; failures are reported.
+pub fn open_store(ui: &Ui, dir: &Path) -> Result<Box<dyn StateStore>, u8> {
+    let settings = crate::stateconf::settings_of(dir).map_err(|d| {
+        ui.diags(&d);
+        1
+    })?;
+    let config = store_config(ui, dir, settings.as_ref())?;
+    terrane_state::open_store(&config).map_err(|e| ui.error("Failed to open state", e.to_string()))
+}
+
+/// The store configuration for `settings`, or the error reported.
+pub fn store_config(
+    ui: &Ui,
+    dir: &Path,
+    settings: Option<&terrane_config::StateSettings>,
+) -> Result<terrane_state::StoreConfig, u8> {
+    crate::stateconf::store_config(dir, settings).map_err(|d| {
+        ui.diags(&[d]);
+        1
+    })
+}
+
+/// Runs `f` on a thread of its own and waits for it. The PostgreSQL
+/// store's client is synchronous and runs its own runtime, which cannot
+/// start on a thread already driving this one: every store call made from
+/// the command's async code goes through here (or a blocking task).
+pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        s.spawn(f)
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
+/// Takes the workspace lock, reporting the holder when someone has it,
+/// and noting a stale lock of a dead process that was taken over.
+pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u8> {
+    let run = store
+        .lock(&workspace(), LockInfo::new(op, ""))
+        .map_err(|e| StateFailure::Lock(e.to_string()).report(ui))?;
+    if let Some(holder) = run.taken_over() {
+        ui.diags(&[crate::stateconf::takeover_note(holder)]);
+    }
+    Ok(run)
+}
+
+/// Why an operation could not start from the state.
+pub enum StateFailure {
+    Open(String),
+    Lock(String),
+    Read(String),
+}
+
+impl StateFailure {
+    pub fn report(self, ui: &Ui) -> u8 {
+        match self {
+            StateFailure::Open(e) => ui.error("Failed to open state", e),
+            StateFailure::Lock(e) => ui.error(
+                "Error acquiring the state lock",
+                format!("{e}\n\nterrane acquires a state lock to protect the state from being written by multiple users at the same time. Please resolve the issue above and try again. For most commands, you can disable locking with the \"-lock=false\" flag, but this is not recommended."),
+            ),
+            StateFailure::Read(e) => ui.error("Failed to read state", e),
+        }
+    }
+}
+
+/// The state an operation starts from: the store, the lock when it is
+/// kept, the snapshot, and a dead holder's lock that was taken over.
+pub type Started = (
+    Box<dyn StateStore>,
+    Option<Box<dyn Run>>,
+    Snapshot,
+    Option<LockInfo>,
+);
+
+/// Opens the state store, takes the lock for `op` (unless `lock` is false)
+/// and reads the snapshot, on a blocking thread, so the provider plugins
+/// started by `Engine::prestart_providers` boot meanwhile. With `keep` the
+/// lock is returned held (apply); otherwise it is released once read.
+/// `store` is either the configuration to open or a store already open.
+pub async fn start_from_state(
+    store: Result<Box<dyn StateStore>, terrane_state::StoreConfig>,
+    op: &'static str,
+    lock: bool,
+    keep: bool,
+) -> Result<Started, StateFailure> {
+    let read = tokio::task::spawn_blocking(move || {
+        let store = match store {
+            Ok(s) => s,
+            Err(config) => {
+                terrane_state::open_store(&config).map_err(|e| StateFailure::Open(e.to_string()))?
+            }
+        };
+        if !lock {
+            let s = store
+                .snapshot(&workspace())
+                .map_err(|e| StateFailure::Read(e.to_string()))?;
+            return Ok((store, None, s, None));
+        }
+        let mut run = store
+            .lock(&workspace(), LockInfo::new(op, ""))
+            .map_err(|e| StateFailure::Lock(e.to_string()))?;
+        let taken_over = run.taken_over().cloned();
+        let s = run.snapshot();
+        let run = if s.is_err() || !keep {
+            let _ = run.finish();
+            None
+        } else {
+            Some(run)
+        };
+        let s = s.map_err(|e| StateFailure::Read(e.to_string()))?;
+        Ok((store, run, s, taken_over))
+    });
+    read.await
+        .unwrap_or_else(|e| Err(StateFailure::Read(format!("the state reader stopped: {e}"))))
+}
+
+/// The engine for the configuration in `dir`, printing progress lines
+/// unless the output is JSON; diagnostics are reported.
+pub fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
+    let engine = Engine::load(dir).map_err(|d| {
+        ui.diags(&d);
+        1
+    })?;
+    if !ui.stream && !ui.json {
+        let style = Style {
+            color: ui.style.color,
+        };
+        let _ = engine
+            .core
+            .events
+            .set(std::sync::Arc::new(move |e: &terrane_engine::Event| {
+                let _ = writeln!(std::io::stdout().lock(), "{}", style.bold(&event_line(e)));
+            }));
+    }
+    Ok(engine)
+}
+
+/// A progress event as Terraform's UI words it.
+fn event_line(e: &terrane_engine::Event) -> String {
+    use terrane_engine::Event;
+    let id = |id: &Option<String>| {
+        id.as_ref()
+            .map(|i| format!(" [id={i}]"))
+            .unwrap_or_default()
+    };
+    let who = |addr: &terrane_state::InstanceAddr, deposed: &Option<&str>| match deposed {
+        Some(k) => format!("{addr} (deposed object {k})"),
+        None => addr.to_string(),
+    };
+    match e {
+        Event::Refreshing { addr, id: i } => format!("{addr}: Refreshing state...{}", id(i)),
+        Event::Started {
+            addr,
+            deposed,
+            action,
+            id: i,
+        } => {
+            let what = match action {
+                Action::Create => "Creating...".to_string(),
+                Action::Update => format!("Modifying...{}", id(i)),
+                Action::Read => "Reading...".to_string(),
+                _ => format!("Destroying...{}", id(i)),
+            };
+            format!("{}: {what}", who(addr, deposed))
+        }
+        Event::Finished {
+            addr,
+            deposed,
+            action,
+            id: i,
+            elapsed,
+        } => {
+            let t = elapsed_text(*elapsed);
+            let what = match action {
+                Action::Create => format!("Creation complete after {t}{}", id(i)),
+                Action::Update => format!("Modifications complete after {t}{}", id(i)),
+                Action::Read => format!("Read complete after {t}{}", id(i)),
+                _ => format!("Destruction complete after {t}"),
+            };
+            format!("{}: {what}", who(addr, deposed))
+        }
+    }
+}
+
+/// A duration in whole seconds as Go prints one: `0s`, `42s`, `1m5s`,
+/// `2h0m3s`.
+fn elapsed_text(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match (s / 3600, (s / 60) % 60, s % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, m, sec) => format!("{m}m{sec}s"),
+        (h, m, sec) => format!("{h}h{m}m{sec}s"),
+    }
+}
+
+/// The plan options the arguments ask for (`-var`, `-parallelism`,
+/// `-destroy`, `-refresh-only`, `-target`, ...), `mode` unless a flag
+/// overrides it.
+pub fn options(ui: &Ui, engine: &Engine, a: &Args, mode: PlanMode) -> Result<Options, u8> {
+    let vars = vars::collect(&engine.core.config.module, Path::new("."), a).map_err(|d| {
+        ui.diags(&d);
+        1
+    })?;
+    let parallelism = match a.value("parallelism") {
+        Some(p) => p
+            .parse()
+            .map_err(|_| ui.error("Invalid -parallelism", format!("{p:?} is not a number.")))?,
+        None => 10,
+    };
+    let mode = if a.has("destroy") {
+        PlanMode::Destroy
+    } else if a.has("refresh-only") {
+        PlanMode::RefreshOnly
+    } else {
+        mode
+    };
+    Ok(Options {
+        parallelism,
+        refresh: !a.is_false("refresh"),
+        mode,
+        targets: a.values("target"),
+        excludes: a.values("exclude"),
+        replace: a.values("replace"),
+        vars,
+        workspace: workspace(),
+    })
+}
+
+/// Ctrl-C: the first stops new work (in-flight operations finish and are
+/// saved), the second asks providers to cancel theirs.
+pub fn on_interrupt(engine: &Engine) {
+    let flag = engine.interrupt_flag();
+    let host = engine.core.host.clone();
+    tokio::spawn(async move {
+        let mut count = 0;
+        while tokio::signal::ctrl_c().await.is_ok() {
+            count += 1;
+            flag.store(true, Ordering::SeqCst);
+            if count == 1 {
+                eprintln!("\nInterrupt received.\nPlease wait for terrane to exit or data loss may occur.\nGracefully shutting down...");
+            } else {
+                eprintln!(
+                    "\nTwo interrupts received. Asking providers to stop their operations..."
+                );
+                host.stop_all().await;
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use terrane_engine::{object_id, Event};
+    use terrane_value::Value;
+
+    fn check(name: &str, got: String, want: &str) {
+        assert_eq!(got, want, "case {name}");
+    }
+
+    #[test]
+    fn progress_lines_as_terraform_words_them() {
+        let addr = terrane_state::ResourceAddr::managed("random_id", "x")
+            .instance(terrane_state::InstanceKey::Int(1));
+        let id = || Some("abc".to_string());
+        let cases: Vec<(&str, Event, &str)> = vec![
+            (
+                "refreshing",
+                Event::Refreshing {
+                    addr: &addr,
+                    id: id(),
+                },
+                "random_id.x[1]: Refreshing state... [id=abc]",
+            ),
+            (
+                "refreshing_without_id",
+                Event::Refreshing {
+                    addr: &addr,
+                    id: None,
+                },
+                "random_id.x[1]: Refreshing state...",
+            ),
+            (
+                "creating",
+                Event::Started {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Create,
+                    id: None,
+                },
+                "random_id.x[1]: Creating...",
+            ),
+            (
+                "created",
+                Event::Finished {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Create,
+                    id: id(),
+                    elapsed: Duration::from_millis(1500),
+                },
+                "random_id.x[1]: Creation complete after 1s [id=abc]",
+            ),
+            (
+                "modifying",
+                Event::Started {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Update,
+                    id: id(),
+                },
+                "random_id.x[1]: Modifying... [id=abc]",
+            ),
+            (
+                "modified",
+                Event::Finished {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Update,
+                    id: id(),
+                    elapsed: Duration::from_secs(65),
+                },
+                "random_id.x[1]: Modifications complete after 1m5s [id=abc]",
+            ),
+            (
+                "destroying_deposed",
+                Event::Started {
+                    addr: &addr,
+                    deposed: Some("00aa"),
+                    action: Action::Delete,
+                    id: id(),
+                },
+                "random_id.x[1] (deposed object 00aa): Destroying... [id=abc]",
+            ),
+            (
+                "destroyed",
+                Event::Finished {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Delete,
+                    id: None,
+                    elapsed: Duration::from_secs(7203),
+                },
+                "random_id.x[1]: Destruction complete after 2h0m3s",
+            ),
+            (
+                "read",
+                Event::Finished {
+                    addr: &addr,
+                    deposed: None,
+                    action: Action::Read,
+                    id: id(),
+                    elapsed: Duration::ZERO,
+                },
+                "random_id.x[1]: Read complete after 0s [id=abc]",
+            ),
+        ];
+        for (name, e, want) in cases {
+            check(name, event_line(&e), want);
+        }
+    }
+
+    #[test]
+    fn progress_never_shows_a_sensitive_id() {
+        let obj = |id: Value| Value::object([("id".to_string(), id)].into_iter().collect());
+        assert_eq!(
+            object_id(&obj(Value::string("x"))),
+            Some("x".to_string()),
+            "case plain_id"
+        );
+        assert_eq!(
+            object_id(&obj(Value::string("x").mark_sensitive())),
+            None,
+            "case sensitive_id"
+        );
+        assert_eq!(
+            object_id(&obj(Value::unknown(terrane_value::Type::String))),
+            None,
+            "case unknown_id"
+        );
+    }
+}
