@@ -88,18 +88,7 @@ impl Applying {
     /// by [`crate::nodes`].
     pub async fn walk_graph(self: &Arc<Self>) {
         let a = self.clone();
-        self.walk
-            .walk_graph(move |id| {
-                let a = a.clone();
-                async move {
-                    if nodes::is_resource(&a.walk, id) {
-                        resource(a, id).await
-                    } else {
-                        nodes::node(&a.walk, id).await
-                    }
-                }
-            })
-            .await;
+        nodes::walk_graph(&self.walk, move |id| resource(a.clone(), id)).await;
     }
 }
 

@@ -26,6 +26,28 @@ pub fn is_resource(w: &Walk, id: NodeId) -> bool {
     matches!(w.core.graph.nodes[id].kind, NodeKind::Resource { .. })
 }
 
+/// Runs every node of the graph: resources with the phase driver's
+/// `resource` work, the others here.
+pub async fn walk_graph<F, Fut>(w: &Arc<Walk>, resource: F)
+where
+    F: Fn(NodeId) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = bool> + Send + 'static,
+{
+    let resource = Arc::new(resource);
+    let walk = w.clone();
+    w.walk_graph(move |id| {
+        let (walk, resource) = (walk.clone(), resource.clone());
+        async move {
+            if is_resource(&walk, id) {
+                resource(id).await
+            } else {
+                node(&walk, id).await
+            }
+        }
+    })
+    .await;
+}
+
 /// The work of a node other than a resource; a resource node is left to
 /// the phase driver and counts as done here.
 pub async fn node(w: &Arc<Walk>, id: NodeId) -> bool {

@@ -62,18 +62,7 @@ impl Planning {
     /// by [`crate::nodes`].
     pub async fn walk_graph(self: &Arc<Self>) {
         let p = self.clone();
-        self.walk
-            .walk_graph(move |id| {
-                let p = p.clone();
-                async move {
-                    if nodes::is_resource(&p.walk, id) {
-                        resource(p, id).await
-                    } else {
-                        nodes::node(&p.walk, id).await
-                    }
-                }
-            })
-            .await;
+        nodes::walk_graph(&self.walk, move |id| resource(p.clone(), id)).await;
     }
 
     /// The planned changes (taken: asked once, after the walk).
