@@ -37,7 +37,7 @@ pub fn provider_diags_at(
         .map(|pd| {
             let mut detail = pd.detail.clone();
             let mut range = range.clone();
-            if let Some(p) = &pd.attribute {
+            if let Some(p) = &pd.path {
                 if !p.is_root() {
                     match at(p) {
                         Some(r) => range = Some(r),
@@ -49,10 +49,7 @@ pub fn provider_diags_at(
                 .trim_start()
                 .to_string();
             Diagnostic {
-                severity: match pd.severity {
-                    crate::provider::Severity::Error => Severity::Error,
-                    crate::provider::Severity::Warning => Severity::Warning,
-                },
+                severity: pd.severity,
                 summary: pd.summary.clone(),
                 detail,
                 range,

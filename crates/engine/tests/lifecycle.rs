@@ -266,7 +266,7 @@ async fn run(p: &dyn Provider) -> Transcript {
             "{:?}",
             bad.0
                 .iter()
-                .map(|d| (d.severity, d.attribute.as_ref().map(ToString::to_string)))
+                .map(|d| (d.severity, d.path.as_ref().map(ToString::to_string)))
                 .collect::<Vec<_>>()
         ),
     );

@@ -94,22 +94,10 @@ pub trait Provider: Send + Sync {
     async fn close(&self);
 }
 
-/// Diagnostic severity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-/// A diagnostic from a provider. `attribute` points into the configuration
-/// object it concerns (the walk attaches it to a source range).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    pub summary: String,
-    pub detail: String,
-    pub attribute: Option<Path>,
-}
+/// A diagnostic from a provider is the workspace's one diagnostic type
+/// (terrane-diag): its `path` points into the configuration object it
+/// concerns, and the walk gives it a source range.
+pub use terrane_config::{Diagnostic, Severity};
 
 /// A list of diagnostics; errors decide failure.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -152,7 +140,7 @@ impl fmt::Display for Diagnostics {
                 Severity::Warning => "Warning",
             };
             write!(f, "{sev}: {}", d.summary)?;
-            if let Some(p) = &d.attribute {
+            if let Some(p) = &d.path {
                 write!(f, " (at {p})")?;
             }
             if !d.detail.is_empty() {

@@ -43,7 +43,8 @@ pub fn diagnostics(ds: &[tf::Diagnostic]) -> Diagnostics {
                 },
                 summary: d.summary.clone(),
                 detail: d.detail.clone(),
-                attribute: d.attribute.as_ref().map(path_from).filter(|p| !p.is_root()),
+                path: d.attribute.as_ref().map(path_from).filter(|p| !p.is_root()),
+                ..Default::default()
             })
             .collect(),
     )
@@ -270,7 +271,7 @@ mod tests {
             Severity::Error,
             "INVALID severity counts as an error"
         );
-        assert_eq!(ds.0[1].attribute, None, "an empty path is the whole block");
+        assert_eq!(ds.0[1].path, None, "an empty path is the whole block");
     }
 
     #[test]
