@@ -389,13 +389,7 @@ async fn apply_instance(
             return restore_deposed(a, addr, deposed_key);
         }
     };
-    let apply_failed = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags_at(
-        &resp.diagnostics,
-        &addr.to_string(),
-        range,
-        &|p| rc.attr_range(p),
-    ));
+    let apply_failed = rc.report(w, &resp.diagnostics, &addr.to_string(), range);
     let new_state = resp.new_state;
     if apply_failed {
         // Keep what the provider says exists; a failed create is tainted.

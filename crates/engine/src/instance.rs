@@ -174,6 +174,23 @@ impl ResourceCtx {
         checks::attribute_range(p, &self.res.attributes, &self.res.body)
     }
 
+    /// Reports what the provider said about this resource, each
+    /// diagnostic placed at the attribute it names (else at `range`), and
+    /// whether any of it is an error.
+    pub fn report(
+        &self,
+        w: &Walk,
+        d: &crate::provider::Diagnostics,
+        label: &str,
+        range: &Option<terrane_config::SourceRange>,
+    ) -> bool {
+        let errors = d.has_errors();
+        w.diags(checks::provider_diags_at(d, label, range, &|p| {
+            self.attr_range(p)
+        }));
+        errors
+    }
+
     /// The state record of a value.
     pub fn object(&self, v: &Value, private: Vec<u8>, status: Status, cbd: bool) -> ObjectState {
         let plain = v.unmark_deep();
@@ -472,14 +489,7 @@ pub async fn read_data_source(
             return None;
         }
     };
-    let bad = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags_at(
-        &resp.diagnostics,
-        &addr.to_string(),
-        &rc.res.range,
-        &|p| rc.attr_range(p),
-    ));
-    if bad {
+    if rc.report(w, &resp.diagnostics, &addr.to_string(), &rc.res.range) {
         return None;
     }
     if let Some(d) = checks::check_data(
@@ -534,14 +544,7 @@ pub async fn plan_change(
             return None;
         }
     };
-    let bad = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags_at(
-        &resp.diagnostics,
-        &label,
-        range,
-        &|p| rc.attr_range(p),
-    ));
-    if bad {
+    if rc.report(w, &resp.diagnostics, &label, range) {
         return None;
     }
     let subject = checks::Subject {

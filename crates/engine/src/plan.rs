@@ -147,14 +147,7 @@ async fn plan_data(
         .await
     {
         Ok(d) => {
-            let bad = d.has_errors();
-            w.diags(checks::provider_diags_at(
-                &d,
-                &addr.to_string(),
-                &rc.res.range,
-                &|p| rc.attr_range(p),
-            ));
-            if bad {
+            if rc.report(w, &d, &addr.to_string(), &rc.res.range) {
                 return false;
             }
         }
@@ -361,14 +354,7 @@ async fn plan_managed(
                 return false;
             }
         };
-        let bad = resp.diagnostics.has_errors();
-        w.diags(checks::provider_diags_at(
-            &resp.diagnostics,
-            &label,
-            range,
-            &|p| rc.attr_range(p),
-        ));
-        if bad {
+        if rc.report(w, &resp.diagnostics, &label, range) {
             return false;
         }
         if let Some(d) = checks::check_refresh(
@@ -451,11 +437,7 @@ async fn plan_managed(
         .await
     {
         Ok(d) => {
-            let bad = d.has_errors();
-            w.diags(checks::provider_diags_at(&d, &label, range, &|p| {
-                rc.attr_range(p)
-            }));
-            if bad {
+            if rc.report(w, &d, &label, range) {
                 return false;
             }
         }
