@@ -174,10 +174,16 @@ pub async fn start_from_state(
         .unwrap_or_else(|e| Err(StateFailure::Read(format!("the state reader stopped: {e}"))))
 }
 
+/// Loads the configuration in `dir` with the providers this binary serves
+/// in-process (`terrane_builtins::standard`) and plugins.
+pub fn load_engine(dir: &Path) -> Result<Engine, Vec<Diagnostic>> {
+    Engine::load(dir, &terrane_builtins::standard())
+}
+
 /// The engine for the configuration in `dir`, printing progress lines
 /// unless the output is JSON; diagnostics are reported.
 pub fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
-    let engine = Engine::load(dir).map_err(|d| {
+    let engine = load_engine(dir).map_err(|d| {
         ui.diags(&d);
         1
     })?;

@@ -13,7 +13,7 @@ use crate::plan::Planning;
 use crate::provider::discovery::cliconfig::CliConfig;
 use crate::provider::discovery::lockfile::LockFile;
 use crate::provider::discovery::version::Constraints;
-use crate::provider::{Discovery, HostOptions, ProviderAddr, ProviderHost};
+use crate::provider::{Builtins, Discovery, HostOptions, ProviderAddr, ProviderHost};
 use crate::sync::lock;
 use crate::walk::{provider_key, EngineCore, Options, Phase, Walk};
 use std::collections::{BTreeMap, HashSet};
@@ -63,9 +63,10 @@ fn errors(ds: &[Diagnostic]) -> bool {
 }
 
 impl Engine {
-    /// Loads the configuration in `dir` and finds its providers. Returns
-    /// every problem found (configuration, cycles, providers).
-    pub fn load(dir: &Path) -> Result<Engine, Vec<Diagnostic>> {
+    /// Loads the configuration in `dir` and finds its providers, plugins or
+    /// the in-process `builtins`. Returns every problem found
+    /// (configuration, cycles, providers).
+    pub fn load(dir: &Path, builtins: &Builtins) -> Result<Engine, Vec<Diagnostic>> {
         let (config, mut diags) = terrane_config::load_config(dir);
         if errors(&diags) {
             return Err(diags);
@@ -108,7 +109,7 @@ impl Engine {
             }
         };
         let lockfile = LockFile::load(dir).unwrap_or_default();
-        let discovery = Discovery::new(dir, cli);
+        let discovery = Discovery::new(dir, cli, builtins.clone());
         let mut names: Vec<String> = graph
             .nodes
             .iter()

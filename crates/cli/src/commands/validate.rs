@@ -3,10 +3,9 @@
 use crate::session::Ui;
 use std::path::Path;
 use terrane_config::Severity;
-use terrane_engine::Engine;
 
 pub async fn validate(ui: &Ui, dir: &Path) -> u8 {
-    let diags = match Engine::load(dir) {
+    let diags = match crate::session::load_engine(dir) {
         Ok(engine) => {
             let d = engine.validate().await;
             engine.shutdown().await;

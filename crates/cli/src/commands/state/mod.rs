@@ -370,7 +370,7 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             Err(e) => return ui.error("Failed to read state file", format!("{f}: {e}")),
         }
     };
-    let engine = match terrane_engine::Engine::load(dir) {
+    let engine = match crate::session::load_engine(dir) {
         Ok(e) => e,
         Err(d) => {
             ui.diags(&d);

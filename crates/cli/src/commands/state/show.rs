@@ -22,7 +22,7 @@ struct Decoder {
 impl Decoder {
     fn new(dir: &Path) -> Decoder {
         Decoder {
-            engine: Engine::load(dir).ok(),
+            engine: crate::session::load_engine(dir).ok(),
         }
     }
 
