@@ -67,6 +67,17 @@ pub fn open_store(ui: &Ui, dir: &Path) -> Result<Box<dyn StateStore>, u8> {
     terrane_state::open_store(&config).map_err(|e| ui.error("Failed to open state", e.to_string()))
 }
 
+/// The current workspace's state from the store `dir` names, read off the
+/// runtime thread (see [`off_runtime`]); failures are reported.
+pub fn read_state(ui: &Ui, dir: &Path) -> Result<Snapshot, u8> {
+    off_runtime(|| {
+        let store = open_store(ui, dir)?;
+        store
+            .snapshot(&workspace())
+            .map_err(|e| ui.error("Failed to read state", e.to_string()))
+    })
+}
+
 /// The store configuration for `settings`, or the error reported.
 pub fn store_config(
     ui: &Ui,

@@ -20,13 +20,7 @@ pub async fn validate(ui: &Ui, dir: &Path) -> u8 {
     if ui.json {
         let list: Vec<serde_json::Value> = diags
             .iter()
-            .map(|d| {
-                let mut j = serde_json::json!({"severity": if d.severity == Severity::Error { "error" } else { "warning" }, "summary": d.summary, "detail": d.detail});
-                if let Some(r) = &d.range {
-                    j["range"] = serde_json::json!({"filename": r.file.to_string(), "start": {"line": r.start.line, "column": r.start.col, "byte": r.start.byte}, "end": {"line": r.end.line, "column": r.end.col, "byte": r.end.byte}});
-                }
-                j
-            })
+            .map(terrane_config::Diagnostic::to_json)
             .collect();
         println!(
             "{}",

@@ -177,7 +177,12 @@ mod tests {
         check("other_namespace", &b, "acme/random", None);
         check("other_host", &b, "example.com/hashicorp/random", None);
         check("not_registered", &b, "hashicorp/aws", None);
-        check("none_registered", &Builtins::none(), "hashicorp/random", None);
+        check(
+            "none_registered",
+            &Builtins::none(),
+            "hashicorp/random",
+            None,
+        );
         let terraform = ProviderAddr::parse("terraform").unwrap();
         let random = ProviderAddr::parse("hashicorp/random").unwrap();
         assert!(!Builtins::overridable(&terraform));
