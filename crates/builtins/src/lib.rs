@@ -56,9 +56,21 @@ mod tests {
         check("bare_local", "local", Some("local"));
         check("terrane_time", "terrane/time", Some("time"));
         check("builtin_terraform", "terraform", Some("terraform"));
-        check("terrane_postgresql", "terrane/postgresql", Some("postgresql"));
-        check("community_postgresql", "cyrilgdn/postgresql", Some("postgresql"));
-        check("hashicorp_postgresql_is_not_ours", "hashicorp/postgresql", None);
+        check(
+            "terrane_postgresql",
+            "terrane/postgresql",
+            Some("postgresql"),
+        );
+        check(
+            "community_postgresql",
+            "cyrilgdn/postgresql",
+            Some("postgresql"),
+        );
+        check(
+            "hashicorp_postgresql_is_not_ours",
+            "hashicorp/postgresql",
+            None,
+        );
         check("other_namespace", "acme/random", None);
         check("other_host", "example.com/hashicorp/random", None);
         check("other_type", "hashicorp/aws", None);
