@@ -48,6 +48,34 @@ pub fn has_errors(ds: &[Diagnostic]) -> bool {
     ds.iter().any(|d| d.severity == Severity::Error)
 }
 
+/// Whether `dir` holds configuration files: `.tf` or `.tf.json` (and
+/// OpenTofu's `.tofu`, `.tofu.json`). Without them plan and apply refuse,
+/// as Terraform does, and no state is created.
+pub fn has_config_files(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let config = [".tf", ".tf.json", ".tofu", ".tofu.json"]
+            .iter()
+            .any(|ext| name.ends_with(ext));
+        config && !name.starts_with('.') && e.path().is_file()
+    })
+}
+
+/// Whether a state has been recorded where this directory's commands
+/// would look for it: always assumed for PostgreSQL; for SQLite, whether
+/// the database file exists.
+pub fn state_recorded(ui: &Ui, dir: &Path) -> Result<bool, u8> {
+    let config = store_config(ui, dir, None)?;
+    Ok(match &config.location {
+        terrane_state::StoreLocation::Sqlite(path) => path.exists(),
+        _ => true,
+    })
+}
+
 /// The workspace: `TF_WORKSPACE` when set, else `default`.
 pub fn workspace() -> String {
     std::env::var("TF_WORKSPACE")

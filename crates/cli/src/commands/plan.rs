@@ -8,6 +8,9 @@ use terrane_engine::PlanMode;
 use terrane_render::{human, planfile, stream};
 
 pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    if !crate::session::has_config_files(dir) && !a.has("destroy") {
+        return ui.error("No configuration files", "Plan requires configuration to be present. Planning without a configuration would mark everything for destruction, which is normally not what is desired. If you would like to destroy everything, run plan with the -destroy option. Otherwise, create a terrane configuration file (.tf file) and try again.");
+    }
     let engine = match load(ui, dir) {
         Ok(e) => e,
         Err(c) => return c,

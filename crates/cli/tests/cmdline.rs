@@ -1,0 +1,343 @@
+//! The strict command line (issue 20 items 1 and 2), side by side with real
+//! Terraform on the same directory: unknown flags, bad flag values, extra
+//! arguments, unknown commands and `-help` give the same exit code and the
+//! same message (tool names aside); `-help` never runs anything; and the
+//! commands that need configuration refuse an empty directory without
+//! creating a state.
+
+use std::path::Path;
+use terrane_testkit::{isolated, temp_dir, terraform, Out};
+
+fn terrane(dir: &Path, args: &[&str]) -> Out {
+    let cli = dir.join("cli.tfrc");
+    std::fs::write(&cli, "").unwrap();
+    isolated(env!("CARGO_BIN_EXE_terrane"), dir)
+        .args(args)
+        .env("TF_CLI_CONFIG_FILE", &cli)
+        .output()
+        .expect("terrane runs")
+        .into()
+}
+
+fn terraform_in(dir: &Path, args: &[&str]) -> Option<Out> {
+    let tf = terraform()?;
+    let cli = dir.join("cli.tfrc");
+    std::fs::write(&cli, "").unwrap();
+    let o = tf.run(
+        dir,
+        args,
+        &[
+            ("TF_CLI_CONFIG_FILE", cli.to_str().unwrap()),
+            ("CHECKPOINT_DISABLE", "1"),
+        ],
+    );
+    Some(Out {
+        code: o.code,
+        stdout: o.stdout,
+        stderr: o.stderr,
+    })
+}
+
+/// Text with the tool's name made neutral and its whitespace collapsed
+/// (Terraform wraps a diagnostic's detail at 78 columns; terrane prints
+/// it as one line).
+fn neutral(s: &str) -> String {
+    s.replace("terraform", "TOOL")
+        .replace("Terraform", "TOOL")
+        .replace("terrane", "TOOL")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether running left anything a command creates: a state or a data
+/// directory.
+fn untouched(dir: &Path) -> bool {
+    ![".terrane", "terraform.tfstate", ".terraform"]
+        .iter()
+        .any(|f| dir.join(f).exists())
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Compare {
+    /// All of stderr, and stdout up to a usage text (whose prose is ours).
+    Whole,
+    /// stderr up to Terraform's closing help pointer.
+    Diagnostic,
+    /// The `Error:` line alone (the detail names other things).
+    Summary,
+}
+
+struct Case {
+    name: &'static str,
+    args: &'static [&'static str],
+    /// Write a configuration first.
+    config: bool,
+    /// What to compare besides the exit code.
+    compare: Compare,
+}
+
+const CONFIG: &str = "resource \"terraform_data\" \"d\" {\n  input = \"x\"\n}\n";
+
+fn check(c: &Case) {
+    let ours = temp_dir();
+    let theirs = temp_dir();
+    if c.config {
+        std::fs::write(ours.path().join("main.tf"), CONFIG).unwrap();
+        std::fs::write(theirs.path().join("main.tf"), CONFIG).unwrap();
+    }
+    let t = terrane(ours.path(), c.args);
+    let Some(tf) = terraform_in(theirs.path(), c.args) else {
+        return;
+    };
+    assert_eq!(
+        t.code, tf.code,
+        "case {}: exit code\nterrane stderr:\n{}\nterraform stderr:\n{}",
+        c.name, t.stderr, tf.stderr
+    );
+    let upto = |s: &str, end: &str| neutral(&s[..s.find(end).unwrap_or(s.len())]);
+    let summary = |s: &str| {
+        let line = s.lines().find(|l| l.starts_with("Error:"));
+        neutral(line.unwrap_or_default())
+    };
+    match c.compare {
+        Compare::Whole => {
+            assert_eq!(
+                neutral(&t.stderr),
+                neutral(&tf.stderr),
+                "case {}: stderr",
+                c.name
+            );
+            assert_eq!(
+                upto(&t.stdout, "Usage:"),
+                upto(&tf.stdout, "Usage:"),
+                "case {}: stdout",
+                c.name
+            );
+        }
+        Compare::Diagnostic => assert_eq!(
+            upto(&t.stderr, "\n\nFor more help"),
+            upto(&tf.stderr, "\n\nFor more help"),
+            "case {}: stderr",
+            c.name
+        ),
+        Compare::Summary => assert_eq!(summary(&t.stderr), summary(&tf.stderr), "case {}", c.name),
+    }
+    // The usage line of -help output.
+    let usage = |s: &str| s.lines().find(|l| l.starts_with("Usage:")).map(neutral);
+    assert_eq!(
+        usage(&t.stdout),
+        usage(&tf.stdout),
+        "case {}: usage line",
+        c.name
+    );
+    assert!(
+        untouched(ours.path()),
+        "case {}: terrane created a state or data directory",
+        c.name
+    );
+}
+
+#[test]
+fn item1_flags_are_strict_as_in_terraform() {
+    let cases = [
+        Case {
+            name: "unknown_flag_plan",
+            args: &["plan", "-auto-aprove", "-no-color"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "unknown_flag_apply",
+            args: &["apply", "-auto-aprove", "-no-color"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "unknown_flag_state_list",
+            args: &["state", "list", "-bogus", "-no-color"],
+            config: true,
+            compare: Compare::Diagnostic,
+        },
+        Case {
+            name: "bad_count",
+            args: &["plan", "-parallelism=x", "-no-color"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "bad_bool",
+            args: &["plan", "-refresh=x", "-no-color"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "missing_value",
+            args: &["plan", "-no-color", "-out"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "too_many_arguments",
+            args: &["plan", "-no-color", "extra"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "unknown_command",
+            args: &["bogus"],
+            config: true,
+            compare: Compare::Diagnostic,
+        },
+        Case {
+            name: "flag_before_command",
+            args: &["-bogus", "plan"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "apply_double_dash_help_runs_nothing",
+            args: &["apply", "--help"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "apply_dash_h_runs_nothing",
+            args: &["apply", "-auto-approve", "-h"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "plan_help",
+            args: &["plan", "-help"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "destroy_help",
+            args: &["destroy", "-help"],
+            config: true,
+            compare: Compare::Whole,
+        },
+        Case {
+            name: "validate_help",
+            args: &["validate", "-help"],
+            config: true,
+            compare: Compare::Whole,
+        },
+    ];
+    for c in &cases {
+        check(c);
+    }
+}
+
+#[test]
+fn item2_no_configuration_no_work() {
+    let cases = [
+        Case {
+            name: "plan_empty_dir",
+            args: &["plan", "-no-color"],
+            config: false,
+            compare: Compare::Summary,
+        },
+        Case {
+            name: "apply_empty_dir",
+            args: &["apply", "-auto-approve", "-no-color"],
+            config: false,
+            compare: Compare::Summary,
+        },
+        Case {
+            name: "init_empty_dir",
+            args: &["init", "-no-color"],
+            config: false,
+            compare: Compare::Summary,
+        },
+        Case {
+            name: "validate_empty_dir",
+            args: &["validate", "-no-color"],
+            config: false,
+            compare: Compare::Summary,
+        },
+        Case {
+            name: "import_empty_dir",
+            args: &["import", "-no-color", "terraform_data.d", "x"],
+            config: false,
+            compare: Compare::Summary,
+        },
+    ];
+    for c in &cases {
+        check(c);
+    }
+    // Terraform's destroy and refresh succeed in an empty directory (and
+    // Terraform writes an empty state file); terrane succeeds too, and
+    // creates nothing.
+    for (name, args, says) in [
+        (
+            "destroy_empty_dir",
+            &["destroy", "-auto-approve", "-no-color"][..],
+            "Destroy complete! Resources: 0 destroyed.",
+        ),
+        (
+            "refresh_empty_dir",
+            &["refresh", "-no-color"][..],
+            "Empty or non-existent state",
+        ),
+    ] {
+        let dir = temp_dir();
+        let t = terrane(dir.path(), args);
+        assert_eq!(t.code, 0, "case {name}: {}", t.stderr);
+        assert!(
+            format!("{}{}", t.stdout, t.stderr).contains(says),
+            "case {name}: {}{}",
+            t.stdout,
+            t.stderr
+        );
+        assert!(untouched(dir.path()), "case {name}: a state was created");
+        if let Some(tf) = terraform_in(dir.path(), args) {
+            assert_eq!(tf.code, 0, "case {name}: terraform: {}", tf.stderr);
+        }
+    }
+    // The summaries Terraform gives for the refusals.
+    for (name, args, summary) in [
+        (
+            "plan_says_why",
+            &["plan", "-no-color"][..],
+            "Error: No configuration files",
+        ),
+        (
+            "apply_says_why",
+            &["apply", "-auto-approve", "-no-color"][..],
+            "Error: No configuration files",
+        ),
+    ] {
+        let dir = temp_dir();
+        let t = terrane(dir.path(), args);
+        assert!(t.stderr.contains(summary), "case {name}: {}", t.stderr);
+    }
+}
+
+#[test]
+fn item1_help_for_every_command() {
+    let dir = temp_dir();
+    for c in [
+        "init", "validate", "plan", "apply", "destroy", "fmt", "graph", "import",
+    ] {
+        for way in ["-help", "-h", "--help"] {
+            let t = terrane(dir.path(), &[c, way]);
+            assert_eq!(t.code, 0, "case {c}_{way}: {}", t.stderr);
+            assert!(
+                t.stdout
+                    .starts_with(&format!("Usage: terrane [global options] {c}")),
+                "case {c}_{way}: {}",
+                t.stdout
+            );
+        }
+        let t = terrane(dir.path(), &["help", c]);
+        assert_eq!(t.code, 0, "case help_{c}");
+        assert!(t.stdout.contains(&format!("terrane [global options] {c}")));
+    }
+    let t = terrane(dir.path(), &["-help"]);
+    assert_eq!(t.code, 0);
+    assert!(t.stdout.contains("Main commands:"), "case overview");
+    assert!(untouched(dir.path()), "case help_runs_nothing");
+}
