@@ -98,17 +98,16 @@ const VARS: &[Flag] = &[
     ),
 ];
 
-const LOCKING: &[Flag] = &[
-    switch(
-        "lock",
-        "With -lock=false, do not take the workspace's state lock. Dangerous when others work on the same state.",
-    ),
-    text(
-        "lock-timeout",
-        "DURATION",
-        "Accepted for Terraform compatibility; a held lock is reported at once.",
-    ),
-];
+const NO_LOCK: &[Flag] = &[switch(
+    "lock",
+    "With -lock=false, do not take the workspace's state lock. Dangerous when others work on the same state.",
+)];
+
+const LOCK_TIMEOUT: &[Flag] = &[text(
+    "lock-timeout",
+    "DURATION",
+    "Wait up to DURATION (30s, 2m, 1m30s) for a lock someone else holds, instead of failing at once.",
+)];
 
 const MODES: &[Flag] = &[
     switch(
@@ -153,6 +152,11 @@ const APPROVE: &[Flag] = &[switch(
     "Apply without showing the plan and asking for approval first.",
 )];
 
+const ALLOW_MISSING: &[Flag] = &[switch(
+    "allow-missing",
+    "Succeed, with a warning, when ADDRESS has no object in the state.",
+)];
+
 /// The commands, in the order help lists them.
 pub const COMMANDS: &[Command] = &[
     Command {
@@ -180,7 +184,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Show the changes the configuration requires",
         about: "Compares the configuration with the recorded state (refreshed from the remote objects first) and shows what apply would do. With -out the plan is saved, sealed, for apply to carry out exactly.",
         main: true,
-        flags: &[MODES, SCOPE, VARS, LOCKING, &[
+        flags: &[MODES, SCOPE, VARS, NO_LOCK, LOCK_TIMEOUT, &[
                 text("out", "FILE", "Save the plan to FILE (mode 0600) for a later apply."),
                 switch(
                     "detailed-exitcode",
@@ -195,7 +199,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Create or update infrastructure",
         about: "Plans as plan does, asks for approval and carries the plan out, recording every change in the state as it happens. Given a saved PLAN, carries out exactly that plan, without asking.",
         main: true,
-        flags: &[APPROVE, MODES, SCOPE, VARS, LOCKING, NO_COLOR, JSON],
+        flags: &[APPROVE, MODES, SCOPE, VARS, LOCK_TIMEOUT, NO_COLOR, JSON],
     },
     Command {
         name: "destroy",
@@ -204,7 +208,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Destroy the infrastructure this configuration manages",
         about: "Plans to destroy every object in the state, asks for approval, and destroys them, dependents first.",
         main: true,
-        flags: &[APPROVE, MODES, SCOPE, VARS, LOCKING, NO_COLOR, JSON],
+        flags: &[APPROVE, MODES, SCOPE, VARS, LOCK_TIMEOUT, NO_COLOR, JSON],
     },
     Command {
         name: "fmt",
@@ -240,7 +244,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Bring an existing object under management",
         about: "Asks the provider of the resource at ADDR (which must be in the configuration) for the object with ID, reads it and records it in the state.",
         main: false,
-        flags: &[VARS, LOCKING, NO_COLOR],
+        flags: &[VARS, LOCK_TIMEOUT, NO_COLOR],
     },
     Command {
         name: "output",
@@ -258,7 +262,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Record in the state what changed outside terrane",
         about: "Reads every managed object and records what changed outside terrane, proposing nothing else. The same as apply -refresh-only -auto-approve.",
         main: false,
-        flags: &[SCOPE, VARS, LOCKING, NO_COLOR, JSON],
+        flags: &[SCOPE, VARS, LOCK_TIMEOUT, NO_COLOR, JSON],
     },
     Command {
         name: "show",
@@ -294,7 +298,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Forget objects without destroying them",
         about: "Removes the instances at ADDRESS from the state; the remote objects stay as they are.",
         main: false,
-        flags: &[NO_COLOR],
+        flags: &[LOCK_TIMEOUT, NO_COLOR],
     },
     Command {
         name: "state mv",
@@ -303,7 +307,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Move an object to another address in the state",
         about: "Records the object at SOURCE under DESTINATION instead, as a moved block would.",
         main: false,
-        flags: &[NO_COLOR],
+        flags: &[LOCK_TIMEOUT, NO_COLOR],
     },
     Command {
         name: "state pull",
@@ -321,7 +325,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Replace the state with a state file",
         about: "Replaces the current workspace's state with FILE (Terraform's format), refusing an older serial or another lineage unless forced.",
         main: false,
-        flags: &[&[switch("force", "Replace even with an older serial or another lineage.")], NO_COLOR],
+        flags: &[LOCK_TIMEOUT, &[switch("force", "Replace even with an older serial or another lineage.")], NO_COLOR],
     },
     Command {
         name: "state rotate-key",
@@ -335,6 +339,24 @@ pub const COMMANDS: &[Command] = &[
                 "VARIABLE",
                 "The environment variable holding the new key.",
             ), switch("decrypt", "Store the state unencrypted from now on.")], NO_COLOR],
+    },
+    Command {
+        name: "taint",
+        args: "ADDRESS",
+        max_args: Some(1),
+        summary: "Mark a resource instance to be replaced at the next apply",
+        about: "Marks the object of the managed resource instance at ADDRESS as tainted: the next plan replaces it. Only the state changes.",
+        main: false,
+        flags: &[ALLOW_MISSING, LOCK_TIMEOUT, NO_COLOR],
+    },
+    Command {
+        name: "untaint",
+        args: "ADDRESS",
+        max_args: Some(1),
+        summary: "Take the tainted mark off a resource instance",
+        about: "Marks the tainted object of the managed resource instance at ADDRESS as ready again, so the next plan keeps it.",
+        main: false,
+        flags: &[ALLOW_MISSING, LOCK_TIMEOUT, NO_COLOR],
     },
     Command {
         name: "version",

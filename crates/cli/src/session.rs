@@ -31,9 +31,15 @@ impl Ui {
             }
             return;
         }
-        let mut err = std::io::stderr().lock();
+        // As Terraform: errors on standard error, warnings on standard
+        // output (with the rest of what the command says).
         for d in ds {
-            let _ = write!(err, "{}", human::diagnostic(&self.style, d));
+            let text = human::diagnostic(&self.style, d);
+            if d.severity == Severity::Error {
+                let _ = write!(std::io::stderr().lock(), "{text}");
+            } else {
+                let _ = write!(std::io::stdout().lock(), "{text}");
+            }
         }
     }
 
@@ -132,14 +138,79 @@ pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// Takes the workspace lock, reporting the holder when someone has it,
 /// and noting a stale lock of a dead process that was taken over.
-pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u8> {
-    let run = store
-        .lock(&workspace(), LockInfo::new(op, ""))
+pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str, a: &Args) -> Result<Box<dyn Run>, u8> {
+    let timeout = lock_timeout(ui, a)?;
+    let run = lock_waiting(store, op, timeout)
         .map_err(|e| StateFailure::Lock(e.to_string()).report(ui))?;
     if let Some(holder) = run.taken_over() {
         ui.diags(&[crate::stateconf::takeover_note(holder)]);
     }
     Ok(run)
+}
+
+/// `-lock-timeout=DURATION` (Go's duration syntax: `30s`, `1m30s`,
+/// `500ms`; default 0: a held lock is reported at once).
+pub fn lock_timeout(ui: &Ui, a: &Args) -> Result<std::time::Duration, u8> {
+    match a.value("lock-timeout") {
+        None => Ok(std::time::Duration::ZERO),
+        Some(t) => parse_duration(t).ok_or_else(|| {
+            ui.error(
+                "Invalid -lock-timeout",
+                format!("{t:?} is not a duration (for example 30s, 2m or 1m30s)."),
+            )
+        }),
+    }
+}
+
+/// A Go-style duration: whole or decimal numbers with units h, m, s, ms.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    if text == "0" {
+        return Some(std::time::Duration::ZERO);
+    }
+    let mut total = 0f64;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let n = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number: f64 = rest[..n].parse().ok()?;
+        rest = &rest[n..];
+        let u = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..u] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            _ => return None,
+        };
+        total += number * scale;
+        rest = &rest[u..];
+    }
+    Some(std::time::Duration::from_secs_f64(total))
+}
+
+/// Takes the workspace lock, retrying while someone else holds it until
+/// `timeout` has passed (as Terraform's `-lock-timeout`).
+pub fn lock_waiting(
+    store: &dyn StateStore,
+    op: &str,
+    timeout: std::time::Duration,
+) -> terrane_state::Result<Box<dyn Run>> {
+    let deadline = std::time::Instant::now() + timeout;
+    let mut pause = std::time::Duration::from_millis(100);
+    loop {
+        match store.lock(&workspace(), LockInfo::new(op, "")) {
+            Err(terrane_state::StateError::Locked { .. })
+                if std::time::Instant::now() + pause < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_secs(2));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Why an operation could not start from the state.
@@ -179,7 +250,7 @@ pub type Started = (
 pub async fn start_from_state(
     store: Result<Box<dyn StateStore>, terrane_state::StoreConfig>,
     op: &'static str,
-    lock: bool,
+    lock: Option<std::time::Duration>,
     keep: bool,
 ) -> Result<Started, StateFailure> {
     let read = tokio::task::spawn_blocking(move || {
@@ -189,14 +260,13 @@ pub async fn start_from_state(
                 terrane_state::open_store(&config).map_err(|e| StateFailure::Open(e.to_string()))?
             }
         };
-        if !lock {
+        let Some(timeout) = lock else {
             let s = store
                 .snapshot(&workspace())
                 .map_err(|e| StateFailure::Read(e.to_string()))?;
             return Ok((store, None, s, None));
-        }
-        let mut run = store
-            .lock(&workspace(), LockInfo::new(op, ""))
+        };
+        let mut run = lock_waiting(store.as_ref(), op, timeout)
             .map_err(|e| StateFailure::Lock(e.to_string()))?;
         let taken_over = run.taken_over().cloned();
         let s = run.snapshot();
@@ -484,5 +554,53 @@ mod tests {
             None,
             "case unknown_id"
         );
+    }
+
+    #[test]
+    fn lock_timeouts_in_go_duration_syntax() {
+        let cases = [
+            ("zero", "0", Some(Duration::ZERO)),
+            ("seconds", "30s", Some(Duration::from_secs(30))),
+            (
+                "minutes_and_seconds",
+                "1m30s",
+                Some(Duration::from_secs(90)),
+            ),
+            ("hours", "2h", Some(Duration::from_secs(7200))),
+            ("milliseconds", "500ms", Some(Duration::from_millis(500))),
+            ("decimal", "1.5s", Some(Duration::from_millis(1500))),
+            ("no_unit", "30", None),
+            ("unknown_unit", "3d", None),
+            ("not_a_number", "soon", None),
+        ];
+        for (name, text, want) in cases {
+            assert_eq!(parse_duration(text), want, "case {name}");
+        }
+    }
+
+    /// A held lock: with no timeout the second taker fails at once; with
+    /// one, it gets the lock once the holder lets go. (The holder lets go
+    /// a moment after the waiter starts; the outcome does not depend on
+    /// that moment, only whether waiting was needed does.)
+    #[test]
+    fn lock_timeout_waits_for_the_holder() {
+        let dir = terrane_testkit::temp_dir();
+        let path = dir.path().join("state.db");
+        let a = terrane_state::SqliteStore::open(&path, None).unwrap();
+        let b = terrane_state::SqliteStore::open(&path, None).unwrap();
+        let held = a.lock("default", LockInfo::new("test", "")).unwrap();
+        let refused = lock_waiting(&b, "test", Duration::ZERO);
+        assert!(
+            matches!(refused, Err(terrane_state::StateError::Locked { .. })),
+            "case no_timeout_fails_at_once"
+        );
+        let holder = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            held.finish().unwrap();
+        });
+        let got = lock_waiting(&b, "test", Duration::from_secs(60));
+        holder.join().unwrap();
+        assert!(got.is_ok(), "case waits_until_released: {:?}", got.err());
+        got.unwrap().finish().unwrap();
     }
 }

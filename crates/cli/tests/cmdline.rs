@@ -341,3 +341,80 @@ fn item1_help_for_every_command() {
     assert!(t.stdout.contains("Main commands:"), "case overview");
     assert!(untouched(dir.path()), "case help_runs_nothing");
 }
+
+/// Runs the same steps in two directories holding the same configuration,
+/// one with terrane and one with Terraform, comparing exit codes and
+/// output (tool names and whitespace made neutral).
+fn side_by_side(name: &str, steps: &[&[&str]]) {
+    let ours = temp_dir();
+    let theirs = temp_dir();
+    for d in [ours.path(), theirs.path()] {
+        std::fs::write(d.join("main.tf"), CONFIG).unwrap();
+    }
+    for args in steps {
+        let t = terrane(ours.path(), args);
+        let Some(tf) = terraform_in(theirs.path(), args) else {
+            return;
+        };
+        let step = format!("{name} {}", args.join(" "));
+        assert_eq!(
+            t.code, tf.code,
+            "case {step}: exit code\nterrane:\n{}{}\nterraform:\n{}{}",
+            t.stdout, t.stderr, tf.stdout, tf.stderr
+        );
+        if args[0] == "taint" || args[0] == "untaint" {
+            assert_eq!(
+                neutral(&t.stdout),
+                neutral(&tf.stdout),
+                "case {step}: stdout"
+            );
+            assert_eq!(
+                neutral(&t.stderr),
+                neutral(&tf.stderr),
+                "case {step}: stderr"
+            );
+        }
+        if args[0] == "plan" {
+            let says = |s: &str| s.contains("is tainted, so must be replaced");
+            assert_eq!(
+                says(&t.stdout),
+                says(&tf.stdout),
+                "case {step}: {}",
+                t.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn item3_taint_and_untaint_as_in_terraform() {
+    const APPLY: &[&str] = &["apply", "-auto-approve", "-no-color"];
+    const PLAN: &[&str] = &["plan", "-detailed-exitcode", "-no-color"];
+    side_by_side(
+        "taint_then_plan_replaces",
+        &[
+            APPLY,
+            &["taint", "-no-color", "terraform_data.d"],
+            &["taint", "-no-color", "terraform_data.d"],
+            PLAN,
+            &["untaint", "-no-color", "terraform_data.d"],
+            &["untaint", "-no-color", "terraform_data.d"],
+            PLAN,
+        ],
+    );
+    side_by_side(
+        "missing_instances",
+        &[
+            APPLY,
+            &["taint", "-no-color", "terraform_data.nope"],
+            &[
+                "taint",
+                "-allow-missing",
+                "-no-color",
+                "terraform_data.nope",
+            ],
+            &["untaint", "-no-color", "terraform_data.nope"],
+            &["taint", "-no-color"],
+        ],
+    );
+}

@@ -70,8 +70,13 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     } else {
         "OperationTypeApply"
     };
+    let timeout = match crate::session::lock_timeout(ui, a) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
     engine.prestart_providers();
-    let (_store, run, snapshot) = match start_from_state(store_or_config, op, true, true).await {
+    let started = start_from_state(store_or_config, op, Some(timeout), true).await;
+    let (_store, run, snapshot) = match started {
         Ok((store, Some(run), s, taken_over)) => {
             if let Some(h) = taken_over {
                 ui.diags(&[crate::stateconf::takeover_note(&h)]);

@@ -36,7 +36,7 @@ pub async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let started = off_runtime(|| {
         let store = terrane_state::open_store(&config)
             .map_err(|e| ui.error("Failed to open state", e.to_string()))?;
-        let mut run = lock(ui, store.as_ref(), "OperationTypeImport")?;
+        let mut run = lock(ui, store.as_ref(), "OperationTypeImport", a)?;
         match run.snapshot() {
             Ok(s) => Ok((store, run, s)),
             Err(e) => {

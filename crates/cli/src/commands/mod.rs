@@ -14,6 +14,7 @@ mod output;
 mod plan;
 mod show;
 mod state;
+mod taint;
 mod validate;
 
 use crate::args::{ArgError, Args};
@@ -70,6 +71,8 @@ pub async fn dispatch(a: Args) -> u8 {
         ["graph"] => graph::graph(&ui, &dir, &a),
         ["fmt"] => fmt::fmt(&ui, &dir, &a),
         ["force-unlock"] => off_runtime(|| force_unlock::force_unlock(&ui, &dir, &a)),
+        ["taint"] => off_runtime(|| taint::taint(&ui, &dir, &a, true)),
+        ["untaint"] => off_runtime(|| taint::taint(&ui, &dir, &a, false)),
         ["state", "show"] => state::show::state_show(&ui, &dir, &a).await,
         ["state", "push"] => state::push(&ui, &dir, &a).await,
         ["state", sub] => off_runtime(|| state::subcommand(&ui, &dir, sub, &a)),

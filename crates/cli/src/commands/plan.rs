@@ -23,26 +23,24 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Ok(c) => c,
         Err(c) => return c,
     };
-    engine.prestart_providers();
-    let (store, snapshot) = match start_from_state(
-        Err(config),
-        "OperationTypePlan",
-        !a.is_false("lock"),
-        false,
-    )
-    .await
-    {
-        Ok((store, _, s, taken_over)) => {
-            if let Some(h) = taken_over {
-                ui.diags(&[crate::stateconf::takeover_note(&h)]);
-            }
-            (store, s)
-        }
-        Err(f) => {
-            engine.shutdown().await;
-            return f.report(ui);
-        }
+    let lock = match crate::session::lock_timeout(ui, a) {
+        Ok(t) => (!a.is_false("lock")).then_some(t),
+        Err(c) => return c,
     };
+    engine.prestart_providers();
+    let (store, snapshot) =
+        match start_from_state(Err(config), "OperationTypePlan", lock, false).await {
+            Ok((store, _, s, taken_over)) => {
+                if let Some(h) = taken_over {
+                    ui.diags(&[crate::stateconf::takeover_note(&h)]);
+                }
+                (store, s)
+            }
+            Err(f) => {
+                engine.shutdown().await;
+                return f.report(ui);
+            }
+        };
     on_interrupt(&engine);
     let plan = engine.plan(&snapshot, opts).await;
     engine.shutdown().await;

@@ -83,7 +83,7 @@ pub fn subcommand(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
             0
         }
         "rm" | "mv" => {
-            let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid") {
+            let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid", a) {
                 Ok(r) => r,
                 Err(c) => return c,
             };
@@ -407,7 +407,7 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             Ok(s) => s,
             Err(e) => return ui.error("Failed to open state", e.to_string()),
         };
-        let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid") {
+        let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid", a) {
             Ok(r) => r,
             Err(c) => return c,
         };
