@@ -41,6 +41,9 @@ pub enum ArgError {
     },
     /// More positional arguments than the command takes.
     TooMany { command: &'static str },
+    /// `TF_CLI_ARGS` or `TF_CLI_ARGS_<command>` cannot be split into
+    /// arguments (an unclosed quote).
+    Env { variable: String, message: String },
 }
 
 /// `-x`, `--x`, `-x=v` → (`x`, `v`); `None` for a positional argument
@@ -69,11 +72,25 @@ fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
+/// [`parse_with`] the process environment.
+pub fn parse(argv: &[String]) -> Result<Parsed, ArgError> {
+    parse_with(argv, &|name| std::env::var(name).ok())
+}
+
 /// Parses `terrane [global options] COMMAND [flags and arguments]`
 /// against the command table: every flag must be the command's, with a
 /// value of the right kind; `-h`, `-help` or `--help` anywhere (before a
 /// `--`) asks for help and runs nothing.
-pub fn parse(argv: &[String]) -> Result<Parsed, ArgError> {
+///
+/// As Terraform does, `TF_CLI_ARGS` and then `TF_CLI_ARGS_<command>`
+/// (`TF_CLI_ARGS_plan`; `TF_CLI_ARGS_state_list` for a subcommand) are
+/// split as a shell would and go right after the command words, so flags
+/// given on the command line come later and win; `TF_INPUT=false` (or
+/// `0`) is `-input=false` for the commands that have `-input`.
+pub fn parse_with(
+    argv: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Parsed, ArgError> {
     let mut a = Args::default();
     let mut it = argv.iter().peekable();
     // Global options.
@@ -137,7 +154,25 @@ pub fn parse(argv: &[String]) -> Result<Parsed, ArgError> {
         return Err(ArgError::UnknownCommand(words.join(" ")));
     };
     a.command = words.iter().map(|w| w.to_string()).collect();
-    let rest: Vec<&String> = it.collect();
+    let mut from_env: Vec<String> = Vec::new();
+    for variable in [
+        "TF_CLI_ARGS".to_string(),
+        format!("TF_CLI_ARGS_{}", cmd.name.replace(' ', "_")),
+    ] {
+        if let Some(text) = env(&variable).filter(|t| !t.trim().is_empty()) {
+            let words = shell_words::split(&text).map_err(|e| ArgError::Env {
+                variable: variable.clone(),
+                message: e.to_string(),
+            })?;
+            from_env.extend(words);
+        }
+    }
+    if cmd.flag("input").is_some()
+        && env("TF_INPUT").is_some_and(|v| parse_bool(v.trim()) == Some(false))
+    {
+        a.flags.push(("input".into(), Some("false".into())));
+    }
+    let rest: Vec<&String> = from_env.iter().chain(it).collect();
     // Help wins over everything else, as in Terraform.
     for arg in &rest {
         if *arg == "--" {
@@ -228,11 +263,13 @@ impl Args {
             .collect()
     }
 
-    /// `-flag=false` explicitly.
+    /// `-flag=false`, as the last mention of the flag says.
     pub fn is_false(&self, name: &str) -> bool {
         self.flags
             .iter()
-            .any(|(n, v)| n == name && v.as_deref() == Some("false"))
+            .rev()
+            .find(|(n, _)| n == name)
+            .is_some_and(|(_, v)| v.as_deref() == Some("false"))
     }
 }
 
@@ -273,6 +310,97 @@ mod tests {
 
     fn check(name: &str, line: &str, want: &str) {
         assert_eq!(describe(line), want, "case {name}: {line}");
+    }
+
+    #[test]
+    fn environment_arguments() {
+        /// Name, command line, environment, what it parses to.
+        type EnvCase = (
+            &'static str,
+            &'static str,
+            &'static [(&'static str, &'static str)],
+            &'static str,
+        );
+        let cases: [EnvCase; 7] = [
+            (
+                "tf_cli_args_after_command",
+                "plan -out=b",
+                &[("TF_CLI_ARGS", "-out=a -no-color")],
+                "run plan [out=a no-color out=b] ()",
+            ),
+            (
+                "per_command_after_general",
+                "plan",
+                &[("TF_CLI_ARGS", "-parallelism=2"), ("TF_CLI_ARGS_plan", "-parallelism=3")],
+                "run plan [parallelism=2 parallelism=3] ()",
+            ),
+            (
+                "other_command_not_affected",
+                "plan",
+                &[("TF_CLI_ARGS_apply", "-auto-approve")],
+                "run plan [] ()",
+            ),
+            (
+                "quoted_words",
+                "plan",
+                &[("TF_CLI_ARGS_plan", "-var 'greeting=hello world'")],
+                "run plan [var=greeting=hello world] ()",
+            ),
+            (
+                "subcommand_name",
+                "state list",
+                &[("TF_CLI_ARGS_state_list", "-no-color")],
+                "run state list [no-color] ()",
+            ),
+            (
+                "tf_input_false",
+                "apply",
+                &[("TF_INPUT", "0")],
+                "run apply [input=false] ()",
+            ),
+            (
+                "env_flags_are_checked_too",
+                "plan",
+                &[("TF_CLI_ARGS", "-auto-approve")],
+                "error Flag { command: \"plan\", message: \"flag provided but not defined: -auto-approve\" }",
+            ),
+        ];
+        for (name, line, vars, want) in cases {
+            let argv: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+            let env = |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            };
+            let got = match parse_with(&argv, &env) {
+                Ok(Parsed::Run(a)) => {
+                    let flags: Vec<String> = a
+                        .flags
+                        .iter()
+                        .map(|(n, v)| match v {
+                            Some(v) => format!("{n}={v}"),
+                            None => n.clone(),
+                        })
+                        .collect();
+                    format!(
+                        "run {} [{}] ({})",
+                        a.command.join(" "),
+                        flags.join(" "),
+                        a.positional.join(" ")
+                    )
+                }
+                Ok(other) => format!("{other:?}"),
+                Err(e) => format!("error {e:?}"),
+            };
+            assert_eq!(got, want, "case {name}");
+        }
+        let bad = parse_with(&["plan".to_string()], &|k| {
+            (k == "TF_CLI_ARGS").then(|| "-var 'x".to_string())
+        });
+        assert!(
+            matches!(bad, Err(ArgError::Env { .. })),
+            "case unclosed_quote"
+        );
     }
 
     #[test]

@@ -457,7 +457,7 @@ fn wrap(text: &str, indent: usize, width: usize) -> String {
 #[cfg(test)]
 fn reference() -> String {
     let mut out = String::from(
-        "# Command reference\n\nGenerated from the command table in `crates/cli/src/cmdspec.rs` (the same table\nparsing and `-help` use); a test of that module fails when this file differs\nfrom it (`TERRANE_BLESS=1` rewrites it). Flags take one dash, as Terraform's do (two work too);\na value follows `=` or comes as the next argument. A flag a command does not\nlist is an error.\n",
+        "# Command reference\n\nGenerated from the command table in `crates/cli/src/cmdspec.rs` (the same table\nparsing and `-help` use); a test of that module fails when this file differs\nfrom it (`TERRANE_BLESS=1` rewrites it). Flags take one dash, as Terraform's do (two work too);\na value follows `=` or comes as the next argument. A flag a command does not\nlist is an error.\n\nEnvironment, as Terraform reads it: `TF_CLI_ARGS` and `TF_CLI_ARGS_<command>`\n(`TF_CLI_ARGS_plan`, `TF_CLI_ARGS_state_list`) are split as a shell would and\ninserted right after the command, so the command line wins; `TF_INPUT=false`\nis `-input=false`; `TF_IN_AUTOMATION` (any value) drops the hints about which\ncommand to run next; `TF_WORKSPACE` selects the workspace.\n",
     );
     for c in COMMANDS {
         out.push_str(&format!("\n## `terrane {}`", c.name));

@@ -418,3 +418,90 @@ fn item3_taint_and_untaint_as_in_terraform() {
         ],
     );
 }
+
+#[test]
+fn item3_environment_variables_as_in_terraform() {
+    let ours = temp_dir();
+    let theirs = temp_dir();
+    for d in [ours.path(), theirs.path()] {
+        std::fs::write(d.join("main.tf"), CONFIG).unwrap();
+        std::fs::write(d.join("cli.tfrc"), "").unwrap();
+    }
+    let run_ours = |args: &[&str], env: &[(&str, &str)]| -> Out {
+        let mut c = isolated(env!("CARGO_BIN_EXE_terrane"), ours.path());
+        c.args(args)
+            .env("TF_CLI_CONFIG_FILE", ours.path().join("cli.tfrc"));
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().expect("terrane runs").into()
+    };
+    let Some(tf) = terraform() else {
+        return;
+    };
+    let cli = theirs.path().join("cli.tfrc");
+    let run_theirs = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = vec![("TF_CLI_CONFIG_FILE", cli.to_str().unwrap())];
+        all.extend_from_slice(env);
+        tf.run(theirs.path(), args, &all)
+    };
+    // Flags from TF_CLI_ARGS_plan are checked like any other.
+    let env = [("TF_CLI_ARGS_plan", "-bogus")];
+    let (t, f) = (
+        run_ours(&["plan", "-no-color"], &env),
+        run_theirs(&["plan", "-no-color"], &env),
+    );
+    assert_eq!(
+        (t.code, neutral(&t.stderr)),
+        (f.code, neutral(&f.stderr)),
+        "case bad_flag_from_env"
+    );
+    // TF_CLI_ARGS reaches the command: -detailed-exitcode from it.
+    let env = [("TF_CLI_ARGS", "-detailed-exitcode")];
+    let (t, f) = (
+        run_ours(&["plan", "-no-color"], &env),
+        run_theirs(&["plan", "-no-color"], &env),
+    );
+    assert_eq!(
+        (t.code, f.code),
+        (2, 2),
+        "case flag_from_env_applies: {}",
+        t.stderr
+    );
+    // TF_IN_AUTOMATION: no suggestion of a next command after the plan.
+    let note = "You didn't use the -out option";
+    let env = [("TF_IN_AUTOMATION", "1")];
+    let t = run_ours(&["plan", "-no-color"], &env);
+    assert!(
+        !t.stdout.contains(note),
+        "case in_automation_no_note: {}",
+        t.stdout
+    );
+    let t = run_ours(&["plan", "-no-color"], &[]);
+    assert!(t.stdout.contains(note), "case note_otherwise: {}", t.stdout);
+    // TF_INPUT=0: apply without -auto-approve cannot ask, so it fails
+    // without applying, as Terraform's does.
+    let env = [("TF_INPUT", "0")];
+    let (t, f) = (
+        run_ours(&["apply", "-no-color"], &env),
+        run_theirs(&["apply", "-no-color"], &env),
+    );
+    assert_eq!(
+        t.code, f.code,
+        "case tf_input_false: {}\n{}",
+        t.stderr, f.stderr
+    );
+    assert!(
+        untouched_state(ours.path()),
+        "case tf_input_false_applied_nothing"
+    );
+}
+
+/// Whether no resource has been recorded (the state may exist).
+fn untouched_state(dir: &Path) -> bool {
+    let mut c = isolated(env!("CARGO_BIN_EXE_terrane"), dir);
+    c.args(["state", "list"])
+        .env("TF_CLI_CONFIG_FILE", dir.join("cli.tfrc"));
+    let o: Out = c.output().expect("terrane runs").into();
+    o.stdout.trim().is_empty()
+}

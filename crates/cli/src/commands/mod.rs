@@ -93,6 +93,9 @@ pub fn arg_error(e: &ArgError) -> String {
         ArgError::Flag { command, message } => {
             format!("\nError: Failed to parse command-line flags\n\n{message}\n{}", more(command))
         }
+        ArgError::Env { variable, message } => {
+            format!("\nError: Failed to parse command-line flags\n\nThe value of {variable} cannot be split into arguments: {message}.\n")
+        }
         ArgError::TooMany { command } => format!("\nError: Too many command line arguments\n\nTo specify a working directory for the {command}, use the global -chdir flag.\n{}", more(command)),
     }
 }

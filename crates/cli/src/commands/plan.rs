@@ -60,14 +60,20 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         if let Err(e) = planfile::save(Path::new(out), &planfile::write(&plan, store.cipher())) {
             return ui.error("Failed to write plan file", e.to_string());
         }
-        if !ui.stream {
+        if !ui.stream && !in_automation() {
             println!("\n{rule}\n\nSaved the plan to: {out}\n\nTo perform exactly these actions, run the following command to apply:\n    terrane apply {out:?}");
         }
-    } else if !ui.stream && plan.has_changes() {
+    } else if !ui.stream && plan.has_changes() && !in_automation() {
         println!("\n{rule}\n\n{}", human::wrap("Note: You didn't use the -out option to save this plan, so terrane can't guarantee to take exactly these actions if you run \"terrane apply\" now."));
     }
     if a.has("detailed-exitcode") && plan.has_changes() {
         return 2;
     }
     0
+}
+
+/// `TF_IN_AUTOMATION` set (to anything): as Terraform does then, the plan
+/// suggests no command to run next.
+fn in_automation() -> bool {
+    std::env::var_os("TF_IN_AUTOMATION").is_some_and(|v| !v.is_empty())
 }
