@@ -137,18 +137,27 @@ pub fn parse_with(
             None => Err(ArgError::UnknownCommand(rest.join(" "))),
         };
     }
-    if cmdspec::is_group(first) {
-        // `state list`: the subcommand is the first word after the group
-        // that is not a flag.
-        let next = it.peek().map(|s| s.as_str());
-        match next.map(split_flag) {
-            Some(None) => {
-                words.push(next.unwrap_or_default());
-                it.next();
-            }
-            Some(Some((n, _))) if is_help(n) => return Ok(Parsed::Help(None)),
-            _ => return Err(ArgError::UnknownCommand(first.clone())),
+    // A subcommand (`state list`, `providers schema`): the next word when
+    // the pair names a command. A group that is no command itself
+    // (`state`) needs one.
+    let standalone = cmdspec::find(&words).is_some();
+    let next = it.peek().map(|n| n.as_str());
+    match next.map(split_flag) {
+        Some(None) if cmdspec::find(&[first.as_str(), next.unwrap_or_default()]).is_some() => {
+            words.push(next.unwrap_or_default());
+            it.next();
         }
+        Some(None) if !standalone && cmdspec::is_group(first) => {
+            return Err(ArgError::UnknownCommand(format!(
+                "{first} {}",
+                next.unwrap_or_default()
+            )));
+        }
+        Some(Some((n, _))) if !standalone && is_help(n) => return Ok(Parsed::Help(None)),
+        None | Some(Some(_)) if !standalone && cmdspec::is_group(first) => {
+            return Err(ArgError::UnknownCommand(first.clone()))
+        }
+        _ => {}
     }
     let Some(cmd) = cmdspec::find(&words) else {
         return Err(ArgError::UnknownCommand(words.join(" ")));
@@ -432,6 +441,9 @@ mod tests {
             ("help_after_other_flags", "apply -auto-approve -help", "help apply"),
             ("help_wins_over_bad_flag", "plan -bogus -help", "help plan"),
             ("state_help", "state -help", "help"),
+            ("group_and_command", "providers", "run providers [] ()"),
+            ("group_subcommand", "providers schema -json", "run providers schema [json] ()"),
+            ("state_alone", "state", "error UnknownCommand(\"state\")"),
             ("state_sub_help", "state rm -h", "help state rm"),
             (
                 "unknown_flag",

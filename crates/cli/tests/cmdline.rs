@@ -505,3 +505,83 @@ fn untouched_state(dir: &Path) -> bool {
     let o: Out = c.output().expect("terrane runs").into();
     o.stdout.trim().is_empty()
 }
+
+/// `providers schema -json` for the same provider binaries (a plugin
+/// under `dev_overrides`) gives the same document as Terraform's.
+#[test]
+fn item3_providers_schema_json_as_in_terraform() {
+    let Some(tf) = terraform() else {
+        return;
+    };
+    let work = temp_dir();
+    let random =
+        terrane_testkit::built_binary("terrane-provider-random", "terraform-provider-random");
+    let rc = terrane_testkit::dev_overrides(work.path(), &[("hashicorp/random", &random)]);
+    let config = "terraform {\n  required_providers {\n    random = { source = \"hashicorp/random\" }\n  }\n}\nresource \"random_id\" \"x\" {\n  byte_length = 4\n}\n";
+    let (ours, theirs) = (work.path().join("ours"), work.path().join("theirs"));
+    for d in [&ours, &theirs] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("main.tf"), config).unwrap();
+    }
+    let t: Out = isolated(env!("CARGO_BIN_EXE_terrane"), &ours)
+        .args(["providers", "schema", "-json"])
+        .env("TF_CLI_CONFIG_FILE", &rc)
+        .output()
+        .expect("terrane runs")
+        .into();
+    let f = tf.run(
+        &theirs,
+        &["providers", "schema", "-json"],
+        &[("TF_CLI_CONFIG_FILE", &rc)],
+    );
+    assert_eq!(
+        (t.code, f.code),
+        (0, 0),
+        "case exit_codes: {}\n{}",
+        t.stderr,
+        f.stderr
+    );
+    let parse = |s: &str| -> serde_json::Value {
+        serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+    };
+    let (t, f) = (parse(&t.stdout), parse(&f.stdout));
+    assert_eq!(
+        t["format_version"], f["format_version"],
+        "case format_version"
+    );
+    let key = "registry.terraform.io/hashicorp/random";
+    assert!(
+        f["provider_schemas"][key].is_object(),
+        "case terraform_lists_it: {f}"
+    );
+    assert_eq!(
+        t["provider_schemas"][key], f["provider_schemas"][key],
+        "case same_schema_document"
+    );
+    // The tree of requirements names it as Terraform's does.
+    let t: Out = isolated(env!("CARGO_BIN_EXE_terrane"), &ours)
+        .args(["providers", "-no-color"])
+        .env("TF_CLI_CONFIG_FILE", &rc)
+        .output()
+        .expect("terrane runs")
+        .into();
+    let f = tf.run(
+        &theirs,
+        &["providers", "-no-color"],
+        &[("TF_CLI_CONFIG_FILE", &rc)],
+    );
+    assert_eq!(t.code, f.code, "case providers_exit: {}", t.stderr);
+    let tree = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.contains("provider["))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        tree(&t.stdout),
+        tree(&f.stdout),
+        "case providers_tree:\n{}\n{}",
+        t.stdout,
+        f.stdout
+    );
+}

@@ -12,6 +12,7 @@ mod import;
 mod init;
 mod output;
 mod plan;
+mod providers;
 mod show;
 mod state;
 mod taint;
@@ -71,6 +72,8 @@ pub async fn dispatch(a: Args) -> u8 {
         ["graph"] => graph::graph(&ui, &dir, &a),
         ["fmt"] => fmt::fmt(&ui, &dir, &a),
         ["force-unlock"] => off_runtime(|| force_unlock::force_unlock(&ui, &dir, &a)),
+        ["providers"] => providers::tree(&ui, &dir),
+        ["providers", "schema"] => providers::schema(&ui, &dir).await,
         ["taint"] => off_runtime(|| taint::taint(&ui, &dir, &a, true)),
         ["untaint"] => off_runtime(|| taint::taint(&ui, &dir, &a, false)),
         ["state", "show"] => state::show::state_show(&ui, &dir, &a).await,
