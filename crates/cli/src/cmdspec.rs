@@ -147,6 +147,11 @@ const SCOPE: &[Flag] = &[
     },
 ];
 
+const VARS_INPUT: &[Flag] = &[switch(
+    "input",
+    "With -input=false, never ask on the terminal: approval must come from -auto-approve.",
+)];
+
 const APPROVE: &[Flag] = &[switch(
     "auto-approve",
     "Apply without showing the plan and asking for approval first.",
@@ -344,6 +349,15 @@ pub const COMMANDS: &[Command] = &[
         about: "Replaces the current workspace's state with FILE (Terraform's format), refusing an older serial or another lineage unless forced.",
         main: false,
         flags: &[LOCK_TIMEOUT, &[switch("force", "Replace even with an older serial or another lineage.")], NO_COLOR],
+    },
+    Command {
+        name: "state replace-provider",
+        args: "FROM TO",
+        max_args: Some(2),
+        summary: "Change the provider the state's resources are managed by",
+        about: "Every resource in the state whose provider is FROM (with any alias) is recorded under TO instead, after approval. The objects themselves do not change.",
+        main: false,
+        flags: &[APPROVE, VARS_INPUT, LOCK_TIMEOUT, NO_COLOR],
     },
     Command {
         name: "state rotate-key",

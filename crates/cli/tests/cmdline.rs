@@ -362,7 +362,7 @@ fn side_by_side(name: &str, steps: &[&[&str]]) {
             "case {step}: exit code\nterrane:\n{}{}\nterraform:\n{}{}",
             t.stdout, t.stderr, tf.stdout, tf.stderr
         );
-        if args[0] == "taint" || args[0] == "untaint" {
+        if ["taint", "untaint", "state"].contains(&args[0]) {
             assert_eq!(
                 neutral(&t.stdout),
                 neutral(&tf.stdout),
@@ -583,5 +583,49 @@ fn item3_providers_schema_json_as_in_terraform() {
         "case providers_tree:\n{}\n{}",
         t.stdout,
         f.stdout
+    );
+}
+
+#[test]
+fn item3_state_replace_provider_as_in_terraform() {
+    side_by_side(
+        "replace_provider",
+        &[
+            &["apply", "-auto-approve", "-no-color"],
+            &[
+                "state",
+                "replace-provider",
+                "-auto-approve",
+                "-no-color",
+                "terraform.io/builtin/terraform",
+                "acme/terraform",
+            ],
+            &[
+                "state",
+                "replace-provider",
+                "-auto-approve",
+                "-no-color",
+                "hashicorp/nothing",
+                "acme/nothing",
+            ],
+            &["state", "replace-provider", "-no-color", "only-one"],
+        ],
+    );
+    // What the state records afterwards is the new address.
+    let dir = temp_dir();
+    std::fs::write(dir.path().join("main.tf"), CONFIG).unwrap();
+    terrane(dir.path(), &["apply", "-auto-approve", "-no-color"]);
+    let args = [
+        "state",
+        "replace-provider",
+        "-auto-approve",
+        "terraform.io/builtin/terraform",
+        "acme/terraform",
+    ];
+    assert_eq!(terrane(dir.path(), &args).code, 0, "case replaced");
+    let pulled = terrane(dir.path(), &["state", "pull"]).stdout;
+    assert!(
+        pulled.contains("provider[\\\"registry.terraform.io/acme/terraform\\\"]"),
+        "case recorded: {pulled}"
     );
 }

@@ -77,6 +77,9 @@ pub async fn dispatch(a: Args) -> u8 {
         ["taint"] => off_runtime(|| taint::taint(&ui, &dir, &a, true)),
         ["untaint"] => off_runtime(|| taint::taint(&ui, &dir, &a, false)),
         ["state", "show"] => state::show::state_show(&ui, &dir, &a).await,
+        ["state", "replace-provider"] => {
+            off_runtime(|| state::replace_provider::replace_provider(&ui, &dir, &a))
+        }
         ["state", "push"] => state::push(&ui, &dir, &a).await,
         ["state", sub] => off_runtime(|| state::subcommand(&ui, &dir, sub, &a)),
         // The parser admits only the commands of the table.

@@ -1,6 +1,7 @@
 //! `state list|rm|mv|pull|push|rotate-key`, and `state show` in [`show`]
 //! (which `show` of the whole state uses too).
 
+pub mod replace_provider;
 pub mod show;
 
 use crate::args::Args;
