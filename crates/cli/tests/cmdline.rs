@@ -629,3 +629,80 @@ fn item3_state_replace_provider_as_in_terraform() {
         "case recorded: {pulled}"
     );
 }
+
+const UNFORMATTED: &str =
+    "resource \"terraform_data\" \"d\" {\ninput = \"x\"\n  triggers_replace = [1,2]\n}\n";
+
+/// Runs `program args` in `dir` with `input` on standard input.
+fn piped(program: &Path, dir: &Path, args: &[&str], input: &str) -> Out {
+    use std::io::Write;
+    let mut child = isolated(program, dir)
+        .args(args)
+        .env("TF_CLI_CONFIG_FILE", dir.join("cli.tfrc"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().expect("finishes").into()
+}
+
+#[test]
+fn item3_fmt_options_as_in_terraform() {
+    let Some(tf) = terraform() else {
+        return;
+    };
+    let steps: &[&[&str]] = &[
+        &["fmt", "-no-color", "-diff", "-write=false"],
+        &["fmt", "-no-color", "-list=false", "-check"],
+        &["fmt", "-no-color", "-check"],
+        &["fmt", "-no-color", "-list=false"],
+        &["fmt", "-no-color", "-check"],
+    ];
+    let (ours, theirs) = (temp_dir(), temp_dir());
+    for d in [ours.path(), theirs.path()] {
+        std::fs::write(d.join("main.tf"), UNFORMATTED).unwrap();
+        std::fs::write(d.join("cli.tfrc"), "").unwrap();
+    }
+    for args in steps {
+        let t = terrane(ours.path(), args);
+        let f = terraform_in(theirs.path(), args).unwrap();
+        let step = args.join(" ");
+        assert_eq!(
+            t.code, f.code,
+            "case {step}: exit\n{}\n{}",
+            t.stderr, f.stderr
+        );
+        assert_eq!(t.stdout, f.stdout, "case {step}: stdout");
+        let (a, b) = (
+            std::fs::read_to_string(ours.path().join("main.tf")).unwrap(),
+            std::fs::read_to_string(theirs.path().join("main.tf")).unwrap(),
+        );
+        assert_eq!(a, b, "case {step}: the file afterwards");
+    }
+    // Standard input to standard output, and -check on it.
+    let dir = temp_dir();
+    std::fs::write(dir.path().join("cli.tfrc"), "").unwrap();
+    for args in [&["fmt", "-"][..], &["fmt", "-check", "-"][..]] {
+        let t = piped(
+            Path::new(env!("CARGO_BIN_EXE_terrane")),
+            dir.path(),
+            args,
+            UNFORMATTED,
+        );
+        let f = piped(&tf.program, dir.path(), args, UNFORMATTED);
+        let step = args.join(" ");
+        assert_eq!(
+            (t.code, &t.stdout),
+            (f.code, &f.stdout),
+            "case stdin {step}: {}",
+            t.stderr
+        );
+    }
+}
