@@ -152,6 +152,11 @@ const VARS_INPUT: &[Flag] = &[switch(
     "With -input=false, never ask on the terminal: approval must come from -auto-approve.",
 )];
 
+const COMPACT: &[Flag] = &[switch(
+    "compact-warnings",
+    "When there is no error, list warnings after the plan by summary and place only.",
+)];
+
 const APPROVE: &[Flag] = &[switch(
     "auto-approve",
     "Apply without showing the plan and asking for approval first.",
@@ -189,7 +194,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Show the changes the configuration requires",
         about: "Compares the configuration with the recorded state (refreshed from the remote objects first) and shows what apply would do. With -out the plan is saved, sealed, for apply to carry out exactly.",
         main: true,
-        flags: &[MODES, SCOPE, VARS, NO_LOCK, LOCK_TIMEOUT, &[
+        flags: &[MODES, SCOPE, VARS, NO_LOCK, LOCK_TIMEOUT, COMPACT, &[
                 text("out", "FILE", "Save the plan to FILE (mode 0600) for a later apply."),
                 switch(
                     "detailed-exitcode",
@@ -204,7 +209,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Create or update infrastructure",
         about: "Plans as plan does, asks for approval and carries the plan out, recording every change in the state as it happens. Given a saved PLAN, carries out exactly that plan, without asking.",
         main: true,
-        flags: &[APPROVE, MODES, SCOPE, VARS, LOCK_TIMEOUT, NO_COLOR, JSON],
+        flags: &[APPROVE, MODES, SCOPE, VARS, LOCK_TIMEOUT, COMPACT, NO_COLOR, JSON],
     },
     Command {
         name: "destroy",
@@ -213,7 +218,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Destroy the infrastructure this configuration manages",
         about: "Plans to destroy every object in the state, asks for approval, and destroys them, dependents first.",
         main: true,
-        flags: &[APPROVE, MODES, SCOPE, VARS, LOCK_TIMEOUT, NO_COLOR, JSON],
+        flags: &[APPROVE, MODES, SCOPE, VARS, LOCK_TIMEOUT, COMPACT, NO_COLOR, JSON],
     },
     Command {
         name: "fmt",

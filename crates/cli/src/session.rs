@@ -43,6 +43,32 @@ impl Ui {
         }
     }
 
+    /// A plan's diagnostics, before its text: all of them, or with
+    /// `-compact-warnings` and no error, none (see [`Ui::compact_warnings`]).
+    pub fn plan_diags(&self, ds: &[Diagnostic], a: &Args) {
+        if !a.has("compact-warnings") || has_errors(ds) || self.stream {
+            self.diags(ds);
+        }
+    }
+
+    /// With `-compact-warnings` and no error, after the plan's text: each
+    /// warning's summary and where it is, as Terraform lists them.
+    pub fn compact_warnings(&self, ds: &[Diagnostic], a: &Args) {
+        if !a.has("compact-warnings") || has_errors(ds) || ds.is_empty() || self.stream {
+            return;
+        }
+        let mut out = format!("\n{}\n\n", self.style.bold("Warnings:"));
+        for d in ds {
+            out.push_str(&format!("- {}\n", d.summary));
+            if let Some(r) = &d.range {
+                let file = r.file.strip_prefix("./").unwrap_or(&r.file);
+                out.push_str(&format!("  on {file} line {}\n", r.start.line));
+            }
+        }
+        out.push_str("\nTo see the full warning notes, run terrane without -compact-warnings.\n");
+        print!("{out}");
+    }
+
     pub fn error(&self, summary: &str, detail: impl Into<String>) -> u8 {
         self.diags(&[Diagnostic::error(summary, detail, None)]);
         1

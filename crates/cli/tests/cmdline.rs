@@ -706,3 +706,51 @@ fn item3_fmt_options_as_in_terraform() {
         );
     }
 }
+
+#[test]
+fn item3_compact_warnings_as_in_terraform() {
+    let Some(tf) = terraform() else {
+        return;
+    };
+    let config = "resource \"terraform_data\" \"d\" {\n  input = \"x\"\n}\n\ncheck \"c\" {\n  assert {\n    condition     = terraform_data.d.input == \"y\"\n    error_message = \"not y\"\n  }\n}\n";
+    let (ours, theirs) = (temp_dir(), temp_dir());
+    for d in [ours.path(), theirs.path()] {
+        std::fs::write(d.join("main.tf"), config).unwrap();
+        std::fs::write(d.join("cli.tfrc"), "").unwrap();
+    }
+    let args = ["plan", "-no-color", "-compact-warnings"];
+    let t = terrane(ours.path(), &args);
+    let f = tf.run(
+        theirs.path(),
+        &args,
+        &[(
+            "TF_CLI_CONFIG_FILE",
+            theirs.path().join("cli.tfrc").to_str().unwrap(),
+        )],
+    );
+    assert_eq!(t.code, f.code, "case exit: {}\n{}", t.stderr, f.stderr);
+    let block = |s: &str| -> String {
+        let start = s.find("Warnings:").unwrap_or(s.len());
+        let end = s
+            .find("without -compact-warnings")
+            .map_or(s.len(), |e| e + 25);
+        neutral(&s[start..end.max(start)])
+    };
+    assert!(
+        !block(&f.stdout).is_empty(),
+        "case terraform_warns: {}",
+        f.stdout
+    );
+    assert_eq!(
+        block(&t.stdout),
+        block(&f.stdout),
+        "case compact_block:\n{}\n{}",
+        t.stdout,
+        f.stdout
+    );
+    assert!(
+        !t.stdout.contains("error_message") && !t.stdout.contains("\nWarning:"),
+        "case no_full_warning: {}",
+        t.stdout
+    );
+}

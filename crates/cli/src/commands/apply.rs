@@ -100,7 +100,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         }
         None => {
             let p = engine.plan(&snapshot, opts.clone()).await;
-            ui.diags(&p.diagnostics);
+            ui.plan_diags(&p.diagnostics, a);
             if p.has_errors() {
                 engine.shutdown().await;
                 let _ = off_runtime(|| run.finish());
@@ -112,6 +112,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 }
             } else {
                 print!("{}", human::plan(&ui.style, &p));
+                ui.compact_warnings(&p.diagnostics, a);
             }
             if !p.has_changes() && (opts.mode != PlanMode::RefreshOnly || p.drift.is_empty()) {
                 engine.shutdown().await;

@@ -44,7 +44,7 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     on_interrupt(&engine);
     let plan = engine.plan(&snapshot, opts).await;
     engine.shutdown().await;
-    ui.diags(&plan.diagnostics);
+    ui.plan_diags(&plan.diagnostics, a);
     if plan.has_errors() {
         return 1;
     }
@@ -54,6 +54,7 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         }
     } else {
         print!("{}", human::plan(&ui.style, &plan));
+        ui.compact_warnings(&plan.diagnostics, a);
     }
     let rule = "\u{2500}".repeat(77);
     if let Some(out) = a.value("out") {
