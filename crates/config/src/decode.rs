@@ -165,14 +165,17 @@ impl Cx<'_> {
         Some(b.labels.iter().map(|(l, _)| l.clone()).collect())
     }
 
-    /// A literal string attribute (`source`, `version`, `description`).
+    /// A string argument Terraform evaluates with no variables and no
+    /// functions (`source`, `version`, `description`, `alias`,
+    /// `required_version`): heredocs and constant templates are fine.
     fn string_attr(&mut self, a: &GAttr) -> Option<String> {
-        let s = literal_string(&a.value);
-        if s.is_none() {
-            let r = a.index.range(a.value.span());
-            self.diags.push(Diagnostic::error("Invalid value", format!("The {:?} argument must be a literal string: variables and expressions are not allowed here.", a.name), r));
+        match crate::constant::const_string(&a.value, &a.index) {
+            Ok(s) => Some(s),
+            Err(d) => {
+                self.diags.extend(d);
+                None
+            }
         }
-        s
     }
 
     fn bool_attr(&mut self, a: &GAttr) -> Option<bool> {

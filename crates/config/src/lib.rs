@@ -11,6 +11,7 @@
 //! [`load_module`]; not async; depends only on terrane-value.
 
 pub mod canon;
+mod constant;
 mod decode;
 mod decode_resource;
 mod diag;
