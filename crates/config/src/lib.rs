@@ -17,6 +17,7 @@ mod decode_resource;
 mod diag;
 mod json;
 mod model;
+mod recover;
 mod refs;
 mod source;
 mod typeexpr;
@@ -120,13 +121,19 @@ pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut 
 /// Parses a native file. The parser rejects an argument set twice; that
 /// is reported as Terraform reports it and the repeated argument is
 /// blanked out so the rest of the file is still read. An unclosed block is
-/// reported at its opening brace.
+/// reported at its opening brace. Newlines HCL ignores (inside `for`
+/// expressions, brackets, parentheses, interpolations) are folded into
+/// spaces when the parser trips on them. Any other syntax error is reported
+/// once, at its position, and the top-level block holding it is blanked out
+/// so the file's other blocks are still read, as Terraform's parser
+/// recovers. Blanking and folding keep every byte offset.
 fn parse_native(
     text: &str,
     index: &LineIndex,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<hcl_edit::structure::Body> {
     let mut text = std::borrow::Cow::Borrowed(text);
+    let mut folded = false;
     for _ in 0..64 {
         let e = match hcl_edit::parser::parse_body(&text) {
             Ok(b) => return Some(b),
@@ -149,10 +156,14 @@ fn parse_native(
                     Some(index.at_offset(off)),
                 ));
                 let end = rest.find('\n').map(|i| off + i).unwrap_or(text.len());
-                let mut owned = text.into_owned();
-                let blank = " ".repeat(end - off);
-                owned.replace_range(off..end, &blank);
-                text = std::borrow::Cow::Owned(owned);
+                text = std::borrow::Cow::Owned(recover::blank(&text, off..end));
+                continue;
+            }
+        }
+        if !folded {
+            folded = true;
+            if let Some(f) = recover::fold_newlines(&text) {
+                text = std::borrow::Cow::Owned(f);
                 continue;
             }
         }
@@ -166,13 +177,15 @@ fn parse_native(
                 return None;
             }
         }
-        let loc = e.location();
         diags.push(Diagnostic::error(
             "Invalid syntax",
             e.message().to_string(),
-            Some(index.at(loc.line(), loc.column())),
+            Some(index.at_offset(off)),
         ));
-        return None;
+        let item = recover::top_level_items(&text)
+            .into_iter()
+            .find(|r| r.contains(&off) || r.end == off)?;
+        text = std::borrow::Cow::Owned(recover::blank(&text, item));
     }
     None
 }

@@ -176,3 +176,50 @@ fn item1_constant_strings() {
         },
     ]);
 }
+
+#[test]
+fn item2_newlines_inside_expressions() {
+    check(&[
+        Case {
+            name: "item2_multiline_conditional_in_object_for",
+            files: &[(
+                "main.tf",
+                "locals {\n  a = { for k in [\"x\"] : k => true ? \"a\" :\n      \"b\"\n  }\n  b = [for k in [\"x\"] : k == \"x\" ? \"a\" :\n    \"b\" # comment\n  ]\n}\noutput \"a\" {\n  value = local.a\n}\noutput \"b\" {\n  value = local.b\n}\n",
+            )],
+            want: &[],
+            differential: true,
+        },
+        Case {
+            name: "item2_multiline_interpolation",
+            files: &[(
+                "main.tf",
+                "variable \"t\" {\n  default = \"a\"\n}\noutput \"o\" {\n  value = \"x-${\n    var.t == \"a\" ? \"1\" :\n    \"2\"\n  }\"\n}\n",
+            )],
+            want: &[],
+            differential: true,
+        },
+        Case {
+            // Terraform: 4:23 "Invalid expression" (its parser's summary).
+            name: "item2_newline_in_object_item_is_still_an_error",
+            files: &[(
+                "main.tf",
+                "locals {\n  o = { for k in [\"x\"] : k => {\n    a = 1\n    b = k == \"x\" ? 2 :\n      3\n  } }\n}\noutput \"o\" {\n  value = local.o\n}\n",
+            )],
+            want: &["error 4:23 Invalid syntax"],
+            differential: false,
+        },
+        // Terraform: 2:10 "Invalid expression", and 6:3 from the next block.
+        Case {
+            name: "item2_parse_error_keeps_other_blocks",
+            files: &[(
+                "main.tf",
+                "locals {\n  a = 1 +\n  b = 2\n}\nvariable \"x\" {\n  bogus = 1\n}\noutput \"o\" {\n  value = local.b\n}\n",
+            )],
+            want: &[
+                "error 2:10 Invalid syntax",
+                "error 6:3 Unsupported argument",
+            ],
+            differential: false,
+        },
+    ]);
+}
