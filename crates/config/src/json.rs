@@ -535,6 +535,7 @@ impl Converter<'_> {
                     span: Some(key.span.start..e.span.end),
                     body_span: Some(e.span.clone()),
                     raw: None,
+                    index: self.index.clone(),
                 });
                 continue;
             }

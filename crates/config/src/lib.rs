@@ -17,6 +17,7 @@ mod decode_resource;
 mod diag;
 mod json;
 mod model;
+mod overrides;
 mod recover;
 mod refs;
 mod source;
@@ -35,7 +36,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Loads every `*.tf` and `*.tf.json` file of `dir` (sorted by name) into
-/// one module.
+/// one module. OpenTofu's `*.tofu` and `*.tofu.json` files are read too,
+/// and shadow the `.tf`/`.tf.json` file of the same name. Override files
+/// (`override.tf`, `*_override.tf` and their other forms) are merged into
+/// the declarations of the others, in name order (see `overrides`).
 pub fn load_module(dir: &Path) -> (Module, Vec<Diagnostic>) {
     let mut module = Module::default();
     let mut diags = Vec::new();
@@ -55,16 +59,41 @@ pub fn load_module(dir: &Path) -> (Module, Vec<Diagnostic>) {
         }
     };
     files.sort();
-    for f in files {
+    let names: std::collections::HashSet<std::path::PathBuf> = files.iter().cloned().collect();
+    files.retain(|f| !shadowed_by_tofu(f, &names));
+    let (overrides, primary): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| {
+        f.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(overrides::is_override)
+    });
+    let mut parsed = Vec::new();
+    let read = |f: &std::path::PathBuf, module: &mut Module, diags: &mut Vec<Diagnostic>| {
         let name = f.display().to_string();
-        match std::fs::read_to_string(&f) {
-            Ok(text) => parse_file_into(&mut module, &name, &text, &mut diags),
-            Err(e) => diags.push(Diagnostic::error(
-                "Failed to read file",
-                format!("{name}: {e}"),
-                None,
-            )),
+        module.files.push(name.clone());
+        match std::fs::read_to_string(f) {
+            Ok(text) => parse_file(&name, &text, diags),
+            Err(e) => {
+                diags.push(Diagnostic::error(
+                    "Failed to read file",
+                    format!("{name}: {e}"),
+                    None,
+                ));
+                None
+            }
         }
+    };
+    for f in &primary {
+        if let Some(p) = read(f, &mut module, &mut diags) {
+            parsed.push(p);
+        }
+    }
+    for f in &overrides {
+        if let Some(p) = read(f, &mut module, &mut diags) {
+            overrides::merge(&mut parsed, p, &mut diags);
+        }
+    }
+    for p in parsed {
+        decode_into(&mut module, p, &mut diags);
     }
     (module, diags)
 }
@@ -73,7 +102,27 @@ fn is_config_file(p: &Path) -> bool {
     let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    (name.ends_with(".tf") || name.ends_with(".tf.json")) && !name.starts_with('.') && p.is_file()
+    [".tf", ".tf.json", ".tofu", ".tofu.json"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+        && !name.starts_with('.')
+        && p.is_file()
+}
+
+/// `x.tf` when `x.tofu` exists, `x.tf.json` when `x.tofu.json` does
+/// (OpenTofu reads the `.tofu` file instead).
+fn shadowed_by_tofu(p: &Path, all: &std::collections::HashSet<std::path::PathBuf>) -> bool {
+    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let tofu = if let Some(stem) = name.strip_suffix(".tf.json") {
+        format!("{stem}.tofu.json")
+    } else if let Some(stem) = name.strip_suffix(".tf") {
+        format!("{stem}.tofu")
+    } else {
+        return false;
+    };
+    all.contains(&p.with_file_name(tofu))
 }
 
 /// Parses one file's text into a fresh module (tests, single files); a
@@ -87,8 +136,15 @@ pub fn parse_str(name: &str, text: &str) -> (Module, Vec<Diagnostic>) {
 
 /// Parses one file's text into `module` (several files make one module).
 pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut Vec<Diagnostic>) {
-    let index = Arc::new(LineIndex::new(name, text));
     module.files.push(name.to_string());
+    if let Some(p) = parse_file(name, text, diags) {
+        decode_into(module, p, diags);
+    }
+}
+
+/// One file's syntax, not yet decoded.
+fn parse_file(name: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<overrides::Parsed> {
+    let index = Arc::new(LineIndex::new(name, text));
     let json = name.ends_with(".json");
     let body = if json {
         match json::parse(text, &index) {
@@ -100,22 +156,24 @@ pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut 
             .root(&v),
             Err(d) => {
                 diags.push(d);
-                return;
+                return None;
             }
         }
     } else {
-        match parse_native(text, &index, diags) {
-            Some(b) => source::from_hcl(b, &index, 0, diags),
-            None => return,
-        }
+        let b = parse_native(text, &index, diags)?;
+        source::from_hcl(b, &index, 0, diags)
     };
+    Some(overrides::Parsed { index, body, json })
+}
+
+fn decode_into(module: &mut Module, p: overrides::Parsed, diags: &mut Vec<Diagnostic>) {
     let mut cx = decode::Cx {
-        index: &index,
+        index: &p.index,
         diags,
         bound: Vec::new(),
-        json,
+        json: p.json,
     };
-    cx.file(module, body);
+    cx.file(module, p.body);
 }
 
 /// Parses a native file. The parser rejects an argument set twice; that
@@ -229,6 +287,28 @@ fn unclosed_brace(text: &str) -> Option<usize> {
         i += 1;
     }
     stack.first().copied()
+}
+
+/// One error per `ephemeral` block of `config` and its children: they load
+/// and validate, but the engine does not run them yet (plan and apply
+/// refuse them at their block).
+pub fn ephemeral_not_supported(config: &Config) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = config
+        .module
+        .ephemeral_resources
+        .iter()
+        .map(|r| {
+            Diagnostic::error(
+                "Ephemeral resources are not yet supported",
+                format!("terrane loads and validates ephemeral.{}.{}, but cannot plan or apply ephemeral resources yet.", r.ty, r.name),
+                r.range.clone(),
+            )
+        })
+        .collect();
+    for child in config.children.values() {
+        out.extend(ephemeral_not_supported(child));
+    }
+    out
 }
 
 /// A module and the modules it calls, loaded from local sources.

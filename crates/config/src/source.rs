@@ -36,6 +36,9 @@ pub(crate) struct GBlock {
     /// The native block as written, for blocks nested in a top-level block
     /// (what `Resource::blocks` keeps).
     pub raw: Option<hcl_edit::structure::Block>,
+    /// The file the block is in (an override file's blocks are merged
+    /// into another file's body and keep their own positions).
+    pub index: Arc<LineIndex>,
 }
 
 #[derive(Default)]
@@ -125,6 +128,7 @@ pub(crate) fn from_hcl(
                     body: from_hcl(b.body, index, depth + 1, diags),
                     span,
                     raw,
+                    index: index.clone(),
                 });
             }
         }

@@ -55,6 +55,13 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
         c.expr(e, none);
     }
     for o in m.outputs.values() {
+        if o.deprecated.is_some() && place == "the root module" {
+            c.out.push(Diagnostic::error(
+                "Root module output deprecated",
+                "Root module outputs cannot be deprecated, as there is no higher-level module to inform of the deprecation.",
+                o.deprecated_range.clone(),
+            ));
+        }
         c.opt(&o.value, none);
         c.opt(&o.depends_on, none);
         for rule in &o.preconditions {
@@ -67,7 +74,7 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
             c.expr(e, none);
         }
     }
-    for r in &m.resources {
+    for r in m.resources.iter().chain(&m.ephemeral_resources) {
         c.resource(r);
     }
     for call in m.module_calls.values() {
@@ -195,6 +202,9 @@ impl Checker<'_> {
                 Subject::Resource { data, ty, name } if m.resource(*data, ty, name).is_none() && !(*data && self.check_data.contains(&(ty.as_str(), name.as_str()))) => {
                     let kind = if *data { "data" } else { "managed" };
                     Some(("Reference to undeclared resource".into(), format!("A {kind} resource {ty:?} {name:?} has not been declared in {}.", self.place), r.range.clone()))
+                }
+                Subject::Ephemeral { ty, name } if !m.ephemeral_resources.iter().any(|e| &e.ty == ty && &e.name == name) => {
+                    Some(("Reference to undeclared resource".into(), format!("An ephemeral resource {ty:?} {name:?} has not been declared in {}.", self.place), r.range.clone()))
                 }
                 Subject::Module(n) => match m.module_calls.get(n) {
                     None => Some(("Reference to undeclared module".into(), format!("No module call named {n:?} is declared in {}.", self.place), r.range.clone())),

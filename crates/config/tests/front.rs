@@ -12,7 +12,7 @@ use terrane_config::{load_module, validate_references, Config, Severity};
 struct Case {
     name: &'static str,
     files: &'static [(&'static str, &'static str)],
-    /// Errors and warnings as `"severity line:col summary"`.
+    /// Errors and warnings as `"severity file:line:col summary"`.
     want: &'static [&'static str],
     /// Compared with `terraform validate -json` (cases Terraform can
     /// validate without `init`).
@@ -32,7 +32,12 @@ fn diag_lines(diags: &[terrane_config::Diagnostic]) -> BTreeSet<String> {
                 .as_ref()
                 .map(|r| (r.start.line, r.start.col))
                 .unwrap_or((0, 0));
-            format!("{sev} {l}:{c} {}", d.summary)
+            let file = d
+                .range
+                .as_ref()
+                .map(|r| r.file.rsplit('/').next().unwrap_or_default().to_string())
+                .unwrap_or_default();
+            format!("{sev} {file}:{l}:{c} {}", d.summary)
         })
         .collect()
 }
@@ -64,8 +69,9 @@ fn terraform_lines(tf: &terrane_testkit::Terraform, dir: &Path) -> BTreeSet<Stri
         .filter_map(|d| {
             let start = &d["range"]["start"];
             Some(format!(
-                "{} {}:{} {}",
+                "{} {}:{}:{} {}",
                 d["severity"].as_str()?,
+                d["range"]["filename"].as_str()?,
                 start["line"].as_u64()?,
                 start["column"].as_u64()?,
                 d["summary"].as_str()?
@@ -140,10 +146,10 @@ fn item1_constant_strings() {
                 "variable \"a\" {\n  description = \"x-${var.b}\"\n}\nvariable \"b\" {\n  description = var.x.y\n}\n",
             )],
             want: &[
-                "error 2:22 Variables not allowed",
-                "error 2:18 Unsuitable value type",
-                "error 5:17 Variables not allowed",
-                "error 5:17 Unsuitable value type",
+                "error main.tf:2:22 Variables not allowed",
+                "error main.tf:2:18 Unsuitable value type",
+                "error main.tf:5:17 Variables not allowed",
+                "error main.tf:5:17 Unsuitable value type",
             ],
             differential: true,
         },
@@ -154,8 +160,8 @@ fn item1_constant_strings() {
                 "output \"o\" {\n  value       = 1\n  description = upper(\"x\")\n}\n",
             )],
             want: &[
-                "error 3:17 Function calls not allowed",
-                "error 3:17 Unsuitable value type",
+                "error main.tf:3:17 Function calls not allowed",
+                "error main.tf:3:17 Unsuitable value type",
             ],
             differential: true,
         },
@@ -166,11 +172,11 @@ fn item1_constant_strings() {
                 "variable \"d\" {\n  description = [\"x\"]\n}\nvariable \"e\" {\n  description = {a = 1}\n}\nvariable \"f\" {\n  description = \"${null}\"\n}\nvariable \"h\" {\n  description = \"a\" == \"a\" ? var.q : \"no\"\n}\n",
             )],
             want: &[
-                "error 2:17 Unsuitable value type",
-                "error 5:17 Unsuitable value type",
-                "error 8:17 Unsuitable value type",
-                "error 11:30 Variables not allowed",
-                "error 11:18 Unsuitable value type",
+                "error main.tf:2:17 Unsuitable value type",
+                "error main.tf:5:17 Unsuitable value type",
+                "error main.tf:8:17 Unsuitable value type",
+                "error main.tf:11:30 Variables not allowed",
+                "error main.tf:11:18 Unsuitable value type",
             ],
             differential: true,
         },
@@ -205,7 +211,7 @@ fn item2_newlines_inside_expressions() {
                 "main.tf",
                 "locals {\n  o = { for k in [\"x\"] : k => {\n    a = 1\n    b = k == \"x\" ? 2 :\n      3\n  } }\n}\noutput \"o\" {\n  value = local.o\n}\n",
             )],
-            want: &["error 4:23 Invalid syntax"],
+            want: &["error main.tf:4:23 Invalid syntax"],
             differential: false,
         },
         // Terraform: 2:10 "Invalid expression", and 6:3 from the next block.
@@ -216,9 +222,332 @@ fn item2_newlines_inside_expressions() {
                 "locals {\n  a = 1 +\n  b = 2\n}\nvariable \"x\" {\n  bogus = 1\n}\noutput \"o\" {\n  value = local.b\n}\n",
             )],
             want: &[
-                "error 2:10 Invalid syntax",
-                "error 6:3 Unsupported argument",
+                "error main.tf:2:10 Invalid syntax",
+                "error main.tf:6:3 Unsupported argument",
             ],
+            differential: false,
+        },
+    ]);
+}
+
+#[test]
+fn item3_terraform_1_10_to_1_15_syntax() {
+    let m = module(
+        "item3_ephemeral_block_decoded",
+        "ephemeral \"random_password\" \"db\" {\n  length = 16\n  lifecycle {\n    postcondition {\n      condition     = self.result != \"\"\n      error_message = \"empty\"\n    }\n  }\n}\noutput \"o\" {\n  value     = ephemeral.random_password.db.result\n  ephemeral = true\n}\n",
+    );
+    assert!(m.resources.is_empty(), "case item3_ephemeral_not_managed");
+    let e = &m.ephemeral_resources[0];
+    assert_eq!((e.ty.as_str(), e.name.as_str()), ("random_password", "db"));
+    assert_eq!(e.lifecycle.postconditions.len(), 1);
+    assert_eq!(
+        m.outputs["o"].value.as_ref().unwrap().refs[0].subject,
+        terrane_config::Subject::Ephemeral {
+            ty: "random_password".into(),
+            name: "db".into()
+        },
+        "case item3_ephemeral_reference"
+    );
+    let m = module(
+        "item3_deprecated_and_const",
+        "variable \"v\" {\n  type       = string\n  default    = \"x\"\n  const      = true\n  deprecated = \"use w\"\n}\noutput \"o\" {\n  value      = var.v\n  deprecated = <<EOT\ngone\nEOT\n}\n",
+    );
+    assert!(m.variables["v"].constant);
+    assert_eq!(m.variables["v"].deprecated.as_deref(), Some("use w"));
+    assert_eq!(m.outputs["o"].deprecated.as_deref(), Some("gone\n"));
+    let m = module(
+        "item3_legacy_list_and_map_types",
+        "variable \"l\" {\n  type = list\n}\nvariable \"m\" {\n  type = map\n}\n",
+    );
+    let ty = |n: &str| m.variables[n].constraint.as_ref().map(|c| c.ty.to_string());
+    assert_eq!(ty("l").as_deref(), Some("list(any)"));
+    assert_eq!(ty("m").as_deref(), Some("map(any)"));
+    check(&[
+        Case {
+            name: "item3_legacy_types_and_root_output_deprecated",
+            files: &[(
+                "main.tf",
+                "variable \"l\" {\n  type    = list\n  default = [\"a\"]\n}\nvariable \"m\" {\n  type    = map\n  default = {}\n}\noutput \"o\" {\n  value      = var.l\n  deprecated = \"gone\"\n}\n",
+            )],
+            want: &["error main.tf:11:3 Root module output deprecated"],
+            differential: true,
+        },
+        Case {
+            name: "item3_legacy_set_is_not_a_type",
+            files: &[("main.tf", "variable \"s\" {\n  type = set\n}\n")],
+            want: &["error main.tf:2:10 Invalid type specification"],
+            differential: true,
+        },
+        Case {
+            name: "item3_const_cannot_be_sensitive_or_ephemeral",
+            files: &[(
+                "main.tf",
+                "variable \"a\" {\n  const     = true\n  sensitive = true\n  default   = 1\n}\nvariable \"b\" {\n  const     = true\n  ephemeral = true\n  default   = 1\n}\n",
+            )],
+            want: &[
+                "error main.tf:1:1 Const variable cannot be sensitive",
+                "error main.tf:6:1 Const variable cannot be ephemeral",
+            ],
+            differential: true,
+        },
+        Case {
+            name: "item3_ephemeral_lifecycle_arguments",
+            files: &[(
+                "main.tf",
+                "ephemeral \"test_resource\" \"test\" {\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n",
+            )],
+            want: &["error main.tf:3:5 Invalid ephemeral resource lifecycle argument"],
+            differential: true,
+        },
+        Case {
+            name: "item3_undeclared_ephemeral_reference",
+            files: &[(
+                "main.tf",
+                "ephemeral \"test_resource\" \"a\" {\n}\noutput \"o\" {\n  value     = ephemeral.test_resource.b.id\n  ephemeral = true\n}\n",
+            )],
+            want: &["error main.tf:4:15 Reference to undeclared resource"],
+            differential: false,
+        },
+    ]);
+}
+
+/// Loads a directory of files that must load without errors.
+#[track_caller]
+fn module_dir(case: &str, files: &[(&str, &str)]) -> terrane_config::Module {
+    let dir = terrane_testkit::temp_dir();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let (m, diags) = load(dir.path());
+    assert!(diags.is_empty(), "case {case}: {diags:?}");
+    m
+}
+
+const PRIMARY: &str = r#"terraform {
+  required_version = ">= 1.0"
+}
+
+variable "v" {
+  type        = string
+  default     = "base"
+  description = "base"
+}
+
+locals {
+  l = "base"
+  k = "kept"
+}
+
+resource "terraform_data" "r" {
+  input            = "base"
+  triggers_replace = [local.k]
+  lifecycle {
+    create_before_destroy = true
+    prevent_destroy       = false
+  }
+}
+
+output "o" {
+  value       = terraform_data.r.output
+  description = "base"
+}
+"#;
+
+const OVERRIDE: &str = r#"terraform {
+  required_version = ">= 1.5"
+}
+
+variable "v" {
+  default = "over"
+}
+
+locals {
+  l = "over"
+}
+
+resource "terraform_data" "r" {
+  input = var.v
+  lifecycle {
+    prevent_destroy = true
+  }
+}
+
+output "o" {
+  description = "over"
+}
+"#;
+
+#[test]
+fn item4_override_files() {
+    let m = module_dir(
+        "item4_override_merges_by_argument",
+        &[("main.tf", PRIMARY), ("main_override.tf", OVERRIDE)],
+    );
+    let v = &m.variables["v"];
+    assert_eq!(
+        v.default.as_ref().unwrap().expr.to_string().trim(),
+        "\"over\""
+    );
+    assert_eq!(
+        v.description.as_deref(),
+        Some("base"),
+        "case item4_unset_arguments_kept"
+    );
+    assert!(v.constraint.is_some());
+    assert_eq!(m.locals["l"].expr.to_string().trim(), "\"over\"");
+    assert_eq!(m.locals["k"].expr.to_string().trim(), "\"kept\"");
+    assert_eq!(m.required_version.as_deref(), Some(">= 1.5"));
+    let r = &m.resources[0];
+    assert_eq!(r.attributes["input"].expr.to_string().trim(), "var.v");
+    assert!(r.attributes.contains_key("triggers_replace"));
+    assert!(
+        r.lifecycle.create_before_destroy.is_some() && r.lifecycle.prevent_destroy.is_some(),
+        "case item4_lifecycle_merged_by_argument"
+    );
+    assert_eq!(
+        r.lifecycle
+            .prevent_destroy
+            .as_ref()
+            .unwrap()
+            .expr
+            .to_string()
+            .trim(),
+        "true"
+    );
+    assert_eq!(m.outputs["o"].description.as_deref(), Some("over"));
+    assert!(
+        m.outputs["o"].value.is_some(),
+        "case item4_output_value_kept"
+    );
+    // The override's ranges point into the override file.
+    let at = r.attributes["input"].range.as_ref().unwrap();
+    assert!(at.file.ends_with("main_override.tf") && at.start.line == 14);
+
+    let m = module_dir(
+        "item4_nested_blocks_replaced_by_type",
+        &[
+            (
+                "main.tf",
+                "provider \"p\" {\n  a = 1\n  x {\n    n = 1\n  }\n  x {\n    n = 2\n  }\n  y {\n  }\n}\nresource \"r\" \"s\" {\n  b {\n  }\n  dynamic \"c\" {\n    for_each = []\n    content {\n    }\n  }\n}\n",
+            ),
+            (
+                "override.tf",
+                "provider \"p\" {\n  x {\n    n = 3\n  }\n}\nprovider \"q\" {\n}\nresource \"r\" \"s\" {\n  c {\n  }\n}\n",
+            ),
+        ],
+    );
+    let p = &m.providers[0];
+    assert_eq!(p.attributes.len(), 1, "case item4_provider_arguments_kept");
+    assert_eq!(m.providers.len(), 2, "case item4_default_provider_added");
+    let r = &m.resources[0];
+    let types: Vec<&str> = r.body.iter().map(|b| b.type_name.as_str()).collect();
+    assert_eq!(types, ["b", "c"], "case item4_dynamic_replaced_by_static");
+    assert!(r.body[1].dynamic.is_none());
+
+    let m = module_dir(
+        "item4_json_override",
+        &[
+            ("main.tf", "variable \"v\" {\n  default = 1\n}\n"),
+            (
+                "override.tf.json",
+                "{\"variable\": {\"v\": {\"default\": 2}}}\n",
+            ),
+        ],
+    );
+    assert_eq!(
+        m.variables["v"]
+            .default
+            .as_ref()
+            .unwrap()
+            .expr
+            .to_string()
+            .trim(),
+        "2"
+    );
+
+    check(&[
+        Case {
+            name: "item4_override_validates_like_terraform",
+            files: &[("main.tf", PRIMARY), ("main_override.tf", OVERRIDE)],
+            want: &[],
+            differential: true,
+        },
+        Case {
+            name: "item4_missing_base_declarations",
+            files: &[
+                ("main.tf", "variable \"v\" {\n}\n"),
+                (
+                    "override.tf",
+                    "variable \"w\" {\n}\nlocals {\n  x = 1\n}\noutput \"o\" {\n  value = 1\n}\nresource \"terraform_data\" \"r\" {\n}\nprovider \"aws\" {\n  alias = \"east\"\n}\n",
+                ),
+            ],
+            want: &[
+                "error override.tf:1:1 Missing base variable declaration to override",
+                "error override.tf:4:3 Missing base local value definition to override",
+                "error override.tf:6:1 Missing base output definition to override",
+                "error override.tf:9:1 Missing resource to override",
+                "error override.tf:11:1 Missing base provider configuration for override",
+            ],
+            differential: true,
+        },
+        Case {
+            name: "item4_depends_on_not_overridable",
+            files: &[
+                (
+                    "main.tf",
+                    "resource \"terraform_data\" \"a\" {\n}\nresource \"terraform_data\" \"b\" {\n}\n",
+                ),
+                (
+                    "b_override.tf",
+                    "resource \"terraform_data\" \"b\" {\n  depends_on = [terraform_data.a]\n}\n",
+                ),
+            ],
+            want: &["error b_override.tf:2:17 Unsupported override"],
+            differential: true,
+        },
+        Case {
+            name: "item4_moved_and_import_refused_in_override",
+            files: &[
+                ("main.tf", "resource \"terraform_data\" \"a\" {\n}\n"),
+                (
+                    "override.tf",
+                    "moved {\n  from = terraform_data.x\n  to   = terraform_data.a\n}\nimport {\n  to = terraform_data.a\n  id = \"x\"\n}\n",
+                ),
+            ],
+            want: &[
+                "error override.tf:1:1 Cannot override 'moved' blocks",
+                "error override.tf:5:1 Cannot override 'import' blocks",
+            ],
+            differential: true,
+        },
+        Case {
+            name: "item4_override_argument_errors_in_override_file",
+            files: &[
+                ("main.tf", "variable \"v\" {\n}\n"),
+                ("override.tf", "variable \"v\" {\n  colour = 1\n}\n"),
+            ],
+            want: &["error override.tf:2:3 Unsupported argument"],
+            differential: true,
+        },
+        // OpenTofu: `a.tofu` shadows `a.tf` (Terraform reads only `a.tf`).
+        Case {
+            name: "item4_tofu_shadows_tf",
+            files: &[
+                ("a.tf", "resorce \"x\" \"y\" {}\n"),
+                ("a.tofu", "variable \"v\" {\n}\n"),
+                ("b.tofu.json", "{\"output\": {\"o\": {\"value\": \"${var.v}\"}}}\n"),
+                ("b.tf.json", "{\"bogus\": {}}\n"),
+            ],
+            want: &[],
+            differential: false,
+        },
+        Case {
+            name: "item4_tofu_override_file",
+            files: &[
+                ("main.tofu", "variable \"v\" {\n}\n"),
+                ("main_override.tofu", "variable \"w\" {\n}\n"),
+            ],
+            want: &["error main_override.tofu:1:1 Missing base variable declaration to override"],
             differential: false,
         },
     ]);
