@@ -41,7 +41,6 @@ use std::sync::Arc;
 /// (`override.tf`, `*_override.tf` and their other forms) are merged into
 /// the declarations of the others, in name order (see `overrides`).
 pub fn load_module(dir: &Path) -> (Module, Vec<Diagnostic>) {
-    let mut module = Module::default();
     let mut diags = Vec::new();
     let mut files: Vec<_> = match std::fs::read_dir(dir) {
         Ok(rd) => rd
@@ -55,40 +54,56 @@ pub fn load_module(dir: &Path) -> (Module, Vec<Diagnostic>) {
                 format!("{}: {e}", dir.display()),
                 None,
             ));
-            return (module, diags);
+            return (Module::default(), diags);
         }
     };
     files.sort();
-    let names: std::collections::HashSet<std::path::PathBuf> = files.iter().cloned().collect();
-    files.retain(|f| !shadowed_by_tofu(f, &names));
-    let (overrides, primary): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| {
-        f.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(overrides::is_override)
-    });
-    let mut parsed = Vec::new();
-    let read = |f: &std::path::PathBuf, module: &mut Module, diags: &mut Vec<Diagnostic>| {
+    let mut texts = Vec::new();
+    let mut unread = Vec::new();
+    for f in files {
         let name = f.display().to_string();
-        module.files.push(name.clone());
-        match std::fs::read_to_string(f) {
-            Ok(text) => parse_file(&name, &text, diags),
+        match std::fs::read_to_string(&f) {
+            Ok(text) => texts.push((name, text)),
             Err(e) => {
                 diags.push(Diagnostic::error(
                     "Failed to read file",
                     format!("{name}: {e}"),
                     None,
                 ));
-                None
+                unread.push(name);
             }
         }
-    };
-    for f in &primary {
-        if let Some(p) = read(f, &mut module, &mut diags) {
+    }
+    let (mut module, d) = load_files(texts);
+    diags.extend(d);
+    module.files.extend(unread);
+    (module, diags)
+}
+
+/// Loads one module from files given as (name, text), as [`load_module`]
+/// reads a directory: `.tofu` files shadow the `.tf` of the same name,
+/// override files are merged into the others (in name order), and a name
+/// ending in `.json` is JSON syntax.
+pub fn load_files(mut files: Vec<(String, String)>) -> (Module, Vec<Diagnostic>) {
+    let mut module = Module::default();
+    let mut diags = Vec::new();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let names: std::collections::HashSet<String> = files.iter().map(|f| f.0.clone()).collect();
+    files.retain(|f| !shadowed_by_tofu(&f.0, &names));
+    let (overrides, primary): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| {
+        let base = f.0.rsplit(['/', '\\']).next().unwrap_or_default();
+        overrides::is_override(base)
+    });
+    let mut parsed = Vec::new();
+    for (name, text) in &primary {
+        module.files.push(name.clone());
+        if let Some(p) = parse_file(name, text, &mut diags) {
             parsed.push(p);
         }
     }
-    for f in &overrides {
-        if let Some(p) = read(f, &mut module, &mut diags) {
+    for (name, text) in &overrides {
+        module.files.push(name.clone());
+        if let Some(p) = parse_file(name, text, &mut diags) {
             overrides::merge(&mut parsed, p, &mut diags);
         }
     }
@@ -111,10 +126,7 @@ fn is_config_file(p: &Path) -> bool {
 
 /// `x.tf` when `x.tofu` exists, `x.tf.json` when `x.tofu.json` does
 /// (OpenTofu reads the `.tofu` file instead).
-fn shadowed_by_tofu(p: &Path, all: &std::collections::HashSet<std::path::PathBuf>) -> bool {
-    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
-        return false;
-    };
+fn shadowed_by_tofu(name: &str, all: &std::collections::HashSet<String>) -> bool {
     let tofu = if let Some(stem) = name.strip_suffix(".tf.json") {
         format!("{stem}.tofu.json")
     } else if let Some(stem) = name.strip_suffix(".tf") {
@@ -122,7 +134,7 @@ fn shadowed_by_tofu(p: &Path, all: &std::collections::HashSet<std::path::PathBuf
     } else {
         return false;
     };
-    all.contains(&p.with_file_name(tofu))
+    all.contains(&tofu)
 }
 
 /// Parses one file's text into a fresh module (tests, single files); a
