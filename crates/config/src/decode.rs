@@ -107,10 +107,20 @@ impl Cx<'_> {
     }
 
     pub fn unsupported_arg(&mut self, a: &GAttr) {
-        let msg = format!("An argument named {:?} is not expected here.", a.name);
-        let range = a.index.range(a.name_span.clone());
-        self.diags
-            .push(Diagnostic::error("Unsupported argument", msg, range));
+        let range = a.file.range(a.name_span.clone());
+        // JSON syntax words it as Terraform's JSON decoder does.
+        let (summary, msg) = if a.file.file().ends_with(".json") {
+            (
+                "Extraneous JSON object property",
+                format!("No argument or block type is named {:?}.", a.name),
+            )
+        } else {
+            (
+                "Unsupported argument",
+                format!("An argument named {:?} is not expected here.", a.name),
+            )
+        };
+        self.diags.push(Diagnostic::error(summary, msg, range));
     }
 
     pub fn unsupported_block(&mut self, b: &GBlock) {
@@ -812,6 +822,7 @@ impl Cx<'_> {
                         name_span: None,
                         value: e.clone(),
                         index: a.index.clone(),
+                        file: a.file.clone(),
                     };
                     self.provider_ref(&g).map(|r| {
                         r.alias
@@ -826,6 +837,7 @@ impl Cx<'_> {
                 name_span: None,
                 value: v.expr().clone(),
                 index: a.index.clone(),
+                file: a.file.clone(),
             };
             if let (Some(key), Some(r)) = (key, self.provider_ref(&g)) {
                 out.insert(key, r);

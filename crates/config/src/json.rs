@@ -482,6 +482,7 @@ impl Converter<'_> {
                     name_span: Some(k.span.clone()),
                     value,
                     index,
+                    file: self.index.clone(),
                 });
             }
         }

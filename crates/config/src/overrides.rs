@@ -61,7 +61,7 @@ pub(crate) fn merge(base: &mut Vec<Parsed>, ov: Parsed, diags: &mut Vec<Diagnost
         diags.push(Diagnostic::error(
             "Unsupported argument",
             format!("An argument named {:?} is not expected here.", a.name),
-            a.index.range(a.name_span.clone()),
+            a.file.range(a.name_span.clone()),
         ));
     }
     for ob in ov.body.blocks {
@@ -74,7 +74,7 @@ pub(crate) fn merge(base: &mut Vec<Parsed>, ov: Parsed, diags: &mut Vec<Diagnost
                         None => diags.push(Diagnostic::error(
                             "Missing base local value definition to override",
                             format!("There is no local value named {:?}. An override file can only override a local value that was already defined in a primary configuration file.", a.name),
-                            a.index.range(a.span.clone()),
+                            a.file.range(a.span.clone()),
                         )),
                     }
                 }

@@ -22,6 +22,9 @@ pub(crate) struct GAttr {
     pub value: Expression,
     /// The index `value`'s spans are relative to (shifted for JSON).
     pub index: Arc<LineIndex>,
+    /// The index of the file `span` and `name_span` are in (an override
+    /// file's arguments are merged into another file's body).
+    pub file: Arc<LineIndex>,
 }
 
 pub(crate) struct GBlock {
@@ -90,6 +93,7 @@ pub(crate) fn from_hcl(
                     name_span,
                     value: a.value,
                     index: index.clone(),
+                    file: index.clone(),
                 });
             }
             Structure::Block(b) => {

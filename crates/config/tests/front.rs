@@ -529,6 +529,18 @@ fn item4_override_files() {
             want: &["error override.tf:2:3 Unsupported argument"],
             differential: true,
         },
+        Case {
+            name: "item4_json_override_argument_positions",
+            files: &[
+                ("main.tf.json", "{\"variable\": {\"v\": {}}}\n"),
+                (
+                    "override.tf.json",
+                    "{\n  \"variable\": {\n    \"v\": {\n      \"colour\": 1\n    }\n  }\n}\n",
+                ),
+            ],
+            want: &["error override.tf.json:4:7 Extraneous JSON object property"],
+            differential: true,
+        },
         // OpenTofu: `a.tofu` shadows `a.tf` (Terraform reads only `a.tf`).
         Case {
             name: "item4_tofu_shadows_tf",
@@ -551,4 +563,77 @@ fn item4_override_files() {
             differential: false,
         },
     ]);
+}
+
+/// The fuzz target's seeds (fuzz/corpus/config_parse), read as the target
+/// reads them (split at `#--file NAME` lines into the files of one
+/// module), load without panicking and with 1-based positions; the
+/// override seed gives the errors an override file must give.
+#[test]
+fn fuzz_seeds_with_override_files_load() {
+    let dir = terrane_testkit::repo_root().join("fuzz/corpus/config_parse");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        let mut files = vec![("main.tf".to_string(), String::new())];
+        for line in text.split_inclusive('\n') {
+            match line.trim_end().strip_prefix("#--file ") {
+                Some(name) => files.push((name.trim().to_string(), String::new())),
+                None => files.last_mut().unwrap().1.push_str(line),
+            }
+        }
+        let multi = files.len() > 1;
+        let (_, diags) = terrane_config::load_files(files);
+        for d in &diags {
+            if let Some(r) = &d.range {
+                assert!(r.start.line >= 1 && r.start.col >= 1, "{path:?}: {d}");
+            }
+        }
+        if path.ends_with("override_files") {
+            assert!(multi);
+            let got = diag_lines(&diags);
+            for want in [
+                "error main_override.tf:8:17 Unsupported override",
+                "error override.tf.json:1:57 Missing base local value definition to override",
+                "error extra_override.tofu:1:1 Cannot override 'moved' blocks",
+            ] {
+                assert!(
+                    got.contains(want),
+                    "case fuzz_seed_override_files: {want} in {got:?}"
+                );
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen >= 10, "seeds found: {seen}");
+}
+
+#[test]
+fn item3_engine_refuses_ephemeral_resources_at_their_block() {
+    let dir = terrane_testkit::temp_dir();
+    std::fs::create_dir_all(dir.path().join("child")).unwrap();
+    std::fs::write(
+        dir.path().join("main.tf"),
+        "module \"c\" {\n  source = \"./child\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("child/main.tf"),
+        "\nephemeral \"random_password\" \"p\" {\n  length = 4\n}\n",
+    )
+    .unwrap();
+    let (config, diags) = terrane_config::load_config(dir.path());
+    assert!(diags.is_empty(), "{diags:?}");
+    assert!(
+        validate_references(&config).is_empty(),
+        "case validate_accepts"
+    );
+    let refused = terrane_config::ephemeral_not_supported(&config);
+    let lines = diag_lines(&refused);
+    assert_eq!(
+        lines.into_iter().collect::<Vec<_>>(),
+        ["error main.tf:2:1 Ephemeral resources are not yet supported"],
+        "case refused_at_block"
+    );
 }
