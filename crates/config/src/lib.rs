@@ -230,6 +230,14 @@ fn parse_native(
                 continue;
             }
         }
+        // HCL lets an object constructor give a key twice (the last one
+        // wins); the parser does not: drop the earlier item.
+        if e.message().contains("redefined object key") {
+            if let Some(r) = recover::earlier_duplicate_item(&text, off) {
+                text = std::borrow::Cow::Owned(recover::blank(&text, r));
+                continue;
+            }
+        }
         if !folded {
             folded = true;
             if let Some(f) = recover::fold_newlines(&text) {

@@ -214,6 +214,17 @@ fn item2_newlines_inside_expressions() {
             want: &["error main.tf:4:23 Invalid syntax"],
             differential: false,
         },
+        // HCL accepts a key given twice in an object constructor (the
+        // later one wins); the parser refuses it, the loader does not.
+        Case {
+            name: "item2_duplicate_object_key_last_wins",
+            files: &[(
+                "main.tf",
+                "locals {\n  x = {\n    a = [1,\n      2]\n    b = 0\n    a = 3\n  }\n}\noutput \"x\" {\n  value = local.x\n}\n",
+            )],
+            want: &[],
+            differential: true,
+        },
         // Terraform: 2:10 "Invalid expression", and 6:3 from the next block.
         Case {
             name: "item2_parse_error_keeps_other_blocks",
@@ -636,4 +647,14 @@ fn item3_engine_refuses_ephemeral_resources_at_their_block() {
         ["error main.tf:2:1 Ephemeral resources are not yet supported"],
         "case refused_at_block"
     );
+}
+
+#[test]
+fn item2_duplicate_object_key_keeps_the_later_item() {
+    let m = module(
+        "item2_duplicate_object_key_keeps_the_later_item",
+        "locals {\n  x = { a = 1, b = 2, a = 3 }\n}\n",
+    );
+    let text = m.locals["x"].expr.to_string();
+    assert!(text.contains("a = 3") && !text.contains("a = 1"), "{text}");
 }
