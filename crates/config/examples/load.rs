@@ -1,6 +1,6 @@
 //! Load-only front end check: `load DIR...` reads each directory as one
 //! module (its `.tf`/`.tf.json` files, no child modules, no providers),
-//! runs the static reference check and prints every error diagnostic, then
+//! runs the static reference check and prints every diagnostic, then
 //! one line `DIR: clean` or `DIR: N error(s)`. Exit status 1 if any
 //! directory had an error. `--no-refs` (first argument) skips the
 //! reference check, as Terraform's own loader tests do. Used by
@@ -26,18 +26,18 @@ fn main() {
         if refs && !diags.iter().any(|d| d.severity == Severity::Error) {
             diags.extend(validate_references(&config));
         }
-        let errors: Vec<_> = diags
+        let errors = diags
             .iter()
             .filter(|d| d.severity == Severity::Error)
-            .collect();
-        for d in &errors {
+            .count();
+        for d in &diags {
             println!("  {}", d.to_string().lines().next().unwrap_or_default());
         }
-        if errors.is_empty() {
+        if errors == 0 {
             println!("{dir}: clean");
         } else {
             failed = true;
-            println!("{dir}: {} error(s)", errors.len());
+            println!("{dir}: {errors} error(s)");
         }
     }
     std::process::exit(i32::from(failed));

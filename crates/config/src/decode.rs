@@ -581,6 +581,12 @@ impl Cx<'_> {
         };
         for a in body.body.attrs {
             match a.name.as_str() {
+                "type" if quoted_type(&a, self.json).is_some() => {
+                    if let Some(d) = quoted_type(&a, self.json) {
+                        self.diags.push(d);
+                    }
+                    v.ty = Some(self.expr_no_refs(a));
+                }
                 "type" => {
                     match legacy_type(&a.value)
                         .map(Ok)
@@ -993,6 +999,36 @@ impl Cx<'_> {
             self.unsupported_block(b);
         }
     }
+}
+
+/// A native-syntax quoted type (`type = "string"`, Terraform 0.11's
+/// form): Terraform's error, with its hint for the three old keywords.
+fn quoted_type(a: &GAttr, json: bool) -> Option<Diagnostic> {
+    let Expression::String(s) = &a.value else {
+        return None;
+    };
+    if json {
+        return None;
+    }
+    const OLD: &str = "Terraform 0.11 and earlier required type constraints to be given in quotes, but that form is now deprecated and will be removed in a future version of Terraform.";
+    let range = a.index.range(a.value.span());
+    Some(match s.as_str() {
+        "string" => Diagnostic::error(
+            "Invalid quoted type constraints",
+            format!("{OLD} Remove the quotes around \"string\"."),
+            range,
+        ),
+        k @ ("list" | "map") => Diagnostic::error(
+            "Invalid quoted type constraints",
+            format!("{OLD} Remove the quotes around \"{k}\" and write {k}(string) instead to explicitly indicate that the {k} elements are strings."),
+            range,
+        ),
+        _ => Diagnostic::error(
+            "Invalid legacy variable type hint",
+            "To provide a full type expression, remove the surrounding quotes and give the type expression directly.",
+            range,
+        ),
+    })
 }
 
 /// The legacy `type = list` and `type = map` of a variable: `list(any)`

@@ -290,6 +290,20 @@ fn item3_terraform_1_10_to_1_15_syntax() {
             differential: true,
         },
         Case {
+            name: "item3_quoted_legacy_types",
+            files: &[(
+                "main.tf",
+                "variable \"a\" {\n  type = \"string\"\n}\nvariable \"b\" {\n  type = \"list\"\n}\nvariable \"c\" {\n  type = \"map\"\n}\nvariable \"d\" {\n  type = \"number\"\n}\n",
+            )],
+            want: &[
+                "error main.tf:2:10 Invalid quoted type constraints",
+                "error main.tf:5:10 Invalid quoted type constraints",
+                "error main.tf:8:10 Invalid quoted type constraints",
+                "error main.tf:11:10 Invalid legacy variable type hint",
+            ],
+            differential: true,
+        },
+        Case {
             name: "item3_const_cannot_be_sensitive_or_ephemeral",
             files: &[(
                 "main.tf",
