@@ -117,9 +117,8 @@ impl<'t> Scan<'t> {
             let ctx = *stack.last().unwrap_or(&Ctx::Body);
             let c = b[i];
             if ctx == Ctx::Object {
-                let significant = !c.is_ascii_whitespace()
-                    && !matches!(c, b'#' | b'}' | b',')
-                    && !(c == b'/' && matches!(b.get(i + 1), Some(b'/' | b'*')));
+                let comment = c == b'#' || c == b'/' && matches!(b.get(i + 1), Some(b'/' | b'*'));
+                let significant = !(c.is_ascii_whitespace() || comment || matches!(c, b'}' | b','));
                 if want_item && significant {
                     want_item = false;
                     if let Some(o) = objects.last_mut() {
