@@ -9,6 +9,7 @@ use crate::diag::Diagnostic;
 use crate::model::{Expr, Module, NestedBlock, Resource};
 use crate::refs::Subject;
 use crate::Config;
+use hcl_edit::expr::Expression;
 use std::collections::HashSet;
 
 /// Checks the references of every expression of `config` and, recursively,
@@ -86,8 +87,20 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
             each: call.for_each.is_some(),
             self_ref: false,
         };
-        for e in call.inputs.values() {
+        let child = config.children.get(&call.name);
+        for (k, e) in &call.inputs {
             c.expr(e, inside);
+            // Terraform 1.15: a value given to a deprecated variable.
+            let deprecated = child
+                .and_then(|ch| ch.module.variables.get(k))
+                .and_then(|v| v.deprecated.as_ref());
+            if let (Some(msg), false) = (deprecated, matches!(e.expr, Expression::Null(_))) {
+                c.out.push(Diagnostic::warning(
+                    "Deprecated variable got a value",
+                    msg.clone(),
+                    e.range.clone(),
+                ));
+            }
         }
     }
     for i in &m.imports {
@@ -234,6 +247,22 @@ impl Checker<'_> {
             };
             if let Some((summary, detail, range)) = problem {
                 self.out.push(Diagnostic::error(summary, detail, range));
+            }
+            // Terraform 1.15: a deprecated output of a child module used.
+            if let (Subject::Module(n), Some((out, _))) = (&r.subject, &r.attr) {
+                let deprecated = self
+                    .config
+                    .children
+                    .get(n)
+                    .and_then(|ch| ch.module.outputs.get(out))
+                    .and_then(|o| o.deprecated.as_ref());
+                if let Some(msg) = deprecated {
+                    self.out.push(Diagnostic::warning(
+                        "Deprecated value used",
+                        msg.clone(),
+                        r.range.clone(),
+                    ));
+                }
             }
         }
     }

@@ -672,3 +672,39 @@ fn item2_duplicate_object_key_keeps_the_later_item() {
     let text = m.locals["x"].expr.to_string();
     assert!(text.contains("a = 3") && !text.contains("a = 1"), "{text}");
 }
+
+/// Terraform 1.15's `deprecated` seen from the calling module: a value
+/// given to a deprecated variable, a deprecated output used (warnings at
+/// the argument and at the reference, as `terraform validate` gives them
+/// after `init`).
+#[test]
+fn item3_deprecated_seen_by_the_caller() {
+    let dir = terrane_testkit::temp_dir();
+    std::fs::create_dir_all(dir.path().join("child")).unwrap();
+    std::fs::write(
+        dir.path().join("child/main.tf"),
+        "variable \"old\" {\n  type       = string\n  default    = null\n  deprecated = \"use new\"\n}\noutput \"o\" {\n  value      = var.old\n  deprecated = \"out is old\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("main.tf"),
+        "module \"c\" {\n  source = \"./child\"\n  old    = \"x\"\n}\noutput \"p\" {\n  value = module.c.o\n}\n",
+    )
+    .unwrap();
+    let (config, diags) = terrane_config::load_config(dir.path());
+    assert!(diags.is_empty(), "{diags:?}");
+    let got = diag_lines(&validate_references(&config));
+    let want: BTreeSet<String> = [
+        "warning main.tf:3:12 Deprecated variable got a value",
+        "warning main.tf:6:11 Deprecated value used",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(got, want, "case item3_deprecated_seen_by_the_caller");
+    if let Some(tf) = terrane_testkit::terraform() {
+        tf.expect(dir.path(), &["init", "-input=false"], 0);
+        let theirs = terraform_lines(&tf, dir.path());
+        assert_eq!(theirs, want, "terraform validate -json");
+    }
+}
