@@ -241,6 +241,23 @@ impl Cx<'_> {
                 module.push_resource(r);
             }
             "ephemeral" => {
+                let bad: Vec<_> = b
+                    .labels
+                    .iter()
+                    .zip(["type", "name"])
+                    .filter(|((l, _), _)| !valid_name(l))
+                    .map(|((_, span), what)| (what, span.clone()))
+                    .collect();
+                if b.labels.len() == 2 && !bad.is_empty() {
+                    for (what, span) in bad {
+                        self.error(
+                            &format!("Invalid ephemeral resource {what}"),
+                            "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.".into(),
+                            span,
+                        );
+                    }
+                    return;
+                }
                 let Some(l) = self.labels(&b, 2) else { return };
                 if let Some(prev) = module
                     .ephemeral_resources

@@ -325,6 +325,15 @@ fn item3_terraform_1_10_to_1_15_syntax() {
             differential: true,
         },
         Case {
+            name: "item3_ephemeral_invalid_labels",
+            files: &[("main.tf", "ephemeral \"test resource\" \"no pe\" {\n}\n")],
+            want: &[
+                "error main.tf:1:11 Invalid ephemeral resource type",
+                "error main.tf:1:27 Invalid ephemeral resource name",
+            ],
+            differential: true,
+        },
+        Case {
             name: "item3_undeclared_ephemeral_reference",
             files: &[(
                 "main.tf",
