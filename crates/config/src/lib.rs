@@ -17,12 +17,13 @@ mod decode_resource;
 mod diag;
 mod json;
 mod model;
-mod overrides;
-mod recover;
 mod refs;
 mod source;
 mod typeexpr;
 mod validate;
+// Front-end recovery and override files (issue 14).
+mod overrides;
+mod recover;
 
 pub use diag::{DiagId, Diagnostic, LineIndex, Pos, Severity, SourceRange};
 pub use hcl_edit as hcl;
