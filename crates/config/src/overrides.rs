@@ -22,6 +22,11 @@
 //!   `import` blocks are refused in override files.
 //!
 //! Merged arguments and blocks keep their own file's positions.
+//!
+//! One difference, on purpose: Terraform 1.15 silently ignores `ephemeral`
+//! blocks in override files (its merge has no case for them); terrane
+//! merges them like resources. Other block types an override cannot
+//! override (`check`, `removed`, ...) get a warning, not silence.
 
 use crate::decode::literal_string;
 use crate::diag::{Diagnostic, LineIndex};
