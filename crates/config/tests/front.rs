@@ -575,6 +575,19 @@ fn item4_override_files() {
             want: &["error override.tf.json:4:7 Extraneous JSON object property"],
             differential: true,
         },
+        // Terraform ignores these silently; terrane says so.
+        Case {
+            name: "item4_unmergeable_block_warned",
+            files: &[
+                ("main.tf", "variable \"v\" {\n}\n"),
+                (
+                    "override.tf",
+                    "removed {\n  from = terraform_data.x\n}\n",
+                ),
+            ],
+            want: &["warning override.tf:1:1 Block ignored in override file"],
+            differential: false,
+        },
         // OpenTofu: `a.tofu` shadows `a.tf` (Terraform reads only `a.tf`).
         Case {
             name: "item4_tofu_shadows_tf",
