@@ -163,6 +163,7 @@ impl Cx<'_> {
                 name_span: None,
                 value: item.clone(),
                 index: a.index.clone(),
+                file: a.file.clone(),
             };
             let e = self.expr(g);
             if !e
@@ -281,6 +282,7 @@ impl Cx<'_> {
                             name_span: None,
                             value: i.clone(),
                             index: a.index.clone(),
+                            file: a.file.clone(),
                         };
                         self.expr(g)
                     })

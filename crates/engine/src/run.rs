@@ -212,6 +212,12 @@ impl Engine {
         let (state, moved, moved_diags) = apply_moved(&self.core.config, state);
         plan.diagnostics.extend(moved_diags);
         plan.moved = moved;
+        // Ephemeral resources load and validate; running them is not built.
+        let refused = terrane_config::ephemeral_not_supported(&self.core.config);
+        if !refused.is_empty() {
+            plan.diagnostics.extend(refused);
+            return plan;
+        }
         // The walk owns the (moved) state: no second copy of a large state.
         let w = Arc::new(Walk::new(
             self.core.clone(),
