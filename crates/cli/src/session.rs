@@ -322,6 +322,10 @@ pub fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
         ui.diags(&d);
         1
     })?;
+    if let Err(d) = crate::stateconf::refuse_backend(&engine.core.config.module) {
+        ui.diags(&[d]);
+        return Err(1);
+    }
     if !ui.stream && !ui.json {
         let style = Style {
             color: ui.style.color,

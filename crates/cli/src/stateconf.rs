@@ -116,7 +116,56 @@ pub fn settings_of(dir: &Path) -> Result<Option<StateSettings>, Vec<Diagnostic>>
     {
         return Err(diags);
     }
+    refuse_backend(&module).map_err(|d| vec![d])?;
     Ok(module.state)
+}
+
+/// A Terraform backend (or `cloud`) block is an error at its line for
+/// every command that uses state: terrane does not read backends yet, and
+/// starting from its own empty store would plan to create everything
+/// again. The error says how to move the state over.
+pub fn refuse_backend(module: &terrane_config::Module) -> Result<(), Diagnostic> {
+    let Some(b) = &module.backend else {
+        return Ok(());
+    };
+    let how = if b.ty == "local" {
+        "To move it into terrane's store: remove the backend block (terrane's store is configured with a terraform { state \"sqlite\" { } } or state \"postgres\" block, SQLite in .terrane/state.db by default), then run \"terrane state push terraform.tfstate\"."
+            .to_string()
+    } else {
+        "To move it into terrane's store: with Terraform, run \"terraform state pull > terraform.tfstate.json\"; remove the backend block (terrane's store is configured with a terraform { state \"sqlite\" { } } or state \"postgres\" block, SQLite in .terrane/state.db by default); then run \"terrane state push terraform.tfstate.json\".".to_string()
+    };
+    let what = if b.ty == "cloud" {
+        "HCP Terraform (a cloud block)".to_string()
+    } else {
+        format!("Terraform's {:?} backend", b.ty)
+    };
+    Err(Diagnostic::error(
+        "Unsupported backend",
+        format!("This configuration keeps its state in {what}, which terrane cannot read yet. terrane will not start from an empty state instead: it would plan to create every resource again. {how}"),
+        b.range.clone(),
+    ))
+}
+
+/// A Terraform state file (`terraform.tfstate`) with resources next to
+/// the configuration while terrane's own state is empty: the project was
+/// managed by Terraform, and planning from the empty store would create
+/// everything again. The error names the command that moves it over.
+pub fn unmigrated_tfstate(dir: &Path, current: &terrane_state::Snapshot) -> Option<Diagnostic> {
+    if !current.resources.is_empty() {
+        return None;
+    }
+    let path = dir.join("terraform.tfstate");
+    let text = std::fs::read_to_string(&path).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let resources = json.get("resources")?.as_array()?;
+    if resources.is_empty() {
+        return None;
+    }
+    Some(Diagnostic::error(
+        "Terraform state not yet moved to terrane",
+        format!("terraform.tfstate holds {} resources Terraform manages for this configuration, and terrane's state is empty: planning now would create them all again. Move the state into terrane's store first with \"terrane state push terraform.tfstate\" (lineage and serial are kept), then plan again.", resources.len()),
+        None,
+    ))
 }
 
 /// The note printed when a lock left by a dead process was taken over.

@@ -268,6 +268,7 @@ impl Cmp {
             removed,
             checks,
             state,
+            backend,
             resource_index: _,
         } = a;
         self.eq(
@@ -283,6 +284,12 @@ impl Cmp {
         let settings =
             |s: &Option<StateSettings>| s.clone().map(|s| StateSettings { range: None, ..s });
         self.eq("terraform.state", &settings(state), &settings(&b.state));
+        let backend_ty = |x: &Option<crate::model::Backend>| x.as_ref().map(|x| x.ty.clone());
+        self.eq(
+            "terraform.backend",
+            &backend_ty(backend),
+            &backend_ty(&b.backend),
+        );
         self.eq("provider (count)", &providers.len(), &b.providers.len());
         for (x, y) in providers.iter().zip(&b.providers) {
             let at = format!("provider.{}", x.name);

@@ -914,19 +914,15 @@ impl Cx<'_> {
             match b.ty.as_str() {
                 "required_providers" => self.required_providers(module, b.body),
                 "backend" | "cloud" => {
-                    let what = if b.ty == "cloud" {
-                        "cloud block".to_string()
+                    let ty = if b.ty == "cloud" {
+                        "cloud".to_string()
                     } else {
-                        format!(
-                            "backend {:?}",
-                            b.labels.first().map(|l| l.0.as_str()).unwrap_or("")
-                        )
+                        b.labels.first().map(|l| l.0.clone()).unwrap_or_default()
                     };
-                    self.diags.push(Diagnostic::warning(
-                        "Backend configuration ignored",
-                        format!("terrane keeps state in its own store, configured with a terraform {{ state \"sqlite\" {{ ... }} }} block; the {what} is accepted for compatibility and ignored."),
-                        self.range(b.span.clone()),
-                    ));
+                    module.backend = Some(crate::model::Backend {
+                        ty,
+                        range: self.range(b.span.clone()),
+                    });
                 }
                 "state" => self.state(module, b),
                 "provider_meta" => {}

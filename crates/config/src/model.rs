@@ -175,6 +175,14 @@ pub struct ProviderConfig {
     pub attributes: BTreeMap<String, Expr>,
 }
 
+/// A Terraform backend (or `cloud`) block of the root module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Backend {
+    /// The backend type (`s3`, `local`, ...), or `cloud`.
+    pub ty: String,
+    pub range: Option<SourceRange>,
+}
+
 /// `terraform { required_providers { ... } }` entry.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RequiredProvider {
@@ -270,6 +278,11 @@ pub struct Module {
     pub checks: Vec<Check>,
     /// `terraform { state "..." { } }`.
     pub state: Option<StateSettings>,
+    /// `terraform { backend "TYPE" { } }` or `cloud { }`: where Terraform
+    /// keeps this configuration's state. terrane does not read it (yet):
+    /// commands that use state refuse to run rather than start from an
+    /// empty store.
+    pub backend: Option<Backend>,
     /// Position in `resources` by (data, type, name), kept by the loader.
     pub(crate) resource_index: HashMap<(bool, String, String), usize>,
 }

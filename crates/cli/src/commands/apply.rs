@@ -89,6 +89,12 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             return f.report(ui);
         }
     };
+    if let Some(d) = crate::stateconf::unmigrated_tfstate(dir, &snapshot) {
+        engine.shutdown().await;
+        let _ = off_runtime(|| run.finish());
+        ui.diags(&[d]);
+        return 1;
+    }
     on_interrupt(&engine);
     let plan = match saved {
         Some(p) => {

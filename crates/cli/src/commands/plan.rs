@@ -41,6 +41,11 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
                 return f.report(ui);
             }
         };
+    if let Some(d) = crate::stateconf::unmigrated_tfstate(dir, &snapshot) {
+        engine.shutdown().await;
+        ui.diags(&[d]);
+        return 1;
+    }
     on_interrupt(&engine);
     let plan = engine.plan(&snapshot, opts).await;
     engine.shutdown().await;
