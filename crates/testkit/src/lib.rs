@@ -467,6 +467,80 @@ pub fn refused_port() -> RefusedPort {
 mod tests {
     use super::*;
 
+    /// Skips for a made-up missing peer; run only by
+    /// `item9_skips_need_permission_and_are_recorded`, in a child process.
+    #[test]
+    #[ignore = "run in a child process by item9_skips_need_permission_and_are_recorded"]
+    fn skip_probe() {
+        skip("the probe peer is not available");
+    }
+
+    #[test]
+    fn item9_skips_need_permission_and_are_recorded() {
+        let dir = temp_dir();
+        let log = dir.path().join("skips");
+        let probe = |env: &[(&str, &str)]| {
+            let mut cmd = Command::new(std::env::current_exe().unwrap());
+            cmd.args(["--exact", "tests::skip_probe", "--ignored", "--nocapture"])
+                .env_remove("CI")
+                .env_remove("TERRANE_ALLOW_SKIP")
+                .env("TERRANE_SKIP_LOG", &log);
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            Out::from(cmd.output().unwrap())
+        };
+        let cases: [(&str, &[(&str, &str)], bool, &str); 4] = [
+            ("plain_run_fails", &[], false, "TERRANE_ALLOW_SKIP=1"),
+            (
+                "other_value_fails",
+                &[("TERRANE_ALLOW_SKIP", "yes")],
+                false,
+                "TERRANE_ALLOW_SKIP=1",
+            ),
+            (
+                "ci_fails_even_when_allowed",
+                &[("CI", "true"), ("TERRANE_ALLOW_SKIP", "1")],
+                false,
+                "CI=true",
+            ),
+            (
+                "allowed_skip_passes",
+                &[("TERRANE_ALLOW_SKIP", "1")],
+                true,
+                "skipping",
+            ),
+        ];
+        for (name, env, passes, says) in cases {
+            let out = probe(env);
+            assert_eq!(
+                out.code == 0,
+                passes,
+                "case {name}: exit {}\n{}{}",
+                out.code,
+                out.stdout,
+                out.stderr
+            );
+            assert!(
+                out.stdout.contains(says) || out.stderr.contains(says),
+                "case {name}: {says:?} missing:\n{}{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+        let recorded = std::fs::read_to_string(&log).unwrap_or_default();
+        let lines: Vec<&str> = recorded.lines().collect();
+        assert_eq!(
+            lines.len(),
+            1,
+            "case only_the_allowed_skip_recorded: {recorded}"
+        );
+        assert!(
+            lines[0].contains("tests::skip_probe\tthe probe peer is not available"),
+            "case record_names_test_and_reason: {recorded}"
+        );
+    }
+
     #[test]
     fn refused_port_refuses_while_held() {
         let held = refused_port();
