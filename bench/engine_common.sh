@@ -171,7 +171,7 @@ report() {
   if [ -n "${wrapper_s:-}" ]; then
     echo "terraform wrapper start-up: ${wrapper_s} s, $((wrapper_kb / 1024)) MB (scripts/terraform version, median)"
   fi
-  printf '%-10s %12s %16s %12s %9s %9s %12s %10s %9s %9s\n' phase terraform_s terraform_spread terrane_s speedup speedup_net terraform_MB terrane_MB mem_ratio mem_net
+  printf '%-10s %12s %16s %22s %9s %11s %12s %10s %9s %9s\n' phase terraform_s terraform_spread terrane_s speedup speedup_net terraform_MB terrane_MB mem_ratio mem_net
   for phase in plan apply noop_plan destroy; do
     local a=${secs[terraform.$phase]:-} b=${secs[terrane.$phase]:-}
     local ma=${mem[terraform.$phase]:-} mb=${mem[terrane.$phase]:-}
@@ -186,7 +186,7 @@ report() {
         mrn="$(printf '%.1f' "$(echo "scale=3; ($ma - $wrapper_kb) / $mb" | bc)")x"
       fi
     fi
-    printf '%-10s %12s %16s %12s %9s %9s %12s %10s %9s %9s\n' "$phase" "${a:-"-"}${bound:+ (cut)}" "${spread[terraform.$phase]:-"-"}" "${b:-"-"}${spread[terrane.$phase]:+ [${spread[terrane.$phase]}]}" "$r" "$rn" "$([ -n "$ma" ] && echo $((ma / 1024)) || echo -)" "$([ -n "$mb" ] && echo $((mb / 1024)) || echo -)" "$mr" "$mrn"
+    printf '%-10s %12s %16s %22s %9s %11s %12s %10s %9s %9s\n' "$phase" "${a:-"-"}${bound:+ (cut)}" "${spread[terraform.$phase]:-"-"}" "${b:-"-"}${spread[terrane.$phase]:+ [${spread[terrane.$phase]}]}" "$r" "$rn" "$([ -n "$ma" ] && echo $((ma / 1024)) || echo -)" "$([ -n "$mb" ] && echo $((mb / 1024)) || echo -)" "$mr" "$mrn"
   done
   echo "(speedup = terraform/terrane wall time (median): terrane is that many times faster; speedup_net"
   echo " subtracts the wrapper's start-up from Terraform's time first. mem_ratio = terraform/terrane"
