@@ -490,28 +490,45 @@ mod tests {
             }
             Out::from(cmd.output().unwrap())
         };
-        let cases: [(&str, &[(&str, &str)], bool, &str); 4] = [
-            ("plain_run_fails", &[], false, "TERRANE_ALLOW_SKIP=1"),
-            (
-                "other_value_fails",
-                &[("TERRANE_ALLOW_SKIP", "yes")],
-                false,
-                "TERRANE_ALLOW_SKIP=1",
-            ),
-            (
-                "ci_fails_even_when_allowed",
-                &[("CI", "true"), ("TERRANE_ALLOW_SKIP", "1")],
-                false,
-                "CI=true",
-            ),
-            (
-                "allowed_skip_passes",
-                &[("TERRANE_ALLOW_SKIP", "1")],
-                true,
-                "skipping",
-            ),
+        struct Case {
+            name: &'static str,
+            env: &'static [(&'static str, &'static str)],
+            passes: bool,
+            says: &'static str,
+        }
+        let cases = [
+            Case {
+                name: "plain_run_fails",
+                env: &[],
+                passes: false,
+                says: "TERRANE_ALLOW_SKIP=1",
+            },
+            Case {
+                name: "other_value_fails",
+                env: &[("TERRANE_ALLOW_SKIP", "yes")],
+                passes: false,
+                says: "TERRANE_ALLOW_SKIP=1",
+            },
+            Case {
+                name: "ci_fails_even_when_allowed",
+                env: &[("CI", "true"), ("TERRANE_ALLOW_SKIP", "1")],
+                passes: false,
+                says: "CI=true",
+            },
+            Case {
+                name: "allowed_skip_passes",
+                env: &[("TERRANE_ALLOW_SKIP", "1")],
+                passes: true,
+                says: "skipping",
+            },
         ];
-        for (name, env, passes, says) in cases {
+        for Case {
+            name,
+            env,
+            passes,
+            says,
+        } in cases
+        {
             let out = probe(env);
             assert_eq!(
                 out.code == 0,
@@ -539,6 +556,36 @@ mod tests {
             lines[0].contains("tests::skip_probe\tthe probe peer is not available"),
             "case record_names_test_and_reason: {recorded}"
         );
+    }
+
+    #[test]
+    fn dev_overrides_are_per_process() {
+        let dir = temp_dir();
+        let binary = dir.path().join("provider-binary");
+        std::fs::write(&binary, b"plugin").unwrap();
+        // A directory left by a test process that no longer runs (pid_max
+        // is at most 2^22, so this pid never exists), and one of a live
+        // process (ours, as if from an earlier call).
+        let stale = dir.path().join("run-99999999");
+        std::fs::create_dir_all(stale.join("plugins-0")).unwrap();
+        let rc = dev_overrides(dir.path(), &[("example.com/a/thing", &binary)]);
+        let own = dir.path().join(format!("run-{}", std::process::id()));
+        assert_eq!(Path::new(&rc), own.join("dev.tfrc"), "case rc_in_own_dir");
+        assert!(
+            own.join("plugins-0/terraform-provider-thing").is_file(),
+            "case plugin_in_own_dir"
+        );
+        let text = std::fs::read_to_string(&rc).unwrap();
+        assert!(
+            text.contains(&format!(
+                "\"example.com/a/thing\" = \"{}\"",
+                own.join("plugins-0").display()
+            )),
+            "case rc_points_at_own_dir: {text}"
+        );
+        assert!(!stale.exists(), "case dead_process_dir_removed");
+        dev_overrides(dir.path(), &[("example.com/a/thing", &binary)]);
+        assert!(own.is_dir(), "case live_process_dir_kept");
     }
 
     #[test]
