@@ -8,9 +8,13 @@
 # Terraform, TF_CAP=600 (seconds after which a Terraform phase is cut off).
 #
 # Each round runs plan (empty state), apply, no-op plan and destroy with A
-# and then with B (the order flips every round). Reported per phase: the
-# median wall time of each binary with its min-max, B/A, and Terraform's
-# time over each binary's median. Runs on demand, not in CI.
+# and then with B (the order flips every round), after one untimed warm-up
+# round of each (Terraform: one untimed round too). Every run's exit status
+# is checked, and a no-op plan that finds changes fails the benchmark.
+# Reported per phase: the median wall time of each binary with its min-max,
+# B/A, and terrane's speed-up over Terraform for each binary (Terraform's
+# median over the binary's), also without the Terraform wrapper's start-up
+# (bench/lib.sh). Runs on demand, not in CI.
 set -euo pipefail
 a_bin=$(realpath "$1")
 b_bin=$(realpath "$2")
@@ -18,6 +22,7 @@ shape="${3:-independent}"
 n="${4:-2000}"
 rounds="${ROUNDS:-5}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/bench/lib.sh"
 terraform="$root/scripts/terraform"
 export CHECKPOINT_DISABLE=1
 work=$(mktemp -d)
@@ -47,9 +52,10 @@ esac
 phases=(plan apply noop_plan destroy)
 declare -A times
 
-# run TOOL BIN: one round of the four phases in TOOL's own directory.
+# run TOOL BIN [warm-up]: one round of the four phases in TOOL's own
+# directory, its times recorded unless it is the warm-up.
 run() {
-  local tool=$1 bin=$2 dir="$work/$1" p=(-input=false -parallelism=10)
+  local tool=$1 bin=$2 dir="$work/$1" p=(-input=false -parallelism=10) warm=${3:-}
   rm -rf "$dir" && mkdir -p "$dir" && printf '%s\n' "$config" > "$dir/main.tf"
   if [ "$tool" = terraform ]; then (cd "$dir" && "$bin" init -input=false > /dev/null); else "$bin" -chdir="$dir" init > /dev/null; fi
   local phase args
@@ -65,33 +71,40 @@ run() {
     start=$(date +%s.%N)
     (cd "$dir" && "${cap[@]}" "$bin" "${args[@]}" > "$work/out" 2> "$work/err") || rc=$?
     end=$(date +%s.%N)
-    if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then
-      echo "$tool $phase failed (exit $rc):" >&2
+    if [ $rc -eq 2 ] && [ "$phase" = noop_plan ]; then
+      echo "benchmark failed: $tool's no-op plan found changes:" >&2
+      grep -E '^(Plan:|  # )' "$work/out" | head -n 20 >&2 || true
+      exit 1
+    elif [ $rc -ne 0 ]; then
+      echo "benchmark failed: $tool $phase exited $rc:" >&2
       tail -n 20 "$work/err" >&2
       exit 1
     fi
-    times[$tool.$phase]+="$(echo "$end - $start" | bc) "
+    if [ -z "$warm" ]; then times[$tool.$phase]+="$(echo "$end - $start" | bc) "; fi
   done
 }
 
+run A "$a_bin" warm-up
+run B "$b_bin" warm-up
 for ((r = 0; r < rounds; r++)); do
   if ((r % 2 == 0)); then run A "$a_bin"; run B "$b_bin"; else run B "$b_bin"; run A "$a_bin"; fi
   echo "round $((r + 1))/$rounds done" >&2
 done
-if [ "${TF:-1}" != 0 ]; then run terraform "$terraform"; fi
+if [ "${TF:-1}" != 0 ]; then
+  wrapper_startup "$terraform"
+  run terraform "$terraform" warm-up
+  run terraform "$terraform"
+fi
 
-# stat "t1 t2 ...": median min max
-stat() { tr ' ' '\n' <<< "$1" | sed '/^$/d' | sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f %.3f %.3f", m, a[1], a[NR]}'; }
+stat() { median_spread "$1"; }
 
 echo "## engine_ab $shape N=$n, $rounds rounds (median [min-max] seconds)"
-printf '%-10s %-26s %-26s %8s %12s %12s\n' phase A B B/A tf/A tf/B
+if [ -n "${wrapper_s:-}" ]; then echo "terraform wrapper start-up: ${wrapper_s} s (speedup_net columns subtract it)"; fi
+printf '%-10s %-26s %-26s %8s %12s %12s %12s %12s\n' phase A B B/A speedup_A speedup_B speedup_net_A speedup_net_B
 for phase in "${phases[@]}"; do
   read -r am amin amax <<< "$(stat "${times[A.$phase]}")"
   read -r bm bmin bmax <<< "$(stat "${times[B.$phase]}")"
-  tfa="-" tfb="-"
-  if [ -n "${times[terraform.$phase]:-}" ]; then
-    t=$(stat "${times[terraform.$phase]}" | cut -d' ' -f1)
-    tfa=$(printf '%.1fx' "$(echo "$t / $am" | bc -l)") tfb=$(printf '%.1fx' "$(echo "$t / $bm" | bc -l)")
-  fi
-  printf '%-10s %-26s %-26s %8s %12s %12s\n' "$phase" "$am [$amin-$amax]" "$bm [$bmin-$bmax]" "$(printf '%.2f' "$(echo "$bm / $am" | bc -l)")" "$tfa" "$tfb"
+  t=""
+  if [ -n "${times[terraform.$phase]:-}" ]; then t=$(stat "${times[terraform.$phase]}" | cut -d' ' -f1); fi
+  printf '%-10s %-26s %-26s %8s %12s %12s %12s %12s\n' "$phase" "$am [$amin-$amax]" "$bm [$bmin-$bmax]" "$(printf '%.2f' "$(echo "$bm / $am" | bc -l)")" "$(speedup "$t" "$am")" "$(speedup "$t" "$bm")" "$(speedup_net "$t" "$am")" "$(speedup_net "$t" "$bm")"
 done

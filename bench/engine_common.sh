@@ -10,10 +10,18 @@
 #                              off; its ratio is then a lower bound
 #   KEEP=1                     keep the work directory
 #   REPEAT=5                   runs of each read-only phase (plan, no-op
-#                              plan) per tool; the median wall time is
-#                              reported (the machines are shared and noisy).
-#                              A phase stops repeating once its runs have
-#                              taken 30 s, so long Terraform phases run once.
+#                              plan) per tool, after one untimed warm-up plan
+#                              per tool; the median wall time is reported
+#                              with its min-max (the machines are shared and
+#                              noisy). A phase stops repeating once its runs
+#                              have taken 30 s, so long Terraform phases run
+#                              once. Apply and destroy change the state, so
+#                              they run once each.
+#
+# Every run's exit status is checked (bench/lib.sh): a failure, or a no-op
+# plan that finds changes, fails the benchmark. Terraform's wrapper start-up
+# (scripts/terraform version) is measured first and reported apart; the
+# report gives terrane's speed-up with and without it.
 #
 # When Terraform's apply is cut off, its no-op plan and destroy run against
 # the complete state terrane's apply produced (`terrane state pull`, which
@@ -22,6 +30,7 @@
 
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/bench/lib.sh"
 TOOLS="${TOOLS:-terrane terraform}"
 TF_CAP="${TF_CAP:-600}"
 REPEAT="${REPEAT:-5}"
@@ -39,7 +48,8 @@ mkdir -p "$work/terrane" "$work/terraform"
 # Terraform needs a CLI config file; the random benchmark adds dev_overrides.
 : > "$work/cli.tfrc"
 export TF_CLI_CONFIG_FILE="$work/cli.tfrc"
-declare -A secs mem capped
+declare -A secs spread mem capped
+case " $TOOLS " in *" terraform "*) wrapper_startup "$terraform" ;; esac
 
 # Writes main.tf (from stdin) into both tools' directories.
 write_config() {
@@ -63,7 +73,10 @@ measure() {
     spent=$(echo "$spent + $last_secs" | bc)
     if [ -n "${capped[$tool.$phase]:-}" ] || [ "$(echo "$spent > 30" | bc)" = 1 ]; then break; fi
   done
-  secs[$tool.$phase]=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.3f", (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}')
+  local median lo hi
+  read -r median lo hi <<< "$(median_spread "${times[*]}")"
+  secs[$tool.$phase]=$median
+  spread[$tool.$phase]="$lo-$hi"
   mem[$tool.$phase]=$peak
   printf '  %-9s %-9s %9.3f s %8d KB  (%d run%s)%s\n' "$tool" "$phase" "${secs[$tool.$phase]}" "$peak" "${#times[@]}" "$([ ${#times[@]} -gt 1 ] && echo s)" "${capped[$tool.$phase]:+  (cut off)}" >&2
 }
@@ -84,16 +97,38 @@ measure_once() {
   if [ "$tool" = terraform ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
     capped[$tool.$phase]=1
     echo "  $tool $phase: cut off after ${TF_CAP}s" >&2
-  elif [ $rc -ne 0 ] && ! { [ "$phase" != apply ] && [ "$phase" != destroy ] && [ $rc -eq 2 ]; }; then
-    echo "  $tool $phase failed (exit $rc):" >&2
+  elif [ $rc -eq 2 ] && [ "$phase" = noop_plan ]; then
+    echo "benchmark failed: $tool's no-op plan found changes:" >&2
+    grep -E '^(Plan:|  # )' "$log.out" | head -n 20 >&2 || true
+    exit 1
+  elif [ $rc -ne 0 ]; then
+    echo "benchmark failed: $tool $phase exited $rc:" >&2
     tail -n 20 "$log.err" >&2
-    return 1
+    exit 1
   fi
+}
+
+# warm_up TOOL CMD...: one untimed run (file cache, binary pages); a failed
+# run fails the benchmark, a cut-off one (Terraform past TF_CAP) is noted.
+warm_up() {
+  local tool=$1 rc=0
+  shift
+  (cd "$work/$tool" && "$@" > "$work/$tool.warmup.out" 2> "$work/$tool.warmup.err") || rc=$?
+  case $rc in
+    0) ;;
+    124 | 137) echo "  $tool warm-up cut off after ${TF_CAP}s" >&2 ;;
+    *)
+      echo "benchmark failed: $tool warm-up ($*) exited $rc:" >&2
+      tail -n 20 "$work/$tool.warmup.err" >&2
+      exit 1
+      ;;
+  esac
 }
 
 run_terrane() {
   local p=(-parallelism=10)
   "$terrane" -chdir="$work/terrane" init > /dev/null
+  warm_up terrane "$terrane" plan -input=false "${p[@]}"
   measure terrane plan "$terrane" plan -input=false "${p[@]}"
   measure terrane apply "$terrane" apply -auto-approve -input=false "${p[@]}"
   (cd "$work/terrane" && "$terrane" state pull > "$work/full.tfstate")
@@ -104,6 +139,7 @@ run_terrane() {
 run_terraform() {
   local p=(-parallelism=10)
   if [ -z "${NO_TF_INIT:-}" ]; then (cd "$work/terraform" && "$terraform" init -input=false > /dev/null); fi
+  warm_up terraform timeout -k 30 "$TF_CAP" "$terraform" plan -input=false "${p[@]}"
   measure terraform plan "$terraform" plan -input=false "${p[@]}"
   measure terraform apply "$terraform" apply -auto-approve -input=false "${p[@]}"
   if [ -n "${capped[terraform.apply]:-}" ]; then
@@ -132,18 +168,28 @@ report() {
   local name=$1
   echo
   echo "## $name"
-  printf '%-10s %12s %12s %12s %12s %10s %10s\n' phase terraform_s terrane_s time_ratio terraform_MB terrane_MB mem_ratio
+  if [ -n "${wrapper_s:-}" ]; then
+    echo "terraform wrapper start-up: ${wrapper_s} s, $((wrapper_kb / 1024)) MB (scripts/terraform version, median)"
+  fi
+  printf '%-10s %12s %16s %22s %9s %11s %12s %10s %9s %9s\n' phase terraform_s terraform_spread terrane_s speedup speedup_net terraform_MB terrane_MB mem_ratio mem_net
   for phase in plan apply noop_plan destroy; do
     local a=${secs[terraform.$phase]:-} b=${secs[terrane.$phase]:-}
     local ma=${mem[terraform.$phase]:-} mb=${mem[terrane.$phase]:-}
-    local r="-" mr="-" bound=""
+    local r="-" rn="-" mr="-" mrn="-" bound=""
     if [ -n "${capped[terraform.$phase]:-}" ]; then bound=">="; fi
-    if [ -n "$a" ] && [ -n "$b" ]; then r="$bound$(printf '%.1f' "$(echo "scale=3; $a / $b" | bc)")x"; fi
+    if [ -n "$a" ] && [ -n "$b" ]; then r="$bound$(speedup "$a" "$b")" rn="$bound$(speedup_net "$a" "$b")"; fi
     # A cut-off run's peak memory is that of `timeout`, not of Terraform.
     if [ -n "${capped[terraform.$phase]:-}" ]; then ma=""; fi
-    if [ -n "$ma" ] && [ -n "$mb" ]; then mr="$(printf '%.1f' "$(echo "scale=3; $ma / $mb" | bc)")x"; fi
-    printf '%-10s %12s %12s %12s %12s %10s %10s\n' "$phase" "${a:-"-"}${bound:+ (cut)}" "${b:-"-"}" "$r" "$([ -n "$ma" ] && echo $((ma / 1024)) || echo -)" "$([ -n "$mb" ] && echo $((mb / 1024)) || echo -)" "$mr"
+    if [ -n "$ma" ] && [ -n "$mb" ]; then
+      mr="$(printf '%.1f' "$(echo "scale=3; $ma / $mb" | bc)")x"
+      if [ -n "${wrapper_kb:-}" ] && [ "$ma" -gt "$wrapper_kb" ]; then
+        mrn="$(printf '%.1f' "$(echo "scale=3; ($ma - $wrapper_kb) / $mb" | bc)")x"
+      fi
+    fi
+    printf '%-10s %12s %16s %22s %9s %11s %12s %10s %9s %9s\n' "$phase" "${a:-"-"}${bound:+ (cut)}" "${spread[terraform.$phase]:-"-"}" "${b:-"-"}${spread[terrane.$phase]:+ [${spread[terrane.$phase]}]}" "$r" "$rn" "$([ -n "$ma" ] && echo $((ma / 1024)) || echo -)" "$([ -n "$mb" ] && echo $((mb / 1024)) || echo -)" "$mr" "$mrn"
   done
-  echo "(time_ratio = terraform/terrane wall time: terrane is that many times faster;"
-  echo " mem_ratio = terraform/terrane peak RSS; '>=' marks a lower bound from a cut-off Terraform run)"
+  echo "(speedup = terraform/terrane wall time (median): terrane is that many times faster; speedup_net"
+  echo " subtracts the wrapper's start-up from Terraform's time first. mem_ratio = terraform/terrane"
+  echo " peak RSS; mem_net subtracts the wrapper's own peak first. '>=' marks a lower bound from a"
+  echo " cut-off Terraform run; [min-max] is the spread of repeated runs)"
 }

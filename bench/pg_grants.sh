@@ -7,11 +7,25 @@
 # server of scripts/pg. Each grant is SELECT on its own table, so every
 # refresh reads a different ACL. Apply and destroy are timed too; each
 # tool applies, plans and destroys in turn on the same tables.
-# Usage: bench/pg_grants.sh [N=500]. Runs on demand, not in CI.
+# Every tool first runs one untimed round (which also warms the server),
+# then ROUNDS=3 timed rounds in turn (the order rotates each round); the
+# median and min-max of each phase are reported, and terrane's speed-up
+# over Terraform (Terraform's median over terrane's), also without the
+# Terraform wrapper's start-up (bench/lib.sh). Every run's exit status is
+# checked; a refreshed plan after apply that finds changes fails the
+# benchmark.
+# Usage: bench/pg_grants.sh [N=500]. Runs on demand, not in CI. Uses the
+# server TERRANE_TEST_PG_URL names, else starts (and stops) its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 n="${1:-500}"
-eval "$(./scripts/pg start)"
+rounds="${ROUNDS:-3}"
+own_server=""
+if [ -z "${TERRANE_TEST_PG_URL:-}" ]; then
+  eval "$(./scripts/pg start)"
+  own_server=1
+fi
 url="$TERRANE_TEST_PG_URL"
 cargo build --release -q -p terrane-provider-postgresql -p terrane-cli --bins
 work=$(mktemp -d)
@@ -21,6 +35,7 @@ role="bench_reader_$sfx"
 cleanup() {
   psql "$url" -qAt -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" -c "DROP ROLE IF EXISTS \"$role\"" >/dev/null 2>&1 || true
   rm -rf "$work"
+  if [ -n "$own_server" ]; then ./scripts/pg stop; fi
 }
 trap cleanup EXIT
 mkdir -p "$work/plugins"
@@ -68,26 +83,49 @@ resource "postgresql_grant" "g" {
 TF
 tf="$(pwd)/scripts/terraform"
 terrane="$(pwd)/target/release/terrane"
-t() { local s=$(date +%s.%N); "$@" >/dev/null; echo "$(echo "$(date +%s.%N) - $s" | bc)"; }
-# run NAME PROGRAM RC: apply, refreshed plan (-detailed-exitcode: 0 means
-# nothing to change), destroy, in a working directory of its own.
-declare -A plan_s
+wrapper_startup "$tf"
+# run NAME PROGRAM RC [warm-up]: apply, refreshed plan (-detailed-exitcode:
+# it must find nothing to change), destroy, in a working directory of its
+# own; the times are recorded unless it is the warm-up.
+declare -A times
 run() {
-  local name="$1" prog="$2" rc="$3" dir="$work/$1"
+  local name="$1" prog="$2" rc="$3" warm="${4:-}" dir="$work/$1"
   mkdir -p "$dir" && cp "$work/main.tf" "$dir/"
-  (
+  local phase
+  for phase in apply plan_refresh destroy; do
+    local args
+    case $phase in
+      apply) args=(apply -auto-approve -input=false) ;;
+      plan_refresh) args=(plan -input=false -refresh=true -detailed-exitcode) ;;
+      destroy) args=(destroy -auto-approve -input=false) ;;
+    esac
+    local envs=(env -u TF_CLI_CONFIG_FILE)
+    if [ -n "$rc" ]; then envs=(env TF_CLI_CONFIG_FILE="$rc"); fi
     cd "$dir"
-    if [ -n "$rc" ]; then export TF_CLI_CONFIG_FILE="$rc"; else unset TF_CLI_CONFIG_FILE; fi
-    echo "${name}_apply_${n}_grants_s=$(t "$prog" apply -auto-approve -input=false)"
-    s=$(date +%s.%N)
-    "$prog" plan -input=false -refresh=true -detailed-exitcode >/dev/null
-    echo "${name}_plan_refresh_${n}_grants_s=$(echo "$(date +%s.%N) - $s" | bc)"
-    echo "${name}_destroy_${n}_grants_s=$(t "$prog" destroy -auto-approve -input=false)"
-  ) | tee "$dir/times"
-  plan_s[$name]=$(sed -n "s/^${name}_plan_refresh_${n}_grants_s=//p" "$dir/times")
+    timed 0 "$dir/$phase" "${envs[@]}" "$prog" "${args[@]}"
+    cd - > /dev/null
+    if [ -z "$warm" ]; then times[$name.$phase]+="$last_secs "; fi
+  done
 }
-run terraform "$tf" "$work/dev.tfrc"
-run terrane "$terrane" "$work/dev.tfrc"
-run terrane_inprocess "$terrane" ""
-echo "plan_ratio_terrane_over_terraform=$(echo "scale=3; ${plan_s[terrane]} / ${plan_s[terraform]}" | bc)"
-echo "plan_ratio_terrane_inprocess_over_terraform=$(echo "scale=3; ${plan_s[terrane_inprocess]} / ${plan_s[terraform]}" | bc)"
+tools=(terraform terrane terrane_inprocess)
+progs=([0]="$tf" [1]="$terrane" [2]="$terrane")
+rcs=([0]="$work/dev.tfrc" [1]="$work/dev.tfrc" [2]="")
+for i in 0 1 2; do run "${tools[$i]}" "${progs[$i]}" "${rcs[$i]}" warm-up; done
+for ((r = 0; r < rounds; r++)); do
+  for j in 0 1 2; do
+    i=$(((j + r) % 3))
+    run "${tools[$i]}" "${progs[$i]}" "${rcs[$i]}"
+  done
+  echo "round $((r + 1))/$rounds done" >&2
+done
+echo "## pg_grants N=$n, $rounds rounds (median [min-max] seconds)"
+echo "terraform wrapper start-up: ${wrapper_s} s (speedup_net subtracts it)"
+printf '%-13s %-22s %-22s %-22s %9s %11s %9s %11s\n' phase terraform terrane terrane_inproc speedup speedup_net sp_inproc sp_net_inproc
+for phase in apply plan_refresh destroy; do
+  read -r a alo ahi <<< "$(median_spread "${times[terraform.$phase]}")"
+  read -r b blo bhi <<< "$(median_spread "${times[terrane.$phase]}")"
+  read -r c clo chi <<< "$(median_spread "${times[terrane_inprocess.$phase]}")"
+  printf '%-13s %-22s %-22s %-22s %9s %11s %9s %11s\n' "$phase" "$a [$alo-$ahi]" "$b [$blo-$bhi]" "$c [$clo-$chi]" \
+    "$(speedup "$a" "$b")" "$(speedup_net "$a" "$b")" "$(speedup "$a" "$c")" "$(speedup_net "$a" "$c")"
+done
+echo "(speedup = Terraform's median time over terrane's: terrane is that many times faster)"

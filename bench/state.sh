@@ -15,5 +15,9 @@ tmp=$(mktemp -d)
 $tool bench "$tmp/bench" $sizes
 rm -rf "$tmp"
 echo "== PostgreSQL (loopback, synchronous_commit=on)"
-eval "$(./scripts/pg start)"
+# The server TERRANE_TEST_PG_URL names, else one of its own (stopped after).
+if [ -z "${TERRANE_TEST_PG_URL:-}" ]; then
+  eval "$(./scripts/pg start)"
+  trap './scripts/pg stop' EXIT
+fi
 TERRANE_PG_SCHEMA=bench_$$ $tool bench "$TERRANE_TEST_PG_URL" $sizes

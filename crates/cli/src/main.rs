@@ -3,6 +3,11 @@
 //! state store and its lock; what it prints is rendered by terrane-render
 //! and the work is in terrane-engine.
 
+// First: its print!/println!/eprint!/eprintln! shadow std's in every
+// module below (a closed pipe is not a panic).
+#[macro_use]
+mod out;
+
 mod args;
 mod cmdspec;
 mod commands;

@@ -6,32 +6,25 @@
 //! instances while the provider that serves them is still starting.
 
 use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use terrane_testkit::{isolated, Out};
 
 const PROVIDERS: &str =
     "terraform {\n  required_providers {\n    local = { source = \"hashicorp/local\" }\n  }\n}\n";
 
 /// Runs terrane in `dir`; a run that outlives the deadline is killed and
-/// fails the test (a function call waiting on the walk would hang).
+/// fails the test (a function call waiting on the walk would hang). Both
+/// pipes are read while it runs, so output past the pipe buffer cannot
+/// block it.
 fn terrane(dir: &Path, rc: &Path, args: &[&str]) -> Out {
-    let mut child = isolated(env!("CARGO_BIN_EXE_terrane"), dir)
-        .args(args)
-        .env("TF_CLI_CONFIG_FILE", rc)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("terrane starts");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().expect("wait").is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("terrane {args:?} did not finish within 60 s (a provider function call waiting on the walk?)");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output").into()
+    let mut cmd = isolated(env!("CARGO_BIN_EXE_terrane"), dir);
+    cmd.args(args).env("TF_CLI_CONFIG_FILE", rc);
+    terrane_testkit::output_within(&mut cmd, Duration::from_secs(60)).unwrap_or_else(|out| {
+        panic!(
+            "terrane {args:?} did not finish within 60 s (a provider function call waiting on the walk?)\nstdout:\n{}\nstderr:\n{}",
+            out.stdout, out.stderr
+        )
+    })
 }
 
 /// What a case expects of `plan -detailed-exitcode`, then of apply.

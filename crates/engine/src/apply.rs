@@ -424,13 +424,14 @@ async fn apply_instance(
         out.extend(errs);
         // The object exists but is not what was planned: keep it, tainted
         // where it is new, with unknowns cleared as Terraform does.
-        if !new_state.is_null() && new_state.ty().conforms_to(&ty) && new_state.is_wholly_known() {
+        let kept = unknown_as_null(&new_state);
+        if !kept.is_null() && kept.ty().conforms_to(&ty) {
             let status = if prior.is_null() {
                 Status::Tainted
             } else {
                 Status::Ready
             };
-            let object = rc.object(&new_state, resp.private, status, cbd);
+            let object = rc.object(&kept, resp.private, status, cbd);
             let _ = a
                 .record_durable(StateChange::SetObject {
                     addr: addr.clone(),
@@ -783,4 +784,17 @@ async fn destroy(
         elapsed: started.elapsed(),
     });
     true
+}
+
+/// `v` with every unknown replaced by a null of its type (Terraform's
+/// `cty.UnknownAsNull`): what is kept of an object a provider returned with
+/// unknowns after apply.
+fn unknown_as_null(v: &Value) -> Value {
+    if !v.is_known() {
+        return Value::null(v.ty().clone()).with_sensitive(v.is_sensitive());
+    }
+    if v.is_wholly_known() {
+        return v.clone();
+    }
+    v.map_children(unknown_as_null)
 }

@@ -305,7 +305,9 @@ pub fn check_apply(
         return Vec::new();
     }
     if new.is_null() {
-        return vec![bug("Provider returned invalid result object after apply", format!("After the apply operation for {addr}, provider {provider:?} returned a null object, but the planned action was not a delete."), range)];
+        // Terraform 1.15 reports a null result of a create or update as an
+        // inconsistent result (the contract test runs it under Terraform).
+        return vec![bug("Provider produced inconsistent result after apply", format!("When applying changes to {addr}, provider {provider:?} produced an unexpected new value: Root object was present, but now absent."), range)];
     }
     if !new.ty().conforms_to(&schema.implied_type()) {
         return vec![bug("Provider produced invalid object", format!("Provider {provider:?} produced an invalid value after apply for {addr}: the value does not conform to the schema's type."), range)];

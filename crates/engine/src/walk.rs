@@ -190,7 +190,9 @@ impl Walk {
         FuncCtx {
             base_dir: &self.core.dir,
             render_template: &terrane_eval::render_template,
-            pure_only: self.phase == Phase::Validate,
+            // As in Terraform, impure functions (timestamp, uuid, bcrypt) give
+            // unknown values until apply.
+            pure_only: self.phase != Phase::Apply,
         }
     }
 

@@ -316,7 +316,9 @@ async fn forward_logs<R: AsyncBufRead + Unpin>(mut err: R, threshold: Option<u8>
         let text = String::from_utf8_lossy(&piece);
         let show = continued.unwrap_or_else(|| shown(&text, threshold));
         if show {
-            eprintln!("{text}");
+            // Not eprintln!: a closed standard error must not panic.
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr().lock(), "{text}");
         }
         continued = (!whole).then_some(show);
     }

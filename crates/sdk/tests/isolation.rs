@@ -1,16 +1,26 @@
 //! Two provider servers in one process share nothing: each keeps its own
 //! configured data, and StopProvider on one cancels only its own calls.
+//! The calls that must be in flight are held by a [`Gate`] (they say when
+//! they started and wait to be released), never by a timed window.
 
 use async_trait::async_trait;
 use std::sync::Arc;
-use std::time::Duration;
 use terrane_sdk::testing::Harness;
 use terrane_sdk::{
     with_attr, Applied, Attr, Ctx, Diagnostics, Provider, ProviderData, Resource, ResourceSchema,
     ResourceType, Value,
 };
+use tokio::sync::Notify;
 
-struct Tagged;
+/// Holds a `wait = true` create in flight: it signals `started`, then
+/// waits for `release` (or its cancellation).
+#[derive(Default)]
+struct Gate {
+    started: Notify,
+    release: Notify,
+}
+
+struct Tagged(Arc<Gate>);
 
 #[async_trait]
 impl Provider for Tagged {
@@ -33,11 +43,11 @@ impl Provider for Tagged {
         )))
     }
     fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
-        vec![Arc::new(ThingType)]
+        vec![Arc::new(ThingType(self.0.clone()))]
     }
 }
 
-struct ThingType;
+struct ThingType(Arc<Gate>);
 
 impl ResourceType for ThingType {
     fn name(&self) -> &str {
@@ -52,12 +62,16 @@ impl ResourceType for ThingType {
         let tag = data
             .and_then(|d| d.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        Box::new(Thing { tag })
+        Box::new(Thing {
+            tag,
+            gate: self.0.clone(),
+        })
     }
 }
 
 struct Thing {
     tag: String,
+    gate: Arc<Gate>,
 }
 
 #[async_trait]
@@ -70,9 +84,10 @@ impl Resource for Thing {
     ) -> Result<Applied, Diagnostics> {
         let mut seen = self.tag.clone();
         if planned.get_attr("wait").and_then(Value::as_bool) == Some(true) {
+            self.gate.started.notify_one();
             tokio::select! {
                 _ = ctx.cancel.cancelled() => seen.push_str(":cancelled"),
-                _ = tokio::time::sleep(Duration::from_millis(400)) => seen.push_str(":finished"),
+                _ = self.gate.release.notified() => seen.push_str(":finished"),
             }
         }
         Ok(Applied::new(with_attr(
@@ -113,8 +128,9 @@ async fn create(h: &Harness<Tagged>, wait: bool) -> String {
 
 #[tokio::test]
 async fn two_servers_share_nothing() {
-    let a = Harness::new(Tagged);
-    let b = Harness::new(Tagged);
+    let (gate_a, gate_b) = (Arc::new(Gate::default()), Arc::new(Gate::default()));
+    let a = Harness::new(Tagged(gate_a.clone()));
+    let b = Harness::new(Tagged(gate_b));
     a.configure(&Value::object_from([("tag", Value::string("a"))]))
         .await
         .unwrap();
@@ -124,16 +140,21 @@ async fn two_servers_share_nothing() {
     assert_eq!(create(&a, false).await, "a", "case own_provider_data_a");
     assert_eq!(create(&b, false).await, "b", "case own_provider_data_b");
 
+    // a's call is in flight (started, not released) while b is stopped
+    // and serves again; only then is a's call released.
     let (ra, rb) = tokio::join!(create(&a, true), async {
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        gate_a.started.notified().await;
         b.stop().await;
-        create(&b, false).await
+        let rb = create(&b, false).await;
+        gate_a.release.notify_one();
+        rb
     });
     assert_eq!(ra, "a:finished", "case stopping_b_does_not_cancel_a");
     assert_eq!(rb, "b", "case b_serves_after_stop");
 
+    // Stopping a while its call is in flight (never released) cancels it.
     let (stopped, _) = tokio::join!(create(&a, true), async {
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        gate_a.started.notified().await;
         a.stop().await;
     });
     assert_eq!(stopped, "a:cancelled", "case stop_cancels_in_flight_call");

@@ -11,19 +11,6 @@ fn tool() -> std::path::PathBuf {
     terrane_testkit::fixture("terrane-state-tool")
 }
 
-/// A pseudo-random number from the clock, good enough to vary kill points.
-fn jitter(modulo: u64) -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos() as u64;
-    (nanos
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407)
-        >> 17)
-        % modulo
-}
-
 /// Runs `persist-loop`, kills it once `kill_after` acknowledgements were
 /// read, and returns the last index it acknowledged before dying. The writer
 /// keeps going while the pipe is read, so the acknowledgements it wrote
@@ -117,17 +104,23 @@ fn check_after_kill(store: &dyn StateStore, name: &str, last_ack: Option<u64>, c
 
 /// The crash loop on one store: kill at five random points, force-unlock the
 /// dead holder's lock (reported as dead), check, go on.
+/// The kill points are seeded: the seed is printed, and
+/// `TERRANE_TEST_SEED=<seed>` replays the same points.
 fn crash_loop(target: &str, open: &dyn Fn() -> Box<dyn StateStore>, env: &[(&str, &str)]) {
+    let mut points = terrane_testkit::Seeded::new("kill points");
     for round in 0..5 {
         let name = format!("item{round}");
-        let kill_after = 1 + jitter(3000);
+        let kill_after = 1 + points.below(3000);
         let last = run_and_kill(target, 5000, &name, kill_after, env);
         let store = open();
         check_after_kill(
             store.as_ref(),
             &name,
             last,
-            &format!("round_{round}_killed_after_{kill_after}"),
+            &format!(
+                "round_{round}_killed_after_{kill_after} (TERRANE_TEST_SEED={})",
+                points.seed()
+            ),
         );
         // The dead writer's lock is gone for the next writer: PostgreSQL
         // released it with the dead session; the embedded store takes over
@@ -163,20 +156,34 @@ fn postgres_sigkill_loses_nothing_acknowledged() {
     crash_loop(&url, &open, &[("TERRANE_PG_SCHEMA", &schema)]);
 }
 
+/// Two processes ask for the lock at once. The winner holds it until its
+/// standard input closes, which happens only after both answered, so the
+/// loser always finds it held: no timed hold for a slow machine to outrun.
 fn race(target: &str, ws: &str, env: &[(&str, &str)]) {
     let spawn = || {
         Command::new(tool())
-            .args(["lock", target, ws, "1.5"])
+            .args(["lock", target, ws, "stdin"])
             .envs(env.iter().copied())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
             .unwrap()
     };
-    let (a, b) = (spawn(), spawn());
-    let outs: Vec<String> = [a, b]
-        .into_iter()
-        .map(|c| String::from_utf8(c.wait_with_output().unwrap().stdout).unwrap())
+    let mut children = [spawn(), spawn()];
+    let outs: Vec<String> = children
+        .iter_mut()
+        .map(|c| {
+            let mut line = String::new();
+            BufReader::new(c.stdout.as_mut().unwrap())
+                .read_line(&mut line)
+                .unwrap();
+            line
+        })
         .collect();
+    for mut c in children {
+        drop(c.stdin.take()); // the winner lets go
+        assert!(c.wait().unwrap().success(), "case both_exit_cleanly");
+    }
     let winners: Vec<&String> = outs.iter().filter(|o| o.starts_with("locked ")).collect();
     let losers: Vec<&String> = outs.iter().filter(|o| o.starts_with("refused ")).collect();
     assert_eq!(

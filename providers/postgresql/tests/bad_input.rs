@@ -92,10 +92,8 @@ fn connection_problems_are_reported_on_the_provider_attribute(tool: Tool) {
     );
 
     // A loopback port nothing listens on.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let dead = listener.local_addr().unwrap().port();
-    drop(listener);
-    let src = format!("{}{body}", provider(&srv, &srv.user, dead));
+    let dead = terrane_testkit::refused_port();
+    let src = format!("{}{body}", provider(&srv, &srv.user, dead.port));
     work.write("main.tf", &src);
     let out = work.run_env(
         &["apply", "-auto-approve", "-input=false", "-no-color"],

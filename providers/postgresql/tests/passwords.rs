@@ -89,8 +89,7 @@ fn passwords_never_reach_the_server_log(tool: Tool) {
         )
         .is_none()
     {
-        assert!(!terrane_testkit::in_ci(), "the test server lacks the terrane_password role: it was not started by the current scripts/pg");
-        eprintln!("skipping: the PostgreSQL test server was started by an older scripts/pg (no terrane_password role); restart it");
+        terrane_testkit::skip("the PostgreSQL test server lacks the terrane_password role: it was started by an older scripts/pg; restart it");
         return;
     }
     let x = suffix();

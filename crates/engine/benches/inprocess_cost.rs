@@ -2,21 +2,58 @@
 //! the msgpack round trip the built-ins deliberately keep (so the SDK
 //! server checks every value against its schema exactly as for plugins):
 //! 2,000 terraform_data creates (validate, plan, apply) through the trait,
-//! against the same values only encoded and decoded. Prints the numbers;
-//! asserts only a generous bound so a loaded CI machine does not flake.
+//! against the same values only encoded and decoded. A benchmark, not a
+//! test: it prints the figures (median and spread of several runs) and
+//! asserts nothing about time.
+//!
+//! Run: `cargo bench -p terrane-engine --bench inprocess_cost`. Under
+//! `cargo test --all-targets` (no `--bench` argument) it makes a few calls
+//! only, so the benchmark keeps building and working.
 
+#[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use support::*;
 use terrane_engine::provider::*;
 use terrane_schema::objchange::proposed_new;
 use terrane_value::{msgpack, Value};
 
+/// Creates per run under `cargo bench`; runs after one warm-up run.
 const N: usize = 2000;
+const RUNS: usize = 5;
 
-#[tokio::test]
-async fn inprocess_cost() {
+fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    let (n, runs) = if bench { (N, RUNS) } else { (20, 1) };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    if bench {
+        rt.block_on(inprocess_cost(n)); // warm-up
+    }
+    let mut calls = Vec::new();
+    let mut codecs = Vec::new();
+    for _ in 0..runs {
+        let (call, codec) = rt.block_on(inprocess_cost(n));
+        calls.push(call);
+        codecs.push(codec);
+    }
+    let (call, call_min, call_max) = spread(&mut calls);
+    let (codec, ..) = spread(&mut codecs);
+    eprintln!("in-process terraform_data create (validate+plan+apply), median of {runs} run(s) of {n}: {call:?} each (min {call_min:?}, max {call_max:?}); msgpack share {codec:?} each ({:.0}%)", 100.0 * codec.as_secs_f64() / call.as_secs_f64());
+}
+
+/// Median, minimum and maximum.
+fn spread(xs: &mut [Duration]) -> (Duration, Duration, Duration) {
+    xs.sort();
+    (xs[xs.len() / 2], xs[0], xs[xs.len() - 1])
+}
+
+/// One run of `n` creates: the time per create through the trait and the
+/// time per create of its values' msgpack round trips alone.
+async fn inprocess_cost(n: usize) -> (Duration, Duration) {
     let host = ProviderHost::new(HostOptions::default());
     let addr = ProviderAddr::builtin_terraform();
     host.register(addr.clone(), builtin(&addr));
@@ -29,7 +66,7 @@ async fn inprocess_cost() {
 
     let start = Instant::now();
     let mut last = null.clone();
-    for i in 0..N {
+    for i in 0..n {
         let config = object(
             &s,
             "terraform_data",
@@ -70,17 +107,12 @@ async fn inprocess_cost() {
     // The msgpack share: the same number of values encoded and decoded as
     // the calls above move (validate 1, plan 3 + 1, apply 3 + 1).
     let start = Instant::now();
-    for _ in 0..N * 9 {
+    for _ in 0..n * 9 {
         let bytes = msgpack::encode(&last, &ty).unwrap();
         std::hint::black_box(msgpack::decode(&bytes, &ty).unwrap());
     }
     let codec = start.elapsed();
-    let per_create = through_trait / N as u32;
-    eprintln!("in-process terraform_data create (validate+plan+apply): {per_create:?} each; msgpack share {:?} each ({:.0}%)", codec / N as u32, 100.0 * codec.as_secs_f64() / through_trait.as_secs_f64());
     assert!(last.is_wholly_known());
-    assert!(
-        through_trait.as_secs() < 60,
-        "in-process calls far too slow: {through_trait:?} for {N}"
-    );
     host.shutdown().await;
+    (through_trait / n as u32, codec / n as u32)
 }
