@@ -669,40 +669,27 @@ mod tests {
         }
     }
 
-    /// The Rpc impl: the two validation calls answer, the rest are refused
-    /// (generated whole, so async_trait sees every method).
-    macro_rules! counting_rpc {
-        ($($method:ident : $msg:ident),*) => {
-            #[async_trait::async_trait]
-            impl Rpc for Counting {
-                async fn validate_resource_config(&self, r: tf::validate_resource_config::Request) -> Result<tf::validate_resource_config::Response, CallError> {
-                    tokio::task::yield_now().await;
-                    Ok(tf::validate_resource_config::Response { diagnostics: self.answer(false, &r.type_name, &r.config)? })
-                }
-                async fn validate_data_resource_config(&self, r: tf::validate_data_resource_config::Request) -> Result<tf::validate_data_resource_config::Response, CallError> {
-                    tokio::task::yield_now().await;
-                    Ok(tf::validate_data_resource_config::Response { diagnostics: self.answer(true, &r.type_name, &r.config)? })
-                }
-                $(async fn $method(&self, _: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
-                    Err(CallError::Closed)
-                })*
-                async fn close(&self) {}
-            }
-        };
-    }
-
-    counting_rpc! {
-        get_provider_schema: get_provider_schema,
-        validate_provider_config: validate_provider_config,
-        configure_provider: configure_provider,
-        upgrade_resource_state: upgrade_resource_state,
-        read_resource: read_resource,
-        plan_resource_change: plan_resource_change,
-        apply_resource_change: apply_resource_change,
-        import_resource_state: import_resource_state,
-        read_data_source: read_data_source,
-        call_function: call_function,
-        stop_provider: stop_provider
+    /// The two validation calls answer; the rest are refused (the
+    /// trait's default).
+    #[async_trait::async_trait]
+    impl Rpc for Counting {
+        async fn validate_resource_config(
+            &self,
+            r: tf::validate_resource_config::Request,
+        ) -> Result<tf::validate_resource_config::Response, CallError> {
+            tokio::task::yield_now().await;
+            let diagnostics = self.answer(false, &r.type_name, &r.config)?;
+            Ok(tf::validate_resource_config::Response { diagnostics })
+        }
+        async fn validate_data_resource_config(
+            &self,
+            r: tf::validate_data_resource_config::Request,
+        ) -> Result<tf::validate_data_resource_config::Response, CallError> {
+            tokio::task::yield_now().await;
+            let diagnostics = self.answer(true, &r.type_name, &r.config)?;
+            Ok(tf::validate_data_resource_config::Response { diagnostics })
+        }
+        async fn close(&self) {}
     }
 
     fn config_type() -> Type {

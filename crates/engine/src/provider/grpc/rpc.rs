@@ -27,10 +27,15 @@ pub enum CallError {
 
 macro_rules! transports {
     ($($method:ident : $msg:ident),* $(,)?) => {
-        /// One tfplugin6 call per method, whatever carries it.
+        /// One tfplugin6 call per method, whatever carries it. Both
+        /// transports below implement every method (generated from the one
+        /// list); the default, a refusal, serves test doubles that answer
+        /// only the calls they are about.
         #[async_trait::async_trait]
         pub trait Rpc: Send + Sync + 'static {
-            $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError>;)*
+            $(async fn $method(&self, _r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
+                Err(CallError::Closed)
+            })*
             /// Ends the transport (plugin: Shutdown, then kill).
             async fn close(&self);
         }
