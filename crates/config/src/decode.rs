@@ -268,6 +268,9 @@ impl Cx<'_> {
             }
             "provider" => {
                 let Some(l) = self.labels(&b, 1) else { return };
+                if !self.provider_block_ok(&l[0], &b) {
+                    return;
+                }
                 let mut attributes = BTreeMap::new();
                 let mut alias = None;
                 for a in b.body.attrs {
@@ -547,6 +550,7 @@ impl Cx<'_> {
             }
             v.validations.push(rule);
         }
+        self.variable_default(&v);
         v
     }
 
@@ -645,6 +649,11 @@ impl Cx<'_> {
             }
             _ => None,
         };
+        if let Some((name, _)) = &parsed {
+            if !self.provider_ref_name_ok(a, name) {
+                return None;
+            }
+        }
         if parsed.is_none() {
             self.diags.push(Diagnostic::error(
                 "Invalid provider configuration reference",
@@ -794,7 +803,11 @@ impl Cx<'_> {
         }
         for b in body.blocks {
             match b.ty.as_str() {
-                "required_providers" => self.required_providers(module, b.body),
+                "required_providers" => {
+                    if self.required_providers_once(module, &b) {
+                        self.required_providers(module, b.body)
+                    }
+                }
                 "backend" | "cloud" => {
                     let what = if b.ty == "cloud" {
                         "cloud block".to_string()
@@ -811,7 +824,7 @@ impl Cx<'_> {
                     ));
                 }
                 "state" => self.state(module, b),
-                "provider_meta" => {}
+                "provider_meta" => self.provider_meta(&b),
                 _ => self.unsupported_block(&b),
             }
         }
@@ -876,7 +889,10 @@ impl Cx<'_> {
                             ObjectKey::Expression(e) => literal_string(e).unwrap_or_default(),
                         };
                         match key.as_str() {
-                            "source" => rp.source = literal_string(v.expr()),
+                            "source" => {
+                                rp.source = literal_string(v.expr());
+                                self.provider_source_ok(&a.index, v.expr());
+                            }
                             "version" => rp.version = literal_string(v.expr()),
                             _ => {}
                         }
