@@ -21,16 +21,20 @@ const REMOVED_PROVISIONERS: [&str; 4] = ["chef", "habitat", "puppet", "salt-mast
 const DESTROY_REFS: &str = "Destroy-time provisioners and their connection configurations may only reference attributes of the related resource, via 'self', 'count.index', or 'each.key'.\n\nReferences to other resources during the destroy phase can cause dependency cycles and interact poorly with create_before_destroy.";
 
 /// Terraform's `file:line,col-col` rendering of a range, used inside
-/// details ("already has a connection block at main.tf:11,3-13").
+/// details ("already has a connection block at main.tf:11,3-13"); files
+/// of the working directory are named as Terraform names them, without
+/// a leading `./`.
 pub(crate) fn hcl_range(r: &Option<SourceRange>) -> String {
     match r {
-        Some(r) if r.start.line == r.end.line => {
-            format!("{}:{},{}-{}", r.file, r.start.line, r.start.col, r.end.col)
+        Some(r) => {
+            let file = r.file.strip_prefix("./").unwrap_or(&r.file);
+            if r.start.line == r.end.line {
+                format!("{file}:{},{}-{}", r.start.line, r.start.col, r.end.col)
+            } else {
+                let (l, c) = (r.end.line, r.end.col);
+                format!("{file}:{},{}-{l},{c}", r.start.line, r.start.col)
+            }
         }
-        Some(r) => format!(
-            "{}:{},{}-{},{}",
-            r.file, r.start.line, r.start.col, r.end.line, r.end.col
-        ),
         None => "(unknown)".into(),
     }
 }
