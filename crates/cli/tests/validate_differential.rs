@@ -1,6 +1,7 @@
 //! `validate -json` of real Terraform and of terrane on the same module,
 //! for every load-time check of terrane-config's case table
-//! (`crates/config/tests/load_cases/NAME.tf`, one check each): the same
+//! (`crates/config/tests/load_cases/NAME.tf` or `.tf.json`, one check
+//! each): the same
 //! validity, and the same diagnostics (severity, summary, detail, start
 //! and end line:column). The modules use only the built-in
 //! `terraform_data` and `terraform_remote_state`, so neither tool needs
@@ -51,9 +52,9 @@ fn terrane(dir: &Path, rc: &Path) -> String {
 }
 
 /// Runs one case through both tools; the differences, if any.
-fn check(tf: &terrane_testkit::Terraform, case: &str, text: &str) -> Option<String> {
+fn check(tf: &terrane_testkit::Terraform, case: &str, file: &str, text: &str) -> Option<String> {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("main.tf"), text).expect("write main.tf");
+    std::fs::write(dir.path().join(file), text).expect("write the module");
     let rc = dir.path().join("empty.tfrc");
     std::fs::write(&rc, "").expect("write CLI config");
     let rc_text = rc.display().to_string();
@@ -76,7 +77,9 @@ fn load_checks_match_terraform_validate() {
     let mut cases: Vec<_> = std::fs::read_dir(&dir)
         .expect("case directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "tf"))
+        .filter(|p| {
+            p.to_string_lossy().ends_with(".tf") || p.to_string_lossy().ends_with(".tf.json")
+        })
         .collect();
     cases.sort();
     assert!(
@@ -87,9 +90,14 @@ fn load_checks_match_terraform_validate() {
     let problems: Vec<String> = cases
         .iter()
         .filter_map(|p| {
-            let name = p.file_stem()?.to_string_lossy().into_owned();
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            let file = if name.ends_with(".json") {
+                "main.tf.json"
+            } else {
+                "main.tf"
+            };
             let text = std::fs::read_to_string(p).expect("case file");
-            check(&tf, &name, &text)
+            check(&tf, &name, file, &text)
         })
         .collect();
     assert!(

@@ -49,12 +49,13 @@ fn provider_part_error(name: &str) -> Option<&'static str> {
 }
 
 /// The range Terraform reports for an expression's start (`StartRange`):
-/// a quoted string's text without its quotes, a function call's name and
-/// opening parenthesis, otherwise the whole expression.
-fn start_span(e: &Expression) -> Span_ {
+/// a native quoted string's text without its quotes, a function call's
+/// name and opening parenthesis, otherwise the whole expression (a JSON
+/// string token included).
+fn start_span(e: &Expression, json: bool) -> Span_ {
     let span = e.span()?;
     match e {
-        Expression::String(_) | Expression::StringTemplate(_) if span.len() >= 2 => {
+        Expression::String(_) | Expression::StringTemplate(_) if span.len() >= 2 && !json => {
             Some(span.start + 1..span.end - 1)
         }
         Expression::FuncCall(f) => {
@@ -282,7 +283,7 @@ impl Cx<'_> {
     /// A `provider "name"` block: its name, reserved arguments and blocks,
     /// and the deprecated `version`. False when the block must be dropped.
     pub(crate) fn provider_block_ok(&mut self, name: &str, b: &GBlock) -> bool {
-        let range = self.range(def_span(b));
+        let range = self.range(def_span(b, self.json));
         if !self.provider_name_ok(name, range) {
             return false;
         }
@@ -363,7 +364,7 @@ impl Cx<'_> {
             self.diags.push(Diagnostic::error(
                 "Unsuitable value type",
                 format!("Unsuitable value: {p}"),
-                a.index.range(start_span(&a.value)),
+                a.index.range(start_span(&a.value, self.json)),
             ));
         }
     }
@@ -412,7 +413,7 @@ impl Cx<'_> {
             self.diags.push(Diagnostic::error(
                 "Invalid expression",
                 "A static list expression is required.",
-                a.index.range(start_span(&a.value)),
+                a.index.range(start_span(&a.value, self.json)),
             ));
             return;
         };
@@ -462,7 +463,7 @@ impl Cx<'_> {
     /// A module has one `required_providers` block; false for a second
     /// one (it is then not read).
     pub(crate) fn required_providers_once(&mut self, module: &mut Module, b: &GBlock) -> bool {
-        let here = self.range(def_span(b));
+        let here = self.range(def_span(b, self.json));
         if let Some(prev) = &module.required_providers_range {
             let detail = format!("A module may have only one required providers configuration. The required providers were previously configured at {}.", hcl_range(&Some(prev.clone())));
             self.diags.push(Diagnostic::error(

@@ -40,8 +40,11 @@ pub(crate) fn hcl_range(r: &Option<SourceRange>) -> String {
 }
 
 /// The header of a block: its type name to its last label (Terraform's
-/// `DefRange`).
-pub(crate) fn def_span(b: &GBlock) -> Span_ {
+/// `DefRange`); in JSON syntax, the opening brace of the block's object.
+pub(crate) fn def_span(b: &GBlock, json: bool) -> Span_ {
+    if json {
+        return b.body_span.as_ref().map(|s| s.start..s.start + 1);
+    }
     let start = b.ty_span.as_ref()?.start;
     let end = b
         .labels
@@ -81,7 +84,11 @@ impl Cx<'_> {
                         "This resource already has a connection block at {}.",
                         hcl_range(&prev.range)
                     );
-                    self.error("Duplicate connection block", detail, def_span(&b));
+                    self.error(
+                        "Duplicate connection block",
+                        detail,
+                        def_span(&b, self.json),
+                    );
                 } else {
                     r.connection = Some(self.connection(b, false));
                 }
@@ -164,7 +171,7 @@ impl Cx<'_> {
                             "This provisioner already has a connection block at {}.",
                             hcl_range(&prev.range)
                         );
-                        self.error("Duplicate connection block", detail, def_span(&blk));
+                        self.error("Duplicate connection block", detail, def_span(&blk, self.json));
                         continue;
                     }
                     p.connection = Some(self.connection(blk, destroy));
@@ -187,7 +194,7 @@ impl Cx<'_> {
     /// A `connection` block; in a destroy-time provisioner its arguments
     /// may only refer to the resource itself.
     fn connection(&mut self, mut b: GBlock, destroy: bool) -> Connection {
-        let range = self.range(def_span(&b));
+        let range = self.range(def_span(&b, self.json));
         let blocks = std::mem::take(&mut b.body.blocks);
         let attributes = self.provisioner_attrs(b.body, destroy);
         let blocks = blocks

@@ -27,11 +27,22 @@ fn line(d: &Diagnostic) -> String {
     format!("{sev} {at} {} | {}", d.summary, d.detail)
 }
 
+/// The case file: `NAME.tf`, or `NAME.tf.json` for JSON syntax.
+fn case_file(case: &str) -> (String, &'static str) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/load_cases");
+    let native = format!("{dir}/{case}.tf");
+    if std::path::Path::new(&native).exists() {
+        (native, "main.tf")
+    } else {
+        (format!("{native}.json"), "main.tf.json")
+    }
+}
+
 #[track_caller]
 fn check(case: &str, want: &[&str]) {
-    let path = format!("{}/tests/load_cases/{case}.tf", env!("CARGO_MANIFEST_DIR"));
+    let (path, name) = case_file(case);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let (_, diags) = parse_str("main.tf", &text);
+    let (_, diags) = parse_str(name, &text);
     let mut got: Vec<String> = diags.iter().map(line).collect();
     let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
     got.sort();
@@ -53,6 +64,21 @@ macro_rules! cases {
 }
 
 cases! {
+    json_item5_item6_resource_checks => [
+        "e 6:29-6:43 Invalid ignore_changes wildcard | The [\"*\"] form of ignore_changes wildcard is was deprecated and is now invalid. Use \"ignore_changes = all\" to ignore changes to all attributes.",
+        "e 6:30-6:33 Invalid ignore_changes ruleset | Cannot mix wildcard string \"*\" with non-wildcard references.",
+        "e 9:56-9:85 Invalid reference from destroy provisioner | Destroy-time provisioners and their connection configurations may only reference attributes of the related resource, via 'self', 'count.index', or 'each.key'.\n\nReferences to other resources during the destroy phase can cause dependency cycles and interact poorly with create_before_destroy.",
+        "e 15:36-15:42 Unsuitable value type | Unsuitable value: a bool is required",
+        "e 18:34-18:41 Invalid \"when\" keyword | The \"when\" argument requires one of the following keywords: create or destroy.",
+    ],
+    json_item6_provider_and_variable_checks => [
+        "e 2:24-2:25 Invalid provider local name | Provider names must be normalized. Replace \"TEST\" with \"test\" to fix this error.",
+        "e 2:36-2:43 Reserved argument name in provider block | The provider argument name \"count\" is reserved for use by Terraform in a future version.",
+        "e 3:56-3:80 Invalid provider type | Provider source \"a/terraform-provider-x\" has a type with the prefix \"terraform-provider-\", which isn't valid. Although that prefix is often used in the names of version control repositories for Terraform providers, provider source strings should not include it.\n\nDid you mean \"a/x\"?",
+        "e 4:51-4:56 Invalid default value for variable | This default value is not compatible with the variable's type constraint: a number is required.",
+    ],
+    json_valid_provisioners => [
+    ],
     item5_destroy_connection_reference => [
         "e 10:14-10:24 Invalid reference from destroy provisioner | Destroy-time provisioners and their connection configurations may only reference attributes of the related resource, via 'self', 'count.index', or 'each.key'.\n\nReferences to other resources during the destroy phase can cause dependency cycles and interact poorly with create_before_destroy.",
     ],
@@ -193,12 +219,9 @@ fn every_case_file_is_in_the_table() {
     let mut files: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| {
-            e.ok()?
-                .file_name()
-                .into_string()
-                .ok()?
-                .strip_suffix(".tf")
-                .map(String::from)
+            let name = e.ok()?.file_name().into_string().ok()?;
+            let stem = name.strip_suffix(".json").unwrap_or(&name);
+            stem.strip_suffix(".tf").map(String::from)
         })
         .collect();
     files.sort();
