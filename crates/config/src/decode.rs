@@ -730,7 +730,11 @@ impl Cx<'_> {
         };
         for (k, v) in o.iter() {
             let key = match k {
-                ObjectKey::Ident(i) => Some(i.as_str().to_string()),
+                ObjectKey::Ident(i) => {
+                    let range = a.index.range(i.span());
+                    let name = i.as_str().to_string();
+                    self.provider_name_ok(&name, range).then_some(name)
+                }
                 ObjectKey::Expression(e) => {
                     let g = GAttr {
                         name: "providers".into(),
@@ -880,6 +884,9 @@ impl Cx<'_> {
 
     fn required_providers(&mut self, module: &mut Module, body: GBody) {
         for a in &body.attrs {
+            if !self.provider_name_ok(&a.name, a.index.range(a.value.span())) {
+                continue;
+            }
             let mut rp = RequiredProvider::default();
             match &a.value {
                 Expression::Object(o) => {

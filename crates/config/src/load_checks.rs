@@ -48,6 +48,14 @@ fn provider_part_error(name: &str) -> Option<&'static str> {
     None
 }
 
+/// An HCL identifier: a letter or underscore, then letters, digits,
+/// underscores and dashes.
+fn valid_identifier(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(f) if f.is_alphabetic() || f == '_')
+        && c.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+}
+
 /// The range Terraform reports for an expression's start (`StartRange`):
 /// a native quoted string's text without its quotes, a function call's
 /// name and opening parenthesis, otherwise the whole expression (a JSON
@@ -289,6 +297,17 @@ impl Cx<'_> {
         }
         for a in &b.body.attrs {
             match a.name.as_str() {
+                "alias" => {
+                    let bad = literal_string(&a.value).is_some_and(|s| !valid_identifier(&s));
+                    if bad {
+                        // Terraform gives this one no source range.
+                        self.diags.push(Diagnostic::error(
+                            "Invalid provider configuration alias",
+                            "An alias must be a valid name. A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
+                            None,
+                        ));
+                    }
+                }
                 "count" | "depends_on" | "for_each" | "source" => self.error(
                     "Reserved argument name in provider block",
                     format!(

@@ -177,6 +177,17 @@ cases! {
         "e 7:24-7:27 Variables not allowed | Variables may not be used here.",
         "e 8:19-8:29 Function calls not allowed | Functions may not be called here.",
     ],
+    item6_module_providers_local_names => [
+        "e 4:5-4:8 Invalid provider local name | Provider names must be normalized. Replace \"AWS\" with \"aws\" to fix this error.",
+        "e 5:13-5:19 Invalid provider local name | Provider names must be normalized. Replace \"Google\" with \"google\" to fix this error.",
+    ],
+    item6_provider_alias_invalid => [
+        "e None:None-None:None Invalid provider configuration alias | An alias must be a valid name. A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
+    ],
+    item6_required_providers_local_names => [
+        "e 3:16-3:44 Invalid provider local name | Provider names must be normalized. Replace \"AWS\" with \"aws\" to fix this error.",
+        "e 4:16-4:46 Invalid provider local name | my_thing is an invalid provider local name: must contain only letters, digits, and dashes, and may not use leading or trailing dashes",
+    ],
     item6_provider_name_invalid => [
         "e 1:1-1:20 Invalid provider local name | my_cloud is an invalid provider local name: must contain only letters, digits, and dashes, and may not use leading or trailing dashes",
     ],
