@@ -47,13 +47,6 @@ pub(crate) fn literal_string(e: &Expression) -> Option<String> {
     }
 }
 
-pub(crate) fn literal_bool(e: &Expression) -> Option<bool> {
-    match e {
-        Expression::Bool(b) => Some(*b.value()),
-        _ => None,
-    }
-}
-
 /// A static reference: a name followed by attribute access and indexing
 /// with literal keys only (what `depends_on`, `moved` and `import` take).
 pub(crate) fn is_static_traversal(e: &Expression) -> bool {
@@ -176,16 +169,7 @@ impl Cx<'_> {
     }
 
     fn bool_attr(&mut self, a: &GAttr) -> Option<bool> {
-        let b = literal_bool(&a.value);
-        if b.is_none() {
-            let r = a.index.range(a.value.span());
-            self.diags.push(Diagnostic::error(
-                "Invalid value",
-                format!("The {:?} argument must be true or false.", a.name),
-                r,
-            ));
-        }
-        b
+        self.constant_bool(a)
     }
 
     pub fn file(&mut self, module: &mut Module, body: GBody) {

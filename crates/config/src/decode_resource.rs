@@ -94,6 +94,7 @@ impl Cx<'_> {
             }
         }
         self.condition_self_refs(&r);
+        self.connection_destroy_refs(&r);
         r
     }
 
@@ -111,11 +112,11 @@ impl Cx<'_> {
         for a in body.attrs {
             match (a.name.as_str(), data) {
                 ("create_before_destroy", false) => {
-                    self.constant_bool(&a);
+                    let _ = self.constant_bool(&a);
                     l.create_before_destroy = Some(self.expr(a))
                 }
                 ("prevent_destroy", false) => {
-                    self.constant_bool(&a);
+                    let _ = self.constant_bool(&a);
                     l.prevent_destroy = Some(self.expr(a))
                 }
                 // Attribute names of this resource, not references.

@@ -365,8 +365,11 @@ impl Cx<'_> {
         }
     }
 
-    /// `create_before_destroy` and `prevent_destroy`: constant bools.
-    pub(crate) fn constant_bool(&mut self, a: &GAttr) {
+    /// A constant bool argument (`create_before_destroy`, `sensitive`,
+    /// ...): its value, or Terraform's diagnostics ("Unsuitable value
+    /// type", "Variables not allowed", ...). `None` also when it is not a
+    /// constant this module computes.
+    pub(crate) fn constant_bool(&mut self, a: &GAttr) -> Option<bool> {
         let mut c = Constant {
             index: &a.index,
             diags: Vec::new(),
@@ -374,9 +377,9 @@ impl Cx<'_> {
         let v = c.value(&a.value);
         let errored = !c.diags.is_empty();
         self.diags.append(&mut c.diags);
-        let problem = match v {
+        let problem = match &v {
             _ if errored => Some("value must be known".to_string()),
-            Some(v) => conversion_problem(&v, &Type::Bool),
+            Some(v) => conversion_problem(v, &Type::Bool),
             None => None,
         };
         if let Some(p) = problem {
@@ -385,7 +388,9 @@ impl Cx<'_> {
                 format!("Unsuitable value: {p}"),
                 a.index.range(start_span(&a.value, self.json)),
             ));
+            return None;
         }
+        convert(&v?, &Type::Bool).ok()?.as_bool()
     }
 
     /// A variable's default: a constant that converts to the variable's
@@ -506,12 +511,21 @@ impl Cx<'_> {
             Some((h, t)) => (format!("{h}/"), t),
             None => (String::new(), source.as_str()),
         };
-        let Some(rest) = ty.strip_prefix("terraform-provider-") else {
+        let detail = if let Some(rest) = ty.strip_prefix("terraform-provider-") {
+            format!("Provider source {source:?} has a type with the prefix \"terraform-provider-\", which isn't valid. Although that prefix is often used in the names of version control repositories for Terraform providers, provider source strings should not include it.\n\nDid you mean \"{head}{rest}\"?")
+        } else if ty.starts_with("terraform-") {
+            // Named with the registry host, as Terraform names it.
+            let full = match source.matches('/').count() {
+                1 => format!("registry.terraform.io/{source}"),
+                _ => source.clone(),
+            };
+            format!("Provider source {full:?} has a type with the prefix \"terraform-\", which isn't allowed because it would be redundant to name a Terraform provider with that prefix. If you are the author of this provider, rename it to not include the prefix.")
+        } else {
             return;
         };
         self.diags.push(Diagnostic::error(
             "Invalid provider type",
-            format!("Provider source {source:?} has a type with the prefix \"terraform-provider-\", which isn't valid. Although that prefix is often used in the names of version control repositories for Terraform providers, provider source strings should not include it.\n\nDid you mean \"{head}{rest}\"?"),
+            detail,
             index.range(value.span()),
         ));
     }

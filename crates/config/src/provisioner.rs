@@ -214,27 +214,47 @@ impl Cx<'_> {
             let name = a.name.clone();
             let e = self.expr(a);
             if destroy {
-                for r in &e.refs {
-                    let allowed = matches!(
-                        r.subject,
-                        Subject::SelfRef
-                            | Subject::CountIndex
-                            | Subject::EachKey
-                            | Subject::Path(_)
-                            | Subject::TerraformWorkspace
-                    );
-                    if !allowed {
-                        self.diags.push(Diagnostic::error(
-                            "Invalid reference from destroy provisioner",
-                            DESTROY_REFS,
-                            e.range.clone(),
-                        ));
-                    }
-                }
+                self.destroy_refs(&e);
             }
             out.insert(name, e);
         }
         out
+    }
+
+    /// A destroy-time provisioner's argument may refer only to the
+    /// resource itself: one error per other reference.
+    fn destroy_refs(&mut self, e: &Expr) {
+        for r in &e.refs {
+            let allowed = matches!(
+                r.subject,
+                Subject::SelfRef
+                    | Subject::CountIndex
+                    | Subject::EachKey
+                    | Subject::Path(_)
+                    | Subject::TerraformWorkspace
+            );
+            if !allowed {
+                self.diags.push(Diagnostic::error(
+                    "Invalid reference from destroy provisioner",
+                    DESTROY_REFS,
+                    e.range.clone(),
+                ));
+            }
+        }
+    }
+
+    /// The resource-level connection is used by destroy-time provisioners
+    /// too, so with one of them it follows their reference rule.
+    pub(crate) fn connection_destroy_refs(&mut self, r: &Resource) {
+        let Some(c) = &r.connection else { return };
+        if r.provisioners
+            .iter()
+            .any(|p| p.when == ProvisionerWhen::Destroy)
+        {
+            for e in c.attributes.values() {
+                self.destroy_refs(e);
+            }
+        }
     }
 
     /// A keyword argument (`when = destroy`): a bare name, or in native

@@ -88,6 +88,9 @@ cases! {
     item5_destroy_provisioner_reference => [
         "e 5:15-5:82 Invalid reference from destroy provisioner | Destroy-time provisioners and their connection configurations may only reference attributes of the related resource, via 'self', 'count.index', or 'each.key'.\n\nReferences to other resources during the destroy phase can cause dependency cycles and interact poorly with create_before_destroy.",
     ],
+    item5_destroy_resource_connection_reference => [
+        "e 8:12-8:22 Invalid reference from destroy provisioner | Destroy-time provisioners and their connection configurations may only reference attributes of the related resource, via 'self', 'count.index', or 'each.key'.\n\nReferences to other resources during the destroy phase can cause dependency cycles and interact poorly with create_before_destroy.",
+    ],
     item5_duplicate_provisioner_connection => [
         "e 7:5-7:15 Duplicate connection block | This provisioner already has a connection block at main.tf:4,5-15.",
     ],
@@ -214,6 +217,9 @@ cases! {
     item6_provider_source_prefix => [
         "e 4:16-4:50 Invalid provider type | Provider source \"hashicorp/terraform-provider-aws\" has a type with the prefix \"terraform-provider-\", which isn't valid. Although that prefix is often used in the names of version control repositories for Terraform providers, provider source strings should not include it.\n\nDid you mean \"hashicorp/aws\"?",
     ],
+    item6_provider_source_terraform_prefix => [
+        "e 4:16-4:39 Invalid provider type | Provider source \"registry.terraform.io/example/terraform-foo\" has a type with the prefix \"terraform-\", which isn't allowed because it would be redundant to name a Terraform provider with that prefix. If you are the author of this provider, rename it to not include the prefix.",
+    ],
     item6_quoted_provider_reference => [
         "w 2:14-2:25 Quoted references are deprecated | In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
     ],
@@ -221,6 +227,9 @@ cases! {
         "e 2:3-2:9 Reserved block type name in resource block | The block type name \"locals\" is reserved for use by Terraform in a future version.",
     ],
     valid_provisioners => [
+    ],
+    item6_variable_sensitive_not_bool => [
+        "e 2:16-2:19 Unsuitable value type | Unsuitable value: a bool is required",
     ],
 }
 
