@@ -269,6 +269,7 @@ impl Cmp {
             checks,
             state,
             resource_index: _,
+            resource_decl: _,
         } = a;
         self.eq(
             "terraform.required_version",

@@ -188,24 +188,12 @@ impl Cx<'_> {
             "resource" | "data" => {
                 let Some(l) = self.labels(&b, 2) else { return };
                 let data = kind == "data";
-                if let Some(prev) = module.resource(data, &l[0], &l[1]) {
-                    let at = prev
-                        .range
-                        .as_ref()
-                        .map(|r| format!(" (first declared at {r})"))
-                        .unwrap_or_default();
-                    self.error(
-                        "Duplicate resource",
-                        format!(
-                            "A {kind} {:?} named {:?} was already declared{at}.",
-                            l[0], l[1]
-                        ),
-                        b.span.clone(),
-                    );
-                    return;
-                }
+                // The body is read (and checked) even when the name is taken.
+                let decl = self.range(crate::provisioner::def_span(&b, self.json));
                 let r = self.resource(data, &l[0], &l[1], range, b);
-                module.push_resource(r);
+                if !self.duplicate_resource(module, &r, decl) {
+                    module.push_resource(r);
+                }
             }
             "variable" => {
                 let Some(l) = self.labels(&b, 1) else { return };

@@ -339,6 +339,39 @@ impl Cx<'_> {
         true
     }
 
+    /// Whether `r` is a second resource (or data source) of its type and
+    /// name; the first keeps the name. Terraform's "Duplicate resource"
+    /// names the first declaration.
+    pub(crate) fn duplicate_resource(
+        &mut self,
+        module: &mut Module,
+        r: &Resource,
+        decl: Option<SourceRange>,
+    ) -> bool {
+        let key = (r.data, r.ty.clone(), r.name.clone());
+        if module.resource(r.data, &r.ty, &r.name).is_none() {
+            if let Some(d) = decl {
+                module.resource_decl.insert(key, d);
+            }
+            return false;
+        }
+        let prev = hcl_range(&module.resource_decl.get(&key).cloned());
+        let (kind, what) = if r.data {
+            ("data", "data resource")
+        } else {
+            ("resource", "resource")
+        };
+        self.diags.push(Diagnostic::error(
+            format!("Duplicate {kind} {:?} configuration", r.ty),
+            format!(
+                "A {} {what} named {:?} was already declared at {prev}. Resource names must be unique per type in each module.",
+                r.ty, r.name
+            ),
+            decl,
+        ));
+        true
+    }
+
     /// Pre- and postconditions of a resource may not refer to the resource
     /// itself (postconditions use `self`).
     pub(crate) fn condition_self_refs(&mut self, r: &Resource) {

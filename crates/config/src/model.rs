@@ -311,6 +311,9 @@ pub struct Module {
     pub state: Option<StateSettings>,
     /// Position in `resources` by (data, type, name), kept by the loader.
     pub(crate) resource_index: HashMap<(bool, String, String), usize>,
+    /// The header range (`resource "t" "n"`) of each resource, for the
+    /// duplicate message.
+    pub(crate) resource_decl: HashMap<(bool, String, String), SourceRange>,
 }
 
 impl Module {

@@ -150,6 +150,11 @@ cases! {
     item6_default_wrong_primitive => [
         "e 3:13-3:21 Invalid default value for variable | This default value is not compatible with the variable's type constraint: a number is required.",
     ],
+    item6_duplicate_resource_still_checked => [
+        "e 4:30-4:32 Unsuitable value type | Unsuitable value: a bool is required",
+        "e 2:1-2:30 Duplicate resource \"terraform_data\" configuration | A terraform_data resource named \"a\" was already declared at main.tf:1,1-30. Resource names must be unique per type in each module.",
+        "e 10:1-10:34 Duplicate data \"terraform_remote_state\" configuration | A terraform_remote_state data resource named \"d\" was already declared at main.tf:7,1-34. Resource names must be unique per type in each module.",
+    ],
     item6_duplicate_required_providers => [
         "e 5:3-5:21 Duplicate required providers configuration | A module may have only one required providers configuration. The required providers were previously configured at main.tf:2,3-21.",
     ],
