@@ -36,21 +36,49 @@ fn terrane(dir: &Path, args: &[&str]) -> (i32, String) {
     (o.status.code().unwrap_or(-1), out)
 }
 
-#[test]
-fn item5_validate_accepts_and_plan_refuses_provisioners() {
+const REMOVED: &str = r#"removed {
+  from = terraform_data.gone
+
+  provisioner "local-exec" {
+    when    = destroy
+    command = "echo ${self.id}"
+  }
+}
+"#;
+
+/// `validate` accepts `main_tf`; `plan` refuses it naming `what` at
+/// `main.tf line N`.
+#[track_caller]
+fn check(case: &str, main_tf: &str, what: &str, line: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("main.tf"), MAIN).expect("write");
+    std::fs::write(dir.path().join("main.tf"), main_tf).expect("write");
     let (code, out) = terrane(dir.path(), &["validate", "-no-color"]);
-    assert_eq!(code, 0, "validate accepts a valid provisioner: {out}");
+    assert_eq!(code, 0, "case {case}: validate accepts it: {out}");
     let (code, out) = terrane(dir.path(), &["plan", "-no-color"]);
-    assert_eq!(code, 1, "plan refuses: {out}");
+    assert_eq!(code, 1, "case {case}: plan refuses: {out}");
     assert!(
         out.contains("Provisioners are not supported"),
-        "names the problem: {out}"
+        "case {case}: names the problem: {out}"
     );
+    assert!(out.contains(what), "case {case}: names {what:?}: {out}");
     assert!(
-        out.contains("terraform_data.b has a \"local-exec\" provisioner"),
-        "names the resource: {out}"
+        out.contains(&format!("main.tf line {line}")),
+        "case {case}: at the block's line {line}: {out}"
     );
-    assert!(out.contains("main.tf line 6"), "at the block's line: {out}");
+}
+
+#[test]
+fn item5_validate_accepts_and_plan_refuses_provisioners() {
+    check(
+        "resource_provisioner",
+        MAIN,
+        "terraform_data.b has a \"local-exec\" provisioner",
+        6,
+    );
+    check(
+        "removed_block_provisioner",
+        REMOVED,
+        "The removed block for terraform_data.gone has a \"local-exec\" provisioner",
+        4,
+    );
 }

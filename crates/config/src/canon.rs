@@ -434,7 +434,12 @@ impl Cmp {
                 from_addr,
                 destroy,
                 range: _,
+                provisioners,
+                connection,
             } = x;
+            let at = format!("removed[{i}]");
+            self.provisioners(&at, provisioners, &y.provisioners);
+            self.connection(&format!("{at}.connection"), connection, &y.connection);
             self.opt(&format!("removed[{i}].from"), from, &y.from);
             self.eq(
                 &format!("removed[{i}]"),

@@ -346,6 +346,7 @@ impl Cx<'_> {
                 }
                 let from = self.address(&mut b, "from");
                 let mut destroy = true;
+                let (mut provisioners, mut connection) = (Vec::new(), None);
                 for blk in std::mem::take(&mut b.body.blocks) {
                     match blk.ty.as_str() {
                         "lifecycle" => {
@@ -359,7 +360,9 @@ impl Cx<'_> {
                                 self.unsupported_block(nb);
                             }
                         }
-                        "provisioner" | "connection" => {}
+                        "provisioner" | "connection" => {
+                            self.removed_meta_block(&mut provisioners, &mut connection, blk)
+                        }
                         _ => self.unsupported_block(&blk),
                     }
                 }
@@ -369,6 +372,8 @@ impl Cx<'_> {
                     from,
                     destroy,
                     range,
+                    provisioners,
+                    connection,
                 });
             }
             "check" => {

@@ -252,6 +252,10 @@ pub struct Removed {
     /// `lifecycle { destroy }`; Terraform's default is true.
     pub destroy: bool,
     pub range: Option<SourceRange>,
+    /// Destroy-time provisioners (the only kind allowed here) and their
+    /// shared `connection`.
+    pub provisioners: Vec<Provisioner>,
+    pub connection: Option<Connection>,
 }
 
 /// `check "name" { data ... {} assert { ... } }`.

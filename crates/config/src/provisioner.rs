@@ -98,6 +98,39 @@ impl Cx<'_> {
         }
     }
 
+    /// `provisioner` and `connection` blocks of a `removed` block: only
+    /// destroy-time provisioners are allowed there.
+    pub(crate) fn removed_meta_block(
+        &mut self,
+        provisioners: &mut Vec<Provisioner>,
+        connection: &mut Option<Connection>,
+        b: GBlock,
+    ) {
+        let def = def_span(&b, self.json);
+        if b.ty == "connection" {
+            if let Some(prev) = connection {
+                let detail = format!(
+                    "This \"removed\" block already has a connection block at {}.",
+                    hcl_range(&prev.range)
+                );
+                self.error("Duplicate connection block", detail, def);
+            } else {
+                *connection = Some(self.connection(b, true));
+            }
+            return;
+        }
+        let Some(p) = self.provisioner(b) else { return };
+        if p.when != ProvisionerWhen::Destroy {
+            self.error(
+                "Invalid provisioner block",
+                "Only destroy-time provisioners are valid in \"removed\" blocks. To declare a destroy-time provisioner, use:\n    when = destroy".into(),
+                def,
+            );
+            return;
+        }
+        provisioners.push(p);
+    }
+
     fn provisioner(&mut self, mut b: GBlock) -> Option<Provisioner> {
         let ty = match b.labels.as_slice() {
             [(l, _)] => l.clone(),

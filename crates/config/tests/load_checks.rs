@@ -113,6 +113,12 @@ cases! {
         "w 3:18-3:27 Quoted keywords are deprecated | In this context, keywords are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted keywords are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this keyword to silence this warning.",
         "w 4:18-4:28 Quoted keywords are deprecated | In this context, keywords are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted keywords are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this keyword to silence this warning.",
     ],
+    item5_removed_block_provisioners => [
+        "e 6:3-6:27 Invalid provisioner block | Only destroy-time provisioners are valid in \"removed\" blocks. To declare a destroy-time provisioner, use:\n    when = destroy",
+        "e 11:15-11:32 Invalid reference from destroy provisioner | Destroy-time provisioners and their connection configurations may only reference attributes of the related resource, via 'self', 'count.index', or 'each.key'.\n\nReferences to other resources during the destroy phase can cause dependency cycles and interact poorly with create_before_destroy.",
+        "e 13:15-13:21 The \"chef\" provisioner has been removed | The \"chef\" provisioner was deprecated in Terraform 0.13.4 has been removed from Terraform. Visit https://learn.hashicorp.com/collections/terraform/provision for alternatives to using provisioners that are a better fit for the Terraform workflow.",
+        "e 19:3-19:13 Duplicate connection block | This \"removed\" block already has a connection block at main.tf:16,3-13.",
+    ],
     item5_removed_provisioner_type => [
         "e 2:15-2:32 The \"salt-masterless\" provisioner has been removed | The \"salt-masterless\" provisioner was deprecated in Terraform 0.13.4 has been removed from Terraform. Visit https://learn.hashicorp.com/collections/terraform/provision for alternatives to using provisioners that are a better fit for the Terraform workflow.",
     ],

@@ -83,6 +83,19 @@ fn provisioner_refusals(config: &terrane_config::Config, prefix: &str, out: &mut
             ));
         }
     }
+    for r in &config.module.removed {
+        for p in &r.provisioners {
+            out.push(Diagnostic::error(
+                "Provisioners are not supported",
+                format!(
+                    "The removed block for {prefix}{} has a {:?} provisioner, and terrane does not run provisioners yet: planning it would leave the provisioner out. Remove the provisioner block to plan this configuration.",
+                    r.from_addr.as_deref().unwrap_or("?"),
+                    p.ty
+                ),
+                p.range.clone(),
+            ));
+        }
+    }
     for (name, child) in &config.children {
         provisioner_refusals(child, &format!("{prefix}module.{name}."), out);
     }
