@@ -237,6 +237,7 @@ cases! {
     item6_resource_reserved_locals => [
         "e 2:3-2:9 Reserved block type name in resource block | The block type name \"locals\" is reserved for use by Terraform in a future version.",
     ],
+    valid_unset_variables => [],
     valid_provisioners => [
     ],
     item6_variable_sensitive_not_bool => [
