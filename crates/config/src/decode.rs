@@ -512,11 +512,12 @@ impl Cx<'_> {
             }
             let rule = self.check_rule(b, "validation");
             if let Some(c) = &rule.condition {
-                if !c.refs.is_empty()
-                    && !c
-                        .refs
-                        .iter()
-                        .any(|r| r.subject == Subject::Var(name.to_string()))
+                // A condition with no references at all gets this error
+                // too (after the generic one), as in Terraform.
+                if !c
+                    .refs
+                    .iter()
+                    .any(|r| r.subject == Subject::Var(name.to_string()))
                 {
                     self.diags.push(Diagnostic::error(
                         "Invalid variable validation condition",

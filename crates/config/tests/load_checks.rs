@@ -240,6 +240,10 @@ cases! {
     valid_unset_variables => [],
     valid_provisioners => [
     ],
+    item6_validation_condition_without_references => [
+        "e 3:21-3:25 Invalid validation expression | The condition expression must refer to at least one object from elsewhere in the configuration, or else its result would not be checking anything.",
+        "e 3:21-3:25 Invalid variable validation condition | The condition for variable \"port\" must refer to var.port in order to test incoming values.",
+    ],
     item6_variable_sensitive_not_bool => [
         "e 2:16-2:19 Unsuitable value type | Unsuitable value: a bool is required",
     ],
