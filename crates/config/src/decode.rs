@@ -382,6 +382,12 @@ impl Cx<'_> {
                 let c = self.check(&l[0], range, b);
                 module.checks.push(c);
             }
+            "required_providers" => self.error(
+                "Invalid required_providers block",
+                "A \"required_providers\" block must be nested inside a \"terraform\" block."
+                    .into(),
+                crate::provisioner::def_span(&b, self.json),
+            ),
             other => self.error(
                 "Unsupported block type",
                 format!("Blocks of type {other:?} are not expected here."),

@@ -234,6 +234,9 @@ cases! {
     item6_quoted_provider_reference => [
         "w 2:14-2:25 Quoted references are deprecated | In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
     ],
+    item6_required_providers_top_level => [
+        "e 1:1-1:19 Invalid required_providers block | A \"required_providers\" block must be nested inside a \"terraform\" block.",
+    ],
     item6_resource_reserved_locals => [
         "e 2:3-2:9 Reserved block type name in resource block | The block type name \"locals\" is reserved for use by Terraform in a future version.",
     ],
