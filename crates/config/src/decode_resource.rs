@@ -128,6 +128,15 @@ impl Cx<'_> {
                     l.replace_triggered_by_entries = self.replace_triggered_by(&a);
                     l.replace_triggered_by = Some(self.expr(a));
                 }
+                (
+                    "create_before_destroy" | "prevent_destroy" | "ignore_changes"
+                    | "replace_triggered_by",
+                    true,
+                ) => self.error(
+                    "Invalid data resource lifecycle argument",
+                    format!("The lifecycle argument {:?} is defined only for managed resources (\"resource\" blocks), and is not valid for data resources.", a.name),
+                    a.name_span.clone(),
+                ),
                 _ => self.unsupported_arg(&a),
             }
         }

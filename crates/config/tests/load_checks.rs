@@ -129,6 +129,9 @@ cases! {
     item6_create_before_destroy_string => [
         "e 3:30-3:44 Unsuitable value type | Unsuitable value: a bool is required",
     ],
+    item6_data_lifecycle_argument => [
+        "e 4:5-4:26 Invalid data resource lifecycle argument | The lifecycle argument \"create_before_destroy\" is defined only for managed resources (\"resource\" blocks), and is not valid for data resources.",
+    ],
     item6_data_postcondition_self_reference => [
         "e 5:23-5:68 Invalid reference in postcondition | Configuration for data.terraform_remote_state.a may not refer to itself.",
     ],
