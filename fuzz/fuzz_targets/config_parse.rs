@@ -1,6 +1,8 @@
 //! Fuzz target: the configuration front end end to end must never panic on
 //! any input. The input is read as a native `.tf` file and as a
-//! `.tf.json` file; each module goes through the loader, the static
+//! `.tf.json` file, and, split at lines `#--file NAME`, as the files of
+//! one module (override files, `.tofu` files and JSON files among them);
+//! each module goes through the loader, the static
 //! reference check, input variables and locals, and the evaluation of
 //! every expression the model holds with terrane-eval. Every problem must
 //! come back as a diagnostic with 1-based positions.
@@ -44,6 +46,7 @@ fn exprs(m: &Module) -> Vec<&Expr> {
     for r in m
         .resources
         .iter()
+        .chain(&m.ephemeral_resources)
         .chain(m.checks.iter().flat_map(|c| &c.data))
     {
         out.extend(
@@ -89,9 +92,26 @@ fn positions_ok(diags: &[terrane_config::Diagnostic]) {
     }
 }
 
+/// The input as the files of one module: `#--file NAME` lines start a
+/// file (text before the first such line is `main.tf`).
+fn files(text: &str) -> Vec<(String, String)> {
+    let mut out = vec![("main.tf".to_string(), String::new())];
+    for line in text.split_inclusive('\n') {
+        match line.trim_end().strip_prefix("#--file ") {
+            Some(name) => out.push((name.trim().to_string(), String::new())),
+            None => out.last_mut().expect("one file").1.push_str(line),
+        }
+    }
+    out
+}
+
 fn run(name: &str, text: &str) {
     let (module, diags) = terrane_config::parse_str(name, text);
-    positions_ok(&diags);
+    check(module, &diags);
+}
+
+fn check(module: Module, diags: &[terrane_config::Diagnostic]) {
+    positions_ok(diags);
     let config = Config {
         module,
         dir: ".".into(),
@@ -118,4 +138,8 @@ fuzz_target!(|data: &[u8]| {
     };
     run("fuzz.tf", text);
     run("fuzz.tf.json", text);
+    if text.contains("#--file ") {
+        let (module, diags) = terrane_config::load_files(files(text));
+        check(module, &diags);
+    }
 });

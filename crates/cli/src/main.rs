@@ -4,6 +4,7 @@
 //! and the work is in terrane-engine.
 
 mod args;
+mod cmdspec;
 mod commands;
 mod errored;
 mod session;
@@ -14,7 +15,22 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let a = args::parse(&argv);
+    let a = match args::parse(&argv) {
+        Ok(args::Parsed::Run(a)) => a,
+        Ok(args::Parsed::Help(c)) => {
+            print!("{}", c.map(cmdspec::help).unwrap_or_else(cmdspec::overview));
+            return ExitCode::SUCCESS;
+        }
+        // Terraform prints this one on standard output.
+        Err(e @ args::ArgError::BeforeCommand(_)) => {
+            print!("{}", commands::arg_error(&e));
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprint!("{}", commands::arg_error(&e));
+            return ExitCode::from(1);
+        }
+    };
     if let Some(dir) = &a.chdir {
         if let Err(e) = std::env::set_current_dir(dir) {
             eprintln!("Error handling -chdir option: {e}");

@@ -31,10 +31,42 @@ impl Ui {
             }
             return;
         }
-        let mut err = std::io::stderr().lock();
+        // As Terraform: errors on standard error, warnings on standard
+        // output (with the rest of what the command says).
         for d in ds {
-            let _ = write!(err, "{}", human::diagnostic(&self.style, d));
+            let text = human::diagnostic(&self.style, d);
+            if d.severity == Severity::Error {
+                let _ = write!(std::io::stderr().lock(), "{text}");
+            } else {
+                let _ = write!(std::io::stdout().lock(), "{text}");
+            }
         }
+    }
+
+    /// A plan's diagnostics, before its text: all of them, or with
+    /// `-compact-warnings` and no error, none (see [`Ui::compact_warnings`]).
+    pub fn plan_diags(&self, ds: &[Diagnostic], a: &Args) {
+        if !a.has("compact-warnings") || has_errors(ds) || self.stream {
+            self.diags(ds);
+        }
+    }
+
+    /// With `-compact-warnings` and no error, after the plan's text: each
+    /// warning's summary and where it is, as Terraform lists them.
+    pub fn compact_warnings(&self, ds: &[Diagnostic], a: &Args) {
+        if !a.has("compact-warnings") || has_errors(ds) || ds.is_empty() || self.stream {
+            return;
+        }
+        let mut out = format!("\n{}\n\n", self.style.bold("Warnings:"));
+        for d in ds {
+            out.push_str(&format!("- {}\n", d.summary));
+            if let Some(r) = &d.range {
+                let file = r.file.strip_prefix("./").unwrap_or(&r.file);
+                out.push_str(&format!("  on {file} line {}\n", r.start.line));
+            }
+        }
+        out.push_str("\nTo see the full warning notes, run terrane without -compact-warnings.\n");
+        print!("{out}");
     }
 
     pub fn error(&self, summary: &str, detail: impl Into<String>) -> u8 {
@@ -46,6 +78,34 @@ impl Ui {
 /// Whether any of `ds` is an error.
 pub fn has_errors(ds: &[Diagnostic]) -> bool {
     ds.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// Whether `dir` holds configuration files: `.tf` or `.tf.json` (and
+/// OpenTofu's `.tofu`, `.tofu.json`). Without them plan and apply refuse,
+/// as Terraform does, and no state is created.
+pub fn has_config_files(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let config = [".tf", ".tf.json", ".tofu", ".tofu.json"]
+            .iter()
+            .any(|ext| name.ends_with(ext));
+        config && !name.starts_with('.') && e.path().is_file()
+    })
+}
+
+/// Whether a state has been recorded where this directory's commands
+/// would look for it: always assumed for PostgreSQL; for SQLite, whether
+/// the database file exists.
+pub fn state_recorded(ui: &Ui, dir: &Path) -> Result<bool, u8> {
+    let config = store_config(ui, dir, None)?;
+    Ok(match &config.location {
+        terrane_state::StoreLocation::Sqlite(path) => path.exists(),
+        _ => true,
+    })
 }
 
 /// The workspace: `TF_WORKSPACE` when set, else `default`.
@@ -65,6 +125,17 @@ pub fn open_store(ui: &Ui, dir: &Path) -> Result<Box<dyn StateStore>, u8> {
     })?;
     let config = store_config(ui, dir, settings.as_ref())?;
     terrane_state::open_store(&config).map_err(|e| ui.error("Failed to open state", e.to_string()))
+}
+
+/// The current workspace's state from the store `dir` names, read off the
+/// runtime thread (see [`off_runtime`]); failures are reported.
+pub fn read_state(ui: &Ui, dir: &Path) -> Result<Snapshot, u8> {
+    off_runtime(|| {
+        let store = open_store(ui, dir)?;
+        store
+            .snapshot(&workspace())
+            .map_err(|e| ui.error("Failed to read state", e.to_string()))
+    })
 }
 
 /// The store configuration for `settings`, or the error reported.
@@ -93,14 +164,79 @@ pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// Takes the workspace lock, reporting the holder when someone has it,
 /// and noting a stale lock of a dead process that was taken over.
-pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str) -> Result<Box<dyn Run>, u8> {
-    let run = store
-        .lock(&workspace(), LockInfo::new(op, ""))
+pub fn lock(ui: &Ui, store: &dyn StateStore, op: &str, a: &Args) -> Result<Box<dyn Run>, u8> {
+    let timeout = lock_timeout(ui, a)?;
+    let run = lock_waiting(store, op, timeout)
         .map_err(|e| StateFailure::Lock(e.to_string()).report(ui))?;
     if let Some(holder) = run.taken_over() {
         ui.diags(&[crate::stateconf::takeover_note(holder)]);
     }
     Ok(run)
+}
+
+/// `-lock-timeout=DURATION` (Go's duration syntax: `30s`, `1m30s`,
+/// `500ms`; default 0: a held lock is reported at once).
+pub fn lock_timeout(ui: &Ui, a: &Args) -> Result<std::time::Duration, u8> {
+    match a.value("lock-timeout") {
+        None => Ok(std::time::Duration::ZERO),
+        Some(t) => parse_duration(t).ok_or_else(|| {
+            ui.error(
+                "Invalid -lock-timeout",
+                format!("{t:?} is not a duration (for example 30s, 2m or 1m30s)."),
+            )
+        }),
+    }
+}
+
+/// A Go-style duration: whole or decimal numbers with units h, m, s, ms.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    if text == "0" {
+        return Some(std::time::Duration::ZERO);
+    }
+    let mut total = 0f64;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let n = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number: f64 = rest[..n].parse().ok()?;
+        rest = &rest[n..];
+        let u = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..u] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            _ => return None,
+        };
+        total += number * scale;
+        rest = &rest[u..];
+    }
+    Some(std::time::Duration::from_secs_f64(total))
+}
+
+/// Takes the workspace lock, retrying while someone else holds it until
+/// `timeout` has passed (as Terraform's `-lock-timeout`).
+pub fn lock_waiting(
+    store: &dyn StateStore,
+    op: &str,
+    timeout: std::time::Duration,
+) -> terrane_state::Result<Box<dyn Run>> {
+    let deadline = std::time::Instant::now() + timeout;
+    let mut pause = std::time::Duration::from_millis(100);
+    loop {
+        match store.lock(&workspace(), LockInfo::new(op, "")) {
+            Err(terrane_state::StateError::Locked { .. })
+                if std::time::Instant::now() + pause < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_secs(2));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Why an operation could not start from the state.
@@ -140,7 +276,7 @@ pub type Started = (
 pub async fn start_from_state(
     store: Result<Box<dyn StateStore>, terrane_state::StoreConfig>,
     op: &'static str,
-    lock: bool,
+    lock: Option<std::time::Duration>,
     keep: bool,
 ) -> Result<Started, StateFailure> {
     let read = tokio::task::spawn_blocking(move || {
@@ -150,14 +286,13 @@ pub async fn start_from_state(
                 terrane_state::open_store(&config).map_err(|e| StateFailure::Open(e.to_string()))?
             }
         };
-        if !lock {
+        let Some(timeout) = lock else {
             let s = store
                 .snapshot(&workspace())
                 .map_err(|e| StateFailure::Read(e.to_string()))?;
             return Ok((store, None, s, None));
-        }
-        let mut run = store
-            .lock(&workspace(), LockInfo::new(op, ""))
+        };
+        let mut run = lock_waiting(store.as_ref(), op, timeout)
             .map_err(|e| StateFailure::Lock(e.to_string()))?;
         let taken_over = run.taken_over().cloned();
         let s = run.snapshot();
@@ -174,10 +309,16 @@ pub async fn start_from_state(
         .unwrap_or_else(|e| Err(StateFailure::Read(format!("the state reader stopped: {e}"))))
 }
 
+/// Loads the configuration in `dir` with the providers this binary serves
+/// in-process (`terrane_builtins::standard`) and plugins.
+pub fn load_engine(dir: &Path) -> Result<Engine, Vec<Diagnostic>> {
+    Engine::load(dir, &terrane_builtins::standard())
+}
+
 /// The engine for the configuration in `dir`, printing progress lines
 /// unless the output is JSON; diagnostics are reported.
 pub fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
-    let engine = Engine::load(dir).map_err(|d| {
+    let engine = load_engine(dir).map_err(|d| {
         ui.diags(&d);
         1
     })?;
@@ -439,5 +580,53 @@ mod tests {
             None,
             "case unknown_id"
         );
+    }
+
+    #[test]
+    fn lock_timeouts_in_go_duration_syntax() {
+        let cases = [
+            ("zero", "0", Some(Duration::ZERO)),
+            ("seconds", "30s", Some(Duration::from_secs(30))),
+            (
+                "minutes_and_seconds",
+                "1m30s",
+                Some(Duration::from_secs(90)),
+            ),
+            ("hours", "2h", Some(Duration::from_secs(7200))),
+            ("milliseconds", "500ms", Some(Duration::from_millis(500))),
+            ("decimal", "1.5s", Some(Duration::from_millis(1500))),
+            ("no_unit", "30", None),
+            ("unknown_unit", "3d", None),
+            ("not_a_number", "soon", None),
+        ];
+        for (name, text, want) in cases {
+            assert_eq!(parse_duration(text), want, "case {name}");
+        }
+    }
+
+    /// A held lock: with no timeout the second taker fails at once; with
+    /// one, it gets the lock once the holder lets go. (The holder lets go
+    /// a moment after the waiter starts; the outcome does not depend on
+    /// that moment, only whether waiting was needed does.)
+    #[test]
+    fn lock_timeout_waits_for_the_holder() {
+        let dir = terrane_testkit::temp_dir();
+        let path = dir.path().join("state.db");
+        let a = terrane_state::SqliteStore::open(&path, None).unwrap();
+        let b = terrane_state::SqliteStore::open(&path, None).unwrap();
+        let held = a.lock("default", LockInfo::new("test", "")).unwrap();
+        let refused = lock_waiting(&b, "test", Duration::ZERO);
+        assert!(
+            matches!(refused, Err(terrane_state::StateError::Locked { .. })),
+            "case no_timeout_fails_at_once"
+        );
+        let holder = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            held.finish().unwrap();
+        });
+        let got = lock_waiting(&b, "test", Duration::from_secs(60));
+        holder.join().unwrap();
+        assert!(got.is_ok(), "case waits_until_released: {:?}", got.err());
+        got.unwrap().finish().unwrap();
     }
 }

@@ -261,6 +261,7 @@ impl Cmp {
             locals,
             outputs,
             resources,
+            ephemeral_resources,
             module_calls,
             other_blocks,
             moved,
@@ -306,6 +307,8 @@ impl Cmp {
                 nullable,
                 description,
                 ephemeral,
+                constant,
+                deprecated,
                 validations,
             } = x;
             let same_type = match (ty, &y.ty) {
@@ -319,8 +322,22 @@ impl Cmp {
             self.opt(&format!("{at}.default"), default, &y.default);
             self.eq(
                 &format!("{at}.flags"),
-                &(sensitive, nullable, ephemeral, description),
-                &(&y.sensitive, &y.nullable, &y.ephemeral, &y.description),
+                &(
+                    sensitive,
+                    nullable,
+                    ephemeral,
+                    description,
+                    constant,
+                    deprecated,
+                ),
+                &(
+                    &y.sensitive,
+                    &y.nullable,
+                    &y.ephemeral,
+                    &y.description,
+                    &y.constant,
+                    &y.deprecated,
+                ),
             );
             self.rules(&format!("{at}.validation"), validations, &y.validations);
         }
@@ -337,14 +354,16 @@ impl Cmp {
                 depends_on,
                 description,
                 ephemeral,
+                deprecated,
+                deprecated_range: _,
                 preconditions,
             } = x;
             self.opt(&format!("{at}.value"), value, &y.value);
             self.opt(&format!("{at}.depends_on"), depends_on, &y.depends_on);
             self.eq(
                 &format!("{at}.flags"),
-                &(sensitive, ephemeral, description),
-                &(&y.sensitive, &y.ephemeral, &y.description),
+                &(sensitive, ephemeral, description, deprecated),
+                &(&y.sensitive, &y.ephemeral, &y.description, &y.deprecated),
             );
             self.rules(
                 &format!("{at}.precondition"),
@@ -353,6 +372,7 @@ impl Cmp {
             );
         }
         self.resources("", resources, &b.resources);
+        self.resources("ephemeral.", ephemeral_resources, &b.ephemeral_resources);
         self.keys("module", module_calls, &b.module_calls);
         for (k, x) in module_calls {
             let Some(y) = b.module_calls.get(k) else {

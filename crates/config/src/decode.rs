@@ -6,7 +6,7 @@ use crate::diag::{Diagnostic, LineIndex, SourceRange};
 use crate::model::*;
 use crate::refs::{references_bound, Subject};
 use crate::source::{GAttr, GBlock, GBody, Span_};
-use crate::typeexpr::parse_type;
+use crate::typeexpr::{parse_type, TypeConstraint};
 use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::Span;
 use std::collections::BTreeMap;
@@ -100,13 +100,27 @@ impl Cx<'_> {
     }
 
     pub fn unsupported_arg(&mut self, a: &GAttr) {
-        let msg = format!("An argument named {:?} is not expected here.", a.name);
-        self.error("Unsupported argument", msg, a.name_span.clone());
+        let range = a.file.range(a.name_span.clone());
+        // JSON syntax words it as Terraform's JSON decoder does.
+        let (summary, msg) = if a.file.file().ends_with(".json") {
+            (
+                "Extraneous JSON object property",
+                format!("No argument or block type is named {:?}.", a.name),
+            )
+        } else {
+            (
+                "Unsupported argument",
+                format!("An argument named {:?} is not expected here.", a.name),
+            )
+        };
+        self.diags.push(Diagnostic::error(summary, msg, range));
     }
 
     pub fn unsupported_block(&mut self, b: &GBlock) {
         let msg = format!("Blocks of type {:?} are not expected here.", b.ty);
-        self.error("Unsupported block type", msg, b.ty_span.clone());
+        let range = b.index.range(b.ty_span.clone());
+        self.diags
+            .push(Diagnostic::error("Unsupported block type", msg, range));
     }
 
     pub fn missing_arg(&mut self, name: &str, span: Span_) {
@@ -158,14 +172,17 @@ impl Cx<'_> {
         Some(b.labels.iter().map(|(l, _)| l.clone()).collect())
     }
 
-    /// A literal string attribute (`source`, `version`, `description`).
+    /// A string argument Terraform evaluates with no variables and no
+    /// functions (`source`, `version`, `description`, `alias`,
+    /// `required_version`): heredocs and constant templates are fine.
     fn string_attr(&mut self, a: &GAttr) -> Option<String> {
-        let s = literal_string(&a.value);
-        if s.is_none() {
-            let r = a.index.range(a.value.span());
-            self.diags.push(Diagnostic::error("Invalid value", format!("The {:?} argument must be a literal string: variables and expressions are not allowed here.", a.name), r));
+        match crate::constant::const_string(&a.value, &a.index) {
+            Ok(s) => Some(s),
+            Err(d) => {
+                self.diags.extend(d);
+                None
+            }
         }
-        s
     }
 
     fn bool_attr(&mut self, a: &GAttr) -> Option<bool> {
@@ -194,6 +211,48 @@ impl Cx<'_> {
                 if !self.duplicate_resource(module, &r, decl) {
                     module.push_resource(r);
                 }
+            }
+            "ephemeral" => {
+                let bad: Vec<_> = b
+                    .labels
+                    .iter()
+                    .zip(["type", "name"])
+                    .filter(|((l, _), _)| !valid_name(l))
+                    .map(|((_, span), what)| (what, span.clone()))
+                    .collect();
+                if b.labels.len() == 2 && !bad.is_empty() {
+                    for (what, span) in bad {
+                        self.error(
+                            &format!("Invalid ephemeral resource {what}"),
+                            "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.".into(),
+                            span,
+                        );
+                    }
+                    return;
+                }
+                let Some(l) = self.labels(&b, 2) else { return };
+                if let Some(prev) = module
+                    .ephemeral_resources
+                    .iter()
+                    .find(|r| r.ty == l[0] && r.name == l[1])
+                {
+                    let at = prev
+                        .range
+                        .as_ref()
+                        .map(|r| format!(" (first declared at {r})"))
+                        .unwrap_or_default();
+                    return self.error(
+                        "Duplicate ephemeral resource",
+                        format!(
+                            "An ephemeral resource {:?} named {:?} was already declared{at}.",
+                            l[0], l[1]
+                        ),
+                        b.span.clone(),
+                    );
+                }
+                self.ephemeral_lifecycle(&mut b.body);
+                let r = self.resource(false, &l[0], &l[1], range, b);
+                module.ephemeral_resources.push(r);
             }
             "variable" => {
                 let Some(l) = self.labels(&b, 1) else { return };
@@ -396,6 +455,33 @@ impl Cx<'_> {
         }
     }
 
+    /// An ephemeral resource's `lifecycle` takes only pre- and
+    /// postconditions: the managed-resource arguments are reported as
+    /// Terraform reports them and dropped.
+    fn ephemeral_lifecycle(&mut self, body: &mut GBody) {
+        for blk in body.blocks.iter_mut().filter(|b| b.ty == "lifecycle") {
+            let (bad, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut blk.body.attrs)
+                .into_iter()
+                .partition(|a| {
+                    matches!(
+                        a.name.as_str(),
+                        "create_before_destroy"
+                            | "prevent_destroy"
+                            | "ignore_changes"
+                            | "replace_triggered_by"
+                    )
+                });
+            blk.body.attrs = keep;
+            for a in bad {
+                self.error(
+                    "Invalid ephemeral resource lifecycle argument",
+                    format!("The lifecycle argument {:?} is defined only for managed resources (\"resource\" blocks), and is not valid for ephemeral resources.", a.name),
+                    a.name_span.clone(),
+                );
+            }
+        }
+    }
+
     fn rest_unsupported(&mut self, body: &GBody) {
         for a in &body.attrs {
             self.unsupported_arg(a);
@@ -492,23 +578,47 @@ impl Cx<'_> {
             nullable: true,
             description: None,
             ephemeral: false,
+            constant: false,
+            deprecated: None,
             validations: Vec::new(),
         };
         for a in body.body.attrs {
             match a.name.as_str() {
+                "type" if quoted_type(&a, self.json).is_some() => {
+                    if let Some(d) = quoted_type(&a, self.json) {
+                        self.diags.push(d);
+                    }
+                    v.ty = Some(self.expr_no_refs(a));
+                }
                 "type" => {
-                    match parse_type(&a.value, &a.index) {
+                    match legacy_type(&a.value)
+                        .map(Ok)
+                        .unwrap_or_else(|| parse_type(&a.value, &a.index))
+                    {
                         Ok(tc) => v.constraint = Some(tc),
                         Err(d) => self.diags.push(d),
                     }
                     v.ty = Some(self.expr_no_refs(a));
                 }
+                "const" => v.constant = self.bool_attr(&a).unwrap_or(false),
+                "deprecated" => v.deprecated = self.string_attr(&a),
                 "default" => v.default = Some(self.expr(a)),
                 "sensitive" => v.sensitive = self.bool_attr(&a).unwrap_or(false),
                 "nullable" => v.nullable = self.bool_attr(&a).unwrap_or(true),
                 "ephemeral" => v.ephemeral = self.bool_attr(&a).unwrap_or(false),
                 "description" => v.description = self.string_attr(&a),
                 _ => self.unsupported_arg(&a),
+            }
+        }
+        if v.constant {
+            for (set, what) in [(v.sensitive, "sensitive"), (v.ephemeral, "ephemeral")] {
+                if set {
+                    self.diags.push(Diagnostic::error(
+                        format!("Const variable cannot be {what}"),
+                        format!("A variable that is marked as \"const\" cannot also be marked as \"{what}\"."),
+                        v.range.clone(),
+                    ));
+                }
             }
         }
         for b in body.body.blocks {
@@ -551,6 +661,8 @@ impl Cx<'_> {
             depends_on: None,
             description: None,
             ephemeral: false,
+            deprecated: None,
+            deprecated_range: None,
             preconditions: Vec::new(),
         };
         for a in std::mem::take(&mut b.body.attrs) {
@@ -558,6 +670,10 @@ impl Cx<'_> {
                 "sensitive" => o.sensitive = self.bool_attr(&a).unwrap_or(false),
                 "ephemeral" => o.ephemeral = self.bool_attr(&a).unwrap_or(false),
                 "description" => o.description = self.string_attr(&a),
+                "deprecated" => {
+                    o.deprecated = self.string_attr(&a);
+                    o.deprecated_range = self.range(a.span.clone());
+                }
                 "depends_on" => o.depends_on = Some(self.depends_on(a)),
                 _ => self.unsupported_arg(&a),
             }
@@ -726,6 +842,7 @@ impl Cx<'_> {
                         name_span: None,
                         value: e.clone(),
                         index: a.index.clone(),
+                        file: a.file.clone(),
                     };
                     self.provider_ref(&g).map(|r| {
                         r.alias
@@ -740,6 +857,7 @@ impl Cx<'_> {
                 name_span: None,
                 value: v.expr().clone(),
                 index: a.index.clone(),
+                file: a.file.clone(),
             };
             if let (Some(key), Some(r)) = (key, self.provider_ref(&g)) {
                 out.insert(key, r);
@@ -905,6 +1023,53 @@ impl Cx<'_> {
             self.unsupported_block(b);
         }
     }
+}
+
+/// A native-syntax quoted type (`type = "string"`, Terraform 0.11's
+/// form): Terraform's error, with its hint for the three old keywords.
+fn quoted_type(a: &GAttr, json: bool) -> Option<Diagnostic> {
+    let Expression::String(s) = &a.value else {
+        return None;
+    };
+    if json {
+        return None;
+    }
+    const OLD: &str = "Terraform 0.11 and earlier required type constraints to be given in quotes, but that form is now deprecated and will be removed in a future version of Terraform.";
+    let range = a.index.range(a.value.span());
+    Some(match s.as_str() {
+        "string" => Diagnostic::error(
+            "Invalid quoted type constraints",
+            format!("{OLD} Remove the quotes around \"string\"."),
+            range,
+        ),
+        k @ ("list" | "map") => Diagnostic::error(
+            "Invalid quoted type constraints",
+            format!("{OLD} Remove the quotes around \"{k}\" and write {k}(string) instead to explicitly indicate that the {k} elements are strings."),
+            range,
+        ),
+        _ => Diagnostic::error(
+            "Invalid legacy variable type hint",
+            "To provide a full type expression, remove the surrounding quotes and give the type expression directly.",
+            range,
+        ),
+    })
+}
+
+/// The legacy `type = list` and `type = map` of a variable: `list(any)`
+/// and `map(any)`, as Terraform still reads them (`set` has no such form).
+fn legacy_type(e: &Expression) -> Option<TypeConstraint> {
+    let Expression::Variable(v) = e else {
+        return None;
+    };
+    let ty = match v.as_str() {
+        "list" => terrane_value::Type::list(terrane_value::Type::Dynamic),
+        "map" => terrane_value::Type::map(terrane_value::Type::Dynamic),
+        _ => return None,
+    };
+    Some(TypeConstraint {
+        ty,
+        defaults: BTreeMap::new(),
+    })
 }
 
 /// The text of a static address expression.

@@ -166,6 +166,7 @@ impl Cx<'_> {
                 name_span: None,
                 value: item.clone(),
                 index: a.index.clone(),
+                file: a.file.clone(),
             };
             let e = self.expr(g);
             if !e
@@ -284,6 +285,7 @@ impl Cx<'_> {
                             name_span: None,
                             value: i.clone(),
                             index: a.index.clone(),
+                            file: a.file.clone(),
                         };
                         self.expr(g)
                     })

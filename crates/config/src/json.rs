@@ -482,6 +482,7 @@ impl Converter<'_> {
                     name_span: Some(k.span.clone()),
                     value,
                     index,
+                    file: self.index.clone(),
                 });
             }
         }
@@ -535,6 +536,7 @@ impl Converter<'_> {
                     span: Some(key.span.start..e.span.end),
                     body_span: Some(e.span.clone()),
                     raw: None,
+                    index: self.index.clone(),
                 });
                 continue;
             }

@@ -11,6 +11,7 @@
 //! [`load_module`]; not async; depends only on terrane-value.
 
 pub mod canon;
+mod constant;
 mod decode;
 mod decode_resource;
 mod diag;
@@ -22,6 +23,9 @@ mod refs;
 mod source;
 mod typeexpr;
 mod validate;
+// Front-end recovery and override files (issue 14).
+mod overrides;
+mod recover;
 
 pub use diag::{DiagId, Diagnostic, LineIndex, Pos, Severity, SourceRange};
 pub use hcl_edit as hcl;
@@ -35,9 +39,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Loads every `*.tf` and `*.tf.json` file of `dir` (sorted by name) into
-/// one module.
+/// one module. OpenTofu's `*.tofu` and `*.tofu.json` files are read too,
+/// and shadow the `.tf`/`.tf.json` file of the same name. Override files
+/// (`override.tf`, `*_override.tf` and their other forms) are merged into
+/// the declarations of the others, in name order (see `overrides`).
 pub fn load_module(dir: &Path) -> (Module, Vec<Diagnostic>) {
-    let mut module = Module::default();
     let mut diags = Vec::new();
     let mut files: Vec<_> = match std::fs::read_dir(dir) {
         Ok(rd) => rd
@@ -51,20 +57,61 @@ pub fn load_module(dir: &Path) -> (Module, Vec<Diagnostic>) {
                 format!("{}: {e}", dir.display()),
                 None,
             ));
-            return (module, diags);
+            return (Module::default(), diags);
         }
     };
     files.sort();
+    let mut texts = Vec::new();
+    let mut unread = Vec::new();
     for f in files {
         let name = f.display().to_string();
         match std::fs::read_to_string(&f) {
-            Ok(text) => parse_file_into(&mut module, &name, &text, &mut diags),
-            Err(e) => diags.push(Diagnostic::error(
-                "Failed to read file",
-                format!("{name}: {e}"),
-                None,
-            )),
+            Ok(text) => texts.push((name, text)),
+            Err(e) => {
+                diags.push(Diagnostic::error(
+                    "Failed to read file",
+                    format!("{name}: {e}"),
+                    None,
+                ));
+                unread.push(name);
+            }
         }
+    }
+    let (mut module, d) = load_files(texts);
+    diags.extend(d);
+    module.files.extend(unread);
+    (module, diags)
+}
+
+/// Loads one module from files given as (name, text), as [`load_module`]
+/// reads a directory: `.tofu` files shadow the `.tf` of the same name,
+/// override files are merged into the others (in name order), and a name
+/// ending in `.json` is JSON syntax.
+pub fn load_files(mut files: Vec<(String, String)>) -> (Module, Vec<Diagnostic>) {
+    let mut module = Module::default();
+    let mut diags = Vec::new();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let names: std::collections::HashSet<String> = files.iter().map(|f| f.0.clone()).collect();
+    files.retain(|f| !shadowed_by_tofu(&f.0, &names));
+    let (overrides, primary): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| {
+        let base = f.0.rsplit(['/', '\\']).next().unwrap_or_default();
+        overrides::is_override(base)
+    });
+    let mut parsed = Vec::new();
+    for (name, text) in &primary {
+        module.files.push(name.clone());
+        if let Some(p) = parse_file(name, text, &mut diags) {
+            parsed.push(p);
+        }
+    }
+    for (name, text) in &overrides {
+        module.files.push(name.clone());
+        if let Some(p) = parse_file(name, text, &mut diags) {
+            overrides::merge(&mut parsed, p, &mut diags);
+        }
+    }
+    for p in parsed {
+        decode_into(&mut module, p, &mut diags);
     }
     (module, diags)
 }
@@ -73,7 +120,24 @@ fn is_config_file(p: &Path) -> bool {
     let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    (name.ends_with(".tf") || name.ends_with(".tf.json")) && !name.starts_with('.') && p.is_file()
+    [".tf", ".tf.json", ".tofu", ".tofu.json"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+        && !name.starts_with('.')
+        && p.is_file()
+}
+
+/// `x.tf` when `x.tofu` exists, `x.tf.json` when `x.tofu.json` does
+/// (OpenTofu reads the `.tofu` file instead).
+fn shadowed_by_tofu(name: &str, all: &std::collections::HashSet<String>) -> bool {
+    let tofu = if let Some(stem) = name.strip_suffix(".tf.json") {
+        format!("{stem}.tofu.json")
+    } else if let Some(stem) = name.strip_suffix(".tf") {
+        format!("{stem}.tofu")
+    } else {
+        return false;
+    };
+    all.contains(&tofu)
 }
 
 /// Parses one file's text into a fresh module (tests, single files); a
@@ -87,8 +151,15 @@ pub fn parse_str(name: &str, text: &str) -> (Module, Vec<Diagnostic>) {
 
 /// Parses one file's text into `module` (several files make one module).
 pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut Vec<Diagnostic>) {
-    let index = Arc::new(LineIndex::new(name, text));
     module.files.push(name.to_string());
+    if let Some(p) = parse_file(name, text, diags) {
+        decode_into(module, p, diags);
+    }
+}
+
+/// One file's syntax, not yet decoded.
+fn parse_file(name: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<overrides::Parsed> {
+    let index = Arc::new(LineIndex::new(name, text));
     let json = name.ends_with(".json");
     let body = if json {
         match json::parse(text, &index) {
@@ -100,34 +171,42 @@ pub fn parse_file_into(module: &mut Module, name: &str, text: &str, diags: &mut 
             .root(&v),
             Err(d) => {
                 diags.push(d);
-                return;
+                return None;
             }
         }
     } else {
-        match parse_native(text, &index, diags) {
-            Some(b) => source::from_hcl(b, &index, 0, diags),
-            None => return,
-        }
+        let b = parse_native(text, &index, diags)?;
+        source::from_hcl(b, &index, 0, diags)
     };
+    Some(overrides::Parsed { index, body, json })
+}
+
+fn decode_into(module: &mut Module, p: overrides::Parsed, diags: &mut Vec<Diagnostic>) {
     let mut cx = decode::Cx {
-        index: &index,
+        index: &p.index,
         diags,
         bound: Vec::new(),
-        json,
+        json: p.json,
     };
-    cx.file(module, body);
+    cx.file(module, p.body);
 }
 
 /// Parses a native file. The parser rejects an argument set twice; that
 /// is reported as Terraform reports it and the repeated argument is
 /// blanked out so the rest of the file is still read. An unclosed block is
-/// reported at its opening brace.
+/// reported at its opening brace. Newlines HCL ignores (inside `for`
+/// expressions, brackets, parentheses, interpolations) are folded into
+/// spaces when the parser trips on them. Any other syntax error is reported
+/// once, at its position, and the top-level block holding it is blanked out
+/// so the file's other blocks are still read, as Terraform's parser
+/// recovers. Blanking and folding keep every byte offset.
 fn parse_native(
     text: &str,
     index: &LineIndex,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<hcl_edit::structure::Body> {
     let mut text = std::borrow::Cow::Borrowed(text);
+    let mut folded = false;
     for _ in 0..64 {
         let e = match hcl_edit::parser::parse_body(&text) {
             Ok(b) => return Some(b),
@@ -150,10 +229,22 @@ fn parse_native(
                     Some(index.at_offset(off)),
                 ));
                 let end = rest.find('\n').map(|i| off + i).unwrap_or(text.len());
-                let mut owned = text.into_owned();
-                let blank = " ".repeat(end - off);
-                owned.replace_range(off..end, &blank);
-                text = std::borrow::Cow::Owned(owned);
+                text = std::borrow::Cow::Owned(recover::blank(&text, off..end));
+                continue;
+            }
+        }
+        // HCL lets an object constructor give a key twice (the last one
+        // wins); the parser does not: drop the earlier item.
+        if e.message().contains("redefined object key") {
+            if let Some(r) = recover::earlier_duplicate_item(&text, off) {
+                text = std::borrow::Cow::Owned(recover::blank(&text, r));
+                continue;
+            }
+        }
+        if !folded {
+            folded = true;
+            if let Some(f) = recover::fold_newlines(&text) {
+                text = std::borrow::Cow::Owned(f);
                 continue;
             }
         }
@@ -167,13 +258,15 @@ fn parse_native(
                 return None;
             }
         }
-        let loc = e.location();
         diags.push(Diagnostic::error(
             "Invalid syntax",
             e.message().to_string(),
-            Some(index.at(loc.line(), loc.column())),
+            Some(index.at_offset(off)),
         ));
-        return None;
+        let item = recover::top_level_items(&text)
+            .into_iter()
+            .find(|r| r.contains(&off) || r.end == off)?;
+        text = std::borrow::Cow::Owned(recover::blank(&text, item));
     }
     None
 }
@@ -217,6 +310,28 @@ fn unclosed_brace(text: &str) -> Option<usize> {
         i += 1;
     }
     stack.first().copied()
+}
+
+/// One error per `ephemeral` block of `config` and its children: they load
+/// and validate, but the engine does not run them yet (plan and apply
+/// refuse them at their block).
+pub fn ephemeral_not_supported(config: &Config) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = config
+        .module
+        .ephemeral_resources
+        .iter()
+        .map(|r| {
+            Diagnostic::error(
+                "Ephemeral resources are not yet supported",
+                format!("terrane loads and validates ephemeral.{}.{}, but cannot plan or apply ephemeral resources yet.", r.ty, r.name),
+                r.range.clone(),
+            )
+        })
+        .collect();
+    for child in config.children.values() {
+        out.extend(ephemeral_not_supported(child));
+    }
+    out
 }
 
 /// A module and the modules it calls, loaded from local sources.

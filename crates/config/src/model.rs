@@ -177,6 +177,10 @@ pub struct Variable {
     pub nullable: bool,
     pub description: Option<String>,
     pub ephemeral: bool,
+    /// `const = true` (Terraform 1.15): the value is known at init.
+    pub constant: bool,
+    /// `deprecated = "message"` (Terraform 1.15).
+    pub deprecated: Option<String>,
     pub validations: Vec<CheckRule>,
 }
 
@@ -189,6 +193,10 @@ pub struct Output {
     pub depends_on: Option<Expr>,
     pub description: Option<String>,
     pub ephemeral: bool,
+    /// `deprecated = "message"` (Terraform 1.15) and where it is set (a
+    /// root module output cannot be deprecated).
+    pub deprecated: Option<String>,
+    pub deprecated_range: Option<SourceRange>,
     pub preconditions: Vec<CheckRule>,
 }
 
@@ -303,6 +311,10 @@ pub struct Module {
     pub locals: BTreeMap<String, Expr>,
     pub outputs: BTreeMap<String, Output>,
     pub resources: Vec<Resource>,
+    /// `ephemeral "type" "name"` blocks (Terraform 1.10): decoded and
+    /// checked like resources (`data` is false), kept apart so nothing
+    /// plans them as managed resources.
+    pub ephemeral_resources: Vec<Resource>,
     pub module_calls: BTreeMap<String, ModuleCall>,
     /// `moved`, `import`, `removed` and `check` blocks: kind and range
     /// (the typed models are in `moved`, `imports`, `removed`, `checks`).

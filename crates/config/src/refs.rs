@@ -21,6 +21,11 @@ pub enum Subject {
     Var(String),
     Local(String),
     Module(String),
+    /// `ephemeral.type.name` (an `ephemeral` block).
+    Ephemeral {
+        ty: String,
+        name: String,
+    },
     CountIndex,
     EachKey,
     EachValue,
@@ -86,6 +91,11 @@ impl Finder<'_> {
                 Some(n) => Subject::Resource { data: true, ty, name: n },
                 None => return self.invalid(span, format!("A reference to a data source must be followed by the data source name: data.{ty}.NAME")),
             },
+            ("ephemeral", Some(ty)) => match attr(ops, 1) {
+                Some(n) => Subject::Ephemeral { ty, name: n },
+                None => return self.invalid(span, "The \"ephemeral\" object must be followed by two attribute names: the ephemeral resource type and the resource name.".into()),
+            },
+            ("ephemeral", None) => return self.invalid(span, "The \"ephemeral\" object must be followed by two attribute names: the ephemeral resource type and the resource name.".into()),
             ("var" | "local" | "module" | "data", None) => {
                 return self.invalid(span, format!("The \"{name}\" object cannot be accessed directly. Instead, access one of its attributes."));
             }
@@ -95,7 +105,7 @@ impl Finder<'_> {
         };
         let range = self.index.range(span);
         let skip = match &subject {
-            Subject::Resource { data: true, .. } => 2,
+            Subject::Resource { data: true, .. } | Subject::Ephemeral { .. } => 2,
             Subject::Resource { .. } | Subject::Var(_) | Subject::Local(_) | Subject::Module(_) => {
                 1
             }

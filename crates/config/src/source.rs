@@ -22,6 +22,9 @@ pub(crate) struct GAttr {
     pub value: Expression,
     /// The index `value`'s spans are relative to (shifted for JSON).
     pub index: Arc<LineIndex>,
+    /// The index of the file `span` and `name_span` are in (an override
+    /// file's arguments are merged into another file's body).
+    pub file: Arc<LineIndex>,
 }
 
 pub(crate) struct GBlock {
@@ -36,6 +39,9 @@ pub(crate) struct GBlock {
     /// The native block as written, for blocks nested in a top-level block
     /// (what `Resource::blocks` keeps).
     pub raw: Option<hcl_edit::structure::Block>,
+    /// The file the block is in (an override file's blocks are merged
+    /// into another file's body and keep their own positions).
+    pub index: Arc<LineIndex>,
 }
 
 #[derive(Default)]
@@ -87,6 +93,7 @@ pub(crate) fn from_hcl(
                     name_span,
                     value: a.value,
                     index: index.clone(),
+                    file: index.clone(),
                 });
             }
             Structure::Block(b) => {
@@ -125,6 +132,7 @@ pub(crate) fn from_hcl(
                     body: from_hcl(b.body, index, depth + 1, diags),
                     span,
                     raw,
+                    index: index.clone(),
                 });
             }
         }

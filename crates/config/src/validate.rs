@@ -9,6 +9,7 @@ use crate::diag::Diagnostic;
 use crate::model::{Expr, Module, NestedBlock, Resource};
 use crate::refs::Subject;
 use crate::Config;
+use hcl_edit::expr::Expression;
 use std::collections::HashSet;
 
 /// Checks the references of every expression of `config` and, recursively,
@@ -55,6 +56,13 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
         c.expr(e, none);
     }
     for o in m.outputs.values() {
+        if o.deprecated.is_some() && place == "the root module" {
+            c.out.push(Diagnostic::error(
+                "Root module output deprecated",
+                "Root module outputs cannot be deprecated, as there is no higher-level module to inform of the deprecation.",
+                o.deprecated_range.clone(),
+            ));
+        }
         c.opt(&o.value, none);
         c.opt(&o.depends_on, none);
         for rule in &o.preconditions {
@@ -67,7 +75,7 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
             c.expr(e, none);
         }
     }
-    for r in &m.resources {
+    for r in m.resources.iter().chain(&m.ephemeral_resources) {
         c.resource(r);
     }
     for call in m.module_calls.values() {
@@ -79,8 +87,20 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
             each: call.for_each.is_some(),
             self_ref: false,
         };
-        for e in call.inputs.values() {
+        let child = config.children.get(&call.name);
+        for (k, e) in &call.inputs {
             c.expr(e, inside);
+            // Terraform 1.15: a value given to a deprecated variable.
+            let deprecated = child
+                .and_then(|ch| ch.module.variables.get(k))
+                .and_then(|v| v.deprecated.as_ref());
+            if let (Some(msg), false) = (deprecated, matches!(e.expr, Expression::Null(_))) {
+                c.out.push(Diagnostic::warning(
+                    "Deprecated variable got a value",
+                    msg.clone(),
+                    e.range.clone(),
+                ));
+            }
         }
     }
     for i in &m.imports {
@@ -214,6 +234,9 @@ impl Checker<'_> {
                     let kind = if *data { "data" } else { "managed" };
                     Some(("Reference to undeclared resource".into(), format!("A {kind} resource {ty:?} {name:?} has not been declared in {}.", self.place), r.range.clone()))
                 }
+                Subject::Ephemeral { ty, name } if !m.ephemeral_resources.iter().any(|e| &e.ty == ty && &e.name == name) => {
+                    Some(("Reference to undeclared resource".into(), format!("An ephemeral resource {ty:?} {name:?} has not been declared in {}.", self.place), r.range.clone()))
+                }
                 Subject::Module(n) => match m.module_calls.get(n) {
                     None => Some(("Reference to undeclared module".into(), format!("No module call named {n:?} is declared in {}.", self.place), r.range.clone())),
                     Some(_) => match (&r.attr, self.config.children.get(n)) {
@@ -242,6 +265,22 @@ impl Checker<'_> {
             };
             if let Some((summary, detail, range)) = problem {
                 self.out.push(Diagnostic::error(summary, detail, range));
+            }
+            // Terraform 1.15: a deprecated output of a child module used.
+            if let (Subject::Module(n), Some((out, _))) = (&r.subject, &r.attr) {
+                let deprecated = self
+                    .config
+                    .children
+                    .get(n)
+                    .and_then(|ch| ch.module.outputs.get(out))
+                    .and_then(|o| o.deprecated.as_ref());
+                if let Some(msg) = deprecated {
+                    self.out.push(Diagnostic::warning(
+                        "Deprecated value used",
+                        msg.clone(),
+                        r.range.clone(),
+                    ));
+                }
             }
         }
     }

@@ -24,7 +24,7 @@ use crate::provider::{ApplyRequest, Provider};
 use crate::schedule;
 use crate::sync::lock;
 use crate::values::InstanceVars;
-use crate::walk::{guarded, is_error, object_id, provider_instance, Event, Walk};
+use crate::walk::{guarded, is_error, object_id, provider_instance, Done, Event, Walk};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use terrane_config::{Diagnostic, SourceRange};
@@ -86,111 +86,109 @@ impl Applying {
 
     /// Runs every node of the graph: resources applied here, the others
     /// by [`crate::nodes`].
-    pub async fn walk_graph(self: &Arc<Self>) {
+    pub async fn walk_graph(self: &Arc<Self>) -> Vec<Diagnostic> {
         let a = self.clone();
-        nodes::walk_graph(&self.walk, move |id| resource(a.clone(), id)).await;
+        nodes::walk_graph(&self.walk, move |id| resource(a.clone(), id)).await
     }
 }
 
 /// Apply every instance of a resource node that has a planned change.
-async fn resource(a: Arc<Applying>, id: NodeId) -> bool {
+async fn resource(a: Arc<Applying>, id: NodeId) -> Done {
     let w = &a.walk;
     let rc = match resource_ctx(w, id).await {
         Ok(rc) => Arc::new(rc),
-        Err(d) => {
-            w.diags(d);
-            return false;
-        }
+        Err(d) => return (false, d),
     };
     // Only validate leaves an expansion unknown; apply has nothing to do there.
     nodes::fan_out(
         w,
         &rc,
-        |_| true,
+        |_, _| true,
         |i| {
             let (a, rc) = (a.clone(), rc.clone());
             async move {
-                let w = &a.walk;
-                let Instance {
-                    module,
-                    addr,
-                    vars: inst,
-                } = i;
-                let planned = a.planned.get(&(addr.clone(), None)).cloned();
-                let current = lock(&w.state).object(&addr, None).cloned();
-                let Some(change) = planned else {
-                    // No planned change (e.g. excluded by -target): keep what state has.
-                    if let Some(o) = current {
-                        if let Ok(v) = prior_value(&rc, &addr, &o).await {
-                            w.values.set_instance(
-                                &module,
-                                rc.mode,
-                                &rc.res.ty,
-                                &rc.res.name,
-                                addr.key.clone(),
-                                v,
-                            );
-                        }
-                    }
-                    return true;
-                };
-                // An import (by an `import` block) records the object first.
-                let current = match (&current, &change.importing) {
-                    (None, Some(_)) if !change.before.is_null() => {
-                        let object = rc.object(
-                            &change.before,
-                            change.prior_private.clone(),
-                            Status::Ready,
-                            false,
-                        );
-                        if let Err(d) = a.record(StateChange::SetObject {
-                            addr: addr.clone(),
-                            deposed: None,
-                            provider: rc.provider_key.to_string(),
-                            object: object.clone(),
-                        }) {
-                            w.diag(d);
-                            return false;
-                        }
-                        Some(object)
-                    }
-                    _ => current,
-                };
-                if change.action == Action::NoOp {
-                    w.values.set_instance(
-                        &module,
-                        rc.mode,
-                        &rc.res.ty,
-                        &rc.res.name,
-                        addr.key.clone(),
-                        change.before.clone(),
-                    );
-                    return true;
-                }
-                if a.stopped() {
-                    return false;
-                }
-                let _permit = w.limit.acquire().await;
-                if a.stopped() {
-                    return false;
-                }
-                // Boxed: the instance's future is large (see the plan node).
-                if rc.mode == Mode::Data {
-                    Box::pin(read_data(&a, &rc, &module, &addr, inst)).await
-                } else {
-                    Box::pin(apply_instance(
-                        &a, &rc, &module, &addr, inst, &change, current,
-                    ))
-                    .await
-                }
+                let mut out = Vec::new();
+                let ok = apply_planned(&a, &mut out, &rc, i).await;
+                (ok, out)
             }
         },
     )
     .await
 }
 
+/// Applies the planned change of one instance, if it has one.
+async fn apply_planned(
+    a: &Applying,
+    out: &mut Vec<Diagnostic>,
+    rc: &ResourceCtx,
+    i: Instance,
+) -> bool {
+    let w = &a.walk;
+    let Instance {
+        module,
+        addr,
+        vars: inst,
+    } = i;
+    let planned = a.planned.get(&(addr.clone(), None)).cloned();
+    let current = lock(&w.state).object(&addr, None).cloned();
+    let Some(change) = planned else {
+        // No planned change (e.g. excluded by -target): keep what state has.
+        if let Some(o) = current {
+            if let Ok(v) = prior_value(rc, &addr, &o).await {
+                rc.set_value(w, &module, addr.key.clone(), v);
+            }
+        }
+        return true;
+    };
+    // An import (by an `import` block) records the object first.
+    let current = match (&current, &change.importing) {
+        (None, Some(_)) if !change.before.is_null() => {
+            let object = rc.object(
+                &change.before,
+                change.prior_private.clone(),
+                Status::Ready,
+                false,
+            );
+            if let Err(d) = a.record(StateChange::SetObject {
+                addr: addr.clone(),
+                deposed: None,
+                provider: rc.provider_key.to_string(),
+                object: object.clone(),
+            }) {
+                out.push(d);
+                return false;
+            }
+            Some(object)
+        }
+        _ => current,
+    };
+    if change.action == Action::NoOp {
+        rc.set_value(w, &module, addr.key.clone(), change.before.clone());
+        return true;
+    }
+    if a.stopped() {
+        return false;
+    }
+    let _permit = w.limit.acquire().await;
+    if a.stopped() {
+        return false;
+    }
+    // Boxed: the instance's future is large (see the plan node).
+    if rc.mode == Mode::Data {
+        Box::pin(read_data(a, out, rc, &module, &addr, inst)).await
+    } else {
+        let i = Instance {
+            module,
+            addr,
+            vars: inst,
+        };
+        Box::pin(apply_instance(a, out, rc, i, &change, current)).await
+    }
+}
+
 async fn read_data(
     a: &Applying,
+    out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     module: &ModulePath,
     addr: &InstanceAddr,
@@ -199,7 +197,7 @@ async fn read_data(
     let w = &*a.walk;
     let (config, d) = rc.config(w, module, inst);
     let failed = d.iter().any(is_error);
-    w.diags(d);
+    out.extend(d);
     if failed {
         return false;
     }
@@ -210,7 +208,7 @@ async fn read_data(
         action: Action::Read,
         id: None,
     });
-    let Some(value) = read_data_source(w, rc, addr, &config).await else {
+    let Some(value) = read_data_source(out, rc, addr, &config).await else {
         return false;
     };
     let object = rc.object(&value, Vec::new(), Status::Ready, false);
@@ -223,7 +221,7 @@ async fn read_data(
         })
         .await
     {
-        w.diag(d);
+        out.push(d);
         return false;
     }
     w.core.emit(Event::Finished {
@@ -233,26 +231,24 @@ async fn read_data(
         id: object_id(&value),
         elapsed: started.elapsed(),
     });
-    w.values.set_instance(
-        module,
-        Mode::Data,
-        &rc.res.ty,
-        &rc.res.name,
-        addr.key.clone(),
-        value,
-    );
+    rc.set_value(w, module, addr.key.clone(), value);
     true
 }
 
 async fn apply_instance(
     a: &Applying,
+    out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
-    module: &ModulePath,
-    addr: &InstanceAddr,
-    inst: InstanceVars,
+    i: Instance,
     change: &Change,
     current: Option<ObjectState>,
 ) -> bool {
+    let Instance {
+        module,
+        addr,
+        vars: inst,
+    } = i;
+    let (module, addr) = (&module, &addr);
     let w = &*a.walk;
     let ty = rc.ty.clone();
     let label = rc.provider_label();
@@ -266,6 +262,7 @@ async fn apply_instance(
     };
     if !conditions::enforce(
         w,
+        out,
         module,
         &inst,
         &rc.res.lifecycle.preconditions,
@@ -277,13 +274,13 @@ async fn apply_instance(
     let inst_post = inst.clone();
     let (config, d) = rc.config(w, module, inst);
     let failed = d.iter().any(is_error);
-    w.diags(d);
+    out.extend(d);
     if failed {
         return false;
     }
     let plain_config = config.unmark_deep();
     if !plain_config.is_wholly_known() {
-        w.diag(Diagnostic::error(
+        out.push(Diagnostic::error(
             "Configuration contains unknown value",
             format!("The configuration of {addr} still has unknown values during apply; this is a bug in terrane's handling of dependencies."),
             range.clone(),
@@ -306,7 +303,7 @@ async fn apply_instance(
         Some(o) => match prior_value(rc, addr, o).await {
             Ok(v) => v.unmark_deep(),
             Err(d) => {
-                w.diags(d);
+                out.extend(d);
                 return false;
             }
         },
@@ -320,7 +317,7 @@ async fn apply_instance(
     let mut deposed_key = None;
     match change.action {
         Action::DeleteThenCreate if !prior.is_null() => {
-            if !destroy(a, &target, addr, None, &prior, &private).await {
+            if !destroy(a, out, &target, addr, None, &prior, &private).await {
                 return false;
             }
             prior = Value::null(ty.clone());
@@ -335,7 +332,7 @@ async fn apply_instance(
                 })
                 .await
             {
-                w.diag(d);
+                out.push(d);
                 return false;
             }
             deposed_key = Some((key, prior.clone(), private.clone()));
@@ -347,7 +344,7 @@ async fn apply_instance(
     // Final plan with the known configuration.
     let approved = change.after.unmark_deep();
     let final_plan = plan_change(
-        w,
+        out,
         rc,
         addr,
         &prior,
@@ -367,7 +364,7 @@ async fn apply_instance(
         action,
         id: object_id(&prior),
     });
-    let resp = match rc
+    let applied = rc
         .provider
         .apply_resource_change(ApplyRequest {
             type_name: &rc.res.ty,
@@ -377,19 +374,12 @@ async fn apply_instance(
             planned_private: &resp.planned_private,
             provider_meta: None,
         })
-        .await
-    {
-        Ok(r) => r,
-        Err(e) => {
-            w.diag(Diagnostic::error(
-                "Provider failed",
-                e.to_string(),
-                range.clone(),
-            ));
-            return restore_deposed(a, addr, deposed_key);
-        }
+        .await;
+    let Some(resp) = checks::answered(out, applied, range, None) else {
+        return restore_deposed(a, addr, deposed_key);
     };
-    let apply_failed = rc.report(w, &resp.diagnostics, &addr.to_string(), range);
+    // A failed apply still reports what exists: the state is kept below.
+    let apply_failed = rc.report(out, &resp.diagnostics, &addr.to_string(), range);
     let new_state = resp.new_state;
     if apply_failed {
         // Keep what the provider says exists; a failed create is tainted.
@@ -414,7 +404,7 @@ async fn apply_instance(
                 })
                 .await
             {
-                w.diag(d);
+                out.push(d);
             }
         } else if deposed_key.is_some() {
             return restore_deposed(a, addr, deposed_key);
@@ -431,7 +421,7 @@ async fn apply_instance(
         range,
     );
     if !errs.is_empty() {
-        w.diags(errs);
+        out.extend(errs);
         // The object exists but is not what was planned: keep it, tainted
         // where it is new, with unknowns cleared as Terraform does.
         if !new_state.is_null() && new_state.ty().conforms_to(&ty) && new_state.is_wholly_known() {
@@ -463,7 +453,7 @@ async fn apply_instance(
         })
         .await
     {
-        w.diag(d);
+        out.push(d);
         return false;
     }
     w.core.emit(Event::Finished {
@@ -486,20 +476,14 @@ async fn apply_instance(
             _ => {}
         }
     }
-    w.values.set_instance(
-        module,
-        Mode::Managed,
-        &rc.res.ty,
-        &rc.res.name,
-        addr.key.clone(),
-        value.clone(),
-    );
+    rc.set_value(w, module, addr.key.clone(), value.clone());
     let post = InstanceVars {
         self_value: Some(value),
         ..inst_post
     };
     if !conditions::enforce(
         w,
+        out,
         module,
         &post,
         &rc.res.lifecycle.postconditions,
@@ -510,7 +494,7 @@ async fn apply_instance(
     }
     // create_before_destroy: the old object goes once the new one exists.
     if let Some((key, old, old_private)) = deposed_key {
-        if !destroy(a, &target, addr, Some(&key), &old, &old_private).await {
+        if !destroy(a, out, &target, addr, Some(&key), &old, &old_private).await {
             return false;
         }
     }
@@ -551,9 +535,10 @@ fn restore_deposed(
 /// Runs the plan's plain deletes (objects no longer in the configuration,
 /// deposed objects, a destroy plan) before the graph walk: dependents
 /// before their dependencies, as many at once as parallelism allows.
-pub async fn apply_deletes(a: &Arc<Applying>, deletes: Vec<Change>) -> bool {
+/// Whether all succeeded, and their diagnostics.
+pub async fn apply_deletes(a: &Arc<Applying>, deletes: Vec<Change>) -> Done {
     if deletes.is_empty() {
-        return true;
+        return (true, Vec::new());
     }
     // Order: an object goes before the objects it depends on.
     let names: BTreeMap<String, Vec<usize>> =
@@ -589,7 +574,7 @@ pub async fn apply_deletes(a: &Arc<Applying>, deletes: Vec<Change>) -> bool {
         stop: Some(stop),
     };
     let deletes = Arc::new(deletes);
-    schedule::execute(order, gate, |i| {
+    let outcome = schedule::execute(order, gate, |i| {
         let (a, deletes) = (a.clone(), deletes.clone());
         async move {
             let c = &deletes[i];
@@ -597,17 +582,28 @@ pub async fn apply_deletes(a: &Arc<Applying>, deletes: Vec<Change>) -> bool {
                 Some(d) => format!("{} (deposed object {d})", c.addr),
                 None => c.addr.to_string(),
             };
-            guarded(a.walk.clone(), what, None, delete_one(&a, c)).await
+            let work = async {
+                let mut out = Vec::new();
+                let ok = delete_one(&a, &mut out, c).await;
+                (ok, out)
+            };
+            guarded(a.walk.phase, what, None, work).await
         }
     })
-    .await
-    .ok
+    .await;
+    let mut diags: Vec<Diagnostic> = outcome.reports.into_iter().flatten().collect();
+    diags.extend(
+        outcome.lost.into_iter().map(|e| {
+            Diagnostic::error("Internal error", format!("A delete task failed: {e}"), None)
+        }),
+    );
+    (outcome.ok, diags)
 }
 
-async fn delete_one(a: &Applying, c: &Change) -> bool {
+async fn delete_one(a: &Applying, out: &mut Vec<Diagnostic>, c: &Change) -> bool {
     let w = &*a.walk;
     if let Err(e) = w.core.ensure_provider(&c.provider.addr) {
-        w.diag(Diagnostic::error(
+        out.push(Diagnostic::error(
             "Failed to query available provider packages",
             format!("{e} (needed to destroy {})", c.addr),
             None,
@@ -627,7 +623,7 @@ async fn delete_one(a: &Applying, c: &Change) -> bool {
                     )
                     .await
                 {
-                    w.diag(Diagnostic::error(
+                    out.push(Diagnostic::error(
                         "Failed to configure provider",
                         e.to_string(),
                         None,
@@ -637,7 +633,7 @@ async fn delete_one(a: &Applying, c: &Change) -> bool {
                 p
             }
             Err(e) => {
-                w.diag(Diagnostic::error(
+                out.push(Diagnostic::error(
                     "Failed to start provider",
                     e.to_string(),
                     None,
@@ -649,7 +645,7 @@ async fn delete_one(a: &Applying, c: &Change) -> bool {
     let schema = match w.core.host.schema(&c.provider.addr).await {
         Ok(s) => s,
         Err(e) => {
-            w.diag(Diagnostic::error(
+            out.push(Diagnostic::error(
                 "Failed to load plugin schemas",
                 e.to_string(),
                 None,
@@ -658,7 +654,7 @@ async fn delete_one(a: &Applying, c: &Change) -> bool {
         }
     };
     let Some(rs) = schema.resource(&c.addr.resource.ty) else {
-        w.diag(Diagnostic::error(
+        out.push(Diagnostic::error(
             "Invalid resource type",
             format!(
                 "The provider {} no longer supports resource type {:?}, so {} cannot be destroyed.",
@@ -677,6 +673,7 @@ async fn delete_one(a: &Applying, c: &Change) -> bool {
     };
     destroy(
         a,
+        out,
         &target,
         &c.addr,
         c.deposed.as_deref(),
@@ -706,6 +703,7 @@ struct Target<'a> {
 /// Destroys one object (current or deposed) through its provider.
 async fn destroy(
     a: &Applying,
+    out: &mut Vec<Diagnostic>,
     t: &Target<'_>,
     addr: &InstanceAddr,
     deposed: Option<&str>,
@@ -730,7 +728,7 @@ async fn destroy(
         action: Action::Delete,
         id: object_id(prior),
     });
-    let resp = match provider
+    let applied = provider
         .apply_resource_change(ApplyRequest {
             type_name,
             prior_state: &plain,
@@ -739,20 +737,13 @@ async fn destroy(
             planned_private: private,
             provider_meta: None,
         })
-        .await
-    {
-        Ok(r) => r,
-        Err(e) => {
-            w.diag(Diagnostic::error(
-                "Provider failed",
-                format!("{e} (while destroying {addr})"),
-                range.clone(),
-            ));
-            return false;
-        }
+        .await;
+    let doing = format!("destroying {addr}");
+    let Some(resp) = checks::answered(out, applied, range, Some(&doing)) else {
+        return false;
     };
     let bad = resp.diagnostics.has_errors();
-    w.diags(checks::provider_diags(
+    out.extend(checks::provider_diags(
         &resp.diagnostics,
         &addr.to_string(),
         range,
@@ -770,7 +761,7 @@ async fn destroy(
         range,
     );
     if !errs.is_empty() {
-        w.diags(errs);
+        out.extend(errs);
         return false;
     }
     if let Err(d) = a
@@ -780,7 +771,7 @@ async fn destroy(
         })
         .await
     {
-        w.diag(d);
+        out.push(d);
         return false;
     }
     lock(&a.applied).2 += 1;

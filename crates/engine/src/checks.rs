@@ -4,7 +4,7 @@
 //! values (sensitive ones redacted). A provider that fails a check never
 //! gets its value into state.
 
-use crate::provider::Diagnostics as ProviderDiags;
+use crate::provider::{Diagnostics as ProviderDiags, ProviderError};
 use terrane_config::{Diagnostic, Severity, SourceRange};
 use terrane_schema::objchange::{assert_object_compatible, assert_plan_valid, PlanError};
 use terrane_schema::Block;
@@ -13,6 +13,44 @@ use terrane_value::{Kind, Path, Value};
 
 const BUG: &str =
     "This is a bug in the provider, which should be reported in the provider's own issue tracker.";
+
+/// The one place a provider call's transport failure (a crash, a broken
+/// connection, a protocol error) becomes a diagnostic: "Provider failed"
+/// at `range`, saying what was being done when `doing` names it. `None`
+/// then; the answer otherwise.
+pub fn answered<T>(
+    out: &mut Vec<Diagnostic>,
+    r: Result<T, ProviderError>,
+    range: &Option<SourceRange>,
+    doing: Option<&str>,
+) -> Option<T> {
+    answered_as(out, r, PROVIDER_FAILED, range, doing)
+}
+
+/// The summary of a provider call that failed in transport.
+pub const PROVIDER_FAILED: &str = "Provider failed";
+
+/// [`answered`] with another summary (configuring a provider says
+/// "Failed to configure provider", as Terraform does).
+pub fn answered_as<T>(
+    out: &mut Vec<Diagnostic>,
+    r: Result<T, ProviderError>,
+    summary: &str,
+    range: &Option<SourceRange>,
+    doing: Option<&str>,
+) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let detail = match doing {
+                Some(what) => format!("{e} (while {what})"),
+                None => e.to_string(),
+            };
+            out.push(Diagnostic::error(summary, detail, range.clone()));
+            None
+        }
+    }
+}
 
 /// Converts a provider's diagnostics into configuration diagnostics at the
 /// resource, naming the address and the attribute path.

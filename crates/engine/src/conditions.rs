@@ -71,6 +71,7 @@ fn message(w: &Walk, module: &ModulePath, inst: &InstanceVars, rule: &CheckRule)
 /// were declared; returns false when any rule failed or was invalid.
 pub fn enforce(
     w: &Walk,
+    out: &mut Vec<Diagnostic>,
     module: &ModulePath,
     inst: &InstanceVars,
     rules: &[CheckRule],
@@ -88,7 +89,7 @@ pub fn enforce(
                     .and_then(|c| c.range.clone())
                     .or_else(|| rule.range.clone());
                 let at_text = at.as_ref().map(|r| format!(" ({r})")).unwrap_or_default();
-                w.diag(Diagnostic::error(
+                out.push(Diagnostic::error(
                     summary,
                     format!("{msg}\n\nThis was checked by the condition for {subject}{at_text}."),
                     at,
@@ -96,7 +97,7 @@ pub fn enforce(
                 ok = false;
             }
             Outcome::Invalid(d) => {
-                w.diags(d);
+                out.extend(d);
                 ok = false;
             }
         }
@@ -105,19 +106,20 @@ pub fn enforce(
 }
 
 /// `check` blocks of the root module: failed assertions are warnings.
-pub fn check_blocks(w: &Walk) {
+pub fn check_blocks(w: &Walk) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
     let root = ModulePath::default();
     for c in &w.core.config.module.checks {
         for rule in &c.asserts {
             match check(w, &root, &InstanceVars::default(), rule) {
-                Outcome::Fail(msg) => w.diag(Diagnostic {
+                Outcome::Fail(msg) => out.push(Diagnostic {
                     severity: Severity::Warning,
                     summary: "Check block assertion failed".into(),
                     detail: format!("{msg}\n\n  in check {:?}", c.name),
                     range: rule.condition.as_ref().and_then(|e| e.range.clone()),
                     ..Default::default()
                 }),
-                Outcome::Invalid(d) => w.diags(d.into_iter().map(|mut d| {
+                Outcome::Invalid(d) => out.extend(d.into_iter().map(|mut d| {
                     d.severity = Severity::Warning;
                     d
                 })),
@@ -125,4 +127,5 @@ pub fn check_blocks(w: &Walk) {
             }
         }
     }
+    out
 }

@@ -13,8 +13,8 @@ use crate::decode::{decode_body, BodyRef};
 use crate::graph::{resource_provider, NodeId, NodeKind};
 use crate::model::{schema_sensitive_paths, Action, Change};
 use crate::provider::{
-    PlanRequest, PlanResponse, Provider, ProviderConfigKey, ProviderSchema, ReadDataRequest,
-    ReadRequest, UpgradeRequest,
+    Answer, PlanRequest, PlanResponse, Provider, ProviderConfigKey, ProviderError, ProviderSchema,
+    ReadDataRequest, ReadRequest, UpgradeRequest,
 };
 use crate::values::InstanceVars;
 use crate::walk::{is_error, provider_instance, provider_key, schema_of, Walk};
@@ -179,16 +179,41 @@ impl ResourceCtx {
     /// whether any of it is an error.
     pub fn report(
         &self,
-        w: &Walk,
+        out: &mut Vec<Diagnostic>,
         d: &crate::provider::Diagnostics,
         label: &str,
         range: &Option<terrane_config::SourceRange>,
     ) -> bool {
         let errors = d.has_errors();
-        w.diags(checks::provider_diags_at(d, label, range, &|p| {
+        out.extend(checks::provider_diags_at(d, label, range, &|p| {
             self.attr_range(p)
         }));
         errors
+    }
+
+    /// The one way a provider call about this resource is taken: a
+    /// transport failure becomes "Provider failed" at the resource, the
+    /// provider's diagnostics are placed at the attributes they name (else
+    /// at `range`), and an error among them stops the caller (`None`).
+    pub fn answer<T: Answer>(
+        &self,
+        out: &mut Vec<Diagnostic>,
+        r: Result<T, ProviderError>,
+        label: &str,
+        range: &Option<terrane_config::SourceRange>,
+    ) -> Option<T> {
+        let answer = checks::answered(out, r, range, None)?;
+        if self.report(out, answer.diagnostics(), label, range) {
+            return None;
+        }
+        Some(answer)
+    }
+
+    /// Records the value of this resource's instance `key` in module
+    /// instance `module`, for the references evaluated after it.
+    pub fn set_value(&self, w: &Walk, module: &ModulePath, key: InstanceKey, v: Value) {
+        let (ty, name) = (&self.res.ty, &self.res.name);
+        w.values.set_instance(module, self.mode, ty, name, key, v);
     }
 
     /// The state record of a value.
@@ -257,14 +282,11 @@ pub async fn prior_value(
             version: o.schema_version as i64,
             raw_state_json: &raw,
         })
-        .await
-        .map_err(|e| {
-            vec![Diagnostic::error(
-                "Provider failed",
-                e.to_string(),
-                rc.res.range.clone(),
-            )]
-        })?;
+        .await;
+    let mut failed = Vec::new();
+    let Some(resp) = checks::answered(&mut failed, resp, &rc.res.range, None) else {
+        return Err(failed);
+    };
     if resp.diagnostics.has_errors() {
         return Err(checks::provider_diags(
             &resp.diagnostics,
@@ -330,6 +352,7 @@ pub fn prevent_destroy(w: &Walk, rc: &ResourceCtx) -> bool {
 /// The ID of an `import` block targeting this instance, if any.
 pub fn import_block_id(
     w: &Walk,
+    out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     module: &ModulePath,
     addr: &InstanceAddr,
@@ -349,13 +372,13 @@ pub fn import_block_id(
         let id_expr = imp.id.as_ref()?;
         let (v, d) = w.eval(module, InstanceVars::default(), id_expr);
         if !d.is_empty() {
-            w.diags(d);
+            out.extend(d);
             return None;
         }
         match v.unmark_deep().as_str() {
             Some(s) => return Some(s.to_string()),
             None => {
-                w.diag(Diagnostic::error(
+                out.push(Diagnostic::error(
                     "Invalid import id argument",
                     "The import ID must be a known string.",
                     imp.range.clone(),
@@ -372,24 +395,19 @@ pub fn import_block_id(
 /// failures are reported on the walk. Used by `import` blocks and the
 /// `import` command.
 pub async fn import_now(
-    w: &Walk,
+    out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     addr: &InstanceAddr,
     id: &str,
 ) -> Option<(Value, Vec<u8>)> {
     let range = &rc.res.range;
-    let resp = match rc.provider.import_resource_state(&rc.res.ty, id).await {
-        Ok(r) => r,
-        Err(e) => {
-            w.diag(Diagnostic::error(
-                "Provider failed",
-                e.to_string(),
-                range.clone(),
-            ));
-            return None;
-        }
-    };
-    w.diags(checks::provider_diags(
+    let resp = checks::answered(
+        out,
+        rc.provider.import_resource_state(&rc.res.ty, id).await,
+        range,
+        None,
+    )?;
+    out.extend(checks::provider_diags(
         &resp.diagnostics,
         &addr.to_string(),
         range,
@@ -400,39 +418,32 @@ pub async fn import_now(
     let imported = match resp.imported.as_slice() {
         [one] if !one.state.is_null() => one.clone(),
         [] => {
-            w.diag(Diagnostic::error("Import returned no resources", format!("While attempting to import with ID {id}, the provider returned no instance states."), range.clone()));
+            out.push(Diagnostic::error("Import returned no resources", format!("While attempting to import with ID {id}, the provider returned no instance states."), range.clone()));
             return None;
         }
         [_] => {
-            w.diag(Diagnostic::error("Import returned null resource", format!("While attempting to import with ID {id}, the provider returned an instance with no state."), range.clone()));
+            out.push(Diagnostic::error("Import returned null resource", format!("While attempting to import with ID {id}, the provider returned an instance with no state."), range.clone()));
             return None;
         }
         _ => {
-            w.diag(Diagnostic::error("Multiple import states not supported", format!("While attempting to import with ID {id}, the provider returned multiple resource instance states. This is not currently supported."), range.clone()));
+            out.push(Diagnostic::error("Multiple import states not supported", format!("While attempting to import with ID {id}, the provider returned multiple resource instance states. This is not currently supported."), range.clone()));
             return None;
         }
     };
-    let read = match rc
-        .provider
-        .read_resource(ReadRequest {
-            type_name: &rc.res.ty,
-            prior_state: &imported.state,
-            private: &imported.private,
-            provider_meta: None,
-        })
-        .await
-    {
-        Ok(r) => r,
-        Err(e) => {
-            w.diag(Diagnostic::error(
-                "Provider failed",
-                e.to_string(),
-                range.clone(),
-            ));
-            return None;
-        }
-    };
-    w.diags(checks::provider_diags(
+    let read = checks::answered(
+        out,
+        rc.provider
+            .read_resource(ReadRequest {
+                type_name: &rc.res.ty,
+                prior_state: &imported.state,
+                private: &imported.private,
+                provider_meta: None,
+            })
+            .await,
+        range,
+        None,
+    )?;
+    out.extend(checks::provider_diags(
         &read.diagnostics,
         &addr.to_string(),
         range,
@@ -441,7 +452,7 @@ pub async fn import_now(
         return None;
     }
     if read.new_state.is_null() {
-        w.diag(Diagnostic::error(
+        out.push(Diagnostic::error(
             "Cannot import non-existent remote object",
             format!("While attempting to import an existing object to {:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use \"terrane apply\" to create a new remote object for this resource.", addr.to_string()),
             range.clone(),
@@ -455,7 +466,7 @@ pub async fn import_now(
         &read.new_state,
         range,
     ) {
-        w.diag(d);
+        out.push(d);
         return None;
     }
     Some((read.new_state, read.private))
@@ -464,32 +475,25 @@ pub async fn import_now(
 /// ReadDataSource with its checks; the value carries the configuration's
 /// sensitive marks. `None` after reporting a failure.
 pub async fn read_data_source(
-    w: &Walk,
+    out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     addr: &InstanceAddr,
     config: &Value,
 ) -> Option<Value> {
     let plain = config.unmark_deep();
-    let resp = match rc
-        .provider
-        .read_data_source(ReadDataRequest {
-            type_name: &rc.res.ty,
-            config: &plain,
-            provider_meta: None,
-        })
-        .await
-    {
-        Ok(r) => r,
-        Err(e) => {
-            w.diag(Diagnostic::error(
-                "Provider failed",
-                e.to_string(),
-                rc.res.range.clone(),
-            ));
-            return None;
-        }
-    };
-    if rc.report(w, &resp.diagnostics, &addr.to_string(), &rc.res.range) {
+    let resp = checks::answered(
+        out,
+        rc.provider
+            .read_data_source(ReadDataRequest {
+                type_name: &rc.res.ty,
+                config: &plain,
+                provider_meta: None,
+            })
+            .await,
+        &rc.res.range,
+        None,
+    )?;
+    if rc.report(out, &resp.diagnostics, &addr.to_string(), &rc.res.range) {
         return None;
     }
     if let Some(d) = checks::check_data(
@@ -499,7 +503,7 @@ pub async fn read_data_source(
         &resp.state,
         &rc.res.range,
     ) {
-        w.diag(d);
+        out.push(d);
         return None;
     }
     Some(mark_paths(&resp.state, &sensitive_paths(config)))
@@ -511,7 +515,7 @@ pub async fn read_data_source(
 /// approved: the final plan must keep its promises (known values stay).
 /// `None` after reporting why there is no usable plan.
 pub async fn plan_change(
-    w: &Walk,
+    out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     addr: &InstanceAddr,
     prior: &Value,
@@ -533,18 +537,8 @@ pub async fn plan_change(
             provider_meta: None,
         })
         .await;
-    let resp = match resp {
-        Ok(r) => r,
-        Err(e) => {
-            w.diag(Diagnostic::error(
-                "Provider failed",
-                e.to_string(),
-                range.clone(),
-            ));
-            return None;
-        }
-    };
-    if rc.report(w, &resp.diagnostics, &label, range) {
+    let resp = checks::answered(out, resp, range, None)?;
+    if rc.report(out, &resp.diagnostics, &label, range) {
         return None;
     }
     let subject = checks::Subject {
@@ -568,6 +562,6 @@ pub async fn plan_change(
         ));
     }
     let fatal = errs.iter().any(is_error);
-    w.diags(errs);
+    out.extend(errs);
     (!fatal).then_some(resp)
 }

@@ -11,7 +11,9 @@ use crate::graph::{NodeId, NodeKind};
 use crate::instance::ResourceCtx;
 use crate::sync::lock;
 use crate::values::{Expansion, InstanceVars, ResourceValues};
-use crate::walk::{guarded, is_error, provider_instance, provider_key, schema_of, Phase, Walk};
+use crate::walk::{
+    guarded, is_error, provider_instance, provider_key, schema_of, Done, Phase, Walk,
+};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use terrane_config::{DiagId, Diagnostic, Expr, Module};
@@ -27,11 +29,11 @@ pub fn is_resource(w: &Walk, id: NodeId) -> bool {
 }
 
 /// Runs every node of the graph: resources with the phase driver's
-/// `resource` work, the others here.
-pub async fn walk_graph<F, Fut>(w: &Arc<Walk>, resource: F)
+/// `resource` work, the others here. Returns every node's diagnostics.
+pub async fn walk_graph<F, Fut>(w: &Arc<Walk>, resource: F) -> Vec<Diagnostic>
 where
     F: Fn(NodeId) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = bool> + Send + 'static,
+    Fut: std::future::Future<Output = Done> + Send + 'static,
 {
     let resource = Arc::new(resource);
     let walk = w.clone();
@@ -45,24 +47,28 @@ where
             }
         }
     })
-    .await;
+    .await
 }
 
 /// The work of a node other than a resource; a resource node is left to
 /// the phase driver and counts as done here.
-pub async fn node(w: &Arc<Walk>, id: NodeId) -> bool {
+pub async fn node(w: &Arc<Walk>, id: NodeId) -> Done {
     let node = &w.core.graph.nodes[id];
-    match &node.kind {
-        NodeKind::Var(name) => var_node(w, &node.module, name),
-        NodeKind::Local(name) => local_node(w, &node.module, name),
-        NodeKind::Output(name) => output_node(w, &node.module, name),
-        NodeKind::Call(name) => call_node(w, &node.module, name),
-        NodeKind::Provider { name, alias } => provider_node(w, name, alias.as_deref()).await,
+    let mut out = Vec::new();
+    let ok = match &node.kind {
+        NodeKind::Var(name) => var_node(w, &node.module, name, &mut out),
+        NodeKind::Local(name) => local_node(w, &node.module, name, &mut out),
+        NodeKind::Output(name) => output_node(w, &node.module, name, &mut out),
+        NodeKind::Call(name) => call_node(w, &node.module, name, &mut out),
+        NodeKind::Provider { name, alias } => {
+            provider_node(w, name, alias.as_deref(), &mut out).await
+        }
         NodeKind::Resource { .. } => true,
-    }
+    };
+    (ok, out)
 }
 
-fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
+fn var_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic>) -> bool {
     let Some(cfg) = w.module_config(module) else {
         return false;
     };
@@ -84,7 +90,7 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
         let single = single_var_module(&cfg.module, name);
         let diags = terrane_eval::module::input_variables(&single, &given, &ctx, &mut scope);
         let ok = !diags.iter().any(is_error);
-        w.diags(diags);
+        out.extend(diags);
         let v = scope
             .vars
             .remove(name)
@@ -95,6 +101,7 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
         let rules = &cfg.module.variables[name].validations;
         let valid = crate::conditions::enforce(
             w,
+            out,
             &ModulePath::default(),
             &InstanceVars::default(),
             rules,
@@ -128,7 +135,7 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
                 Some(e) => {
                     let (v, d) = w.eval(&pinst, inst, e);
                     ok &= !d.iter().any(is_error);
-                    w.diags(d);
+                    out.extend(d);
                     Some(v)
                 }
                 None => None,
@@ -155,7 +162,7 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
                     })
                     .collect();
             ok &= !diags.iter().any(is_error);
-            w.diags(diags);
+            out.extend(diags);
             let v = scope
                 .vars
                 .remove(name)
@@ -165,6 +172,7 @@ fn var_node(w: &Walk, module: &[String], name: &str) -> bool {
             let rules = &cfg.module.variables[name].validations;
             ok &= crate::conditions::enforce(
                 w,
+                out,
                 &child,
                 &InstanceVars::default(),
                 rules,
@@ -204,7 +212,7 @@ fn call_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
     }
 }
 
-fn local_node(w: &Walk, module: &[String], name: &str) -> bool {
+fn local_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic>) -> bool {
     let Some(cfg) = w.module_config(module) else {
         return false;
     };
@@ -215,14 +223,14 @@ fn local_node(w: &Walk, module: &[String], name: &str) -> bool {
     for inst in w.values.instances_of(module) {
         let (v, d) = w.eval(&inst, InstanceVars::default(), e);
         ok &= !d.iter().any(is_error);
-        w.diags(d);
+        out.extend(d);
         w.values
             .update(&inst, |m| m.locals.insert(name.to_string(), v));
     }
     ok
 }
 
-fn output_node(w: &Walk, module: &[String], name: &str) -> bool {
+fn output_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic>) -> bool {
     let Some(cfg) = w.module_config(module) else {
         return false;
     };
@@ -235,6 +243,7 @@ fn output_node(w: &Walk, module: &[String], name: &str) -> bool {
         if w.phase != Phase::Validate
             && !crate::conditions::enforce(
                 w,
+                out,
                 &inst,
                 &InstanceVars::default(),
                 &o.preconditions,
@@ -247,10 +256,10 @@ fn output_node(w: &Walk, module: &[String], name: &str) -> bool {
         }
         let (v, d) = w.eval(&inst, InstanceVars::default(), e);
         ok &= !d.iter().any(is_error);
-        w.diags(d);
+        out.extend(d);
         if module.is_empty() {
             if v.has_sensitive() && !o.sensitive && w.phase != Phase::Validate {
-                w.diag(Diagnostic::error(
+                out.push(Diagnostic::error(
                     "Output refers to sensitive values",
                     "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, Terraform requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true",
                     o.range.clone(),
@@ -364,7 +373,7 @@ pub fn expansion(
     Ok(Expansion::Single)
 }
 
-fn call_node(w: &Walk, module: &[String], name: &str) -> bool {
+fn call_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic>) -> bool {
     let Some(cfg) = w.module_config(module) else {
         return false;
     };
@@ -377,7 +386,7 @@ fn call_node(w: &Walk, module: &[String], name: &str) -> bool {
             Ok(e) => e,
             Err(d) => {
                 ok = false;
-                w.diags(d);
+                out.extend(d);
                 Expansion::Unknown
             }
         };
@@ -392,7 +401,12 @@ fn call_node(w: &Walk, module: &[String], name: &str) -> bool {
     ok
 }
 
-async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
+async fn provider_node(
+    w: &Arc<Walk>,
+    name: &str,
+    alias: Option<&str>,
+    out: &mut Vec<Diagnostic>,
+) -> bool {
     if provider_instance(w, name, alias).await.is_some() {
         return true;
     }
@@ -400,12 +414,12 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
     let schema = match schema_of(w, name).await {
         Ok(s) => s,
         Err(d) => {
-            w.diag(d);
+            out.push(d);
             return false;
         }
     };
     if schema.diagnostics.has_errors() {
-        w.diags(crate::checks::provider_diags(
+        out.extend(crate::checks::provider_diags(
             &schema.diagnostics,
             &key.to_string(),
             &None,
@@ -415,7 +429,7 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
     let instance = match w.core.host.instance(&key).await {
         Ok(i) => i,
         Err(e) => {
-            w.diag(Diagnostic::error(
+            out.push(Diagnostic::error(
                 "Failed to start provider",
                 e.to_string(),
                 None,
@@ -481,10 +495,10 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
             }
         };
         if diags.iter().any(is_error) {
-            w.diags(diags);
+            out.extend(diags);
             return false;
         }
-        w.diags(diags);
+        out.extend(diags);
         v
     };
     let unmarked = config_value.unmark_deep();
@@ -493,56 +507,19 @@ async fn provider_node(w: &Arc<Walk>, name: &str, alias: Option<&str>) -> bool {
         cfg.and_then(|c| crate::checks::attribute_range(p, &c.attributes, &[]))
     };
     if w.phase != Phase::Validate || unmarked.is_wholly_known() {
-        match instance.validate_provider_config(&unmarked).await {
-            Ok(d) if d.has_errors() => {
-                w.diags(crate::checks::provider_diags_at(
-                    &d,
-                    &key.to_string(),
-                    &range,
-                    &at,
-                ));
-                return false;
-            }
-            Ok(d) => w.diags(crate::checks::provider_diags_at(
-                &d,
-                &key.to_string(),
-                &range,
-                &at,
-            )),
-            Err(e) => {
-                w.diag(Diagnostic::error("Provider failed", e.to_string(), range));
-                return false;
-            }
+        let valid = instance.validate_provider_config(&unmarked).await;
+        let summary = crate::checks::PROVIDER_FAILED;
+        if !provider_answer(out, valid, summary, &key.to_string(), &range, &at) {
+            return false;
         }
     }
     if w.phase != Phase::Validate {
-        match instance
+        let configured = instance
             .configure_provider(crate::TERRAFORM_VERSION, &unmarked)
-            .await
-        {
-            Ok(d) if d.has_errors() => {
-                w.diags(crate::checks::provider_diags_at(
-                    &d,
-                    &key.to_string(),
-                    &range,
-                    &at,
-                ));
-                return false;
-            }
-            Ok(d) => w.diags(crate::checks::provider_diags_at(
-                &d,
-                &key.to_string(),
-                &range,
-                &at,
-            )),
-            Err(e) => {
-                w.diag(Diagnostic::error(
-                    "Failed to configure provider",
-                    e.to_string(),
-                    range,
-                ));
-                return false;
-            }
+            .await;
+        let summary = "Failed to configure provider";
+        if !provider_answer(out, configured, summary, &key.to_string(), &range, &at) {
+            return false;
         }
     }
     w.providers
@@ -581,7 +558,12 @@ pub fn instance_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
 
 /// The expansion of a resource in one module instance, registered for
 /// references; `None` after reporting why it cannot be known.
-pub fn expand_resource(w: &Walk, rc: &ResourceCtx, module: &ModulePath) -> Option<Expansion> {
+pub fn expand_resource(
+    w: &Walk,
+    rc: &ResourceCtx,
+    module: &ModulePath,
+    out: &mut Vec<Diagnostic>,
+) -> Option<Expansion> {
     match expansion(w, module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
         Ok(exp) => {
             register_resource(
@@ -596,15 +578,35 @@ pub fn expand_resource(w: &Walk, rc: &ResourceCtx, module: &ModulePath) -> Optio
             Some(exp)
         }
         Err(d) => {
-            w.diags(d);
+            out.extend(d);
             None
         }
     }
 }
 
+/// A provider configuration call's answer, taken the one way: a transport
+/// failure becomes a diagnostic (`summary`), the provider's diagnostics are
+/// placed at the attributes they name, and an error stops the node.
+fn provider_answer(
+    out: &mut Vec<Diagnostic>,
+    r: Result<crate::provider::Diagnostics, crate::provider::ProviderError>,
+    summary: &str,
+    label: &str,
+    range: &Option<terrane_config::SourceRange>,
+    at: &dyn Fn(&terrane_value::Path) -> Option<terrane_config::SourceRange>,
+) -> bool {
+    let Some(d) = crate::checks::answered_as(out, r, summary, range, None) else {
+        return false;
+    };
+    out.extend(crate::checks::provider_diags_at(&d, label, range, at));
+    !d.has_errors()
+}
+
 /// Provider nodes alone (for destroy and the pre-walk deletes): evaluate
-/// and configure every provider configuration of the root module.
-pub async fn configure_providers(w: &Arc<Walk>) {
+/// and configure every provider configuration of the root module; their
+/// diagnostics.
+pub async fn configure_providers(w: &Arc<Walk>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
     let ids: Vec<usize> = w
         .core
         .graph
@@ -621,11 +623,12 @@ pub async fn configure_providers(w: &Arc<Walk>) {
                 w.core.graph.nodes[dep].kind,
                 NodeKind::Var(_) | NodeKind::Local(_)
             ) {
-                node(w, dep).await;
+                out.extend(node(w, dep).await.1);
             }
         }
-        node(w, id).await;
+        out.extend(node(w, id).await.1);
     }
+    out
 }
 
 /// One instance of a resource, as [`fan_out`] hands it to a phase.
@@ -639,26 +642,28 @@ pub struct Instance {
 /// Expands a resource in every instance of its module and runs `work` for
 /// each of its instances, concurrently, each under [`guarded`]. `unknown`
 /// handles a module instance whose expansion is not known yet (validate)
-/// and says whether that is fine. True when every instance succeeded.
+/// and says whether that is fine. Succeeds when every instance succeeded;
+/// the instances' diagnostics in the order they finished.
 pub async fn fan_out<W, Fut>(
     w: &Arc<Walk>,
     rc: &ResourceCtx,
-    unknown: impl Fn(&ModulePath) -> bool,
+    unknown: impl Fn(&ModulePath, &mut Vec<Diagnostic>) -> bool,
     work: W,
-) -> bool
+) -> Done
 where
     W: Fn(Instance) -> Fut,
-    Fut: std::future::Future<Output = bool> + Send + 'static,
+    Fut: std::future::Future<Output = Done> + Send + 'static,
 {
     let mut ok = true;
+    let mut out = Vec::new();
     let mut tasks = tokio::task::JoinSet::new();
     for module in w.values.instances_of(&rc.module_cfg) {
-        let Some(exp) = expand_resource(w, rc, &module) else {
+        let Some(exp) = expand_resource(w, rc, &module, &mut out) else {
             ok = false;
             continue;
         };
         if exp == Expansion::Unknown {
-            ok &= unknown(&module);
+            ok &= unknown(&module, &mut out);
             continue;
         }
         for key in exp.keys() {
@@ -667,13 +672,26 @@ where
             let what = addr.to_string();
             let module = module.clone();
             let fut = work(Instance { module, addr, vars });
-            tasks.spawn(guarded(w.clone(), what, rc.res.range.clone(), fut));
+            tasks.spawn(guarded(w.phase, what, rc.res.range.clone(), fut));
         }
     }
     while let Some(r) = tasks.join_next().await {
         // A panic is caught (and reported) inside the task; a task that
         // still ends abnormally (cancelled) is a failure, never a success.
-        ok &= r.unwrap_or(false);
+        match r {
+            Ok((good, diags)) => {
+                ok &= good;
+                out.extend(diags);
+            }
+            Err(e) => {
+                ok = false;
+                out.push(Diagnostic::error(
+                    "Internal error",
+                    format!("The task for an instance of {} failed: {e}", rc.res.ty),
+                    rc.res.range.clone(),
+                ));
+            }
+        }
     }
-    ok
+    (ok, out)
 }

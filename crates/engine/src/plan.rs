@@ -25,7 +25,7 @@ use crate::nodes;
 use crate::provider::ReadRequest;
 use crate::sync::lock;
 use crate::values::InstanceVars;
-use crate::walk::{is_error, object_id, Event, Phase, Walk};
+use crate::walk::{is_error, object_id, Done, Event, Phase, Walk};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use terrane_config::Diagnostic;
@@ -60,9 +60,9 @@ impl Planning {
 
     /// Runs every node of the graph: resources planned here, the others
     /// by [`crate::nodes`].
-    pub async fn walk_graph(self: &Arc<Self>) {
+    pub async fn walk_graph(self: &Arc<Self>) -> Vec<Diagnostic> {
         let p = self.clone();
-        nodes::walk_graph(&self.walk, move |id| resource(p.clone(), id)).await;
+        nodes::walk_graph(&self.walk, move |id| resource(p.clone(), id)).await
     }
 
     /// The planned changes (taken: asked once, after the walk).
@@ -82,18 +82,15 @@ impl Planning {
 }
 
 /// Plan (or validate) every instance of a resource node.
-async fn resource(p: Arc<Planning>, id: NodeId) -> bool {
+async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
     let w = &p.walk;
     let rc = match resource_ctx(w, id).await {
         Ok(rc) => Arc::new(rc),
-        Err(d) => {
-            w.diags(d);
-            return false;
-        }
+        Err(d) => return (false, d),
     };
     // Validate: a body whose instances are not known yet is checked once
     // with unknown instance names.
-    let unknown = |module: &ModulePath| {
+    let unknown = |module: &ModulePath, out: &mut Vec<Diagnostic>| {
         let inst = InstanceVars {
             count_index: rc.res.count.as_ref().map(|_| 0),
             each: rc
@@ -105,7 +102,7 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> bool {
         };
         let (_, d) = rc.config(w, module, inst);
         let ok = !d.iter().any(is_error);
-        w.diags(d);
+        out.extend(d);
         ok
     };
     nodes::fan_out(w, &rc, unknown, |i| {
@@ -113,14 +110,16 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> bool {
         async move {
             lock(&p.expanded).insert(i.addr.clone());
             let _permit = p.walk.limit.acquire().await;
+            let mut out = Vec::new();
             // An instance's planning future is large: it is built on the
             // heap once it may run, so waiting tasks stay small and
             // spawning does not copy it around.
-            if rc.mode == Mode::Data {
-                Box::pin(plan_data(&p, &rc, &i.module, i.addr, i.vars)).await
+            let ok = if rc.mode == Mode::Data {
+                Box::pin(plan_data(&p, &mut out, &rc, &i.module, i.addr, i.vars)).await
             } else {
-                Box::pin(plan_managed(&p, &rc, &i.module, i.addr, i.vars)).await
-            }
+                Box::pin(plan_managed(&p, &mut out, &rc, &i.module, i.addr, i.vars)).await
+            };
+            (ok, out)
         }
     })
     .await
@@ -128,6 +127,7 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> bool {
 
 async fn plan_data(
     p: &Planning,
+    out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     module: &ModulePath,
     addr: InstanceAddr,
@@ -136,40 +136,24 @@ async fn plan_data(
     let w = &*p.walk;
     let (config, d) = rc.config(w, module, inst);
     let failed = d.iter().any(is_error);
-    w.diags(d);
+    out.extend(d);
     if failed {
         return false;
     }
     let plain = config.unmark_deep();
-    match rc
+    let valid = rc
         .provider
         .validate_data_resource_config(&rc.res.ty, &plain)
-        .await
+        .await;
+    if rc
+        .answer(out, valid, &addr.to_string(), &rc.res.range)
+        .is_none()
     {
-        Ok(d) => {
-            if rc.report(w, &d, &addr.to_string(), &rc.res.range) {
-                return false;
-            }
-        }
-        Err(e) => {
-            w.diag(Diagnostic::error(
-                "Provider failed",
-                e.to_string(),
-                rc.res.range.clone(),
-            ));
-            return false;
-        }
+        return false;
     }
     let ty = rc.ty.clone();
     if w.phase == Phase::Validate {
-        w.values.set_instance(
-            module,
-            Mode::Data,
-            &rc.res.ty,
-            &rc.res.name,
-            addr.key.clone(),
-            Value::unknown(ty),
-        );
+        rc.set_value(w, module, addr.key.clone(), Value::unknown(ty));
         return true;
     }
     let pending_dep = {
@@ -183,19 +167,12 @@ async fn plan_data(
     let (action, reason) = match decide::data_source(plain.is_wholly_known(), pending_dep) {
         decide::DataPlan::Defer(action, reason) => (action, reason),
         decide::DataPlan::ReadNow => {
-            return read_now(p, rc, module, addr, &config).await;
+            return read_now(p, out, rc, module, addr, &config).await;
         }
     };
     let planned = planned_data_resource_object(&rc.schema.block, &plain);
     let after = mark_paths(&planned, &sensitive_paths(&config));
-    w.values.set_instance(
-        module,
-        Mode::Data,
-        &rc.res.ty,
-        &rc.res.name,
-        addr.key.clone(),
-        after.clone(),
-    );
+    rc.set_value(w, module, addr.key.clone(), after.clone());
     lock(&p.pending).insert(rc.node);
     lock(&p.changes).push(Change {
         addr,
@@ -220,13 +197,14 @@ async fn plan_data(
 /// Reads a data source during plan and records its value.
 async fn read_now(
     p: &Planning,
+    out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     module: &ModulePath,
     addr: InstanceAddr,
     config: &Value,
 ) -> bool {
     let w = &*p.walk;
-    let Some(value) = read_data_source(w, rc, &addr, config).await else {
+    let Some(value) = read_data_source(out, rc, &addr, config).await else {
         return false;
     };
     let object = rc.object(&value, Vec::new(), Status::Ready, false);
@@ -236,14 +214,7 @@ async fn read_now(
         provider: rc.provider_key.to_string(),
         object,
     });
-    w.values.set_instance(
-        module,
-        Mode::Data,
-        &rc.res.ty,
-        &rc.res.name,
-        addr.key.clone(),
-        value,
-    );
+    rc.set_value(w, module, addr.key.clone(), value);
     true
 }
 
@@ -281,6 +252,7 @@ fn replace_triggered(p: &Planning, rc: &ResourceCtx) -> bool {
 
 async fn plan_managed(
     p: &Planning,
+    out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     module: &ModulePath,
     addr: InstanceAddr,
@@ -294,8 +266,8 @@ async fn plan_managed(
     let stored = lock(&w.state).object(&addr, None).cloned();
     let mut importing = None;
     if stored.is_none() && w.phase == Phase::Plan {
-        if let Some(id) = import_block_id(w, rc, module, &addr) {
-            match import_now(w, rc, &addr, &id).await {
+        if let Some(id) = import_block_id(w, out, rc, module, &addr) {
+            match import_now(out, rc, &addr, &id).await {
                 Some((v, p)) => {
                     let object = rc.object(&v, p, Status::Ready, false);
                     lock(&w.state).apply(&StateChange::SetObject {
@@ -323,7 +295,7 @@ async fn plan_managed(
                 o.status == Status::Tainted,
             ),
             Err(d) => {
-                w.diags(d);
+                out.extend(d);
                 return false;
             }
         },
@@ -334,7 +306,7 @@ async fn plan_managed(
             addr: &addr,
             id: object_id(&prior),
         });
-        let resp = match rc
+        let read = rc
             .provider
             .read_resource(ReadRequest {
                 type_name: &rc.res.ty,
@@ -342,21 +314,10 @@ async fn plan_managed(
                 private: &private,
                 provider_meta: None,
             })
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                w.diag(Diagnostic::error(
-                    "Provider failed",
-                    e.to_string(),
-                    range.clone(),
-                ));
-                return false;
-            }
-        };
-        if rc.report(w, &resp.diagnostics, &label, range) {
+            .await;
+        let Some(resp) = rc.answer(out, read, &label, range) else {
             return false;
-        }
+        };
         if let Some(d) = checks::check_refresh(
             &rc.schema.block,
             &rc.provider_label(),
@@ -364,7 +325,7 @@ async fn plan_managed(
             &resp.new_state,
             range,
         ) {
-            w.diag(d);
+            out.push(d);
             return false;
         }
         let refreshed = mark_paths(&resp.new_state, &sensitive_paths(&prior));
@@ -402,19 +363,13 @@ async fn plan_managed(
         private = resp.private;
     }
     if w.opts.mode == crate::model::PlanMode::RefreshOnly {
-        w.values.set_instance(
-            module,
-            Mode::Managed,
-            &rc.res.ty,
-            &rc.res.name,
-            addr.key.clone(),
-            prior.clone(),
-        );
+        rc.set_value(w, module, addr.key.clone(), prior.clone());
         return true;
     }
     // Preconditions, then the configuration.
     if !conditions::enforce(
         w,
+        out,
         module,
         &inst,
         &rc.res.lifecycle.preconditions,
@@ -426,44 +381,25 @@ async fn plan_managed(
     let inst_for_post = inst.clone();
     let (config, d) = rc.config(w, module, inst);
     let failed = d.iter().any(is_error);
-    w.diags(d);
+    out.extend(d);
     if failed {
         return false;
     }
     let plain_config = config.unmark_deep();
-    match rc
+    let valid = rc
         .provider
         .validate_resource_config(&rc.res.ty, &plain_config)
-        .await
-    {
-        Ok(d) => {
-            if rc.report(w, &d, &label, range) {
-                return false;
-            }
-        }
-        Err(e) => {
-            w.diag(Diagnostic::error(
-                "Provider failed",
-                e.to_string(),
-                range.clone(),
-            ));
-            return false;
-        }
+        .await;
+    if rc.answer(out, valid, &label, range).is_none() {
+        return false;
     }
     if w.phase == Phase::Validate {
-        w.values.set_instance(
-            module,
-            Mode::Managed,
-            &rc.res.ty,
-            &rc.res.name,
-            addr.key.clone(),
-            Value::unknown(ty),
-        );
+        rc.set_value(w, module, addr.key.clone(), Value::unknown(ty));
         return true;
     }
     let cfg_for_plan = rc.ignore_changes(&prior.unmark_deep(), &plain_config);
     let plain_prior = prior.unmark_deep();
-    let Some(resp) = plan_change(w, rc, &addr, &plain_prior, &private, &cfg_for_plan, None).await
+    let Some(resp) = plan_change(out, rc, &addr, &plain_prior, &private, &cfg_for_plan, None).await
     else {
         return false;
     };
@@ -483,7 +419,7 @@ async fn plan_managed(
     if action.is_replace() {
         // Plan again as a create so computed attributes become unknown.
         let null = Value::null(ty.clone());
-        let Some(resp) = plan_change(w, rc, &addr, &null, &[], &cfg_for_plan, None).await else {
+        let Some(resp) = plan_change(out, rc, &addr, &null, &[], &cfg_for_plan, None).await else {
             return false;
         };
         planned = resp.planned_state;
@@ -496,6 +432,7 @@ async fn plan_managed(
     };
     if !conditions::enforce(
         w,
+        out,
         module,
         &post,
         &rc.res.lifecycle.postconditions,
@@ -504,19 +441,12 @@ async fn plan_managed(
     ) {
         return false;
     }
-    w.values.set_instance(
-        module,
-        Mode::Managed,
-        &rc.res.ty,
-        &rc.res.name,
-        addr.key.clone(),
-        after.clone(),
-    );
+    rc.set_value(w, module, addr.key.clone(), after.clone());
     if action != Action::NoOp {
         lock(&p.pending).insert(rc.node);
     }
     if action.is_replace() && prevent_destroy(w, rc) {
-        w.diag(Diagnostic::error(
+        out.push(Diagnostic::error(
             "Instance cannot be destroyed",
             format!("Resource {addr} has lifecycle.prevent_destroy set, but the plan calls for this resource to be destroyed. To avoid this error and continue with the plan, either disable lifecycle.prevent_destroy or reduce the scope of the plan using the -target option."),
             range.clone(),

@@ -14,7 +14,7 @@ use crate::provider::discovery::cliconfig::CliConfig;
 use crate::provider::discovery::lockfile::LockFile;
 use crate::provider::discovery::version::Constraints;
 use crate::provider::discovery::DiscoveryError;
-use crate::provider::{Discovery, HostOptions, ProviderAddr, ProviderHost};
+use crate::provider::{Builtins, Discovery, HostOptions, ProviderAddr, ProviderHost};
 use crate::sync::lock;
 use crate::walk::{provider_key, EngineCore, Options, Phase, Walk};
 use std::collections::{BTreeMap, HashSet};
@@ -102,9 +102,10 @@ fn provisioner_refusals(config: &terrane_config::Config, prefix: &str, out: &mut
 }
 
 impl Engine {
-    /// Loads the configuration in `dir` and finds its providers. Returns
-    /// every problem found (configuration, cycles, providers).
-    pub fn load(dir: &Path) -> Result<Engine, Vec<Diagnostic>> {
+    /// Loads the configuration in `dir` and finds its providers, plugins or
+    /// the in-process `builtins`. Returns every problem found
+    /// (configuration, cycles, providers).
+    pub fn load(dir: &Path, builtins: &Builtins) -> Result<Engine, Vec<Diagnostic>> {
         let (config, mut diags) = terrane_config::load_config(dir);
         if errors(&diags) {
             return Err(diags);
@@ -147,7 +148,7 @@ impl Engine {
             }
         };
         let lockfile = LockFile::load(dir).unwrap_or_default();
-        let discovery = Discovery::new(dir, cli);
+        let discovery = Discovery::new(dir, cli, builtins.clone());
         let mut names: Vec<String> = graph
             .nodes
             .iter()
@@ -243,9 +244,7 @@ impl Engine {
             Options::default(),
             Snapshot::empty(),
         ));
-        Planning::new(w.clone()).walk_graph().await;
-        let d = lock(&w.diags).clone();
-        d
+        Planning::new(w.clone()).walk_graph().await
     }
 
     /// Plans against `state`.
@@ -265,6 +264,12 @@ impl Engine {
         let (state, moved, moved_diags) = apply_moved(&self.core.config, state);
         plan.diagnostics.extend(moved_diags);
         plan.moved = moved;
+        // Ephemeral resources load and validate; running them is not built.
+        let refused = terrane_config::ephemeral_not_supported(&self.core.config);
+        if !refused.is_empty() {
+            plan.diagnostics.extend(refused);
+            return plan;
+        }
         // The walk owns the (moved) state: no second copy of a large state.
         let w = Arc::new(Walk::new(
             self.core.clone(),
@@ -305,19 +310,17 @@ impl Engine {
                     },
                 );
             }
-            // A destroy plan walks nothing: what it reports comes from
-            // decoding the stored objects above, all of it kept.
-            plan.diagnostics.extend(lock(&w.diags).drain(..));
+            // A destroy plan walks nothing: it reports nothing of its own.
             plan.prior_state = Some(state);
             sort(&mut plan.changes);
             return plan;
         }
         let planning = Planning::new(w.clone());
-        planning.walk_graph().await;
-        crate::conditions::check_blocks(&w);
+        let mut walked = planning.walk_graph().await;
+        walked.extend(crate::conditions::check_blocks(&w));
         let mut changes = planning.take_changes();
         let expanded = planning.take_expanded();
-        let walked_ok = !errors(&lock(&w.diags));
+        let walked_ok = !errors(&walked);
         // Orphans and deposed objects.
         // The walk is done with its state: take it rather than copy it
         // (with every upstream resource recorded per object, a long
@@ -396,7 +399,7 @@ impl Engine {
                 }
             }
         }
-        plan.diagnostics.extend(lock(&w.diags).iter().cloned());
+        plan.diagnostics.extend(walked);
         plan.prior_state = Some(current);
         plan.applyable = !plan.has_errors();
         plan
@@ -419,13 +422,15 @@ impl Engine {
         ));
         let a = Applying::new(w.clone(), plan, Some(run.clone()));
         let mut result = ApplyResult::default();
+        // What the walk's nodes and the deletes reported.
+        let mut walked = Vec::new();
         // What refresh found becomes durable first.
         if let Some(refreshed) = &plan.prior_state {
             let diff = state_diff(state, refreshed);
             for c in diff {
                 if let Err(d) = a.record(c) {
                     result.diagnostics.push(d);
-                    return finish(result, w, a, run);
+                    return finish(result, walked, w, a, run);
                 }
             }
         }
@@ -447,17 +452,19 @@ impl Engine {
                 .cloned()
                 .collect();
             if plan.mode == PlanMode::Destroy {
-                configure_providers(&w).await;
-                apply_deletes(&a, deletes).await;
+                walked.extend(configure_providers(&w).await);
+                walked.extend(apply_deletes(&a, deletes).await.1);
                 let names: Vec<String> = lock(&w.state).outputs.keys().cloned().collect();
                 for name in names {
                     let _ = a.record(StateChange::RemoveOutput { name });
                 }
             } else {
-                configure_providers(&w).await;
-                if apply_deletes(&a, deletes).await {
-                    a.walk_graph().await;
-                    crate::conditions::check_blocks(&w);
+                walked.extend(configure_providers(&w).await);
+                let (deleted, diags) = apply_deletes(&a, deletes).await;
+                walked.extend(diags);
+                if deleted {
+                    walked.extend(a.walk_graph().await);
+                    walked.extend(crate::conditions::check_blocks(&w));
                 }
                 let outs = lock(&w.outputs).clone();
                 for (name, (v, sensitive)) in &outs {
@@ -491,7 +498,7 @@ impl Engine {
                 result.outputs = outs;
             }
         }
-        finish(result, w, a, run)
+        finish(result, walked, w, a, run)
     }
 
     /// Ends every provider instance of the run.
@@ -502,6 +509,7 @@ impl Engine {
 
 fn finish(
     mut result: ApplyResult,
+    walked: Vec<Diagnostic>,
     w: Arc<Walk>,
     a: Arc<Applying>,
     run: Arc<Mutex<Box<dyn Run>>>,
@@ -513,10 +521,9 @@ fn finish(
     // Every unrecorded change failed the same way: the first says why,
     // the emergency state file's report counts them all.
     result.diagnostics.extend(
-        lock(&w.diags)
-            .iter()
-            .filter(|d| !d.is(DiagId::RepeatedPersistFailure))
-            .cloned(),
+        walked
+            .into_iter()
+            .filter(|d| !d.is(DiagId::RepeatedPersistFailure)),
     );
     let recorded = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
     let unrecorded = a.store.take_unrecorded();
@@ -840,9 +847,7 @@ impl Engine {
             state.clone(),
         ));
         let store = Persist::new(Some(run.clone()));
-        let diags = self.import_inner(&w, &store, addr, id).await;
-        let mut all = lock(&w.diags).clone();
-        all.extend(diags);
+        let all = self.import_inner(&w, &store, addr, id).await;
         drop(store);
         drop(w);
         let run = match Arc::try_unwrap(run) {
@@ -888,13 +893,17 @@ impl Engine {
                 None,
             )];
         }
-        configure_providers(w).await;
+        let mut out = configure_providers(w).await;
         let rc = match crate::instance::resource_ctx(w, nid).await {
             Ok(rc) => rc,
-            Err(d) => return d,
+            Err(d) => {
+                out.extend(d);
+                return out;
+            }
         };
-        let Some((state, private)) = crate::instance::import_now(w, &rc, addr, id).await else {
-            return Vec::new();
+        let Some((state, private)) = crate::instance::import_now(&mut out, &rc, addr, id).await
+        else {
+            return out;
         };
         let object = rc.object(&state, private, terrane_state::Status::Ready, false);
         match store.record(
@@ -907,8 +916,11 @@ impl Engine {
                 object,
             },
         ) {
-            Ok(()) => Vec::new(),
-            Err(d) => vec![d],
+            Ok(()) => out,
+            Err(d) => {
+                out.push(d);
+                out
+            }
         }
     }
 }

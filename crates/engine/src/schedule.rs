@@ -64,20 +64,23 @@ impl Gate {
 }
 
 /// How a schedule ended.
-pub struct Outcome {
+pub struct Outcome<R> {
     /// Every item ran and succeeded.
     pub ok: bool,
     /// Tasks that ended abnormally (cancelled, or a panic the work did not
     /// catch), as text; their dependents never start.
     pub lost: Vec<String>,
+    /// What each item that ran reported, in the order they finished.
+    pub reports: Vec<R>,
 }
 
 /// Runs every item of `order` through `work` (which returns whether it
-/// succeeded), in dependency order and under `gate`.
-pub async fn execute<F, Fut>(order: Order, gate: Gate, work: F) -> Outcome
+/// succeeded and its report), in dependency order and under `gate`.
+pub async fn execute<F, Fut, R>(order: Order, gate: Gate, work: F) -> Outcome<R>
 where
     F: Fn(usize) -> Fut,
-    Fut: Future<Output = bool> + Send + 'static,
+    Fut: Future<Output = (bool, R)> + Send + 'static,
+    R: Send + 'static,
 {
     let Order {
         dependents,
@@ -87,6 +90,7 @@ where
     let mut outcome = Outcome {
         ok: true,
         lost: Vec::new(),
+        reports: Vec::new(),
     };
     let mut ready: Vec<usize> = (0..waiting.len()).filter(|i| waiting[*i] == 0).collect();
     let mut tasks = tokio::task::JoinSet::new();
@@ -106,9 +110,10 @@ where
                         None => None,
                     };
                     if gate.stopped() {
-                        return (i, false);
+                        return (i, false, None);
                     }
-                    (i, fut.await)
+                    let (good, report) = fut.await;
+                    (i, good, Some(report))
                 });
             }
         }
@@ -116,8 +121,9 @@ where
             break;
         };
         match r {
-            Ok((i, good)) => {
+            Ok((i, good, report)) => {
                 outcome.ok &= good;
+                outcome.reports.extend(report);
                 finish(i, good, &dependents, &mut waiting, &mut failed, &mut ready);
             }
             Err(e) => {

@@ -47,6 +47,7 @@ fn check(name: &str, c: Case, want_ok: bool, want_lost: usize, want: impl Fn(&[u
     };
     let order = Order::new(c.waits_for.clone().into_iter());
     let (failing, panicking) = (c.failing.clone(), c.panicking.clone());
+    let c_panicking = c.panicking.clone();
     let outcome = rt.block_on(execute(order, gate, |i| {
         let (ran, now, peak, stopped) = (ran.clone(), now.clone(), peak.clone(), stopped.clone());
         let fail = failing.contains(&i);
@@ -65,12 +66,22 @@ fn check(name: &str, c: Case, want_ok: bool, want_lost: usize, want: impl Fn(&[u
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
             now.fetch_sub(1, Ordering::SeqCst);
             assert!(!panic, "item {i} panics");
-            !fail
+            (!fail, i)
         }
     }));
     let ran = ran.lock().unwrap().clone();
     assert_eq!(outcome.ok, want_ok, "case {name}: ok (ran {ran:?})");
     assert_eq!(outcome.lost.len(), want_lost, "case {name}: lost");
+    // Every item that ran to its end reported, once; a panicked one did not.
+    let mut reported = outcome.reports.clone();
+    reported.sort();
+    let mut finished: Vec<usize> = ran
+        .iter()
+        .filter(|i| !c_panicking.contains(i))
+        .copied()
+        .collect();
+    finished.sort();
+    assert_eq!(reported, finished, "case {name}: reports");
     want(&ran, peak.load(Ordering::SeqCst));
 }
 

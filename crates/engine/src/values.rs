@@ -293,6 +293,10 @@ impl Scope for InstanceScope<'_> {
                 }
                 Some(Value::object(types))
             }
+            // Ephemeral resources are not run (plan refuses them); their
+            // values are never known before apply, so validate sees them
+            // unknown, not as resources of a type named "ephemeral".
+            "ephemeral" => Some(Value::unknown(Type::Dynamic)),
             ty => {
                 let cfg = self.config_module()?;
                 if cfg.module.resources.iter().any(|r| !r.data && r.ty == ty) {
@@ -318,6 +322,7 @@ impl Scope for InstanceScope<'_> {
                 Some(self.resources_of(Mode::Data, attr)).filter(|v| v.length().unwrap_or(0) > 0)
             }
             "path" | "terraform" | "count" | "each" | "self" => None,
+            "ephemeral" => Some(Value::unknown(Type::Dynamic)),
             ty => self
                 .values
                 .with(m, |v| {
@@ -357,7 +362,8 @@ impl Scope for InstanceScope<'_> {
                 summary: "Reference to undeclared module".into(),
                 detail: format!("No module call named {attr:?} is declared in {in_module}."),
             }),
-            "var" | "local" | "module" | "path" | "terraform" | "count" | "each" | "self" | "data" => None,
+            "var" | "local" | "module" | "path" | "terraform" | "count" | "each" | "self" | "data"
+            | "ephemeral" => None,
             ty if cfg.module.resource(false, ty, attr).is_none() => Some(Missing {
                 summary: "Reference to undeclared resource".into(),
                 detail: format!("A managed resource {ty:?} {attr:?} has not been declared in {in_module}."),

@@ -12,7 +12,7 @@
 use crate::graph::{Graph, NodeId};
 use crate::model::PlanMode;
 use crate::provider::{Provider, ProviderAddr, ProviderConfigKey, ProviderHost, ProviderSchema};
-use crate::sync::lock;
+
 use crate::values::{InstanceScope, InstanceVars, Values};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -160,7 +160,6 @@ pub struct Walk {
     /// changed as apply goes).
     pub state: Mutex<Snapshot>,
     pub providers: tokio::sync::Mutex<ProviderInstances>,
-    pub diags: Mutex<Vec<Diagnostic>>,
     /// At most `-parallelism` provider operations at once.
     pub limit: Arc<tokio::sync::Semaphore>,
     /// Root module outputs (value, declared sensitive), as evaluated.
@@ -177,18 +176,9 @@ impl Walk {
             values: Values::new(),
             state: Mutex::new(state),
             providers: tokio::sync::Mutex::new(HashMap::new()),
-            diags: Mutex::new(Vec::new()),
             limit,
             outputs: Mutex::new(BTreeMap::new()),
         }
-    }
-
-    pub fn diag(&self, d: Diagnostic) {
-        lock(&self.diags).push(d);
-    }
-
-    pub fn diags(&self, ds: impl IntoIterator<Item = Diagnostic>) {
-        lock(&self.diags).extend(ds);
     }
 
     /// Whether Ctrl-C asked to stop: no new operation starts.
@@ -240,12 +230,13 @@ impl Walk {
     }
 
     /// Runs every node of the graph, `work` doing each node's work (and
-    /// saying whether it succeeded); a node whose dependency failed is
-    /// skipped. Returns when all are done.
-    pub async fn walk_graph<F, Fut>(self: &Arc<Self>, work: F)
+    /// saying whether it succeeded, with the diagnostics it produced); a
+    /// node whose dependency failed is skipped. Returns when all are done,
+    /// with every node's diagnostics (in the order the nodes finished).
+    pub async fn walk_graph<F, Fut>(self: &Arc<Self>, work: F) -> Vec<Diagnostic>
     where
         F: Fn(NodeId) -> Fut,
-        Fut: std::future::Future<Output = bool> + Send + 'static,
+        Fut: std::future::Future<Output = Done> + Send + 'static,
     {
         let g = &self.core.graph;
         let order = crate::schedule::Order::new(g.deps.iter().map(|d| d.iter().copied()));
@@ -253,48 +244,47 @@ impl Walk {
             let (w, fut) = (self.clone(), work(id));
             async move {
                 let what = w.core.graph.nodes[id].to_string();
-                guarded(w, what, None, fut).await
+                guarded(w.phase, what, None, fut).await
             }
         })
         .await;
-        for e in outcome.lost {
-            self.diag(Diagnostic::error(
-                "Internal error",
-                format!("A walk task failed: {e}"),
-                None,
-            ));
-        }
+        let mut diags: Vec<Diagnostic> = outcome.reports.into_iter().flatten().collect();
+        diags.extend(outcome.lost.into_iter().map(|e| {
+            Diagnostic::error("Internal error", format!("A walk task failed: {e}"), None)
+        }));
+        diags
     }
 }
 
+/// What one task's work left: whether it succeeded (its dependents run
+/// only after success) and the diagnostics it produced, as values.
+pub type Done = (bool, Vec<Diagnostic>);
+
 /// Runs one task's work, turning a panic inside it (the engine's or an
 /// in-process provider's) into an error diagnostic naming `what` and a
-/// failed result, so a panic never reads as success.
+/// failed result, so a panic never reads as success. (What the task had
+/// reported before it panicked is lost with it; the panic is reported.)
 pub async fn guarded<F>(
-    w: Arc<Walk>,
+    phase: Phase,
     what: String,
     range: Option<terrane_config::SourceRange>,
     work: F,
-) -> bool
+) -> Done
 where
-    F: std::future::Future<Output = bool>,
+    F: std::future::Future<Output = Done>,
 {
     match (CatchPanic(Box::pin(work))).await {
-        Ok(ok) => ok,
+        Ok(done) => done,
         Err(msg) => {
-            let detail = if w.phase == Phase::Apply {
+            let detail = if phase == Phase::Apply {
                 format!("terrane or an in-process provider panicked while working on {what}: {msg}. The operation did not complete normally: the real object may or may not have been changed; check it before applying again.")
             } else {
                 format!(
                     "terrane or an in-process provider panicked while working on {what}: {msg}."
                 )
             };
-            w.diag(Diagnostic::error(
-                "Internal error: a task panicked",
-                detail,
-                range,
-            ));
-            false
+            let d = Diagnostic::error("Internal error: a task panicked", detail, range);
+            (false, vec![d])
         }
     }
 }

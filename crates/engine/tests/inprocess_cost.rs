@@ -19,7 +19,7 @@ const N: usize = 2000;
 async fn inprocess_cost() {
     let host = ProviderHost::new(HostOptions::default());
     let addr = ProviderAddr::builtin_terraform();
-    host.register(addr.clone(), ProviderSource::Builtin(Builtin::Terraform));
+    host.register(addr.clone(), builtin(&addr));
     let p = host.instance(&ProviderConfigKey::root(addr)).await.unwrap();
     configure(p.as_ref()).await;
     let s = p.get_schema().await.unwrap();

@@ -282,7 +282,7 @@ async fn in_process_and_plugin_give_the_same_results() {
     let binary = plugin_binary("terrane-provider-random", "terraform-provider-random");
 
     let inproc = ProviderHost::new(HostOptions::default());
-    inproc.register(random_addr(), ProviderSource::Builtin(Builtin::Random));
+    inproc.register(random_addr(), builtin(&random_addr()));
     let a = inproc
         .instance(&ProviderConfigKey::root(random_addr()))
         .await

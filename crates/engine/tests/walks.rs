@@ -33,7 +33,7 @@ fn check(steps: &[Step]) {
     for step in steps {
         std::fs::write(dir.path().join("main.tf"), step.config).unwrap();
         rt.block_on(async {
-            let engine = Engine::load(dir.path())
+            let engine = Engine::load(dir.path(), &terrane_builtins::standard())
                 .unwrap_or_else(|d| panic!("step {}: load failed: {d:?}", step.name));
             let mut run = store
                 .lock("default", LockInfo::new("test", step.name))
@@ -222,7 +222,7 @@ resource "terraform_data" "sum" {
     .unwrap();
     let store = SqliteStore::open(&SqliteStore::default_path(dir.path()), None).unwrap();
     rt().block_on(async {
-        let engine = Engine::load(dir.path()).unwrap();
+        let engine = Engine::load(dir.path(), &terrane_builtins::standard()).unwrap();
         let mut run = store.lock("default", LockInfo::new("test", "")).unwrap();
         let snapshot = run.snapshot().unwrap();
         let plan = engine.plan(&snapshot, Options::default()).await;
@@ -283,7 +283,7 @@ fn cycles_are_reported_with_every_member() {
         "resource \"terraform_data\" \"a\" { input = terraform_data.b.output }\nresource \"terraform_data\" \"b\" { input = terraform_data.a.output }\n",
     )
     .unwrap();
-    let Err(diags) = Engine::load(dir.path()) else {
+    let Err(diags) = Engine::load(dir.path(), &terrane_builtins::standard()) else {
         panic!("a cycle must not load")
     };
     let d = diags

@@ -18,7 +18,6 @@ mod arith;
 mod expr;
 mod forexpr;
 pub mod func;
-mod heredoc;
 mod marks;
 pub mod module;
 mod ops;

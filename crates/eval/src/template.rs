@@ -1,12 +1,30 @@
-//! String templates and heredocs: literals, interpolations, `%{if}` and
-//! `%{for}` directives and `~` whitespace stripping. An unknown
-//! interpolation makes the result an unknown string that keeps the known
-//! text before it as a prefix refinement; a sensitive one marks the result.
+//! Templates: quoted strings with interpolations, heredocs and template
+//! files (`templatefile`), with `%{if}` / `%{for}` directives and `~` strip
+//! markers, rendered by one renderer over a flat list of tokens.
+//!
+//! How the text is read differs, not how it is rendered:
+//! - HCL scans a heredoc or a template file line by line, so a literal is
+//!   cut at every newline; a `~` strip marker then trims only the piece next
+//!   to it (`%{~ for}` removes the indentation of its own line, not the
+//!   newline before it). A flush heredoc (`<<-`) then removes the smallest
+//!   indentation found at the start of the lines, where a line that starts
+//!   with a stripped piece or with an interpolation counts as not indented.
+//!   hcl-edit dedents before any of this, so heredocs are re-read here from
+//!   their source text.
+//! - A quoted string is one literal between interpolations (its escaped
+//!   newlines do not cut it), and hcl-edit leaves the escapes of the
+//!   literals inside its directives, which are resolved here.
+//!
+//! An unknown interpolation makes the result an unknown string that keeps
+//! the known text before it as a prefix refinement; a sensitive one marks
+//! the result.
 
 use crate::expr::Evaluator;
 use crate::marks::mark;
-use hcl_edit::template::{Directive, Element, Template};
+use hcl_edit::expr::Expression;
+use hcl_edit::template::{Directive, Element, ForTemplateExpr, HeredocTemplate, Strip, Template};
 use hcl_edit::Span;
+use terrane_config::LineIndex;
 use terrane_value::convert::convert;
 use terrane_value::{Kind, Refinements, Type, Value};
 
@@ -36,6 +54,148 @@ impl Acc {
     }
 }
 
+/// One token of a template, in source order.
+enum Tok<'t> {
+    Lit(String),
+    Interp(&'t Expression, Strip),
+    If(&'t Expression, Strip),
+    Else(Strip),
+    EndIf(Strip),
+    For(&'t ForTemplateExpr, Strip),
+    EndFor(Strip),
+}
+
+impl Tok<'_> {
+    fn strip(&self) -> Strip {
+        match self {
+            Tok::Lit(_) => Strip::None,
+            Tok::Interp(_, s)
+            | Tok::If(_, s)
+            | Tok::Else(s)
+            | Tok::EndIf(s)
+            | Tok::For(_, s)
+            | Tok::EndFor(s) => *s,
+        }
+    }
+}
+
+/// How a template's literals are read into tokens.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Heredocs and template files: every line its own piece.
+    Lines,
+    /// The top level of a quoted string: literals whole, escapes resolved
+    /// by hcl-edit.
+    Quoted,
+    /// Inside a directive of a quoted string: literals whole, escapes
+    /// still to resolve.
+    QuotedNested,
+}
+
+fn flatten<'t>(t: &'t Template, how: Reading, out: &mut Vec<Tok<'t>>) {
+    let inner = if how == Reading::Lines {
+        Reading::Lines
+    } else {
+        Reading::QuotedNested
+    };
+    for el in t.iter() {
+        match el {
+            Element::Literal(l) => match how {
+                Reading::Lines => {
+                    for piece in l.value().split_inclusive('\n') {
+                        out.push(Tok::Lit(piece.to_string()));
+                    }
+                }
+                Reading::Quoted => out.push(Tok::Lit(l.value().to_string())),
+                Reading::QuotedNested => out.push(Tok::Lit(unescape(l.value()))),
+            },
+            Element::Interpolation(i) => out.push(Tok::Interp(&i.expr, i.strip)),
+            Element::Directive(d) => match &**d {
+                Directive::If(d) => {
+                    out.push(Tok::If(&d.if_expr.cond_expr, d.if_expr.strip));
+                    flatten(&d.if_expr.template, inner, out);
+                    if let Some(e) = &d.else_expr {
+                        out.push(Tok::Else(e.strip));
+                        flatten(&e.template, inner, out);
+                    }
+                    out.push(Tok::EndIf(d.endif_expr.strip));
+                }
+                Directive::For(d) => {
+                    out.push(Tok::For(&d.for_expr, d.for_expr.strip));
+                    flatten(&d.for_expr.template, inner, out);
+                    out.push(Tok::EndFor(d.endfor_expr.strip));
+                }
+            },
+        }
+    }
+}
+
+/// Strip markers, each trimming the one piece next to it.
+fn strip(toks: &mut [Tok<'_>]) {
+    for i in 0..toks.len() {
+        let s = toks[i].strip();
+        if s.strip_start() && i > 0 {
+            if let Tok::Lit(l) = &mut toks[i - 1] {
+                *l = l.trim_end().to_string();
+            }
+        }
+        if s.strip_end() && i + 1 < toks.len() {
+            if let Tok::Lit(l) = &mut toks[i + 1] {
+                *l = l.trim_start().to_string();
+            }
+        }
+    }
+}
+
+/// Removes the smallest line-start indentation from every line start.
+fn flush(toks: &mut [Tok<'_>]) {
+    let starts: Vec<bool> = (0..toks.len())
+        .map(|i| i == 0 || matches!(&toks[i - 1], Tok::Lit(l) if l.ends_with('\n')))
+        .collect();
+    let mut min: Option<usize> = None;
+    for (i, t) in toks.iter().enumerate() {
+        if !starts[i] {
+            continue;
+        }
+        let n = match t {
+            Tok::Lit(l) if l == "\n" => continue,
+            Tok::Lit(l) => l.chars().take_while(|c| *c == ' ' || *c == '\t').count(),
+            _ => 0,
+        };
+        min = Some(min.map_or(n, |m: usize| m.min(n)));
+    }
+    let Some(min) = min.filter(|m| *m > 0) else {
+        return;
+    };
+    for (i, t) in toks.iter_mut().enumerate() {
+        if let (true, Tok::Lit(l)) = (starts[i], t) {
+            let cut = l
+                .chars()
+                .take(min)
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .count();
+            *l = l[cut..].to_string();
+        }
+    }
+}
+
+/// Index of the token closing the construct opened at `open` (and of an
+/// `else` at the same depth, for `if`).
+fn matching(toks: &[Tok<'_>], open: usize) -> (Option<usize>, usize) {
+    let mut depth = 0;
+    let mut else_at = None;
+    for (j, t) in toks.iter().enumerate().skip(open + 1) {
+        match t {
+            Tok::If(..) | Tok::For(..) => depth += 1,
+            Tok::Else(_) if depth == 0 => else_at = Some(j),
+            Tok::EndIf(_) | Tok::EndFor(_) if depth == 0 => return (else_at, j),
+            Tok::EndIf(_) | Tok::EndFor(_) => depth -= 1,
+            _ => {}
+        }
+    }
+    (else_at, toks.len())
+}
+
 impl Evaluator<'_> {
     /// A quoted string with interpolations. `"${x}"` alone yields `x` as is
     /// (any type), as HCL's template unwrapping does.
@@ -43,110 +203,102 @@ impl Evaluator<'_> {
         if let [Element::Interpolation(i)] = t.iter().collect::<Vec<_>>().as_slice() {
             return self.eval(&i.expr);
         }
-        let mut acc = Acc::default();
-        self.render(t, false, false, Quoted::Top, &mut acc);
-        acc.finish()
+        self.read_and_render(t, Reading::Quoted)
     }
 
-    /// Renders a template to a string value.
+    /// A template read line by line (a heredoc as hcl-edit parsed it).
     pub fn template(&mut self, t: &Template) -> Value {
+        self.read_and_render(t, Reading::Lines)
+    }
+
+    /// A template file (`templatefile`): read line by line as a heredoc
+    /// is, without the flush.
+    pub(crate) fn template_file(&mut self, t: &Template) -> Value {
+        self.read_and_render(t, Reading::Lines)
+    }
+
+    /// A heredoc, read from its source when it can be (else as hcl-edit
+    /// parsed it).
+    pub(crate) fn heredoc(&mut self, h: &HeredocTemplate, index: &LineIndex) -> Value {
+        let Some(body_span) = h.template.span() else {
+            return self.template(&h.template);
+        };
+        if index.is_shifted() {
+            return self.template(&h.template);
+        }
+        let text = index.text();
+        let Some(body) = text.get(body_span.clone()) else {
+            return self.template(&h.template);
+        };
+        let opener = text[..body_span.start].rfind("<<");
+        let flush_doc = opener.is_some_and(|o| text[o + 2..].starts_with('-'));
+        let Ok(parsed) = hcl_edit::parser::parse_template(body) else {
+            return self.template(&h.template);
+        };
+        let shifted = index.shifted(body_span.start, Vec::new());
+        let mut toks = Vec::new();
+        flatten(&parsed, Reading::Lines, &mut toks);
+        strip(&mut toks);
+        if flush_doc {
+            flush(&mut toks);
+        }
+        self.with_index(&shifted, |ev| ev.rendered(&toks))
+    }
+
+    fn read_and_render(&mut self, t: &Template, how: Reading) -> Value {
+        let mut toks = Vec::new();
+        flatten(t, how, &mut toks);
+        strip(&mut toks);
+        self.rendered(&toks)
+    }
+
+    fn rendered(&mut self, toks: &[Tok<'_>]) -> Value {
         let mut acc = Acc::default();
-        self.render(t, false, false, Quoted::No, &mut acc);
+        self.run_tokens(toks, &mut acc);
         acc.finish()
     }
 
-    fn render(
-        &mut self,
-        t: &Template,
-        trim_first: bool,
-        trim_last: bool,
-        quoted: Quoted,
-        acc: &mut Acc,
-    ) {
-        // hcl-edit unescapes the literals of a quoted string at its top
-        // level only; inside directives they keep their escapes.
-        let inner = if quoted == Quoted::No {
-            Quoted::No
-        } else {
-            Quoted::Nested
-        };
-        let elems: Vec<&Element> = t.iter().collect();
-        for (i, el) in elems.iter().enumerate() {
-            match el {
-                Element::Literal(lit) => {
-                    let unescaped = match quoted {
-                        Quoted::Nested => unescape(lit.value()),
-                        _ => lit.value().to_string(),
-                    };
-                    let mut s: &str = &unescaped;
-                    let strip_before = if i == 0 {
-                        trim_first
-                    } else {
-                        strips_after(elems[i - 1])
-                    };
-                    let strip_after = if i + 1 == elems.len() {
-                        trim_last
-                    } else {
-                        strips_before(elems[i + 1])
-                    };
-                    if strip_before {
-                        s = s.trim_start();
-                    }
-                    if strip_after {
-                        s = s.trim_end();
-                    }
-                    acc.push(s);
+    fn run_tokens(&mut self, toks: &[Tok<'_>], acc: &mut Acc) {
+        let mut i = 0;
+        while i < toks.len() {
+            match &toks[i] {
+                Tok::Lit(l) => acc.push(l),
+                Tok::Interp(e, _) => {
+                    let v = self.eval(e);
+                    self.interpolate(v, e.span(), acc);
                 }
-                Element::Interpolation(interp) => {
-                    let v = self.eval(&interp.expr);
-                    self.interpolate(v, interp.expr.span(), acc);
-                }
-                Element::Directive(dir) => match &**dir {
-                    Directive::If(d) => {
-                        let Some(c) = self.directive_condition(&d.if_expr.cond_expr, acc) else {
-                            continue;
-                        };
-                        let end_strip = d.endif_expr.strip.strip_start();
-                        if c {
-                            let last = d
-                                .else_expr
-                                .as_ref()
-                                .map(|e| e.strip.strip_start())
-                                .unwrap_or(end_strip);
-                            self.render(
-                                &d.if_expr.template,
-                                d.if_expr.strip.strip_end(),
-                                last,
-                                inner,
-                                acc,
-                            );
-                        } else if let Some(e) = &d.else_expr {
-                            self.render(&e.template, e.strip.strip_end(), end_strip, inner, acc);
+                Tok::If(cond, _) => {
+                    let (else_at, end) = matching(toks, i);
+                    let then_end = else_at.unwrap_or(end);
+                    match self.directive_condition(cond, acc) {
+                        Some(true) => self.run_tokens(&toks[i + 1..then_end], acc),
+                        Some(false) => {
+                            if let Some(e) = else_at {
+                                self.run_tokens(&toks[e + 1..end], acc);
+                            }
                         }
+                        None => {}
                     }
-                    Directive::For(d) => {
-                        let f = &d.for_expr;
-                        let Some(items) = self.directive_items(&f.collection_expr, acc) else {
-                            continue;
-                        };
+                    i = end;
+                }
+                Tok::For(f, _) => {
+                    let (_, end) = matching(toks, i);
+                    if let Some(items) = self.directive_items(&f.collection_expr, acc) {
                         let depth = self.locals.len();
                         for (k, v) in items {
                             if let Some(kv) = &f.key_var {
                                 self.locals.push((kv.as_str().to_string(), k));
                             }
                             self.locals.push((f.value_var.as_str().to_string(), v));
-                            self.render(
-                                &f.template,
-                                f.strip.strip_end(),
-                                d.endfor_expr.strip.strip_start(),
-                                inner,
-                                acc,
-                            );
+                            self.run_tokens(&toks[i + 1..end], acc);
                             self.locals.truncate(depth);
                         }
                     }
-                },
+                    i = end;
+                }
+                Tok::Else(_) | Tok::EndIf(_) | Tok::EndFor(_) => {}
             }
+            i += 1;
         }
     }
 
@@ -261,16 +413,6 @@ impl Evaluator<'_> {
     }
 }
 
-/// Where a template being rendered sits: not in a quoted string (heredoc,
-/// template file: no escapes), at the top of a quoted string, or inside a
-/// directive of one (where the literals still hold their escapes).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Quoted {
-    No,
-    Top,
-    Nested,
-}
-
 /// The text of a quoted-string literal with its escapes resolved: `\n`,
 /// `\r`, `\t`, `\"`, `\\`, `\uNNNN`, `\UNNNNNNNN` (HCL's set).
 fn unescape(raw: &str) -> String {
@@ -307,28 +449,4 @@ fn unescape(raw: &str) -> String {
         }
     }
     out
-}
-
-/// Whether element `e` strips the whitespace of the literal before it.
-fn strips_before(e: &Element) -> bool {
-    match e {
-        Element::Literal(_) => false,
-        Element::Interpolation(i) => i.strip.strip_start(),
-        Element::Directive(d) => match &**d {
-            Directive::If(d) => d.if_expr.strip.strip_start(),
-            Directive::For(d) => d.for_expr.strip.strip_start(),
-        },
-    }
-}
-
-/// Whether element `e` strips the whitespace of the literal after it.
-fn strips_after(e: &Element) -> bool {
-    match e {
-        Element::Literal(_) => false,
-        Element::Interpolation(i) => i.strip.strip_end(),
-        Element::Directive(d) => match &**d {
-            Directive::If(d) => d.endif_expr.strip.strip_end(),
-            Directive::For(d) => d.endfor_expr.strip.strip_end(),
-        },
-    }
 }

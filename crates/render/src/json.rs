@@ -430,6 +430,7 @@ fn configuration(c: &terrane_config::Config) -> Json {
                     name,
                 } => format!("data.{ty}.{name}"),
                 terrane_config::Subject::Resource { ty, name, .. } => format!("{ty}.{name}"),
+                terrane_config::Subject::Ephemeral { ty, name } => format!("ephemeral.{ty}.{name}"),
                 terrane_config::Subject::CountIndex => "count.index".into(),
                 terrane_config::Subject::EachKey => "each.key".into(),
                 terrane_config::Subject::EachValue => "each.value".into(),

@@ -17,5 +17,6 @@ pub mod diff;
 pub mod human;
 pub mod json;
 pub mod planfile;
+pub mod schemajson;
 pub mod stream;
 pub mod text;

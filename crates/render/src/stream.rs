@@ -4,7 +4,7 @@
 //! ours.
 
 use serde_json::{json, Value as Json};
-use terrane_config::{Diagnostic, Severity};
+use terrane_config::Diagnostic;
 use terrane_engine::{Action, Plan};
 
 fn line(level: &str, message: &str, kind: &str, mut extra: Json) -> String {
@@ -36,24 +36,11 @@ pub fn version() -> String {
 }
 
 pub fn diagnostic(d: &Diagnostic) -> String {
-    let sev = if d.severity == Severity::Error {
-        "error"
-    } else {
-        "warning"
-    };
-    let mut diag = json!({"severity": sev, "summary": d.summary, "detail": d.detail});
-    if let Some(r) = &d.range {
-        diag["range"] = json!({"filename": r.file.to_string(), "start": {"line": r.start.line, "column": r.start.col, "byte": r.start.byte}, "end": {"line": r.end.line, "column": r.end.col, "byte": r.end.byte}});
-    }
     line(
-        sev,
-        &format!(
-            "{}: {}",
-            if sev == "error" { "Error" } else { "Warning" },
-            d.summary
-        ),
+        d.severity.json_name(),
+        &format!("{}: {}", d.severity.title(), d.summary),
         "diagnostic",
-        json!({"diagnostic": diag}),
+        json!({"diagnostic": d.to_json()}),
     )
 }
 

@@ -237,6 +237,10 @@ pub const USER_SETTINGS: &[&str] = &[
     "TERRANE_PG_URL",
     "TERRANE_PG_SCHEMA",
     "TERRANE_STATE_PASSPHRASE",
+    "TF_CLI_ARGS",
+    "TF_INPUT",
+    "TF_IN_AUTOMATION",
+    "TF_DATA_DIR",
 ];
 
 /// `program` (a terrane or Terraform binary) to run in `dir` as a user
@@ -247,6 +251,12 @@ pub fn isolated(program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
     c.current_dir(dir)
         .env("CHECKPOINT_DISABLE", "1")
         .stdin(Stdio::null());
+    for (name, _) in std::env::vars_os() {
+        // TF_CLI_ARGS_plan and the like, whatever the command.
+        if name.to_string_lossy().starts_with("TF_CLI_ARGS_") {
+            c.env_remove(name);
+        }
+    }
     for name in USER_SETTINGS {
         c.env_remove(name);
     }

@@ -4,7 +4,8 @@
 
 use crate::args::Args;
 use crate::session::{
-    load, off_runtime, on_interrupt, options, start_from_state, store_config, StateFailure, Ui,
+    has_config_files, load, off_runtime, on_interrupt, options, start_from_state, store_config,
+    StateFailure, Ui,
 };
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
@@ -15,6 +16,11 @@ use terrane_render::{human, planfile, stream, text};
 use terrane_state::Snapshot;
 
 pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 {
+    if !has_config_files(dir) && a.positional.is_empty() {
+        if let Some(code) = without_configuration(ui, dir, mode) {
+            return code;
+        }
+    }
     let engine = match load(ui, dir) {
         Ok(e) => e,
         Err(c) => return c,
@@ -64,8 +70,13 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     } else {
         "OperationTypeApply"
     };
+    let timeout = match crate::session::lock_timeout(ui, a) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
     engine.prestart_providers();
-    let (_store, run, snapshot) = match start_from_state(store_or_config, op, true, true).await {
+    let started = start_from_state(store_or_config, op, Some(timeout), true).await;
+    let (_store, run, snapshot) = match started {
         Ok((store, Some(run), s, taken_over)) => {
             if let Some(h) = taken_over {
                 ui.diags(&[crate::stateconf::takeover_note(&h)]);
@@ -89,7 +100,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         }
         None => {
             let p = engine.plan(&snapshot, opts.clone()).await;
-            ui.diags(&p.diagnostics);
+            ui.plan_diags(&p.diagnostics, a);
             if p.has_errors() {
                 engine.shutdown().await;
                 let _ = off_runtime(|| run.finish());
@@ -101,6 +112,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 }
             } else {
                 print!("{}", human::plan(&ui.style, &p));
+                ui.compact_warnings(&p.diagnostics, a);
             }
             if !p.has_changes() && (opts.mode != PlanMode::RefreshOnly || p.drift.is_empty()) {
                 engine.shutdown().await;
@@ -108,11 +120,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 if ui.stream {
                     println!("{}", stream::apply_summary(0, 0, 0, "apply"));
                 } else {
-                    println!(
-                        "\n{}",
-                        ui.style
-                            .bold("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.")
-                    );
+                    println!("\n{}", ui.style.bold(&summary(opts.mode, 0, 0, 0)));
                     print_outputs_after(&snapshot);
                 }
                 return 0;
@@ -172,28 +180,8 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         println!("{}", stream::outputs(&result.outputs));
         return 0;
     }
-    let verb = if opts.mode == PlanMode::Destroy {
-        "Destroy"
-    } else {
-        "Apply"
-    };
-    if opts.mode == PlanMode::Destroy {
-        println!(
-            "\n{}",
-            ui.style.bold(&format!(
-                "{verb} complete! Resources: {} destroyed.",
-                result.destroyed
-            ))
-        );
-    } else {
-        println!(
-            "\n{}",
-            ui.style.bold(&format!(
-                "{verb} complete! Resources: {} added, {} changed, {} destroyed.",
-                result.added, result.changed, result.destroyed
-            ))
-        );
-    }
+    let line = summary(opts.mode, result.added, result.changed, result.destroyed);
+    println!("\n{}", ui.style.bold(&line));
     if !result.outputs.is_empty() {
         println!("\n{}\n", ui.style.bold("Outputs:"));
         print!("{}", human::outputs(&result.outputs));
@@ -261,4 +249,46 @@ fn print_outputs_after(s: &Snapshot) {
         "\nOutputs:\n\n{}",
         human::stored_outputs(s, "<sensitive>", text::hcl_value)
     );
+}
+
+/// The closing line of an apply or a destroy.
+fn summary(mode: PlanMode, added: usize, changed: usize, destroyed: usize) -> String {
+    if mode == PlanMode::Destroy {
+        format!("Destroy complete! Resources: {destroyed} destroyed.")
+    } else {
+        format!(
+            "Apply complete! Resources: {added} added, {changed} changed, {destroyed} destroyed."
+        )
+    }
+}
+
+/// `apply`, `destroy` or `refresh` in a directory without configuration
+/// files: apply refuses (it would plan to destroy everything); destroy and
+/// refresh, with no state recorded either, have nothing to do and say so
+/// without creating a state. `None`: go ahead (a state is recorded).
+fn without_configuration(ui: &Ui, dir: &Path, mode: Option<PlanMode>) -> Option<u8> {
+    let Some(mode) = mode else {
+        return Some(ui.error("No configuration files", "Apply requires configuration to be present. Applying without a configuration would mark everything for destruction, which is normally not what is desired. If you would like to destroy everything, run 'terrane destroy' instead."));
+    };
+    match crate::session::state_recorded(ui, dir) {
+        Err(code) => Some(code),
+        Ok(true) => None,
+        Ok(false) if mode == PlanMode::Destroy => {
+            let empty = Plan {
+                mode,
+                ..Default::default()
+            };
+            print!("{}", human::plan(&ui.style, &empty));
+            println!("\n{}", ui.style.bold(&summary(mode, 0, 0, 0)));
+            Some(0)
+        }
+        Ok(false) => {
+            ui.diags(&[Diagnostic::warning(
+                "Empty or non-existent state",
+                "There are currently no remote objects tracked in the state, so there is nothing to refresh.",
+                None,
+            )]);
+            Some(0)
+        }
+    }
 }

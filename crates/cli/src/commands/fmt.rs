@@ -106,7 +106,69 @@ fn replace_file(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 fn is_formattable(p: &Path) -> bool {
-    p.is_file() && p.extension().is_some_and(|e| e == "tf" || e == "tfvars")
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    p.is_file()
+        && [".tf", ".tfvars", ".tftest.hcl"]
+            .iter()
+            .any(|e| name.ends_with(e))
+}
+
+/// What `fmt` does with each file it finds unformatted.
+struct Mode {
+    /// `-list` (default true): print the file's name.
+    list: bool,
+    /// `-write` (default true, false with `-check`): rewrite the file.
+    write: bool,
+    /// `-diff`: print a unified diff of the change.
+    diff: bool,
+}
+
+/// A unified diff of `old` to `new` with `old/NAME` and `new/NAME` labels,
+/// as Terraform's `fmt -diff` prints it.
+fn unified_diff(name: &str, old: &str, new: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("old/{name}"), &format!("new/{name}"))
+        .to_string()
+}
+
+/// `fmt -`: standard input formatted to standard output (with `-check`,
+/// only the exit code says whether it was formatted).
+fn fmt_stdin(ui: &Ui, a: &Args) -> u8 {
+    let mut text = String::new();
+    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+        return ui.error("Failed to read standard input", e.to_string());
+    }
+    if let Err(e) = hcl_edit::parser::parse_body(&text) {
+        let loc = e.location();
+        return ui.error(
+            "Invalid syntax",
+            format!("<stdin>:{}:{}: {}", loc.line(), loc.column(), e.message()),
+        );
+    }
+    let out = match format_source(&text) {
+        Ok(o) => o,
+        Err(e) => return ui.error("Failed to format input", e.to_string()),
+    };
+    if let Some(why) = meaning_changed("<stdin>", &text, &out) {
+        return ui.error(
+            "Formatting would change the configuration",
+            format!("<stdin>: {why}. Please report this as a terrane bug."),
+        );
+    }
+    if a.has("check") {
+        return if out == text { 0 } else { 3 };
+    }
+    if a.has("diff") {
+        print!("{}", unified_diff("<stdin>", &text, &out));
+    } else {
+        print!("{out}");
+    }
+    0
 }
 
 /// The formattable files of `dir` in name order, then (with `recursive`)
@@ -136,6 +198,20 @@ fn collect(dir: &Path, recursive: bool, files: &mut Vec<PathBuf>) -> Result<(), 
 /// `fmt [-check] [-recursive] [DIR|FILE]...`: the working directory when
 /// none is given.
 pub fn fmt(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    if a.positional.iter().any(|p| p == "-") {
+        if a.positional.len() > 1 {
+            return ui.error(
+                "Invalid arguments",
+                "Standard input (-) cannot be formatted together with files or directories.",
+            );
+        }
+        return fmt_stdin(ui, a);
+    }
+    let mode = Mode {
+        list: !a.is_false("list"),
+        write: !a.is_false("write") && !a.has("check"),
+        diff: a.has("diff"),
+    };
     let targets: Vec<PathBuf> = if a.positional.is_empty() {
         vec![dir.to_path_buf()]
     } else {
@@ -153,7 +229,7 @@ pub fn fmt(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             return ui.error(
                 "Invalid file",
                 format!(
-                    "{}: only .tf and .tfvars files can be formatted.",
+                    "{}: only .tf, .tfvars and .tftest.hcl files can be formatted.",
                     t.display()
                 ),
             );
@@ -190,8 +266,13 @@ pub fn fmt(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             return ui.error("Formatting would change the configuration", format!("{shown}: {why}; the file was left unchanged. Please report this as a terrane bug."));
         }
         unformatted = true;
-        println!("{shown}");
-        if !a.has("check") {
+        if mode.list {
+            println!("{shown}");
+        }
+        if mode.diff {
+            print!("{}", unified_diff(&shown, &text, &out));
+        }
+        if mode.write {
             if let Err(e) = replace_file(&f, &out) {
                 return ui.error("Failed to write file", format!("{shown}: {e}"));
             }

@@ -17,6 +17,10 @@ pub async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Ok(x) => x,
         Err(e) => return ui.error("Invalid address", format!("{e:?}")),
     };
+    if !crate::session::has_config_files(dir) {
+        let here = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
+        return ui.error("No terrane configuration files", format!("The directory {} does not contain any configuration files (.tf or .tf.json). To import into a configuration in another directory, use the global -chdir option.", here.display()));
+    }
     let engine = match load(ui, dir) {
         Ok(e) => e,
         Err(c) => return c,
@@ -32,7 +36,7 @@ pub async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     let started = off_runtime(|| {
         let store = terrane_state::open_store(&config)
             .map_err(|e| ui.error("Failed to open state", e.to_string()))?;
-        let mut run = lock(ui, store.as_ref(), "OperationTypeImport")?;
+        let mut run = lock(ui, store.as_ref(), "OperationTypeImport", a)?;
         match run.snapshot() {
             Ok(s) => Ok((store, run, s)),
             Err(e) => {

@@ -6,6 +6,14 @@ use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
 pub async fn init(ui: &Ui, dir: &Path) -> u8 {
+    if !crate::session::has_config_files(dir) {
+        println!(
+            "{}",
+            ui.style.bold("terrane initialized in an empty directory!")
+        );
+        println!("\nThe directory has no configuration files. You may begin working with terrane\nonce you create configuration files (.tf) here.");
+        return 0;
+    }
     let engine = match load(ui, dir) {
         Ok(e) => e,
         Err(c) => return c,

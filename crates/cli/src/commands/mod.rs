@@ -12,11 +12,13 @@ mod import;
 mod init;
 mod output;
 mod plan;
+mod providers;
 mod show;
 mod state;
+mod taint;
 mod validate;
 
-use crate::args::Args;
+use crate::args::{ArgError, Args};
 use crate::session::{off_runtime, Ui};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -42,11 +44,7 @@ pub async fn dispatch(a: Args) -> u8 {
     }
     let dir = PathBuf::from(".");
     match cmd.as_slice() {
-        [] | ["help"] => {
-            print!("{}", USAGE);
-            0
-        }
-        ["version"] | ["-version"] => {
+        ["version"] => {
             if ui.json {
                 println!(
                     "{}",
@@ -74,44 +72,39 @@ pub async fn dispatch(a: Args) -> u8 {
         ["graph"] => graph::graph(&ui, &dir, &a),
         ["fmt"] => fmt::fmt(&ui, &dir, &a),
         ["force-unlock"] => off_runtime(|| force_unlock::force_unlock(&ui, &dir, &a)),
+        ["providers"] => providers::tree(&ui, &dir),
+        ["providers", "schema"] => providers::schema(&ui, &dir).await,
+        ["taint"] => off_runtime(|| taint::taint(&ui, &dir, &a, true)),
+        ["untaint"] => off_runtime(|| taint::taint(&ui, &dir, &a, false)),
         ["state", "show"] => state::show::state_show(&ui, &dir, &a).await,
+        ["state", "replace-provider"] => {
+            off_runtime(|| state::replace_provider::replace_provider(&ui, &dir, &a))
+        }
         ["state", "push"] => state::push(&ui, &dir, &a).await,
         ["state", sub] => off_runtime(|| state::subcommand(&ui, &dir, sub, &a)),
-        other => ui.error(
-            "Unknown command",
-            format!(
-                "{:?} is not a terrane command. Run \"terrane help\" for the list.",
-                other.join(" ")
-            ),
-        ),
+        // The parser admits only the commands of the table.
+        other => unreachable!("command {other:?} is in the table but not dispatched"),
     }
 }
 
-const USAGE: &str = "Usage: terrane [global options] <subcommand> [args]
-
-Main commands:
-  init          Prepare the working directory (providers, lock file)
-  validate      Check whether the configuration is valid
-  plan          Show changes required by the current configuration
-  apply         Create or update infrastructure
-  destroy       Destroy previously-created infrastructure
-
-All other commands:
-  fmt           Reformat your configuration in the standard style
-  force-unlock  Release a stuck lock on the current workspace
-  graph         Generate a Graphviz graph of the steps in an operation
-  import        Associate existing infrastructure with a terrane resource
-  output        Show output values from your root module
-  refresh       Update the state to match remote systems
-  show          Show the current state or a saved plan
-  state         Advanced state management (list, show, rm, mv, pull, push,
-                rotate-key)
-  version       Show the current terrane version
-
-Global options:
-  -chdir=DIR    Switch to a different working directory before executing the
-                given subcommand.
-";
+/// The message for a command line that cannot run, as Terraform words
+/// it (`-no-color` cannot be known here: plain text).
+pub fn arg_error(e: &ArgError) -> String {
+    let more = |command: &str| {
+        format!("\nFor more help on using this command, run:\n  terrane {command} -help\n")
+    };
+    match e {
+        ArgError::BeforeCommand(c) => format!("Invalid flags before the subcommand. If these flags are for\nthe subcommand, please put them after the subcommand.\n\n{}", c.map(crate::cmdspec::help).unwrap_or_default()),
+        ArgError::UnknownCommand(c) => format!("terrane has no command named {c:?}.\n\nTo see all of terrane's top-level commands, run:\n  terrane -help\n"),
+        ArgError::Flag { command, message } => {
+            format!("\nError: Failed to parse command-line flags\n\n{message}\n{}", more(command))
+        }
+        ArgError::Env { variable, message } => {
+            format!("\nError: Failed to parse command-line flags\n\nThe value of {variable} cannot be split into arguments: {message}.\n")
+        }
+        ArgError::TooMany { command } => format!("\nError: Too many command line arguments\n\nTo specify a working directory for the {command}, use the global -chdir flag.\n{}", more(command)),
+    }
+}
 
 fn platform() -> String {
     let arch = match std::env::consts::ARCH {

@@ -1,18 +1,14 @@
 //! `output`: stored output values, as HCL, `-json` or `-raw`.
 
 use crate::args::Args;
-use crate::session::{open_store, workspace, Ui};
+use crate::session::Ui;
 use std::path::Path;
 use terrane_render::{human, text};
 
 pub fn output(ui: &Ui, dir: &Path, a: &Args) -> u8 {
-    let store = match open_store(ui, dir) {
+    let s = match crate::session::read_state(ui, dir) {
         Ok(s) => s,
         Err(c) => return c,
-    };
-    let s = match store.snapshot(&workspace()) {
-        Ok(s) => s,
-        Err(e) => return ui.error("Failed to read state", e.to_string()),
     };
     if let Some(name) = a.positional.first() {
         let Some(o) = s.outputs.get(name) else {

@@ -8,6 +8,9 @@ use terrane_engine::PlanMode;
 use terrane_render::{human, planfile, stream};
 
 pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
+    if !crate::session::has_config_files(dir) && !a.has("destroy") {
+        return ui.error("No configuration files", "Plan requires configuration to be present. Planning without a configuration would mark everything for destruction, which is normally not what is desired. If you would like to destroy everything, run plan with the -destroy option. Otherwise, create a terrane configuration file (.tf file) and try again.");
+    }
     let engine = match load(ui, dir) {
         Ok(e) => e,
         Err(c) => return c,
@@ -20,30 +23,28 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Ok(c) => c,
         Err(c) => return c,
     };
-    engine.prestart_providers();
-    let (store, snapshot) = match start_from_state(
-        Err(config),
-        "OperationTypePlan",
-        !a.is_false("lock"),
-        false,
-    )
-    .await
-    {
-        Ok((store, _, s, taken_over)) => {
-            if let Some(h) = taken_over {
-                ui.diags(&[crate::stateconf::takeover_note(&h)]);
-            }
-            (store, s)
-        }
-        Err(f) => {
-            engine.shutdown().await;
-            return f.report(ui);
-        }
+    let lock = match crate::session::lock_timeout(ui, a) {
+        Ok(t) => (!a.is_false("lock")).then_some(t),
+        Err(c) => return c,
     };
+    engine.prestart_providers();
+    let (store, snapshot) =
+        match start_from_state(Err(config), "OperationTypePlan", lock, false).await {
+            Ok((store, _, s, taken_over)) => {
+                if let Some(h) = taken_over {
+                    ui.diags(&[crate::stateconf::takeover_note(&h)]);
+                }
+                (store, s)
+            }
+            Err(f) => {
+                engine.shutdown().await;
+                return f.report(ui);
+            }
+        };
     on_interrupt(&engine);
     let plan = engine.plan(&snapshot, opts).await;
     engine.shutdown().await;
-    ui.diags(&plan.diagnostics);
+    ui.plan_diags(&plan.diagnostics, a);
     if plan.has_errors() {
         return 1;
     }
@@ -53,20 +54,27 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         }
     } else {
         print!("{}", human::plan(&ui.style, &plan));
+        ui.compact_warnings(&plan.diagnostics, a);
     }
     let rule = "\u{2500}".repeat(77);
     if let Some(out) = a.value("out") {
         if let Err(e) = planfile::save(Path::new(out), &planfile::write(&plan, store.cipher())) {
             return ui.error("Failed to write plan file", e.to_string());
         }
-        if !ui.stream {
+        if !ui.stream && !in_automation() {
             println!("\n{rule}\n\nSaved the plan to: {out}\n\nTo perform exactly these actions, run the following command to apply:\n    terrane apply {out:?}");
         }
-    } else if !ui.stream && plan.has_changes() {
+    } else if !ui.stream && plan.has_changes() && !in_automation() {
         println!("\n{rule}\n\n{}", human::wrap("Note: You didn't use the -out option to save this plan, so terrane can't guarantee to take exactly these actions if you run \"terrane apply\" now."));
     }
     if a.has("detailed-exitcode") && plan.has_changes() {
         return 2;
     }
     0
+}
+
+/// `TF_IN_AUTOMATION` set (to anything): as Terraform does then, the plan
+/// suggests no command to run next.
+fn in_automation() -> bool {
+    std::env::var_os("TF_IN_AUTOMATION").is_some_and(|v| !v.is_empty())
 }

@@ -1,7 +1,7 @@
 //! `show`: the state or a saved plan, as text or `-json`.
 
 use crate::args::Args;
-use crate::session::{off_runtime, open_store, workspace, Ui};
+use crate::session::{off_runtime, open_store, Ui};
 use std::path::Path;
 use terrane_render::{human, json, planfile};
 
@@ -32,13 +32,7 @@ pub async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         }
         return 0;
     }
-    let s = off_runtime(|| {
-        let store = open_store(ui, dir)?;
-        store
-            .snapshot(&workspace())
-            .map_err(|e| ui.error("Failed to read state", e.to_string()))
-    });
-    let s = match s {
+    let s = match crate::session::read_state(ui, dir) {
         Ok(s) => s,
         Err(c) => return c,
     };

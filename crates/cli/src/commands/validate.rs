@@ -7,10 +7,9 @@
 use crate::session::Ui;
 use std::path::Path;
 use terrane_config::{DiagId, Diagnostic, Severity};
-use terrane_engine::Engine;
 
 pub async fn validate(ui: &Ui, dir: &Path) -> u8 {
-    let diags = match Engine::load(dir) {
+    let diags = match crate::session::load_engine(dir) {
         Ok(engine) => {
             let mut d = engine.warnings.clone();
             d.extend(engine.validate().await);
@@ -26,13 +25,7 @@ pub async fn validate(ui: &Ui, dir: &Path) -> u8 {
     if ui.json {
         let list: Vec<serde_json::Value> = diags
             .iter()
-            .map(|d| {
-                let mut j = serde_json::json!({"severity": if d.severity == Severity::Error { "error" } else { "warning" }, "summary": d.summary, "detail": d.detail});
-                if let Some(r) = &d.range {
-                    j["range"] = serde_json::json!({"filename": r.file.to_string(), "start": {"line": r.start.line, "column": r.start.col, "byte": r.start.byte}, "end": {"line": r.end.line, "column": r.end.col, "byte": r.end.byte}});
-                }
-                j
-            })
+            .map(terrane_config::Diagnostic::to_json)
             .collect();
         println!(
             "{}",

@@ -103,6 +103,36 @@ pub use terrane_config::{Diagnostic, Severity};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
+/// A provider's answer, which always carries its diagnostics.
+pub trait Answer {
+    fn diagnostics(&self) -> &Diagnostics;
+}
+
+impl Answer for Diagnostics {
+    fn diagnostics(&self) -> &Diagnostics {
+        self
+    }
+}
+
+macro_rules! answers {
+    ($($t:ty),*) => {$(
+        impl Answer for $t {
+            fn diagnostics(&self) -> &Diagnostics {
+                &self.diagnostics
+            }
+        }
+    )*};
+}
+
+answers!(
+    UpgradeResponse,
+    ReadResponse,
+    PlanResponse,
+    ApplyResponse,
+    ImportResponse,
+    ReadDataResponse
+);
+
 impl Diagnostics {
     pub fn new() -> Diagnostics {
         Diagnostics(Vec::new())

@@ -6,7 +6,7 @@
 //! * [`grpc`]: the only protobuf-speaking part of the engine: the value
 //!   layer over tfplugin6 messages and its two transports (an in-process
 //!   SDK server, a plugin process).
-//! * [`builtin`]: random, local, time and terraform_data in-process.
+//! * [`builtin`]: the in-process providers the embedding program registers.
 //! * [`addr`]: source addresses and provider configuration keys.
 //! * [`discovery`]: CLI config, plugin directory, lock file, versions.
 //! * [`host`]: the per-run host (schema cache, one instance per alias).
@@ -20,7 +20,7 @@ pub mod host;
 
 pub use addr::{ProviderAddr, ProviderConfigKey};
 pub use api::*;
-pub use builtin::Builtin;
+pub use builtin::{Builtin, Builtins};
 pub use discovery::{Discovery, DiscoveryError, ProviderSource};
 pub use grpc::ClientCapabilities;
 pub use host::{HostOptions, ProviderHost};

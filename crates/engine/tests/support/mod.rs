@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use terrane_engine::provider::{Provider, ProviderSchema};
+use terrane_engine::provider::{Provider, ProviderAddr, ProviderSchema, ProviderSource};
 use terrane_value::Value;
 
 /// Builds `bin` of `package` into this test's target directory (a no-op
@@ -80,4 +80,10 @@ pub async fn configure(p: &dyn Provider) {
     assert!(!p.validate_provider_config(&cfg).await.unwrap().has_errors());
     let d = p.configure_provider("1.10.0", &cfg).await.unwrap();
     assert!(!d.has_errors(), "{d}");
+}
+
+/// The `terrane` binary's in-process provider for `addr`.
+pub fn builtin(addr: &ProviderAddr) -> ProviderSource {
+    let b = terrane_builtins::standard().for_addr(addr).cloned();
+    ProviderSource::Builtin(b.unwrap_or_else(|| panic!("no built-in provider for {addr}")))
 }

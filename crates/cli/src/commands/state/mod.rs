@@ -1,6 +1,7 @@
 //! `state list|rm|mv|pull|push|rotate-key`, and `state show` in [`show`]
 //! (which `show` of the whole state uses too).
 
+pub mod replace_provider;
 pub mod show;
 
 use crate::args::Args;
@@ -83,7 +84,7 @@ pub fn subcommand(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
             0
         }
         "rm" | "mv" => {
-            let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid") {
+            let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid", a) {
                 Ok(r) => r,
                 Err(c) => return c,
             };
@@ -370,7 +371,7 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             Err(e) => return ui.error("Failed to read state file", format!("{f}: {e}")),
         }
     };
-    let engine = match terrane_engine::Engine::load(dir) {
+    let engine = match crate::session::load_engine(dir) {
         Ok(e) => e,
         Err(d) => {
             ui.diags(&d);
@@ -407,7 +408,7 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             Ok(s) => s,
             Err(e) => return ui.error("Failed to open state", e.to_string()),
         };
-        let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid") {
+        let mut run = match lock(ui, store.as_ref(), "OperationTypeInvalid", a) {
             Ok(r) => r,
             Err(c) => return c,
         };

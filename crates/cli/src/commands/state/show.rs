@@ -5,7 +5,7 @@
 //! nodes they name: `(sensitive value)` appears where Terraform shows it.
 
 use crate::args::Args;
-use crate::session::{off_runtime, open_store, workspace, Ui};
+use crate::session::Ui;
 use std::path::Path;
 use terrane_engine::Engine;
 use terrane_render::{human, text};
@@ -22,7 +22,7 @@ struct Decoder {
 impl Decoder {
     fn new(dir: &Path) -> Decoder {
         Decoder {
-            engine: Engine::load(dir).ok(),
+            engine: crate::session::load_engine(dir).ok(),
         }
     }
 
@@ -96,13 +96,7 @@ pub async fn state_show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Err(c) => return c,
     };
     // The store is read off the runtime thread (see `off_runtime`).
-    let s = off_runtime(|| {
-        let store = open_store(ui, dir)?;
-        store
-            .snapshot(&workspace())
-            .map_err(|e| ui.error("Failed to read state", e.to_string()))
-    });
-    let s = match s {
+    let s = match crate::session::read_state(ui, dir) {
         Ok(s) => s,
         Err(c) => return c,
     };

@@ -1,7 +1,8 @@
 //! Finding the provider for a `required_providers` source address.
 //!
 //! Order, first match wins:
-//! 1. `terraform.io/builtin/terraform` is always the in-process built-in.
+//! 1. A registered built-in under `terraform.io/builtin/` (`terraform`) is
+//!    always the in-process one.
 //! 2. A `dev_overrides` entry of the CLI configuration: the binary in that
 //!    directory, no version selection, no lock check (as in Terraform).
 //! 3. Unpacked packages in the CLI configuration's `filesystem_mirror`s
@@ -14,8 +15,8 @@
 //!    constraints), else the newest the constraints allow; the first
 //!    directory holding that version supplies it, and its `h1:` hash must
 //!    match the lock when the lock has `h1:` hashes.
-//! 4. The in-process built-ins random, local and time (for the `hashicorp`
-//!    and `terrane` namespaces).
+//! 4. The in-process built-in registered for the address, if any (the
+//!    `terrane` binary registers random, local, time and postgresql).
 //!
 //! Anything else is a [`DiscoveryError::NotFound`] listing where we looked.
 
@@ -25,7 +26,7 @@ pub mod plugindir;
 pub mod version;
 
 use crate::provider::addr::ProviderAddr;
-use crate::provider::builtin::Builtin;
+use crate::provider::builtin::{Builtin, Builtins};
 use cliconfig::CliConfig;
 use lockfile::{hash_dir, LockFile};
 use std::path::{Path, PathBuf};
@@ -123,11 +124,14 @@ pub struct Discovery {
     /// `provider_installation` block.
     pub implied_mirrors: Vec<PathBuf>,
     pub os_arch: String,
+    /// The in-process providers the embedding program registered.
+    pub builtins: Builtins,
 }
 
 impl Discovery {
-    /// Discovery for `working_dir` with the given CLI configuration.
-    pub fn new(working_dir: &Path, cli_config: CliConfig) -> Discovery {
+    /// Discovery for `working_dir` with the given CLI configuration and
+    /// built-in providers.
+    pub fn new(working_dir: &Path, cli_config: CliConfig, builtins: Builtins) -> Discovery {
         let mut implied_mirrors = vec![working_dir.join("terraform.d/plugins")];
         if let Some(home) = std::env::var_os("HOME") {
             implied_mirrors.push(PathBuf::from(home).join(".terraform.d/plugins"));
@@ -137,6 +141,7 @@ impl Discovery {
             plugin_dir: working_dir.join(PLUGIN_DIR),
             implied_mirrors,
             os_arch: plugindir::current_os_arch(),
+            builtins,
         }
     }
 
@@ -162,9 +167,9 @@ impl Discovery {
         constraints: &Constraints,
         lock: &LockFile,
     ) -> Result<ProviderSource, DiscoveryError> {
-        let builtin = Builtin::for_addr(addr);
-        if let Some(b) = builtin.filter(|b| !b.overridable()) {
-            return Ok(ProviderSource::Builtin(b));
+        let builtin = self.builtins.for_addr(addr);
+        if let Some(b) = builtin.filter(|_| !Builtins::overridable(addr)) {
+            return Ok(ProviderSource::Builtin(b.clone()));
         }
         if let Some(dir) = self.cli_config.dev_overrides.get(addr) {
             let binary = if dir.is_file() {
@@ -195,7 +200,7 @@ impl Discovery {
                 .map(ProviderSource::Plugin);
         }
         if let Some(b) = builtin {
-            return Ok(ProviderSource::Builtin(b));
+            return Ok(ProviderSource::Builtin(b.clone()));
         }
         Err(DiscoveryError::NotFound {
             addr: addr.to_string(),

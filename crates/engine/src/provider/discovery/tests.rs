@@ -2,7 +2,7 @@
 //! plugin directory, a mirror, a dev override and a lock file.
 
 use super::*;
-use crate::provider::builtin::Builtin;
+use crate::provider::builtin;
 
 struct World {
     _tmp: tempfile::TempDir,
@@ -43,11 +43,11 @@ fn package(root: &Path, addr: &str, version: &str) {
         .join(format!("terraform-provider-{}", a.type_name)));
 }
 
-/// What a resolution gave, as a short string: `builtin:Random`,
+/// What a resolution gave, as a short string: `builtin:random`,
 /// `plugin:<dir label>/<version>`, `dev:<file name>`, or `error:<text>`.
 fn describe(w: &World, r: Result<ProviderSource, DiscoveryError>) -> String {
     match r {
-        Ok(ProviderSource::Builtin(b)) => format!("builtin:{b:?}"),
+        Ok(ProviderSource::Builtin(b)) => format!("builtin:{}", b.name()),
         Ok(ProviderSource::Plugin(p)) if p.dev_override => {
             format!("dev:{}", p.binary.file_name().unwrap().to_string_lossy())
         }
@@ -102,7 +102,7 @@ fn check(c: Case<'_>) {
         &w.work,
     )
     .unwrap();
-    let mut d = Discovery::new(&w.work, cli);
+    let mut d = Discovery::new(&w.work, cli, builtin::for_tests());
     d.implied_mirrors.clear();
     let lock = LockFile::parse(c.lock).unwrap();
     let got = describe(
@@ -149,20 +149,20 @@ fn resolution_order() {
     };
     check(Case {
         name: "builtin_by_default",
-        want: "builtin:Random",
+        want: "builtin:random",
         ..base
     });
     check(Case {
         name: "builtin_local_time",
         addr: "terrane/time",
-        want: "builtin:Time",
+        want: "builtin:time",
         ..base
     });
     check(Case {
         name: "terraform_is_always_builtin",
         addr: "terraform",
         plugins: &[("terraform.io/builtin/terraform", "1.0.0")],
-        want: "builtin:Terraform",
+        want: "builtin:terraform",
         ..base
     });
     check(Case {
@@ -223,7 +223,7 @@ fn resolution_order() {
         want: "error:no executable terraform-provider-random",
         ..base
     });
-    check(Case { name: "mirror_excluded_falls_back", cli: "provider_installation {\n  filesystem_mirror {\n    path = \"{mirror}\"\n    exclude = [\"hashicorp/*\"]\n  }\n}\n", mirror: &[(R, "3.6.0")], want: "builtin:Random", ..base });
+    check(Case { name: "mirror_excluded_falls_back", cli: "provider_installation {\n  filesystem_mirror {\n    path = \"{mirror}\"\n    exclude = [\"hashicorp/*\"]\n  }\n}\n", mirror: &[(R, "3.6.0")], want: "builtin:random", ..base });
     check(Case {
         name: "unknown_provider",
         addr: "acme/thing",
@@ -288,7 +288,7 @@ fn resolution_order() {
 fn matching_hash_and_lock_entry() {
     let w = world();
     package(&w.work.join(PLUGIN_DIR), R, "3.6.0");
-    let d = Discovery::new(&w.work, CliConfig::default());
+    let d = Discovery::new(&w.work, CliConfig::default(), builtin::for_tests());
     let addr = ProviderAddr::parse(R).unwrap();
     let first = d
         .resolve(&addr, &Constraints::any(), &LockFile::default())
@@ -303,7 +303,7 @@ fn matching_hash_and_lock_entry() {
         "case locked_hash_matches"
     );
     assert_eq!(
-        ProviderSource::Builtin(Builtin::Random).lock_entry(),
+        ProviderSource::Builtin(builtin::for_tests().for_addr(&addr).unwrap().clone()).lock_entry(),
         None,
         "case builtins_not_locked"
     );
