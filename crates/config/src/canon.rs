@@ -255,6 +255,7 @@ impl Cmp {
             files: _,
             required_version,
             required_providers,
+            required_providers_range: _,
             providers,
             variables,
             locals,
@@ -270,6 +271,7 @@ impl Cmp {
             state,
             backend,
             resource_index: _,
+            resource_decl: _,
         } = a;
         self.eq(
             "terraform.required_version",
@@ -459,7 +461,12 @@ impl Cmp {
                 from_addr,
                 destroy,
                 range: _,
+                provisioners,
+                connection,
             } = x;
+            let at = format!("removed[{i}]");
+            self.provisioners(&at, provisioners, &y.provisioners);
+            self.connection(&format!("{at}.connection"), connection, &y.connection);
             self.opt(&format!("removed[{i}].from"), from, &y.from);
             self.eq(
                 &format!("removed[{i}]"),
@@ -508,6 +515,8 @@ impl Cmp {
                 blocks,
                 body,
                 from_json,
+                provisioners,
+                connection,
             } = x;
             let at = format!("{prefix}{}", x.address());
             if (data, ty, name, from_json) != (&y.data, &y.ty, &y.name, &y.from_json) {
@@ -528,6 +537,46 @@ impl Cmp {
                 &normal_blocks(&y.blocks),
             );
             self.nested(&at, body, &y.body);
+            self.provisioners(&at, provisioners, &y.provisioners);
+            self.connection(&format!("{at}.connection"), connection, &y.connection);
+        }
+    }
+
+    fn provisioners(&mut self, at: &str, a: &[Provisioner], b: &[Provisioner]) {
+        if a.len() != b.len() {
+            return self.diffs.push(format!("{at} (provisioners)"));
+        }
+        for (x, y) in a.iter().zip(b) {
+            let Provisioner {
+                ty,
+                range: _,
+                type_range: _,
+                when,
+                on_failure,
+                connection,
+                attributes,
+                blocks,
+            } = x;
+            let here = format!("{at}.provisioner.{ty}");
+            self.eq(
+                &here,
+                &(ty, when, on_failure),
+                &(&y.ty, &y.when, &y.on_failure),
+            );
+            self.map(&here, attributes, &y.attributes);
+            self.nested(&here, blocks, &y.blocks);
+            self.connection(&format!("{here}.connection"), connection, &y.connection);
+        }
+    }
+
+    fn connection(&mut self, at: &str, a: &Option<Connection>, b: &Option<Connection>) {
+        match (a, b) {
+            (None, None) => {}
+            (Some(x), Some(y)) => {
+                self.map(at, &x.attributes, &y.attributes);
+                self.nested(at, &x.blocks, &y.blocks);
+            }
+            _ => self.diffs.push(at.to_string()),
         }
     }
 

@@ -47,13 +47,6 @@ pub(crate) fn literal_string(e: &Expression) -> Option<String> {
     }
 }
 
-pub(crate) fn literal_bool(e: &Expression) -> Option<bool> {
-    match e {
-        Expression::Bool(b) => Some(*b.value()),
-        _ => None,
-    }
-}
-
 /// A static reference: a name followed by attribute access and indexing
 /// with literal keys only (what `depends_on`, `moved` and `import` take).
 pub(crate) fn is_static_traversal(e: &Expression) -> bool {
@@ -193,16 +186,7 @@ impl Cx<'_> {
     }
 
     fn bool_attr(&mut self, a: &GAttr) -> Option<bool> {
-        let b = literal_bool(&a.value);
-        if b.is_none() {
-            let r = a.index.range(a.value.span());
-            self.diags.push(Diagnostic::error(
-                "Invalid value",
-                format!("The {:?} argument must be true or false.", a.name),
-                r,
-            ));
-        }
-        b
+        self.constant_bool(a)
     }
 
     pub fn file(&mut self, module: &mut Module, body: GBody) {
@@ -221,24 +205,12 @@ impl Cx<'_> {
             "resource" | "data" => {
                 let Some(l) = self.labels(&b, 2) else { return };
                 let data = kind == "data";
-                if let Some(prev) = module.resource(data, &l[0], &l[1]) {
-                    let at = prev
-                        .range
-                        .as_ref()
-                        .map(|r| format!(" (first declared at {r})"))
-                        .unwrap_or_default();
-                    self.error(
-                        "Duplicate resource",
-                        format!(
-                            "A {kind} {:?} named {:?} was already declared{at}.",
-                            l[0], l[1]
-                        ),
-                        b.span.clone(),
-                    );
-                    return;
-                }
+                // The body is read (and checked) even when the name is taken.
+                let decl = self.range(crate::provisioner::def_span(&b, self.json));
                 let r = self.resource(data, &l[0], &l[1], range, b);
-                module.push_resource(r);
+                if !self.duplicate_resource(module, &r, decl) {
+                    module.push_resource(r);
+                }
             }
             "ephemeral" => {
                 let bad: Vec<_> = b
@@ -327,6 +299,9 @@ impl Cx<'_> {
             }
             "provider" => {
                 let Some(l) = self.labels(&b, 1) else { return };
+                if !self.provider_block_ok(&l[0], &b) {
+                    return;
+                }
                 let mut attributes = BTreeMap::new();
                 let mut alias = None;
                 for a in b.body.attrs {
@@ -430,6 +405,7 @@ impl Cx<'_> {
                 }
                 let from = self.address(&mut b, "from");
                 let mut destroy = true;
+                let (mut provisioners, mut connection) = (Vec::new(), None);
                 for blk in std::mem::take(&mut b.body.blocks) {
                     match blk.ty.as_str() {
                         "lifecycle" => {
@@ -443,7 +419,9 @@ impl Cx<'_> {
                                 self.unsupported_block(nb);
                             }
                         }
-                        "provisioner" | "connection" => {}
+                        "provisioner" | "connection" => {
+                            self.removed_meta_block(&mut provisioners, &mut connection, blk)
+                        }
                         _ => self.unsupported_block(&blk),
                     }
                 }
@@ -453,6 +431,8 @@ impl Cx<'_> {
                     from,
                     destroy,
                     range,
+                    provisioners,
+                    connection,
                 });
             }
             "check" => {
@@ -461,6 +441,12 @@ impl Cx<'_> {
                 let c = self.check(&l[0], range, b);
                 module.checks.push(c);
             }
+            "required_providers" => self.error(
+                "Invalid required_providers block",
+                "A \"required_providers\" block must be nested inside a \"terraform\" block."
+                    .into(),
+                crate::provisioner::def_span(&b, self.json),
+            ),
             other => self.error(
                 "Unsupported block type",
                 format!("Blocks of type {other:?} are not expected here."),
@@ -642,11 +628,12 @@ impl Cx<'_> {
             }
             let rule = self.check_rule(b, "validation");
             if let Some(c) = &rule.condition {
-                if !c.refs.is_empty()
-                    && !c
-                        .refs
-                        .iter()
-                        .any(|r| r.subject == Subject::Var(name.to_string()))
+                // A condition with no references at all gets this error
+                // too (after the generic one), as in Terraform.
+                if !c
+                    .refs
+                    .iter()
+                    .any(|r| r.subject == Subject::Var(name.to_string()))
                 {
                     self.diags.push(Diagnostic::error(
                         "Invalid variable validation condition",
@@ -657,6 +644,7 @@ impl Cx<'_> {
             }
             v.validations.push(rule);
         }
+        self.variable_default(&v);
         v
     }
 
@@ -761,6 +749,11 @@ impl Cx<'_> {
             }
             _ => None,
         };
+        if let Some((name, _)) = &parsed {
+            if !self.provider_ref_name_ok(a, name) {
+                return None;
+            }
+        }
         if parsed.is_none() {
             self.diags.push(Diagnostic::error(
                 "Invalid provider configuration reference",
@@ -837,7 +830,11 @@ impl Cx<'_> {
         };
         for (k, v) in o.iter() {
             let key = match k {
-                ObjectKey::Ident(i) => Some(i.as_str().to_string()),
+                ObjectKey::Ident(i) => {
+                    let range = a.index.range(i.span());
+                    let name = i.as_str().to_string();
+                    self.provider_name_ok(&name, range).then_some(name)
+                }
                 ObjectKey::Expression(e) => {
                     let g = GAttr {
                         name: "providers".into(),
@@ -912,7 +909,11 @@ impl Cx<'_> {
         }
         for b in body.blocks {
             match b.ty.as_str() {
-                "required_providers" => self.required_providers(module, b.body),
+                "required_providers" => {
+                    if self.required_providers_once(module, &b) {
+                        self.required_providers(module, b.body)
+                    }
+                }
                 "backend" | "cloud" => {
                     let ty = if b.ty == "cloud" {
                         "cloud".to_string()
@@ -925,7 +926,7 @@ impl Cx<'_> {
                     });
                 }
                 "state" => self.state(module, b),
-                "provider_meta" => {}
+                "provider_meta" => self.provider_meta(&b),
                 _ => self.unsupported_block(&b),
             }
         }
@@ -981,6 +982,9 @@ impl Cx<'_> {
 
     fn required_providers(&mut self, module: &mut Module, body: GBody) {
         for a in &body.attrs {
+            if !self.provider_name_ok(&a.name, a.index.range(a.value.span())) {
+                continue;
+            }
             let mut rp = RequiredProvider::default();
             match &a.value {
                 Expression::Object(o) => {
@@ -990,7 +994,10 @@ impl Cx<'_> {
                             ObjectKey::Expression(e) => literal_string(e).unwrap_or_default(),
                         };
                         match key.as_str() {
-                            "source" => rp.source = literal_string(v.expr()),
+                            "source" => {
+                                rp.source = literal_string(v.expr());
+                                self.provider_source_ok(&a.index, v.expr());
+                            }
                             "version" => rp.version = literal_string(v.expr()),
                             _ => {}
                         }

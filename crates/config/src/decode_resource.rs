@@ -2,7 +2,7 @@
 //! nested blocks as a structure ([`NestedBlock`]), `dynamic` blocks with
 //! their iterator name bound in their content.
 
-use crate::decode::{is_static_traversal, Cx, STATIC_REF};
+use crate::decode::Cx;
 use crate::diag::{Diagnostic, SourceRange};
 use crate::model::*;
 use crate::refs::Subject;
@@ -35,6 +35,8 @@ impl Cx<'_> {
             blocks: Vec::new(),
             body: Vec::new(),
             from_json: self.json,
+            provisioners: Vec::new(),
+            connection: None,
         };
         let mut count_seen = false;
         for a in b.body.attrs {
@@ -81,6 +83,9 @@ impl Cx<'_> {
                 self.lifecycle(&mut r.lifecycle, data, blk.body);
                 continue;
             }
+            let Some(blk) = self.resource_meta_block(&mut r, blk) else {
+                continue;
+            };
             if let Some(raw) = &blk.raw {
                 r.blocks.push(raw.clone());
             }
@@ -88,6 +93,8 @@ impl Cx<'_> {
                 r.body.push(nb);
             }
         }
+        self.condition_self_refs(&r);
+        self.connection_destroy_refs(&r);
         r
     }
 
@@ -104,17 +111,32 @@ impl Cx<'_> {
     fn lifecycle(&mut self, l: &mut Lifecycle, data: bool, body: GBody) {
         for a in body.attrs {
             match (a.name.as_str(), data) {
-                ("create_before_destroy", false) => l.create_before_destroy = Some(self.expr(a)),
-                ("prevent_destroy", false) => l.prevent_destroy = Some(self.expr(a)),
+                ("create_before_destroy", false) => {
+                    let _ = self.constant_bool(&a);
+                    l.create_before_destroy = Some(self.expr(a))
+                }
+                ("prevent_destroy", false) => {
+                    let _ = self.constant_bool(&a);
+                    l.prevent_destroy = Some(self.expr(a))
+                }
                 // Attribute names of this resource, not references.
                 ("ignore_changes", false) => {
-                    self.ignore_changes(&a);
+                    self.ignore_changes_form(&a);
                     l.ignore_changes = Some(self.expr_no_refs(a));
                 }
                 ("replace_triggered_by", false) => {
                     l.replace_triggered_by_entries = self.replace_triggered_by(&a);
                     l.replace_triggered_by = Some(self.expr(a));
                 }
+                (
+                    "create_before_destroy" | "prevent_destroy" | "ignore_changes"
+                    | "replace_triggered_by",
+                    true,
+                ) => self.error(
+                    "Invalid data resource lifecycle argument",
+                    format!("The lifecycle argument {:?} is defined only for managed resources (\"resource\" blocks), and is not valid for data resources.", a.name),
+                    a.name_span.clone(),
+                ),
                 _ => self.unsupported_arg(&a),
             }
         }
@@ -124,25 +146,6 @@ impl Cx<'_> {
                 "postcondition" => l.postconditions.push(self.check_rule(b, "postcondition")),
                 _ => self.unsupported_block(&b),
             }
-        }
-    }
-
-    fn ignore_changes(&mut self, a: &GAttr) {
-        match &a.value {
-            Expression::Variable(v) if v.as_str() == "all" => {}
-            Expression::String(s) if s.as_str() == "all" => {}
-            Expression::Array(items) => {
-                for item in items.iter() {
-                    if !is_static_traversal(item) && !matches!(item, Expression::String(_)) {
-                        self.diags.push(Diagnostic::error("Invalid expression", STATIC_REF, a.index.range(item.span())));
-                    }
-                }
-            }
-            other => self.diags.push(Diagnostic::error(
-                "Invalid ignore_changes argument",
-                "The ignore_changes argument must be a list of attribute references, or the keyword \"all\".",
-                a.index.range(other.span()),
-            )),
         }
     }
 

@@ -624,6 +624,11 @@ fn blank_quotes(v: &JValue, raw: &str, base: usize, out: &mut String) -> Result<
     let mut last = 0;
     for span in strings {
         let (s, e) = (span.start - base, span.end - base);
+        if &raw[s..e] == "\"*\"" {
+            // Not an expression in any of these places: the legacy
+            // `ignore_changes = ["*"]`, which the decoder reports.
+            continue;
+        }
         // The content moves onto the opening quote, so the expression's
         // range starts where the string does (where Terraform reports).
         out.push_str(&raw[last..s]);

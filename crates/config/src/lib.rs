@@ -16,7 +16,9 @@ mod decode;
 mod decode_resource;
 mod diag;
 mod json;
+mod load_checks;
 mod model;
+mod provisioner;
 mod refs;
 mod source;
 mod typeexpr;
@@ -359,10 +361,13 @@ fn load_tree(
 ) -> Config {
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let (module, d) = load_module(dir);
+    // As Terraform: a module with errors is not built further, so its
+    // calls are not followed (their errors would only add noise).
+    let broken = d.iter().any(Diagnostic::is_error);
     diags.extend(d);
     stack.push(canonical);
     let mut children = BTreeMap::new();
-    for (name, call) in &module.module_calls {
+    for (name, call) in module.module_calls.iter().filter(|_| !broken) {
         let Some(source) = &call.source else { continue };
         if !(source.starts_with("./") || source.starts_with("../")) {
             diags.push(Diagnostic::error(

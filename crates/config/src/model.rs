@@ -104,6 +104,54 @@ pub struct Resource {
     pub body: Vec<NestedBlock>,
     /// Declared in a `.tf.json` file.
     pub from_json: bool,
+    /// `provisioner "type" { ... }` blocks in order (managed resources;
+    /// in data blocks they stay in `body` for the provider to refuse).
+    pub provisioners: Vec<Provisioner>,
+    /// The resource-level `connection` block.
+    pub connection: Option<Connection>,
+}
+
+/// When a provisioner runs: `when = create` (the default) or `destroy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProvisionerWhen {
+    #[default]
+    Create,
+    Destroy,
+}
+
+/// What a failing provisioner does: `on_failure = fail` (the default)
+/// taints the resource; `continue` ignores the failure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProvisionerOnFailure {
+    #[default]
+    Fail,
+    Continue,
+}
+
+/// `provisioner "type" { when = ..., on_failure = ..., connection { } }`:
+/// the other arguments and blocks are the provisioner's own configuration
+/// (`self` is in scope). Running provisioners is not implemented; the
+/// engine refuses to plan a resource that has any.
+#[derive(Clone, Debug)]
+pub struct Provisioner {
+    pub ty: String,
+    pub range: Option<SourceRange>,
+    /// The range of the type label.
+    pub type_range: Option<SourceRange>,
+    pub when: ProvisionerWhen,
+    pub on_failure: ProvisionerOnFailure,
+    pub connection: Option<Connection>,
+    pub attributes: BTreeMap<String, Expr>,
+    pub blocks: Vec<NestedBlock>,
+}
+
+/// A `connection { ... }` block of a resource or provisioner: its
+/// arguments unevaluated (`self` is in scope).
+#[derive(Clone, Debug)]
+pub struct Connection {
+    pub range: Option<SourceRange>,
+    pub attributes: BTreeMap<String, Expr>,
+    pub blocks: Vec<NestedBlock>,
 }
 
 impl Resource {
@@ -220,6 +268,10 @@ pub struct Removed {
     /// `lifecycle { destroy }`; Terraform's default is true.
     pub destroy: bool,
     pub range: Option<SourceRange>,
+    /// Destroy-time provisioners (the only kind allowed here) and their
+    /// shared `connection`.
+    pub provisioners: Vec<Provisioner>,
+    pub connection: Option<Connection>,
 }
 
 /// `check "name" { data ... {} assert { ... } }`.
@@ -259,6 +311,9 @@ pub struct Module {
     pub files: Vec<String>,
     pub required_version: Option<String>,
     pub required_providers: BTreeMap<String, RequiredProvider>,
+    /// Where the module's `required_providers` block is (a module may have
+    /// only one).
+    pub required_providers_range: Option<SourceRange>,
     pub providers: Vec<ProviderConfig>,
     pub variables: BTreeMap<String, Variable>,
     pub locals: BTreeMap<String, Expr>,
@@ -285,6 +340,9 @@ pub struct Module {
     pub backend: Option<Backend>,
     /// Position in `resources` by (data, type, name), kept by the loader.
     pub(crate) resource_index: HashMap<(bool, String, String), usize>,
+    /// The header range (`resource "t" "n"`) of each resource, for the
+    /// duplicate message.
+    pub(crate) resource_decl: HashMap<(bool, String, String), SourceRange>,
 }
 
 impl Module {

@@ -159,6 +159,24 @@ impl Checker<'_> {
         for b in &r.body {
             self.nested(b, inside);
         }
+        // `self` is the resource's instance in provisioners and connections.
+        let with_self = Allowed {
+            self_ref: true,
+            ..inside
+        };
+        let connections = r
+            .provisioners
+            .iter()
+            .filter_map(|p| p.connection.as_ref())
+            .chain(r.connection.as_ref());
+        for c in connections {
+            c.attributes.values().for_each(|e| self.expr(e, with_self));
+            c.blocks.iter().for_each(|b| self.nested(b, with_self));
+        }
+        for p in &r.provisioners {
+            p.attributes.values().for_each(|e| self.expr(e, with_self));
+            p.blocks.iter().for_each(|b| self.nested(b, with_self));
+        }
         let l = &r.lifecycle;
         for e in &l.replace_triggered_by_entries {
             self.expr(e, inside);

@@ -188,7 +188,7 @@ fn malformed_configurations() {
     check(
         "duplicate_resource",
         "resource \"a\" \"b\" {}\nresource \"a\" \"b\" {}\n",
-        "2:1: Duplicate resource",
+        "2:1: Duplicate resource \"a\" configuration",
     );
     check(
         "duplicate_variable",

@@ -84,15 +84,20 @@ pub enum DiagId {
     /// first says why, the emergency state file's report counts them all,
     /// so the apply leaves these out of what it shows.
     RepeatedPersistFailure,
+    /// A provider the configuration needs is not installed (no package
+    /// found, no built-in of that name): `validate` then checks what
+    /// needs no provider schema.
+    ProviderNotInstalled,
 }
 
 impl DiagId {
     /// Every id, for tables and exhaustive checks.
-    pub const ALL: [DiagId; 4] = [
+    pub const ALL: [DiagId; 5] = [
         DiagId::NotEnoughFunctionArguments,
         DiagId::TooManyFunctionArguments,
         DiagId::NoValueForRequiredVariable,
         DiagId::RepeatedPersistFailure,
+        DiagId::ProviderNotInstalled,
     ];
 
     /// The summary Terraform prints for this diagnostic.
@@ -102,6 +107,7 @@ impl DiagId {
             DiagId::TooManyFunctionArguments => "Too many function arguments",
             DiagId::NoValueForRequiredVariable => "No value for required variable",
             DiagId::RepeatedPersistFailure => "Failed to persist state",
+            DiagId::ProviderNotInstalled => "Failed to query available provider packages",
         }
     }
 }

@@ -110,7 +110,7 @@ fn constructors_set_each_field() {
 
 #[test]
 fn ids_name_their_terraform_summary() {
-    let cases: [(DiagId, &str); 4] = [
+    let cases: [(DiagId, &str); 5] = [
         (
             DiagId::NotEnoughFunctionArguments,
             "Not enough function arguments",
@@ -124,6 +124,10 @@ fn ids_name_their_terraform_summary() {
             "No value for required variable",
         ),
         (DiagId::RepeatedPersistFailure, "Failed to persist state"),
+        (
+            DiagId::ProviderNotInstalled,
+            "Failed to query available provider packages",
+        ),
     ];
     assert_eq!(cases.map(|c| c.0), DiagId::ALL, "the table covers every id");
     for (id, want) in cases {

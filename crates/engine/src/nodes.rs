@@ -82,6 +82,10 @@ fn var_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic>) 
         let mut given = BTreeMap::new();
         if let Some(v) = w.opts.vars.get(name) {
             given.insert(name.to_string(), v.clone());
+        } else if w.phase == Phase::Validate && cfg.module.variables[name].default.is_none() {
+            // Validate checks the module for any value of its variables,
+            // as Terraform's: an unset one is unknown, not missing.
+            given.insert(name.to_string(), Value::unknown(Type::Dynamic));
         }
         let single = single_var_module(&cfg.module, name);
         let diags = terrane_eval::module::input_variables(&single, &given, &ctx, &mut scope);

@@ -13,6 +13,7 @@ use crate::plan::Planning;
 use crate::provider::discovery::cliconfig::CliConfig;
 use crate::provider::discovery::lockfile::LockFile;
 use crate::provider::discovery::version::Constraints;
+use crate::provider::discovery::DiscoveryError;
 use crate::provider::{Builtins, Discovery, HostOptions, ProviderAddr, ProviderHost};
 use crate::sync::lock;
 use crate::walk::{provider_key, EngineCore, Options, Phase, Walk};
@@ -29,6 +30,9 @@ use terrane_value::{typejson, Type, Value};
 /// A loaded configuration, ready to validate, plan and apply.
 pub struct Engine {
     pub core: Arc<EngineCore>,
+    /// The warnings of loading the configuration (deprecated forms and
+    /// the like): loading succeeded, and they are still the user's to see.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// What an apply did.
@@ -60,6 +64,41 @@ impl ApplyResult {
 
 fn errors(ds: &[Diagnostic]) -> bool {
     ds.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// Provisioners load and validate, but terrane does not run them: a plan
+/// of a configuration that has any is refused, at each provisioner, rather
+/// than planned as if they were not there.
+fn provisioner_refusals(config: &terrane_config::Config, prefix: &str, out: &mut Vec<Diagnostic>) {
+    for r in &config.module.resources {
+        for p in &r.provisioners {
+            out.push(Diagnostic::error(
+                "Provisioners are not supported",
+                format!(
+                    "{prefix}{} has a {:?} provisioner, and terrane does not run provisioners yet: planning it would leave the provisioner out. Remove the provisioner block to plan this configuration.",
+                    r.address(),
+                    p.ty
+                ),
+                p.range.clone(),
+            ));
+        }
+    }
+    for r in &config.module.removed {
+        for p in &r.provisioners {
+            out.push(Diagnostic::error(
+                "Provisioners are not supported",
+                format!(
+                    "The removed block for {prefix}{} has a {:?} provisioner, and terrane does not run provisioners yet: planning it would leave the provisioner out. Remove the provisioner block to plan this configuration.",
+                    r.from_addr.as_deref().unwrap_or("?"),
+                    p.ty
+                ),
+                p.range.clone(),
+            ));
+        }
+    }
+    for (name, child) in &config.children {
+        provisioner_refusals(child, &format!("{prefix}module.{name}."), out);
+    }
 }
 
 impl Engine {
@@ -135,11 +174,19 @@ impl Engine {
                 .unwrap_or_else(Constraints::any);
             match discovery.resolve(&addr, &c, &lockfile) {
                 Ok(src) => host.register(addr, src),
-                Err(e) => diags.push(Diagnostic::error(
-                    "Failed to query available provider packages",
-                    e.to_string(),
-                    None,
-                )),
+                Err(e) => {
+                    let not_installed = matches!(e, DiscoveryError::NotFound { .. });
+                    let d = Diagnostic::error(
+                        "Failed to query available provider packages",
+                        e.to_string(),
+                        None,
+                    );
+                    diags.push(if not_installed {
+                        d.with_id(DiagId::ProviderNotInstalled)
+                    } else {
+                        d
+                    });
+                }
             }
         }
         if errors(&diags) {
@@ -165,6 +212,7 @@ impl Engine {
         };
         Ok(Engine {
             core: Arc::new(core),
+            warnings: diags,
         })
     }
 
@@ -209,6 +257,10 @@ impl Engine {
             variables: opts.vars.clone(),
             ..Default::default()
         };
+        provisioner_refusals(&self.core.config, "", &mut plan.diagnostics);
+        if errors(&plan.diagnostics) {
+            return plan;
+        }
         let (state, moved, moved_diags) = apply_moved(&self.core.config, state);
         plan.diagnostics.extend(moved_diags);
         plan.moved = moved;

@@ -1,0 +1,313 @@
+//! `provisioner` and `connection` blocks of managed resources, and the
+//! reserved `locals` block of resources and data sources, decoded with
+//! the checks Terraform makes when it loads them: the `when` and
+//! `on_failure` keywords (quoted keywords are deprecated), removed
+//! provisioner types, a second `connection` block, `lifecycle` inside a
+//! provisioner, and the references a destroy-time provisioner may make
+//! (only `self`, `count.index`, `each.key`, `path.*` and `terraform.*`).
+//! Running provisioners is not implemented; this only loads them.
+
+use crate::decode::{literal_string, Cx};
+use crate::diag::{Diagnostic, SourceRange};
+use crate::model::*;
+use crate::refs::Subject;
+use crate::source::{GAttr, GBlock, GBody, Span_};
+use hcl_edit::expr::Expression;
+use hcl_edit::Span;
+use std::collections::BTreeMap;
+
+const REMOVED_PROVISIONERS: [&str; 4] = ["chef", "habitat", "puppet", "salt-masterless"];
+
+const DESTROY_REFS: &str = "Destroy-time provisioners and their connection configurations may only reference attributes of the related resource, via 'self', 'count.index', or 'each.key'.\n\nReferences to other resources during the destroy phase can cause dependency cycles and interact poorly with create_before_destroy.";
+
+/// Terraform's `file:line,col-col` rendering of a range, used inside
+/// details ("already has a connection block at main.tf:11,3-13"); files
+/// of the working directory are named as Terraform names them, without
+/// a leading `./`.
+pub(crate) fn hcl_range(r: &Option<SourceRange>) -> String {
+    match r {
+        Some(r) => {
+            let file = r.file.strip_prefix("./").unwrap_or(&r.file);
+            if r.start.line == r.end.line {
+                format!("{file}:{},{}-{}", r.start.line, r.start.col, r.end.col)
+            } else {
+                let (l, c) = (r.end.line, r.end.col);
+                format!("{file}:{},{}-{l},{c}", r.start.line, r.start.col)
+            }
+        }
+        None => "(unknown)".into(),
+    }
+}
+
+/// The header of a block: its type name to its last label (Terraform's
+/// `DefRange`); in JSON syntax, the opening brace of the block's object.
+pub(crate) fn def_span(b: &GBlock, json: bool) -> Span_ {
+    if json {
+        return b.body_span.as_ref().map(|s| s.start..s.start + 1);
+    }
+    let start = b.ty_span.as_ref()?.start;
+    let end = b
+        .labels
+        .last()
+        .and_then(|(_, s)| s.as_ref().map(|s| s.end))
+        .or(b.ty_span.as_ref().map(|s| s.end))?;
+    Some(start..end)
+}
+
+impl Cx<'_> {
+    /// Takes the meta blocks of a resource body: `locals` (reserved in
+    /// resources and data sources), and in managed resources `provisioner`
+    /// and `connection`. Returns any other block untouched.
+    pub(crate) fn resource_meta_block(&mut self, r: &mut Resource, b: GBlock) -> Option<GBlock> {
+        match (b.ty.as_str(), r.data) {
+            ("locals", data) => {
+                let what = if data { "data" } else { "resource" };
+                self.error(
+                    &format!("Reserved block type name in {what} block"),
+                    format!(
+                        "The block type name {:?} is reserved for use by Terraform in a future version.",
+                        b.ty
+                    ),
+                    b.ty_span.clone(),
+                );
+                None
+            }
+            ("provisioner", false) => {
+                if let Some(p) = self.provisioner(b) {
+                    r.provisioners.push(p);
+                }
+                None
+            }
+            ("connection", false) => {
+                if let Some(prev) = &r.connection {
+                    let detail = format!(
+                        "This resource already has a connection block at {}.",
+                        hcl_range(&prev.range)
+                    );
+                    self.error(
+                        "Duplicate connection block",
+                        detail,
+                        def_span(&b, self.json),
+                    );
+                } else {
+                    r.connection = Some(self.connection(b, false));
+                }
+                None
+            }
+            _ => Some(b),
+        }
+    }
+
+    /// `provisioner` and `connection` blocks of a `removed` block: only
+    /// destroy-time provisioners are allowed there.
+    pub(crate) fn removed_meta_block(
+        &mut self,
+        provisioners: &mut Vec<Provisioner>,
+        connection: &mut Option<Connection>,
+        b: GBlock,
+    ) {
+        let def = def_span(&b, self.json);
+        if b.ty == "connection" {
+            if let Some(prev) = connection {
+                let detail = format!(
+                    "This \"removed\" block already has a connection block at {}.",
+                    hcl_range(&prev.range)
+                );
+                self.error("Duplicate connection block", detail, def);
+            } else {
+                *connection = Some(self.connection(b, true));
+            }
+            return;
+        }
+        let Some(p) = self.provisioner(b) else { return };
+        if p.when != ProvisionerWhen::Destroy {
+            self.error(
+                "Invalid provisioner block",
+                "Only destroy-time provisioners are valid in \"removed\" blocks. To declare a destroy-time provisioner, use:\n    when = destroy".into(),
+                def,
+            );
+            return;
+        }
+        provisioners.push(p);
+    }
+
+    fn provisioner(&mut self, mut b: GBlock) -> Option<Provisioner> {
+        let ty = match b.labels.as_slice() {
+            [(l, _)] => l.clone(),
+            [] => {
+                let at = b.body_span.as_ref().map(|s| s.start..s.start + 1);
+                self.error(
+                    "Missing type for provisioner",
+                    "All provisioner blocks must have 1 labels (type).".into(),
+                    at,
+                );
+                return None;
+            }
+            [_, (_, extra), ..] => {
+                self.error(
+                    "Extraneous label for provisioner",
+                    "Only 1 labels (type) are expected for provisioner blocks.".into(),
+                    extra.clone(),
+                );
+                return None;
+            }
+        };
+        let type_span = b.labels[0].1.clone();
+        if REMOVED_PROVISIONERS.contains(&ty.as_str()) {
+            self.error(
+                &format!("The {ty:?} provisioner has been removed"),
+                format!("The {ty:?} provisioner was deprecated in Terraform 0.13.4 has been removed from Terraform. Visit https://learn.hashicorp.com/collections/terraform/provision for alternatives to using provisioners that are a better fit for the Terraform workflow."),
+                type_span,
+            );
+            return None;
+        }
+        let mut p = Provisioner {
+            ty,
+            range: self.range(b.span.clone()),
+            type_range: self.range(type_span),
+            when: ProvisionerWhen::Create,
+            on_failure: ProvisionerOnFailure::Fail,
+            connection: None,
+            attributes: BTreeMap::new(),
+            blocks: Vec::new(),
+        };
+        if let Some(a) = b.body.take("when") {
+            match self.keyword(&a).as_deref() {
+                Some("create") => p.when = ProvisionerWhen::Create,
+                Some("destroy") => p.when = ProvisionerWhen::Destroy,
+                _ => self.diags.push(Diagnostic::error(
+                    "Invalid \"when\" keyword",
+                    "The \"when\" argument requires one of the following keywords: create or destroy.",
+                    a.index.range(a.value.span()),
+                )),
+            }
+        }
+        let destroy = p.when == ProvisionerWhen::Destroy;
+        if let Some(a) = b.body.take("on_failure") {
+            match self.keyword(&a).as_deref() {
+                Some("continue") => p.on_failure = ProvisionerOnFailure::Continue,
+                Some("fail") => p.on_failure = ProvisionerOnFailure::Fail,
+                _ => self.diags.push(Diagnostic::error(
+                    "Invalid \"on_failure\" keyword",
+                    "The \"on_failure\" argument requires one of the following keywords: continue or fail.",
+                    a.index.range(a.value.span()),
+                )),
+            }
+        }
+        let blocks = std::mem::take(&mut b.body.blocks);
+        p.attributes = self.provisioner_attrs(b.body, destroy);
+        for blk in blocks {
+            match blk.ty.as_str() {
+                "connection" => {
+                    if let Some(prev) = &p.connection {
+                        let detail = format!(
+                            "This provisioner already has a connection block at {}.",
+                            hcl_range(&prev.range)
+                        );
+                        self.error("Duplicate connection block", detail, def_span(&blk, self.json));
+                        continue;
+                    }
+                    p.connection = Some(self.connection(blk, destroy));
+                }
+                "lifecycle" => self.error(
+                    "Reserved block type name in provisioner block",
+                    "The block type name \"lifecycle\" is reserved for use by Terraform in a future version.".into(),
+                    blk.ty_span.clone(),
+                ),
+                _ => {
+                    if let Some(nb) = self.nested_block(blk) {
+                        p.blocks.push(nb);
+                    }
+                }
+            }
+        }
+        Some(p)
+    }
+
+    /// A `connection` block; in a destroy-time provisioner its arguments
+    /// may only refer to the resource itself.
+    fn connection(&mut self, mut b: GBlock, destroy: bool) -> Connection {
+        let range = self.range(def_span(&b, self.json));
+        let blocks = std::mem::take(&mut b.body.blocks);
+        let attributes = self.provisioner_attrs(b.body, destroy);
+        let blocks = blocks
+            .into_iter()
+            .filter_map(|nb| self.nested_block(nb))
+            .collect();
+        Connection {
+            range,
+            attributes,
+            blocks,
+        }
+    }
+
+    fn provisioner_attrs(&mut self, body: GBody, destroy: bool) -> BTreeMap<String, Expr> {
+        let mut out = BTreeMap::new();
+        for a in body.attrs {
+            let name = a.name.clone();
+            let e = self.expr(a);
+            if destroy {
+                self.destroy_refs(&e);
+            }
+            out.insert(name, e);
+        }
+        out
+    }
+
+    /// A destroy-time provisioner's argument may refer only to the
+    /// resource itself: one error per other reference.
+    fn destroy_refs(&mut self, e: &Expr) {
+        for r in &e.refs {
+            let allowed = matches!(
+                r.subject,
+                Subject::SelfRef
+                    | Subject::CountIndex
+                    | Subject::EachKey
+                    | Subject::Path(_)
+                    | Subject::TerraformWorkspace
+            );
+            if !allowed {
+                self.diags.push(Diagnostic::error(
+                    "Invalid reference from destroy provisioner",
+                    DESTROY_REFS,
+                    e.range.clone(),
+                ));
+            }
+        }
+    }
+
+    /// The resource-level connection is used by destroy-time provisioners
+    /// too, so with one of them it follows their reference rule.
+    pub(crate) fn connection_destroy_refs(&mut self, r: &Resource) {
+        let Some(c) = &r.connection else { return };
+        if r.provisioners
+            .iter()
+            .any(|p| p.when == ProvisionerWhen::Destroy)
+        {
+            for e in c.attributes.values() {
+                self.destroy_refs(e);
+            }
+        }
+    }
+
+    /// A keyword argument (`when = destroy`): a bare name, or in native
+    /// syntax a quoted one with Terraform's deprecation warning (in JSON a
+    /// string is how a keyword is written).
+    pub(crate) fn keyword(&mut self, a: &GAttr) -> Option<String> {
+        match &a.value {
+            Expression::Variable(v) => Some(v.as_str().to_string()),
+            e @ (Expression::String(_) | Expression::StringTemplate(_)) => {
+                let s = literal_string(e)?;
+                if !self.json {
+                    self.diags.push(Diagnostic::warning(
+                        "Quoted keywords are deprecated",
+                        "In this context, keywords are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted keywords are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this keyword to silence this warning.",
+                        a.index.range(e.span()),
+                    ));
+                }
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+}
