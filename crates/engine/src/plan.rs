@@ -213,6 +213,7 @@ async fn plan_data(
         importing: None,
         dependencies: rc.dependencies.clone(),
         create_before_destroy: false,
+        schema: Some(rc.block.clone()),
     });
     true
 }

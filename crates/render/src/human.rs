@@ -314,10 +314,13 @@ pub fn resource(
     } else {
         symbol(style, c.action)
     };
-    let body = Differ {
+    let differ = Differ {
         requires_replace: &c.requires_replace,
-    }
-    .block(&c.before, &c.after, &c.ty);
+    };
+    let body = match &c.schema {
+        Some(schema) => differ.schema_block(&c.before, &c.after, schema),
+        None => differ.block(&c.before, &c.after, &c.ty),
+    };
     // An import shows the whole imported object.
     let opts = Opts {
         show_unchanged: c.importing.is_some(),
