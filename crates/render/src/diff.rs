@@ -250,8 +250,8 @@ impl Differ<'_> {
     }
 
     /// The blocks of one nested block type, paired as Terraform pairs
-    /// them: single by itself, lists by position (or along their longest
-    /// common run), sets by equal elements, maps by key.
+    /// them: single by itself, lists by position, sets by equal elements,
+    /// maps by key.
     fn nested(
         &self,
         before: &Value,
@@ -268,18 +268,19 @@ impl Differ<'_> {
                 }
             }
             BlockNesting::List => {
+                // Terraform pairs list blocks by position, whatever the
+                // lengths (removing the first of three shows two updates
+                // and a delete).
                 let (b, a) = (
                     before.elements().unwrap_or(&[]),
                     after.elements().unwrap_or(&[]),
                 );
-                walk_slice(b, a, same, |_| true, |i, j| {
-                    let (bv, av) = (
-                        i.map_or_else(null, |i| b[i].clone()),
-                        j.map_or_else(null, |j| a[j].clone()),
-                    );
-                    let p = path.index(j.or(i).unwrap_or(0) as i64);
+                for i in 0..b.len().max(a.len()) {
+                    let bv = b.get(i).cloned().unwrap_or_else(null);
+                    let av = a.get(i).cloned().unwrap_or_else(null);
+                    let p = path.index(i as i64);
                     out.push((String::new(), self.body(&bv, &av, schema, &p)));
-                });
+                }
             }
             BlockNesting::Set => {
                 let (b, a) = (
