@@ -1592,4 +1592,293 @@ mod tests {
             check(name, before, after, ty, replace, want);
         }
     }
+
+    /// A schema like the blocks fixture provider's server: attributes, a
+    /// write-only one, and nested blocks of every nesting.
+    fn server_schema() -> Block {
+        use terrane_schema::Attribute;
+        let subnet = Block::new()
+            .attr("cidr", Attribute::required(Type::String))
+            .attr("zone", Attribute::optional(Type::String));
+        Block::new()
+            .attr("id", Attribute::computed(Type::String))
+            .attr("name", Attribute::required(Type::String))
+            .attr("password", Attribute::optional(Type::String).write_only())
+            .attr("policy", Attribute::optional(Type::String))
+            .attr("tags", Attribute::optional(Type::map(Type::String)))
+            .block(
+                "network",
+                NestedBlock::single(
+                    Block::new()
+                        .attr("cidr", Attribute::required(Type::String))
+                        .attr("dns", Attribute::optional(Type::Bool))
+                        .block("subnet", NestedBlock::list(subnet)),
+                ),
+            )
+            .block(
+                "disk",
+                NestedBlock::list(
+                    Block::new()
+                        .attr("size", Attribute::required(Type::Number))
+                        .attr("label", Attribute::optional(Type::String)),
+                ),
+            )
+            .block(
+                "rule",
+                NestedBlock::set(
+                    Block::new()
+                        .attr("port", Attribute::required(Type::Number))
+                        .attr("protocol", Attribute::optional(Type::String)),
+                ),
+            )
+            .block(
+                "label",
+                NestedBlock::map(Block::new().attr("value", Attribute::required(Type::String))),
+            )
+    }
+
+    /// A server object: policy JSON, the second subnet's CIDR, the disk
+    /// size and the map block keys vary.
+    fn server(policy: &str, subnet2: &str, disk: i64, labels: &[(&str, &str)]) -> Value {
+        let schema = server_schema();
+        let ty = schema.implied_type();
+        let nb = |n: &str| schema.block_types[n].block.implied_type();
+        let subnet_ty = schema.block_types["network"].block.block_types["subnet"]
+            .block
+            .implied_type();
+        let subnet = |c: &str| {
+            Value::object_typed(
+                &subnet_ty,
+                [("cidr".to_string(), s(c)), ("zone".to_string(), Value::null(Type::String))]
+                    .into_iter()
+                    .collect(),
+            )
+        };
+        let obj_of = |t: &Type, kvs: Vec<(&str, Value)>| {
+            Value::object_typed(t, kvs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        };
+        obj_of(
+            &ty,
+            vec![
+                ("id", s("srv-web")),
+                ("name", s("web")),
+                ("password", Value::null(Type::String)),
+                ("policy", s(policy)),
+                ("tags", Value::map(Type::String, [("a".to_string(), s("b"))].into())),
+                (
+                    "network",
+                    obj_of(
+                        &nb("network"),
+                        vec![
+                            ("cidr", s("10.0.0.0/16")),
+                            ("dns", Value::null(Type::Bool)),
+                            (
+                                "subnet",
+                                Value::list(
+                                    subnet_ty.clone(),
+                                    vec![subnet("10.0.1.0/24"), subnet(subnet2)],
+                                ),
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "disk",
+                    Value::list(
+                        nb("disk"),
+                        vec![obj_of(
+                            &nb("disk"),
+                            vec![("size", n(disk)), ("label", Value::null(Type::String))],
+                        )],
+                    ),
+                ),
+                (
+                    "rule",
+                    Value::set(
+                        nb("rule"),
+                        vec![obj_of(
+                            &nb("rule"),
+                            vec![("port", n(80)), ("protocol", Value::null(Type::String))],
+                        )],
+                    ),
+                ),
+                (
+                    "label",
+                    Value::map(
+                        nb("label"),
+                        labels
+                            .iter()
+                            .map(|(k, v)| (k.to_string(), obj_of(&nb("label"), vec![("value", s(v))])))
+                            .collect(),
+                    ),
+                ),
+            ],
+        )
+    }
+
+    /// Issue 15 item 5: bodies rendered with their schema, as `terraform
+    /// plan` 1.15 printed them for the blocks fixture provider: blocks as
+    /// `name {` (map blocks with their key), a blank line before each type
+    /// of block, unchanged blocks counted, write-only attributes labelled,
+    /// JSON strings as `jsonencode(...)` diffs.
+    #[test]
+    fn item5_block_bodies_as_terraform_renders_them() {
+        let p1 = r#"{"Statement":[{"Effect":"Allow"}],"Version":"1"}"#;
+        let p2 = r#"{"Statement":[{"Effect":"Deny"}],"Version":"1"}"#;
+        let create = server(p1, "10.0.2.0/24", 10, &[("env", "prod")]);
+        let update = server(p2, "10.0.3.0/24", 20, &[("env", "prod"), ("team", "x")]);
+        let null = Value::null(server_schema().implied_type());
+        let cases: Vec<(&str, &Value, &Value, &str)> = vec![
+            (
+                "create",
+                &null,
+                &create,
+                r#"{
+      + id       = "srv-web"
+      + name     = "web"
+      + password = (write-only attribute)
+      + policy   = jsonencode(
+            {
+              + Statement = [
+                  + {
+                      + Effect = "Allow"
+                    },
+                ]
+              + Version   = "1"
+            }
+        )
+      + tags     = {
+          + "a" = "b"
+        }
+
+      + disk {
+          + size = 10
+        }
+
+      + label "env" {
+          + value = "prod"
+        }
+
+      + network {
+          + cidr = "10.0.0.0/16"
+
+          + subnet {
+              + cidr = "10.0.1.0/24"
+            }
+          + subnet {
+              + cidr = "10.0.2.0/24"
+            }
+        }
+
+      + rule {
+          + port = 80
+        }
+    }"#,
+            ),
+            (
+                "update",
+                &create,
+                &update,
+                r#"{
+        id       = "srv-web"
+        name     = "web"
+      ~ policy   = jsonencode(
+          ~ {
+              ~ Statement = [
+                  ~ {
+                      ~ Effect = "Allow" -> "Deny"
+                    },
+                ]
+                # (1 unchanged attribute hidden)
+            }
+        )
+        tags     = {
+            "a" = "b"
+        }
+        # (1 unchanged attribute hidden)
+
+      ~ disk {
+          ~ size = 10 -> 20
+        }
+
+      + label "team" {
+          + value = "x"
+        }
+
+      ~ network {
+            # (1 unchanged attribute hidden)
+
+          ~ subnet {
+              ~ cidr = "10.0.2.0/24" -> "10.0.3.0/24"
+            }
+
+            # (1 unchanged block hidden)
+        }
+
+        # (2 unchanged blocks hidden)
+    }"#,
+            ),
+        ];
+        let style = Style { color: false };
+        for (name, before, after, want) in cases {
+            let got = Differ {
+                requires_replace: &[],
+            }
+            .schema_block(before, after, &server_schema())
+            .render(&style, 0, Opts::default());
+            assert_eq!(got, want, "case {name}:\n--- got\n{got}\n--- want\n{want}");
+        }
+    }
+
+    /// Issue 15 item 5: list blocks pair by position (removing the first
+    /// of two shows an update and a delete, as Terraform shows it), and a
+    /// string that is JSON on one side only is shown whole on each side.
+    #[test]
+    fn item5_list_blocks_by_position_and_json_to_text() {
+        let p1 = r#"{"a":1}"#;
+        let two = server(p1, "10.0.2.0/24", 10, &[]);
+        let mut one = two.clone();
+        if let Some(m) = one.entries().map(|e| (*e).clone()) {
+            let mut m = m;
+            let net = m["network"].clone();
+            let mut nm = (*net.entries().unwrap()).clone();
+            let sub = nm["subnet"].elements().unwrap()[1].clone();
+            nm.insert("subnet".into(), Value::list(sub.ty().clone(), vec![sub]));
+            m.insert("network".into(), Value::object_typed(net.ty(), nm));
+            m.insert("policy".into(), s("plain"));
+            one = Value::object_typed(two.ty(), m);
+        }
+        let got = Differ {
+            requires_replace: &[],
+        }
+        .schema_block(&two, &one, &server_schema())
+        .render(&Style { color: false }, 0, Opts::default());
+        let want = r#"{
+        id       = "srv-web"
+        name     = "web"
+      ~ policy   = jsonencode(
+            {
+              - a = 1
+            }
+        ) -> "plain"
+        tags     = {
+            "a" = "b"
+        }
+        # (1 unchanged attribute hidden)
+
+      ~ network {
+            # (1 unchanged attribute hidden)
+
+          ~ subnet {
+              ~ cidr = "10.0.1.0/24" -> "10.0.2.0/24"
+            }
+          - subnet {
+              - cidr = "10.0.2.0/24" -> null
+            }
+        }
+
+        # (2 unchanged blocks hidden)
+    }"#;
+        assert_eq!(got, want, "--- got\n{got}\n--- want\n{want}");
+    }
 }
