@@ -32,7 +32,7 @@ impl Ui {
             return;
         }
         let mut err = std::io::stderr().lock();
-        for d in ds {
+        for d in human::terraform_order(ds) {
             let _ = write!(err, "{}", human::diagnostic(&self.style, d));
         }
     }

@@ -57,12 +57,20 @@ fn check(case: &Case) {
         std::fs::write(p, format!("{HEAD}{text}")).unwrap();
     }
     let init = terrane(dir.path(), &rc, &["init"]);
-    assert_eq!(init.code, 0, "case {}: init:\n{}{}", case.name, init.stdout, init.stderr);
+    assert_eq!(
+        init.code, 0,
+        "case {}: init:\n{}{}",
+        case.name, init.stdout, init.stderr
+    );
     let o = terrane(dir.path(), &rc, &["apply", "-auto-approve"]);
     let all = format!("{}{}", o.stdout, o.stderr);
     assert_eq!(o.code, case.code, "case {}: apply exit:\n{all}", case.name);
     for want in case.output {
-        assert!(all.contains(want), "case {}: output lacks {want:?}:\n{all}", case.name);
+        assert!(
+            all.contains(want),
+            "case {}: output lacks {want:?}:\n{all}",
+            case.name
+        );
     }
     for (file, wants) in case.recorded {
         let text = std::fs::read_to_string(dir.path().join(file))
@@ -77,7 +85,11 @@ fn check(case: &Case) {
     }
     let list = terrane(dir.path(), &rc, &["state", "list"]).stdout;
     for want in case.state {
-        assert!(list.lines().any(|l| l == *want), "case {}: state lacks {want}:\n{list}", case.name);
+        assert!(
+            list.lines().any(|l| l == *want),
+            "case {}: state lacks {want}:\n{list}",
+            case.name
+        );
     }
 }
 
@@ -148,7 +160,9 @@ resource "blocks_server" "s" { name = "p" }"#,
         output: &[],
         recorded: &[(
             "configured.json",
-            &[r#""endpoint":[{"service":"s3","url":"http://s3.local"},{"service":"sts","url":"http://sts.local"}]"#],
+            &[
+                r#""endpoint":[{"service":"s3","url":"http://s3.local"},{"service":"sts","url":"http://sts.local"}]"#,
+            ],
         )],
         state: &["blocks_server.s"],
     });
@@ -187,7 +201,10 @@ resource "blocks_server" "c" { name = "c" }"#,
         code: 0,
         output: &["Resources: 2 added"],
         recorded: &[
-            ("root.json", &[r#""region":"root""#, r#""assume_role":null"#]),
+            (
+                "root.json",
+                &[r#""region":"root""#, r#""assume_role":null"#],
+            ),
             (
                 "child.json",
                 &[r#""region":"child""#, r#""role_arn":"arn:child""#],

@@ -460,13 +460,8 @@ async fn provider_node(w: &Arc<Walk>, module: &[String], name: &str, alias: Opti
             // brace of the provider block.
             span: cfg.and_then(|c| c.body_start.map(|b| b..b + 1)),
         };
-        let v = crate::decode::decode_body(
-            &mut ev,
-            &index,
-            &body,
-            &schema.provider.block,
-            &mut diags,
-        );
+        let v =
+            crate::decode::decode_body(&mut ev, &index, &body, &schema.provider.block, &mut diags);
         diags.extend(ev.into_diagnostics());
         if diags.iter().any(is_error) {
             w.diags(diags);

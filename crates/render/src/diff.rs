@@ -236,7 +236,11 @@ impl Differ<'_> {
         let act = attrs
             .iter()
             .map(|(_, d)| d.act)
-            .chain(blocks.iter().flat_map(|g| g.items.iter().map(|(_, d)| d.act)))
+            .chain(
+                blocks
+                    .iter()
+                    .flat_map(|g| g.items.iter().map(|(_, d)| d.act)),
+            )
             .fold(start, Act::then);
         self.leaf(
             act,
@@ -1649,13 +1653,19 @@ mod tests {
         let subnet = |c: &str| {
             Value::object_typed(
                 &subnet_ty,
-                [("cidr".to_string(), s(c)), ("zone".to_string(), Value::null(Type::String))]
-                    .into_iter()
-                    .collect(),
+                [
+                    ("cidr".to_string(), s(c)),
+                    ("zone".to_string(), Value::null(Type::String)),
+                ]
+                .into_iter()
+                .collect(),
             )
         };
         let obj_of = |t: &Type, kvs: Vec<(&str, Value)>| {
-            Value::object_typed(t, kvs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+            Value::object_typed(
+                t,
+                kvs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            )
         };
         obj_of(
             &ty,
@@ -1664,7 +1674,10 @@ mod tests {
                 ("name", s("web")),
                 ("password", Value::null(Type::String)),
                 ("policy", s(policy)),
-                ("tags", Value::map(Type::String, [("a".to_string(), s("b"))].into())),
+                (
+                    "tags",
+                    Value::map(Type::String, [("a".to_string(), s("b"))].into()),
+                ),
                 (
                     "network",
                     obj_of(
@@ -1708,7 +1721,9 @@ mod tests {
                         nb("label"),
                         labels
                             .iter()
-                            .map(|(k, v)| (k.to_string(), obj_of(&nb("label"), vec![("value", s(v))])))
+                            .map(|(k, v)| {
+                                (k.to_string(), obj_of(&nb("label"), vec![("value", s(v))]))
+                            })
                             .collect(),
                     ),
                 ),

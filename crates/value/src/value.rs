@@ -688,7 +688,11 @@ fn number_g10(n: &Number) -> String {
     let sign = if neg { "-" } else { "" };
     if !(-4..10).contains(&exp) {
         let (first, rest) = digits.split_at(1);
-        let dot = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let dot = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
         let esign = if exp < 0 { '-' } else { '+' };
         return format!("{sign}{first}{dot}e{esign}{:02}", exp.abs());
     }
@@ -696,7 +700,10 @@ fn number_g10(n: &Number) -> String {
     if point <= 0 {
         format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
     } else if point as usize >= digits.len() {
-        format!("{sign}{digits}{}", "0".repeat(point as usize - digits.len()))
+        format!(
+            "{sign}{digits}{}",
+            "0".repeat(point as usize - digits.len())
+        )
     } else {
         let (int, frac) = digits.split_at(point as usize);
         format!("{sign}{int}.{frac}")
@@ -781,7 +788,10 @@ mod tests {
     #[test]
     fn item5_set_elements_in_terraforms_order() {
         let rule = |port: i64| {
-            Value::object_from([("port", Value::number(port)), ("protocol", Value::string("tcp"))])
+            Value::object_from([
+                ("port", Value::number(port)),
+                ("protocol", Value::string("tcp")),
+            ])
         };
         let first = |v: &Value| match v.get_attr("port") {
             Some(p) => p.to_string(),

@@ -176,53 +176,71 @@ resource "blocks_server" "s" {{
 
 pub fn blocks_dynamic_attribute() -> Vec<Step> {
     vec![
-        with_provider(r#"resource "blocks_server" "s" {
+        with_provider(
+            r#"resource "blocks_server" "s" {
   name  = "x"
   extra = { a = 1, b = ["p", "q"] }
-}"#),
-        with_provider(r#"resource "blocks_server" "s" {
+}"#,
+        ),
+        with_provider(
+            r#"resource "blocks_server" "s" {
   name  = "x"
   extra = { a = 2, b = ["p", "q", "r"] }
-}"#),
-        with_provider(r#"resource "blocks_server" "s" {
+}"#,
+        ),
+        with_provider(
+            r#"resource "blocks_server" "s" {
   name  = "x"
   extra = "now a string"
-}"#),
+}"#,
+        ),
     ]
 }
 
 pub fn blocks_json_string() -> Vec<Step> {
     vec![
-        with_provider(r#"resource "blocks_server" "s" {
+        with_provider(
+            r#"resource "blocks_server" "s" {
   name   = "j"
   policy = jsonencode({ Version = "1", Statement = [{ Effect = "Allow", Action = "read" }] })
-}"#),
-        with_provider(r#"resource "blocks_server" "s" {
+}"#,
+        ),
+        with_provider(
+            r#"resource "blocks_server" "s" {
   name   = "j"
   policy = jsonencode({ Version = "1", Statement = [{ Effect = "Deny", Action = "read" }, { Effect = "Allow", Action = "list" }] })
-}"#),
-        with_provider(r#"resource "blocks_server" "s" {
+}"#,
+        ),
+        with_provider(
+            r#"resource "blocks_server" "s" {
   name   = "j"
   policy = "{\"Version\": \"1\", \"Statement\": [{\"Effect\": \"Deny\", \"Action\": \"read\"}, {\"Effect\": \"Allow\", \"Action\": \"list\"}]}"
-}"#),
-        with_provider(r#"resource "blocks_server" "s" {
+}"#,
+        ),
+        with_provider(
+            r#"resource "blocks_server" "s" {
   name   = "j"
   policy = "not json"
-}"#),
+}"#,
+        ),
     ]
 }
 
 pub fn blocks_write_only() -> Vec<Step> {
     vec![
-        with_provider(r#"resource "blocks_server" "s" {
+        with_provider(
+            r#"resource "blocks_server" "s" {
   name     = "w"
   password = "hunter2"
-}"#),
-        with_provider(r#"resource "blocks_server" "s" {
+}"#,
+        ),
+        with_provider(
+            r#"resource "blocks_server" "s" {
   name     = "w"
   password = "hunter3"
   tags     = { rotated = "yes" }
-}"#),
+}"#,
+        ),
     ]
 }
 
@@ -356,8 +374,9 @@ pub fn provider_passed_to_module() -> Vec<Step> {
         r#"resource "blocks_server" "c" { name = "child" }
 output "seen" { value = blocks_server.c.provider_config }"#,
     );
-    vec![step(
-        r#"provider "blocks" {
+    vec![
+        step(
+            r#"provider "blocks" {
   features {}
   region = "default"
 }
@@ -374,8 +393,11 @@ module "inherits" {
   source = "./m"
 }
 output "seen" { value = module.m.seen }"#,
-    )
-    .file("m/main.tf", &child)]
+        )
+        .file("m/main.tf", &child),
+        // Destroy configures each module's provider configuration too.
+        Step::same(Act::Destroy),
+    ]
 }
 
 pub fn provider_in_child_module() -> Vec<Step> {
@@ -405,6 +427,7 @@ resource "blocks_server" "c" {{ name = "own" }}"#
 }"#,
         )
         .file("c/main.tf", &child("moved")),
+        Step::same(Act::Destroy),
     ]
 }
 
