@@ -341,21 +341,23 @@ pub fn terraform_order(ds: &[Diagnostic]) -> Vec<&Diagnostic> {
     let mut out: Vec<&Diagnostic> = ds.iter().collect();
     out.sort_by(|a, b| {
         let sev = |d: &Diagnostic| d.severity == Severity::Error;
-        sev(a).cmp(&sev(b)).then_with(|| match (&a.range, &b.range) {
-            (None, None) => std::cmp::Ordering::Equal,
-            (None, Some(_)) => std::cmp::Ordering::Less,
-            (Some(_), None) => std::cmp::Ordering::Greater,
-            (Some(x), Some(y)) => {
-                let file = |r: &terrane_config::SourceRange| {
-                    let f = r.file.strip_prefix("./").unwrap_or(&r.file).to_string();
-                    (f.matches('/').count(), f)
-                };
-                file(x)
-                    .cmp(&file(y))
-                    .then(x.start.byte.cmp(&y.start.byte))
-                    .then(x.end.byte.cmp(&y.end.byte))
-            }
-        })
+        sev(a)
+            .cmp(&sev(b))
+            .then_with(|| match (&a.range, &b.range) {
+                (None, None) => std::cmp::Ordering::Equal,
+                (None, Some(_)) => std::cmp::Ordering::Less,
+                (Some(_), None) => std::cmp::Ordering::Greater,
+                (Some(x), Some(y)) => {
+                    let file = |r: &terrane_config::SourceRange| {
+                        let f = r.file.strip_prefix("./").unwrap_or(&r.file).to_string();
+                        (f.matches('/').count(), f)
+                    };
+                    file(x)
+                        .cmp(&file(y))
+                        .then(x.start.byte.cmp(&y.start.byte))
+                        .then(x.end.byte.cmp(&y.end.byte))
+                }
+            })
     });
     out
 }
