@@ -31,9 +31,10 @@ impl Ui {
             }
             return;
         }
-        // As Terraform: errors on standard error, warnings on standard
-        // output (with the rest of what the command says).
-        for d in ds {
+        // In Terraform's order; as Terraform: errors on standard error,
+        // warnings on standard output (with the rest of what the command
+        // says).
+        for d in human::terraform_order(ds) {
             let text = human::diagnostic(&self.style, d);
             if d.severity == Severity::Error {
                 let _ = write!(std::io::stderr().lock(), "{text}");

@@ -327,11 +327,25 @@ impl Cx<'_> {
                         b.span.clone(),
                     );
                 }
+                let body_start = b.body_span.as_ref().map(|r| r.start);
+                let (mut blocks, mut body) = (Vec::new(), Vec::new());
+                for blk in b.body.blocks {
+                    if let Some(raw) = &blk.raw {
+                        blocks.push(raw.clone());
+                    }
+                    if let Some(nb) = self.nested_block(blk) {
+                        body.push(nb);
+                    }
+                }
                 module.providers.push(ProviderConfig {
                     name: l[0].clone(),
                     alias,
                     range,
                     attributes,
+                    blocks,
+                    body,
+                    index: self.index.clone(),
+                    body_start,
                 });
             }
             "module" => {

@@ -221,6 +221,18 @@ pub struct ProviderConfig {
     pub alias: Option<String>,
     pub range: Option<SourceRange>,
     pub attributes: BTreeMap<String, Expr>,
+    /// Nested blocks (`assume_role { ... }`, `features {}`), kept as
+    /// written (`.tf` files; see `body`), decoded against the provider's
+    /// schema as a resource's are.
+    pub blocks: Vec<Block>,
+    /// Nested blocks as a structure, `dynamic` blocks included.
+    pub body: Vec<NestedBlock>,
+    /// The line index of the file the block is in (the spans of `blocks`
+    /// are relative to it).
+    pub index: Arc<LineIndex>,
+    /// Byte offset of the opening brace, where Terraform reports a missing
+    /// argument or block.
+    pub body_start: Option<usize>,
 }
 
 /// A Terraform backend (or `cloud`) block of the root module.

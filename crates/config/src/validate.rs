@@ -74,6 +74,9 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
         for e in p.attributes.values() {
             c.expr(e, none);
         }
+        for b in &p.body {
+            c.nested(b, none);
+        }
     }
     for r in m.resources.iter().chain(&m.ephemeral_resources) {
         c.resource(r);

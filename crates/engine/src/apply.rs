@@ -15,7 +15,7 @@
 use crate::checks;
 use crate::conditions;
 use crate::decide;
-use crate::graph::{default_provider_name, NodeId};
+use crate::graph::NodeId;
 use crate::instance::{plan_change, prior_value, read_data_source, resource_ctx, ResourceCtx};
 use crate::model::{mark_config_and_schema, Action, Change, Plan};
 use crate::nodes::{self, Instance};
@@ -611,9 +611,7 @@ async fn delete_one(a: &Applying, out: &mut Vec<Diagnostic>, c: &Change) -> bool
         ));
         return false;
     }
-    let name = default_provider_name(&c.addr.resource.ty).to_string();
-    let alias = c.provider.alias.clone();
-    let provider = match provider_instance(w, &name, alias.as_deref()).await {
+    let provider = match provider_instance(w, &c.provider).await {
         Some(p) => p,
         None => match w.core.host.instance(&c.provider).await {
             Ok(p) => {

@@ -170,15 +170,16 @@ pub fn decode_body(
         let n = vals.len() as u64;
         if nb.min_items > 0 && n < nb.min_items && nb.nesting != BlockNesting::Single {
             diags.push(Diagnostic::error(
-                "Insufficient blocks",
+                format!("Insufficient {name} blocks"),
                 format!("At least {} {name:?} blocks are required.", nb.min_items),
                 index.range(body.span.clone()),
             ));
         }
-        if nb.max_items > 0 && n > nb.max_items {
+        let single = matches!(nb.nesting, BlockNesting::Single | BlockNesting::Group);
+        if nb.max_items > 0 && n > nb.max_items && !single {
             diags.push(Diagnostic::error(
-                "Too many blocks",
-                format!("No more than {} {name:?} blocks are allowed.", nb.max_items),
+                format!("Too many {name} blocks"),
+                format!("No more than {} {name:?} blocks are allowed", nb.max_items),
                 index.range(body.span.clone()),
             ));
         }
@@ -197,7 +198,7 @@ pub fn decode_body(
                     None => {
                         if nb.min_items > 0 {
                             diags.push(Diagnostic::error(
-                                "Missing required block",
+                                format!("Missing {name} block"),
                                 format!("A block of type {name:?} is required here."),
                                 index.range(body.span.clone()),
                             ));

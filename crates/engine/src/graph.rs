@@ -259,10 +259,60 @@ pub fn resource_provider(r: &terrane_config::Resource) -> (String, Option<String
     }
 }
 
+/// The provider configuration that `name` (with `alias`) means in the
+/// module at `module`, as Terraform resolves it: a provider block of that
+/// module; else what the module call passes with `providers = { ... }`
+/// (a call with a `providers` argument passes only what it lists); else,
+/// for a default (unaliased) configuration, the parent's, inherited; at
+/// the root, the implied empty configuration. Returns the module path of
+/// the configuration and its name and alias there.
+pub fn resolve_provider(
+    config: &Config,
+    module: &[String],
+    name: &str,
+    alias: Option<&str>,
+) -> (Vec<String>, String, Option<String>) {
+    let mut here = Some(config);
+    for m in module {
+        here = here.and_then(|c| c.children.get(m));
+    }
+    let declared = here.is_some_and(|c| {
+        c.module
+            .providers
+            .iter()
+            .any(|p| p.name == name && p.alias.as_deref() == alias)
+    });
+    let owned = || (module.to_vec(), name.to_string(), alias.map(str::to_string));
+    let Some((call_name, parent)) = module.split_last() else {
+        return owned();
+    };
+    if declared {
+        return owned();
+    }
+    let mut up = Some(config);
+    for m in parent {
+        up = up.and_then(|c| c.children.get(m));
+    }
+    let Some(call) = up.and_then(|c| c.module.module_calls.get(call_name)) else {
+        return owned();
+    };
+    let key = match alias {
+        Some(a) => format!("{name}.{a}"),
+        None => name.to_string(),
+    };
+    if let Some(r) = call.providers.get(&key) {
+        return resolve_provider(config, parent, &r.name, r.alias.as_deref());
+    }
+    if call.providers.is_empty() && alias.is_none() {
+        return resolve_provider(config, parent, name, None);
+    }
+    owned()
+}
+
 struct Builder<'c> {
     g: Graph,
     pending: Vec<(NodeId, Vec<String>, Vec<Reference>)>,
-    _config: &'c Config,
+    config: &'c Config,
 }
 
 /// Builds the graph of a configuration tree.
@@ -270,7 +320,7 @@ pub fn build(config: &Config) -> Graph {
     let mut b = Builder {
         g: Graph::default(),
         pending: Vec::new(),
-        _config: config,
+        config,
     };
     b.module(config, &[]);
     // Resolve references now that every node exists.
@@ -344,8 +394,9 @@ impl Builder<'_> {
                 }),
                 p.range.clone(),
             );
-            self.pending
-                .push((id, path.to_vec(), refs_of(p.attributes.values())));
+            let mut refs = refs_of(p.attributes.values());
+            refs.extend(block_refs(&p.blocks, &p.index));
+            self.pending.push((id, path.to_vec(), refs));
         }
         for r in &m.resources {
             let mode = if r.data { Mode::Data } else { Mode::Managed };
@@ -379,11 +430,14 @@ impl Builder<'_> {
                 refs.extend(block_refs(&r.blocks, &index));
             }
             self.pending.push((id, path.to_vec(), refs));
-            // The provider configuration (root providers are inherited).
+            // The provider configuration, declared here, passed by the
+            // module call or inherited.
             let (pname, alias) = resource_provider(r);
+            let (pmodule, pname, alias) =
+                resolve_provider(self.config, path, &pname, alias.as_deref());
             let pid = self.g.add(
                 Node {
-                    module: Vec::new(),
+                    module: pmodule,
                     kind: NodeKind::Provider { name: pname, alias },
                 },
                 None,

@@ -38,6 +38,8 @@ pub struct ResourceCtx {
     pub res: Resource,
     pub mode: Mode,
     pub schema: Schema,
+    /// `schema.block`, shared by the changes planned for the resource.
+    pub block: Arc<terrane_schema::Block>,
     pub provider: Arc<dyn Provider>,
     pub provider_key: ProviderConfigKey,
     pub index: Arc<LineIndex>,
@@ -83,7 +85,8 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
             res.range.clone(),
         )]);
     };
-    let Some(provider) = provider_instance(w, &pname, alias.as_deref()).await else {
+    let key = crate::walk::resolved_provider_key(&w.core, &node.module, &pname, alias.as_deref());
+    let Some(provider) = provider_instance(w, &key).await else {
         return Err(Vec::new());
     };
     let index = resource_index(&res);
@@ -95,9 +98,10 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
         ty: schema.block.implied_type(),
         module_cfg: node.module.clone(),
         mode: *mode,
+        block: Arc::new(schema.block.clone()),
         schema,
         provider,
-        provider_key: provider_key(&w.core, &pname, alias.as_deref()),
+        provider_key: key,
         res,
         index,
         dependencies,
@@ -337,6 +341,7 @@ pub fn change(
             Vec::new()
         },
         create_before_destroy: false,
+        schema: Some(rc.block.clone()),
     }
 }
 

@@ -102,6 +102,9 @@ pub struct Change {
     /// Resource addresses (configuration level) this object depends on.
     pub dependencies: Vec<String>,
     pub create_before_destroy: bool,
+    /// The resource type's schema, for rendering nested blocks as blocks
+    /// (`None` when unknown, as for a plan read back from a file).
+    pub schema: Option<std::sync::Arc<terrane_schema::Block>>,
 }
 
 /// An output's change.

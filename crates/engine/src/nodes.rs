@@ -11,9 +11,7 @@ use crate::graph::{NodeId, NodeKind};
 use crate::instance::ResourceCtx;
 use crate::sync::lock;
 use crate::values::{Expansion, InstanceVars, ResourceValues};
-use crate::walk::{
-    guarded, is_error, provider_instance, provider_key, schema_of, Done, Phase, Walk,
-};
+use crate::walk::{guarded, is_error, provider_instance, schema_of, Done, Phase, Walk};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use terrane_config::{DiagId, Diagnostic, Expr, Module};
@@ -61,7 +59,7 @@ pub async fn node(w: &Arc<Walk>, id: NodeId) -> Done {
         NodeKind::Output(name) => output_node(w, &node.module, name, &mut out),
         NodeKind::Call(name) => call_node(w, &node.module, name, &mut out),
         NodeKind::Provider { name, alias } => {
-            provider_node(w, name, alias.as_deref(), &mut out).await
+            provider_node(w, &node.module, name, alias.as_deref(), &mut out).await
         }
         NodeKind::Resource { .. } => true,
     };
@@ -403,14 +401,15 @@ fn call_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic>)
 
 async fn provider_node(
     w: &Arc<Walk>,
+    module: &[String],
     name: &str,
     alias: Option<&str>,
     out: &mut Vec<Diagnostic>,
 ) -> bool {
-    if provider_instance(w, name, alias).await.is_some() {
+    let key = crate::walk::module_provider_key(&w.core, module, name, alias);
+    if provider_instance(w, &key).await.is_some() {
         return true;
     }
-    let key = provider_key(&w.core, name, alias);
     let schema = match schema_of(w, name).await {
         Ok(s) => s,
         Err(d) => {
@@ -437,63 +436,48 @@ async fn provider_node(
             return false;
         }
     };
-    // The provider block's configuration (empty when there is none).
-    let cfg = w
-        .core
-        .config
-        .module
-        .providers
-        .iter()
-        .find(|p| p.name == name && p.alias.as_deref() == alias);
+    // The provider block's configuration (empty when there is none), its
+    // nested blocks (static and dynamic) decoded as a resource's are.
+    let cfg = w.module_config(module).and_then(|c| {
+        c.module
+            .providers
+            .iter()
+            .find(|p| p.name == name && p.alias.as_deref() == alias)
+    });
     let range = cfg.and_then(|c| c.range.clone());
-    let root = ModulePath::default();
+    // A module with its own provider configurations cannot be repeated
+    // (count/for_each), so its one instance is the path without keys.
+    let here = ModulePath(
+        module
+            .iter()
+            .map(|m| (m.clone(), InstanceKey::None))
+            .collect(),
+    );
     let config_value = {
-        let scope = w.scope(&root, InstanceVars::default());
+        let scope = w.scope(&here, InstanceVars::default());
         let ctx = w.func_ctx();
         let mut diags = Vec::new();
-        let v = match cfg.and_then(|c| c.attributes.values().next().map(|e| e.index.clone())) {
-            Some(index) => {
-                let mut ev = Evaluator::new(&scope, &ctx, &index);
-                let attrs: Vec<(&str, &hcl_edit::expr::Expression)> = cfg
-                    .map(|c| {
-                        c.attributes
-                            .iter()
-                            .map(|(k, e)| (k.as_str(), &e.expr))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let body = crate::decode::BodyRef {
-                    attributes: attrs,
-                    blocks: Vec::new(),
-                    span: None,
-                };
-                let v = crate::decode::decode_body(
-                    &mut ev,
-                    &index,
-                    &body,
-                    &schema.provider.block,
-                    &mut diags,
-                );
-                diags.extend(ev.into_diagnostics());
-                v
-            }
-            None => {
-                let index = terrane_config::LineIndex::new("", "");
-                let mut ev = Evaluator::new(&scope, &ctx, &index);
-                let body = crate::decode::BodyRef {
-                    attributes: Vec::new(),
-                    blocks: Vec::new(),
-                    span: None,
-                };
-                crate::decode::decode_body(
-                    &mut ev,
-                    &index,
-                    &body,
-                    &schema.provider.block,
-                    &mut diags,
-                )
-            }
+        let index = cfg
+            .map(|c| c.index.clone())
+            .unwrap_or_else(|| Arc::new(terrane_config::LineIndex::new("", "")));
+        let mut ev = Evaluator::new(&scope, &ctx, &index);
+        let body = crate::decode::BodyRef {
+            attributes: cfg
+                .map(|c| {
+                    c.attributes
+                        .iter()
+                        .map(|(k, e)| (k.as_str(), &e.expr))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            blocks: cfg.map(|c| c.blocks.iter().collect()).unwrap_or_default(),
+            // Terraform reports a missing argument or block at the opening
+            // brace of the provider block.
+            span: cfg.and_then(|c| c.body_start.map(|b| b..b + 1)),
         };
+        let v =
+            crate::decode::decode_body(&mut ev, &index, &body, &schema.provider.block, &mut diags);
+        diags.extend(ev.into_diagnostics());
         if diags.iter().any(is_error) {
             out.extend(diags);
             return false;
@@ -504,7 +488,7 @@ async fn provider_node(
     let unmarked = config_value.unmark_deep();
     // Diagnostics about an argument point at it, as Terraform's do.
     let at = |p: &terrane_value::Path| {
-        cfg.and_then(|c| crate::checks::attribute_range(p, &c.attributes, &[]))
+        cfg.and_then(|c| crate::checks::attribute_range(p, &c.attributes, &c.body))
     };
     if w.phase != Phase::Validate || unmarked.is_wholly_known() {
         let valid = instance.validate_provider_config(&unmarked).await;
@@ -522,10 +506,7 @@ async fn provider_node(
             return false;
         }
     }
-    w.providers
-        .lock()
-        .await
-        .insert((name.to_string(), alias.map(str::to_string)), instance);
+    w.providers.lock().await.insert(key, instance);
     true
 }
 
@@ -617,16 +598,39 @@ pub async fn configure_providers(w: &Arc<Walk>) -> Vec<Diagnostic> {
         .map(|(i, _)| i)
         .collect();
     for id in ids {
-        // Providers may refer to variables; evaluate those first.
-        for dep in w.core.graph.deps[id].clone() {
-            if matches!(
-                w.core.graph.nodes[dep].kind,
-                NodeKind::Var(_) | NodeKind::Local(_)
-            ) {
-                out.extend(node(w, dep).await.1);
-            }
+        // Providers may refer to variables and locals (a child module's
+        // to its call's inputs, so to the parent's): evaluate those first,
+        // dependencies before dependents.
+        for dep in value_deps(w, id) {
+            out.extend(node(w, dep).await.1);
         }
         out.extend(node(w, id).await.1);
+    }
+    out
+}
+
+/// The variables, locals and module calls node `id` depends on, through
+/// each other, in an order that puts dependencies first.
+fn value_deps(w: &Walk, id: NodeId) -> Vec<NodeId> {
+    let g = &w.core.graph;
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    // Depth-first, post-order: (node, its dependencies pushed yet?).
+    let mut stack: Vec<(NodeId, bool)> = g.deps[id].iter().map(|d| (*d, false)).collect();
+    while let Some((n, expanded)) = stack.pop() {
+        if expanded {
+            out.push(n);
+            continue;
+        }
+        if !matches!(
+            g.nodes[n].kind,
+            NodeKind::Var(_) | NodeKind::Local(_) | NodeKind::Call(_)
+        ) || !seen.insert(n)
+        {
+            continue;
+        }
+        stack.push((n, true));
+        stack.extend(g.deps[n].iter().map(|d| (*d, false)));
     }
     out
 }

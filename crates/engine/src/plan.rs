@@ -190,6 +190,7 @@ async fn plan_data(
         importing: None,
         dependencies: rc.dependencies.clone(),
         create_before_destroy: false,
+        schema: Some(rc.block.clone()),
     });
     true
 }

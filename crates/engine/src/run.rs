@@ -626,7 +626,7 @@ async fn delete_change(
     provider: &str,
     reason: Option<Reason>,
 ) -> Change {
-    let (key, typed) = decode_stored(core, addr, o, provider).await;
+    let (key, typed, schema) = decode_stored(core, addr, o, provider).await;
     let before = typed.unwrap_or_else(|| terrane_value::json::decode_loose(&o.attributes));
     let before = terrane_value::marks::mark_paths(&before, &o.sensitive_paths);
     Change {
@@ -645,6 +645,7 @@ async fn delete_change(
         importing: None,
         dependencies: o.dependencies.clone(),
         create_before_destroy: o.create_before_destroy,
+        schema,
     }
 }
 
@@ -656,15 +657,15 @@ async fn decode_stored(
     addr: &InstanceAddr,
     o: &terrane_state::ObjectState,
     provider: &str,
-) -> (crate::provider::ProviderConfigKey, Option<Value>) {
+) -> (
+    crate::provider::ProviderConfigKey,
+    Option<Value>,
+    Option<Arc<terrane_schema::Block>>,
+) {
     let name = graph::default_provider_name(&addr.resource.ty).to_string();
     let alias = provider.rsplit_once("].").map(|(_, a)| a.to_string());
     let key = provider_key(core, &name, alias.as_deref());
-    let key = if provider.contains(&key.addr.to_string()) {
-        key
-    } else {
-        parse_provider_key(provider).unwrap_or(key)
-    };
+    let key = parse_provider_key(provider).unwrap_or(key);
     // A provider only the state mentions is registered on first use.
     let schema = match core.ensure_provider(&key.addr) {
         Ok(()) => core.host.schema(&key.addr).await.ok(),
@@ -677,10 +678,14 @@ async fn decode_stored(
             s.resource(&addr.resource.ty)
         }
     });
+    let schema = schema.filter(|s| s.version == o.schema_version as i64);
     let typed = schema
-        .filter(|s| s.version == o.schema_version as i64)
         .and_then(|s| terrane_value::json::decode(&o.attributes, &s.block.implied_type()).ok());
-    (key, typed)
+    let block = typed
+        .is_some()
+        .then(|| schema.map(|s| Arc::new(s.block.clone())))
+        .flatten();
+    (key, typed, block)
 }
 
 impl Engine {
@@ -695,7 +700,7 @@ impl Engine {
         o: &terrane_state::ObjectState,
         provider: &str,
     ) -> Option<Value> {
-        let (_, typed) = decode_stored(&self.core, addr, o, provider).await;
+        let (_, typed, _) = decode_stored(&self.core, addr, o, provider).await;
         typed.map(|v| terrane_value::marks::mark_paths(&v, &o.sensitive_paths))
     }
 }
@@ -705,7 +710,11 @@ fn parse_provider_key(s: &str) -> Option<crate::provider::ProviderConfigKey> {
     let start = s.find("provider[\"")? + "provider[\"".len();
     let end = s[start..].find("\"]")? + start;
     let addr = ProviderAddr::parse(&s[start..end]).ok()?;
-    let k = crate::provider::ProviderConfigKey::root(addr);
+    let mut k = crate::provider::ProviderConfigKey::root(addr);
+    // `module.a.module.b.provider[...]`: a configuration of a child module.
+    k.module = s[..start - "provider[\"".len()]
+        .trim_end_matches('.')
+        .to_string();
     Some(match s[end + 2..].strip_prefix('.') {
         Some(a) => k.with_alias(a),
         None => k,

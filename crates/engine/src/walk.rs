@@ -147,8 +147,8 @@ impl EngineCore {
     }
 }
 
-/// The configured provider instances of a walk, by name and alias.
-pub type ProviderInstances = HashMap<(String, Option<String>), Arc<dyn Provider>>;
+/// The configured provider instances of a walk, by configuration.
+pub type ProviderInstances = HashMap<ProviderConfigKey, Arc<dyn Provider>>;
 
 /// One walk's shared context.
 pub struct Walk {
@@ -346,18 +346,40 @@ pub fn provider_key(core: &EngineCore, name: &str, alias: Option<&str>) -> Provi
     }
 }
 
-/// The configured instance of a provider configuration (configured by its
-/// node, which runs before any resource that uses it).
-pub async fn provider_instance(
-    w: &Walk,
+/// The key of the provider configuration declared (or, at the root,
+/// implied) in the module at configuration path `module`.
+pub fn module_provider_key(
+    core: &EngineCore,
+    module: &[String],
     name: &str,
     alias: Option<&str>,
-) -> Option<Arc<dyn Provider>> {
-    w.providers
-        .lock()
-        .await
-        .get(&(name.to_string(), alias.map(str::to_string)))
-        .cloned()
+) -> ProviderConfigKey {
+    let mut k = provider_key(core, name, alias);
+    k.module = module
+        .iter()
+        .map(|m| format!("module.{m}"))
+        .collect::<Vec<_>>()
+        .join(".");
+    k
+}
+
+/// The key of the provider configuration that `name`/`alias` means for a
+/// resource of the module at `module` (declared there, passed by the
+/// module call or inherited; see [`crate::graph::resolve_provider`]).
+pub fn resolved_provider_key(
+    core: &EngineCore,
+    module: &[String],
+    name: &str,
+    alias: Option<&str>,
+) -> ProviderConfigKey {
+    let (m, n, a) = crate::graph::resolve_provider(&core.config, module, name, alias);
+    module_provider_key(core, &m, &n, a.as_deref())
+}
+
+/// The configured instance of a provider configuration (configured by its
+/// node, which runs before any resource that uses it).
+pub async fn provider_instance(w: &Walk, key: &ProviderConfigKey) -> Option<Arc<dyn Provider>> {
+    w.providers.lock().await.get(key).cloned()
 }
 
 pub async fn schema_of(w: &Walk, name: &str) -> Result<Arc<ProviderSchema>, Diagnostic> {

@@ -22,6 +22,7 @@
 
 use crate::text::Style;
 use std::fmt::Write;
+use terrane_schema::{Block, BlockNesting, NestedBlock};
 use terrane_value::{Kind, Path, Type, Value};
 
 /// What happens to one node of the tree.
@@ -83,15 +84,26 @@ enum Node {
     },
     /// Becomes unknown; the old value's deletion diff unless created.
     Unknown(Option<Box<Diff>>),
-    /// Attributes (of a resource when `block`), by key.
+    /// Attributes (of a resource when `block`), by key, and for a body
+    /// rendered with its schema, its nested blocks grouped by type.
     Object {
         attrs: Vec<(String, Diff)>,
         block: bool,
+        blocks: Vec<BlockGroup>,
     },
+    /// A write-only attribute: never planned, never stored.
+    WriteOnly,
     Map(Vec<(String, Diff)>),
     List(Vec<Diff>),
     Set(Vec<Diff>),
     TypeChange(Box<Diff>, Box<Diff>),
+}
+
+/// The nested blocks of one type in a body: each with its label (` "key"`
+/// for a map block, else empty) and diff.
+struct BlockGroup {
+    name: String,
+    items: Vec<(String, Diff)>,
 }
 
 /// Computes diffs, knowing which paths force a replacement.
@@ -157,7 +169,153 @@ impl Differ<'_> {
         let act = attrs
             .iter()
             .fold(Act::of(before, after), |a, (_, d)| a.then(d.act));
-        self.leaf(act, &Path::root(), Node::Object { attrs, block: true })
+        self.leaf(
+            act,
+            &Path::root(),
+            Node::Object {
+                attrs,
+                block: true,
+                blocks: Vec::new(),
+            },
+        )
+    }
+
+    /// The diff of a resource object rendered with its schema, as
+    /// Terraform renders it: attributes, then nested blocks as blocks
+    /// (`name {`), write-only attributes labelled.
+    pub fn schema_block(&self, before: &Value, after: &Value, schema: &Block) -> Diff {
+        self.body(before, after, schema, &Path::root())
+    }
+
+    fn body(&self, before: &Value, after: &Value, schema: &Block, path: &Path) -> Diff {
+        let part = |v: &Value, k: &str| {
+            if v.is_known() {
+                v.get_attr(k).cloned().unwrap_or_else(null)
+            } else {
+                null()
+            }
+        };
+        let start = Act::of(before, after);
+        let mut attrs = Vec::new();
+        for (k, a) in &schema.attributes {
+            let (bv, av) = (part(before, k), part(after, k));
+            let p = path.attr(k.clone());
+            if a.write_only {
+                // Terraform cannot know a write-only value: the attribute
+                // is listed with the body's action.
+                if !(before.is_null() && after.is_null()) {
+                    attrs.push((k.clone(), self.leaf(start, &p, Node::WriteOnly)));
+                }
+                continue;
+            }
+            if bv.is_null() && av.is_null() {
+                continue;
+            }
+            attrs.push((k.clone(), self.value(&bv, &av, &a.implied_type(), &p)));
+        }
+        let mut blocks = Vec::new();
+        for (k, nb) in &schema.block_types {
+            let (bv, av) = (part(before, k), part(after, k));
+            let p = path.attr(k.clone());
+            if !bv.is_known() || !av.is_known() || !after.is_known() {
+                // Not known yet (a dynamic block over unknown values):
+                // shown as a value.
+                let d = self.value(&bv, &av, &nb.implied_type(), &p);
+                attrs.push((k.clone(), d));
+                continue;
+            }
+            let items = self.nested(&bv, &av, nb, &p);
+            if !items.is_empty() {
+                blocks.push(BlockGroup {
+                    name: k.clone(),
+                    items,
+                });
+            }
+        }
+        attrs.sort_by(|x, y| x.0.cmp(&y.0));
+        let act = attrs
+            .iter()
+            .map(|(_, d)| d.act)
+            .chain(
+                blocks
+                    .iter()
+                    .flat_map(|g| g.items.iter().map(|(_, d)| d.act)),
+            )
+            .fold(start, Act::then);
+        self.leaf(
+            act,
+            path,
+            Node::Object {
+                attrs,
+                block: true,
+                blocks,
+            },
+        )
+    }
+
+    /// The blocks of one nested block type, paired as Terraform pairs
+    /// them: single by itself, lists by position, sets by equal elements,
+    /// maps by key.
+    fn nested(
+        &self,
+        before: &Value,
+        after: &Value,
+        nb: &NestedBlock,
+        path: &Path,
+    ) -> Vec<(String, Diff)> {
+        let schema = &nb.block;
+        let mut out = Vec::new();
+        match nb.nesting {
+            BlockNesting::Single | BlockNesting::Group => {
+                if !(before.is_null() && after.is_null()) {
+                    out.push((String::new(), self.body(before, after, schema, path)));
+                }
+            }
+            BlockNesting::List => {
+                // Terraform pairs list blocks by position, whatever the
+                // lengths (removing the first of three shows two updates
+                // and a delete).
+                let (b, a) = (
+                    before.elements().unwrap_or(&[]),
+                    after.elements().unwrap_or(&[]),
+                );
+                for i in 0..b.len().max(a.len()) {
+                    let bv = b.get(i).cloned().unwrap_or_else(null);
+                    let av = a.get(i).cloned().unwrap_or_else(null);
+                    let p = path.index(i as i64);
+                    out.push((String::new(), self.body(&bv, &av, schema, &p)));
+                }
+            }
+            BlockNesting::Set => {
+                let (b, a) = (
+                    before.elements().unwrap_or(&[]),
+                    after.elements().unwrap_or(&[]),
+                );
+                let mut taken = vec![false; a.len()];
+                for bv in b {
+                    let found = (0..a.len()).find(|&j| !taken[j] && same(bv, &a[j]));
+                    let av = match found {
+                        Some(j) => {
+                            taken[j] = true;
+                            a[j].clone()
+                        }
+                        None => null(),
+                    };
+                    out.push((String::new(), self.body(bv, &av, schema, path)));
+                }
+                for (av, _) in a.iter().zip(&taken).filter(|(_, t)| !**t) {
+                    out.push((String::new(), self.body(&null(), av, schema, path)));
+                }
+            }
+            BlockNesting::Map => {
+                for (k, bv, av) in paired_entries(before, after) {
+                    let label = format!(" {}", terrane_value::render::quote(&k));
+                    let d = self.body(&bv, &av, schema, &path.key(k.clone()));
+                    out.push((label, d));
+                }
+            }
+        }
+        out
     }
 
     /// The diff of any value of type `ty` (`Dynamic` compares JSON forms).
@@ -266,6 +424,7 @@ impl Differ<'_> {
                     Node::Object {
                         attrs,
                         block: false,
+                        blocks: Vec::new(),
                     },
                 )
             }
@@ -362,13 +521,31 @@ impl Differ<'_> {
         ot: Option<&terrane_value::ObjectType>,
         path: &Path,
     ) -> Vec<(String, Diff)> {
+        // A JSON object (a dynamic value) shows a key written as null, as
+        // Terraform's JSON diff does: `+ key = null` when the key is new.
+        let has = |v: &Value, k: &str| v.is_known() && v.get_attr(k).is_some();
         paired_entries(before, after)
             .into_iter()
-            .filter(|(_, bv, av)| !(bv.is_null() && av.is_null()))
-            .map(|(k, bv, av)| {
+            .filter_map(|(k, bv, av)| {
+                let p = path.attr(k.clone());
+                if bv.is_null() && av.is_null() {
+                    if ot.is_some() {
+                        return None;
+                    }
+                    let act = match (has(before, &k), has(after, &k)) {
+                        (false, true) => Act::Create,
+                        (true, false) => Act::Delete,
+                        _ => Act::NoOp,
+                    };
+                    let node = Node::Primitive {
+                        before: bv,
+                        after: av,
+                    };
+                    return Some((k, self.leaf(act, &p, node)));
+                }
                 let ty = ot.and_then(|o| o.attr(&k)).unwrap_or(&DYNAMIC);
-                let d = self.value(&bv, &av, ty, &path.attr(k.clone()));
-                (k, d)
+                let d = self.value(&bv, &av, ty, &p);
+                Some((k, d))
             })
             .collect()
     }
@@ -628,8 +805,13 @@ impl Diff {
                     a.render(style, indent, o)
                 )
             }
-            Node::Object { attrs, block } => {
-                if attrs.is_empty() {
+            Node::WriteOnly => format!("(write-only attribute){forces}"),
+            Node::Object {
+                attrs,
+                block,
+                blocks,
+            } => {
+                if attrs.is_empty() && blocks.is_empty() {
                     return format!(
                         "{{}}{}{forces}",
                         if *block { "" } else { self.null_suffix(o) }
@@ -671,6 +853,7 @@ impl Diff {
                     );
                 }
                 hidden_line(&mut out, indent, "attribute", hidden);
+                self.blocks(&mut out, style, indent, blocks, !attrs.is_empty(), child);
                 let suffix = if *block { "" } else { self.null_suffix(o) };
                 format!("{out}{}    }}{suffix}", pad(indent))
             }
@@ -737,6 +920,40 @@ impl Diff {
         }
     }
 
+    /// Nested blocks after a body's attributes: `name {` (`name "key" {`
+    /// for map blocks), each type's changed blocks after a blank line when
+    /// the body has attributes, unchanged ones counted.
+    fn blocks(
+        &self,
+        out: &mut String,
+        style: &Style,
+        indent: usize,
+        groups: &[BlockGroup],
+        has_attrs: bool,
+        o: Opts,
+    ) {
+        let mut hidden = 0;
+        for g in groups {
+            let mut first = true;
+            for (label, d) in &g.items {
+                if d.act == Act::NoOp && !o.show_unchanged {
+                    hidden += 1;
+                    continue;
+                }
+                if first && has_attrs {
+                    out.push('\n');
+                }
+                first = false;
+                let lead = format!("{}{label} ", crate::text::key_text(&g.name));
+                child_line(out, style, indent, &lead, d, o, "");
+            }
+        }
+        if hidden > 0 {
+            out.push('\n');
+            hidden_line(out, indent, "block", hidden);
+        }
+    }
+
     /// A list: a change shows the unchanged element before and after it
     /// as context; other unchanged runs are counted.
     fn list(&self, style: &Style, elems: &[Diff], indent: usize, o: Opts, forces: &str) -> String {
@@ -788,6 +1005,9 @@ impl Diff {
         o: Opts,
     ) -> String {
         let forces = self.forces(style, o);
+        if let Some(text) = self.json_string(style, before, after, indent, o) {
+            return text;
+        }
         let multiline = |v: &Value| v.as_str().is_some_and(|s| s.contains('\n'));
         if multiline(before) || multiline(after) {
             return self.heredoc(style, before, after, indent, o);
@@ -804,6 +1024,103 @@ impl Diff {
                 text(after)
             ),
         }
+    }
+
+    /// A string holding a JSON object or array, as Terraform shows it:
+    /// `jsonencode(...)` around the diff of the two documents (`None`
+    /// when neither side is such a string). A string that is JSON on one
+    /// side only is shown whole on each side.
+    fn json_string(
+        &self,
+        style: &Style,
+        before: &Value,
+        after: &Value,
+        indent: usize,
+        o: Opts,
+    ) -> Option<String> {
+        let json = |v: &Value| -> Option<Value> {
+            let s = v.as_str()?;
+            if !(s.starts_with('{') || s.starts_with('[')) {
+                return None;
+            }
+            let j: serde_json::Value = serde_json::from_str(s).ok()?;
+            Some(terrane_value::json::decode_loose(&j))
+        };
+        let (bj, aj) = match self.act {
+            Act::Create => (None, json(after)),
+            Act::NoOp => (json(after), json(after)),
+            Act::Delete => (json(before), None),
+            Act::Update => (json(before), json(after)),
+        };
+        let want = match self.act {
+            Act::Create => aj.is_some(),
+            Act::Delete => bj.is_some(),
+            Act::NoOp | Act::Update => bj.is_some() && aj.is_some(),
+        };
+        if !want {
+            if self.act == Act::Update && (bj.is_some() || aj.is_some()) {
+                let show = |v: &Value, act| Diff {
+                    act,
+                    replace: false,
+                    node: Node::Primitive {
+                        before: v.clone(),
+                        after: v.clone(),
+                    },
+                };
+                let o2 = Opts {
+                    no_null_suffix: true,
+                    ..o
+                };
+                return Some(format!(
+                    "{} {} {}{}",
+                    show(before, Act::Delete).render(style, indent, o2),
+                    style.yellow("->"),
+                    show(after, Act::Create).render(style, indent, o2),
+                    self.forces(style, o)
+                ));
+            }
+            return None;
+        }
+        let (bj, aj) = (bj.unwrap_or_else(null), aj.unwrap_or_else(null));
+        let diff = Differ {
+            requires_replace: &[],
+        }
+        .value(&bj, &aj, &Type::Dynamic, &Path::root());
+        let mut inner = Opts {
+            no_null_suffix: true,
+            no_forces: true,
+            ..o
+        };
+        let mut act = self.act;
+        let (mut whitespace, mut replace) = ("", String::new());
+        if diff.act == Act::NoOp && self.act == Act::Update {
+            // Only whitespace differs: the JSON diff alone would show
+            // nothing, so everything is shown, as unchanged.
+            whitespace = if self.replace {
+                " # whitespace changes force replacement"
+            } else {
+                " # whitespace changes"
+            };
+            inner.show_unchanged = true;
+            act = Act::NoOp;
+        } else {
+            replace = self.forces(style, o);
+        }
+        let rendered = diff.render(style, indent + 1, inner);
+        if matches!(self.act, Act::Create | Act::Delete) {
+            act = Act::NoOp;
+        }
+        Some(if rendered.contains('\n') {
+            format!(
+                "jsonencode({whitespace}\n{}{} {rendered}{replace}\n{}){}",
+                pad(indent + 1),
+                act.symbol(style),
+                pad(indent + 1),
+                self.null_suffix(o)
+            )
+        } else {
+            format!("jsonencode({rendered}){whitespace}{replace}")
+        })
     }
 
     /// A string with line breaks: a heredoc, line by line with `+`/`-`
@@ -1278,5 +1595,305 @@ mod tests {
         for (name, before, after, ty, replace, want) in cases {
             check(name, before, after, ty, replace, want);
         }
+    }
+
+    /// A schema like the blocks fixture provider's server: attributes, a
+    /// write-only one, and nested blocks of every nesting.
+    fn server_schema() -> Block {
+        use terrane_schema::Attribute;
+        let subnet = Block::new()
+            .attr("cidr", Attribute::required(Type::String))
+            .attr("zone", Attribute::optional(Type::String));
+        Block::new()
+            .attr("id", Attribute::computed(Type::String))
+            .attr("name", Attribute::required(Type::String))
+            .attr("password", Attribute::optional(Type::String).write_only())
+            .attr("policy", Attribute::optional(Type::String))
+            .attr("tags", Attribute::optional(Type::map(Type::String)))
+            .block(
+                "network",
+                NestedBlock::single(
+                    Block::new()
+                        .attr("cidr", Attribute::required(Type::String))
+                        .attr("dns", Attribute::optional(Type::Bool))
+                        .block("subnet", NestedBlock::list(subnet)),
+                ),
+            )
+            .block(
+                "disk",
+                NestedBlock::list(
+                    Block::new()
+                        .attr("size", Attribute::required(Type::Number))
+                        .attr("label", Attribute::optional(Type::String)),
+                ),
+            )
+            .block(
+                "rule",
+                NestedBlock::set(
+                    Block::new()
+                        .attr("port", Attribute::required(Type::Number))
+                        .attr("protocol", Attribute::optional(Type::String)),
+                ),
+            )
+            .block(
+                "label",
+                NestedBlock::map(Block::new().attr("value", Attribute::required(Type::String))),
+            )
+    }
+
+    /// A server object: policy JSON, the second subnet's CIDR, the disk
+    /// size and the map block keys vary.
+    fn server(policy: &str, subnet2: &str, disk: i64, labels: &[(&str, &str)]) -> Value {
+        let schema = server_schema();
+        let ty = schema.implied_type();
+        let nb = |n: &str| schema.block_types[n].block.implied_type();
+        let subnet_ty = schema.block_types["network"].block.block_types["subnet"]
+            .block
+            .implied_type();
+        let subnet = |c: &str| {
+            Value::object_typed(
+                &subnet_ty,
+                [
+                    ("cidr".to_string(), s(c)),
+                    ("zone".to_string(), Value::null(Type::String)),
+                ]
+                .into_iter()
+                .collect(),
+            )
+        };
+        let obj_of = |t: &Type, kvs: Vec<(&str, Value)>| {
+            Value::object_typed(
+                t,
+                kvs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            )
+        };
+        obj_of(
+            &ty,
+            vec![
+                ("id", s("srv-web")),
+                ("name", s("web")),
+                ("password", Value::null(Type::String)),
+                ("policy", s(policy)),
+                (
+                    "tags",
+                    Value::map(Type::String, [("a".to_string(), s("b"))].into()),
+                ),
+                (
+                    "network",
+                    obj_of(
+                        &nb("network"),
+                        vec![
+                            ("cidr", s("10.0.0.0/16")),
+                            ("dns", Value::null(Type::Bool)),
+                            (
+                                "subnet",
+                                Value::list(
+                                    subnet_ty.clone(),
+                                    vec![subnet("10.0.1.0/24"), subnet(subnet2)],
+                                ),
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "disk",
+                    Value::list(
+                        nb("disk"),
+                        vec![obj_of(
+                            &nb("disk"),
+                            vec![("size", n(disk)), ("label", Value::null(Type::String))],
+                        )],
+                    ),
+                ),
+                (
+                    "rule",
+                    Value::set(
+                        nb("rule"),
+                        vec![obj_of(
+                            &nb("rule"),
+                            vec![("port", n(80)), ("protocol", Value::null(Type::String))],
+                        )],
+                    ),
+                ),
+                (
+                    "label",
+                    Value::map(
+                        nb("label"),
+                        labels
+                            .iter()
+                            .map(|(k, v)| {
+                                (k.to_string(), obj_of(&nb("label"), vec![("value", s(v))]))
+                            })
+                            .collect(),
+                    ),
+                ),
+            ],
+        )
+    }
+
+    /// Issue 15 item 5: bodies rendered with their schema, as `terraform
+    /// plan` 1.15 printed them for the blocks fixture provider: blocks as
+    /// `name {` (map blocks with their key), a blank line before each type
+    /// of block, unchanged blocks counted, write-only attributes labelled,
+    /// JSON strings as `jsonencode(...)` diffs.
+    #[test]
+    fn item5_block_bodies_as_terraform_renders_them() {
+        let p1 = r#"{"Statement":[{"Effect":"Allow"}],"Version":"1"}"#;
+        let p2 = r#"{"Statement":[{"Effect":"Deny"}],"Version":"1"}"#;
+        let create = server(p1, "10.0.2.0/24", 10, &[("env", "prod")]);
+        let update = server(p2, "10.0.3.0/24", 20, &[("env", "prod"), ("team", "x")]);
+        let null = Value::null(server_schema().implied_type());
+        let cases: Vec<(&str, &Value, &Value, &str)> = vec![
+            (
+                "create",
+                &null,
+                &create,
+                r#"{
+      + id       = "srv-web"
+      + name     = "web"
+      + password = (write-only attribute)
+      + policy   = jsonencode(
+            {
+              + Statement = [
+                  + {
+                      + Effect = "Allow"
+                    },
+                ]
+              + Version   = "1"
+            }
+        )
+      + tags     = {
+          + "a" = "b"
+        }
+
+      + disk {
+          + size = 10
+        }
+
+      + label "env" {
+          + value = "prod"
+        }
+
+      + network {
+          + cidr = "10.0.0.0/16"
+
+          + subnet {
+              + cidr = "10.0.1.0/24"
+            }
+          + subnet {
+              + cidr = "10.0.2.0/24"
+            }
+        }
+
+      + rule {
+          + port = 80
+        }
+    }"#,
+            ),
+            (
+                "update",
+                &create,
+                &update,
+                r#"{
+        id       = "srv-web"
+        name     = "web"
+      ~ policy   = jsonencode(
+          ~ {
+              ~ Statement = [
+                  ~ {
+                      ~ Effect = "Allow" -> "Deny"
+                    },
+                ]
+                # (1 unchanged attribute hidden)
+            }
+        )
+        tags     = {
+            "a" = "b"
+        }
+        # (1 unchanged attribute hidden)
+
+      ~ disk {
+          ~ size = 10 -> 20
+        }
+
+      + label "team" {
+          + value = "x"
+        }
+
+      ~ network {
+            # (1 unchanged attribute hidden)
+
+          ~ subnet {
+              ~ cidr = "10.0.2.0/24" -> "10.0.3.0/24"
+            }
+
+            # (1 unchanged block hidden)
+        }
+
+        # (2 unchanged blocks hidden)
+    }"#,
+            ),
+        ];
+        let style = Style { color: false };
+        for (name, before, after, want) in cases {
+            let got = Differ {
+                requires_replace: &[],
+            }
+            .schema_block(before, after, &server_schema())
+            .render(&style, 0, Opts::default());
+            assert_eq!(got, want, "case {name}:\n--- got\n{got}\n--- want\n{want}");
+        }
+    }
+
+    /// Issue 15 item 5: list blocks pair by position (removing the first
+    /// of two shows an update and a delete, as Terraform shows it), and a
+    /// string that is JSON on one side only is shown whole on each side.
+    #[test]
+    fn item5_list_blocks_by_position_and_json_to_text() {
+        let p1 = r#"{"a":1}"#;
+        let two = server(p1, "10.0.2.0/24", 10, &[]);
+        let mut one = two.clone();
+        if let Some(m) = one.entries().map(|e| (*e).clone()) {
+            let mut m = m;
+            let net = m["network"].clone();
+            let mut nm = (*net.entries().unwrap()).clone();
+            let sub = nm["subnet"].elements().unwrap()[1].clone();
+            nm.insert("subnet".into(), Value::list(sub.ty().clone(), vec![sub]));
+            m.insert("network".into(), Value::object_typed(net.ty(), nm));
+            m.insert("policy".into(), s("plain"));
+            one = Value::object_typed(two.ty(), m);
+        }
+        let got = Differ {
+            requires_replace: &[],
+        }
+        .schema_block(&two, &one, &server_schema())
+        .render(&Style { color: false }, 0, Opts::default());
+        let want = r#"{
+        id       = "srv-web"
+        name     = "web"
+      ~ policy   = jsonencode(
+            {
+              - a = 1
+            }
+        ) -> "plain"
+        tags     = {
+            "a" = "b"
+        }
+        # (1 unchanged attribute hidden)
+
+      ~ network {
+            # (1 unchanged attribute hidden)
+
+          ~ subnet {
+              ~ cidr = "10.0.1.0/24" -> "10.0.2.0/24"
+            }
+          - subnet {
+              - cidr = "10.0.2.0/24" -> null
+            }
+        }
+
+        # (2 unchanged blocks hidden)
+    }"#;
+        assert_eq!(got, want, "--- got\n{got}\n--- want\n{want}");
     }
 }

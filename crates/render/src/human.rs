@@ -314,10 +314,13 @@ pub fn resource(
     } else {
         symbol(style, c.action)
     };
-    let body = Differ {
+    let differ = Differ {
         requires_replace: &c.requires_replace,
-    }
-    .block(&c.before, &c.after, &c.ty);
+    };
+    let body = match &c.schema {
+        Some(schema) => differ.schema_block(&c.before, &c.after, schema),
+        None => differ.block(&c.before, &c.after, &c.ty),
+    };
     // An import shows the whole imported object.
     let opts = Opts {
         show_unchanged: c.importing.is_some(),
@@ -328,6 +331,34 @@ pub fn resource(
         "{sym} {kw} \"{ty}\" \"{name}\" {}\n",
         body.render(style, 0, opts)
     );
+    out
+}
+
+/// Diagnostics in the order Terraform prints them (a stable sort):
+/// warnings before errors, those without a source range first, then by
+/// file (fewer directories first, then by name) and position.
+pub fn terraform_order(ds: &[Diagnostic]) -> Vec<&Diagnostic> {
+    let mut out: Vec<&Diagnostic> = ds.iter().collect();
+    out.sort_by(|a, b| {
+        let sev = |d: &Diagnostic| d.severity == Severity::Error;
+        sev(a)
+            .cmp(&sev(b))
+            .then_with(|| match (&a.range, &b.range) {
+                (None, None) => std::cmp::Ordering::Equal,
+                (None, Some(_)) => std::cmp::Ordering::Less,
+                (Some(_), None) => std::cmp::Ordering::Greater,
+                (Some(x), Some(y)) => {
+                    let file = |r: &terrane_config::SourceRange| {
+                        let f = r.file.strip_prefix("./").unwrap_or(&r.file).to_string();
+                        (f.matches('/').count(), f)
+                    };
+                    file(x)
+                        .cmp(&file(y))
+                        .then(x.start.byte.cmp(&y.start.byte))
+                        .then(x.end.byte.cmp(&y.end.byte))
+                }
+            })
+    });
     out
 }
 
@@ -586,5 +617,51 @@ mod tests {
             let outs = outs.into_iter().map(|(k, o)| (k.to_string(), o)).collect();
             check(name, output_changes(&style, &outs), want);
         }
+    }
+
+    /// Issue 15 item 4: diagnostics come out in Terraform's order, so a
+    /// provider block with several mistakes reads as Terraform's does
+    /// (the missing block at the opening brace, line 6, before the
+    /// argument missing inside a nested block at line 8).
+    #[test]
+    fn item4_diagnostics_in_terraform_order() {
+        let at = |file: &str, byte: usize| {
+            Some(terrane_config::SourceRange {
+                file: file.into(),
+                start: terrane_config::Pos {
+                    line: byte,
+                    col: 1,
+                    byte,
+                },
+                end: terrane_config::Pos {
+                    line: byte,
+                    col: 2,
+                    byte: byte + 1,
+                },
+            })
+        };
+        let ds = vec![
+            Diagnostic::error("inner argument", "", at("./main.tf", 80)),
+            Diagnostic::error("child module", "", at("./c/main.tf", 10)),
+            Diagnostic::error("unsupported block", "", at("./main.tf", 120)),
+            Diagnostic::error("missing block", "", at("./main.tf", 60)),
+            Diagnostic::warning("a warning", "", at("./main.tf", 200)),
+            Diagnostic::error("no place", "", None),
+        ];
+        let got: Vec<&str> = terraform_order(&ds)
+            .iter()
+            .map(|d| d.summary.as_str())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "a warning",
+                "no place",
+                "missing block",
+                "inner argument",
+                "unsupported block",
+                "child module"
+            ]
+        );
     }
 }

@@ -247,7 +247,9 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         } else {
             known(&c.after.unmark_deep())
         };
-        let after_unknown = if c.after.is_null() {
+        // As Terraform writes it: a wholly known value has nothing unknown
+        // to show (no empty collections shaped like it either).
+        let after_unknown = if c.after.is_null() || c.after.is_wholly_known() {
             json!({})
         } else {
             match unknown_as_bool(&c.after) {

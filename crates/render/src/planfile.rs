@@ -176,6 +176,7 @@ fn change_from(c: &Json) -> Result<Change, String> {
         after.ty().clone()
     };
     Ok(Change {
+        schema: None,
         addr,
         deposed: c["deposed"].as_str().map(str::to_string),
         provider: key,

@@ -577,7 +577,7 @@ fn retype_untyped(elem: &Type, elems: &mut [Value]) {
 /// Elements that are not wholly known are kept apart even when they look
 /// alike: their unknown parts may resolve to different values.
 pub(crate) fn canonical_set(mut elems: Vec<Value>) -> Vec<Value> {
-    elems.sort_by(Value::total_cmp);
+    elems.sort_by(set_order);
     let mut out: Vec<Value> = Vec::with_capacity(elems.len());
     for e in elems {
         match out.last_mut() {
@@ -594,6 +594,139 @@ pub(crate) fn canonical_set(mut elems: Vec<Value>) -> Vec<Value> {
         }
     }
     out
+}
+
+/// The order of set elements, as Terraform's value library (cty) iterates
+/// them, so sets are written, planned and shown in Terraform's order:
+/// known before unknown before null; strings, numbers and bools by value;
+/// other values (objects, collections) by their set-hash text compared
+/// bytewise.
+fn set_order(a: &Value, b: &Value) -> Ordering {
+    let primitive = |v: &Value| {
+        matches!(
+            v.kind,
+            Kind::String(_) | Kind::Number(_) | Kind::Bool(_) | Kind::Null | Kind::Unknown(_)
+        )
+    };
+    if primitive(a) && primitive(b) {
+        return a.total_cmp(b);
+    }
+    let rank = |v: &Value| match v.kind {
+        Kind::Null => 2,
+        Kind::Unknown(_) => 1,
+        _ => 0,
+    };
+    rank(a).cmp(&rank(b)).then_with(|| {
+        let (mut x, mut y) = (String::new(), String::new());
+        set_hash_text(a, &mut x);
+        set_hash_text(b, &mut y);
+        x.as_bytes().cmp(y.as_bytes())
+    })
+}
+
+/// cty's set-hash text of a value: `?` unknown, `~` null, numbers with ten
+/// significant digits, strings quoted as Go quotes them, `[e;...]` for
+/// lists and sets, `{"k":v;...}` for maps, `<v;...>` for objects (by
+/// attribute name) and tuples.
+fn set_hash_text(v: &Value, out: &mut String) {
+    match &v.kind {
+        Kind::Unknown(_) => out.push('?'),
+        Kind::Null => out.push('~'),
+        Kind::Bool(b) => out.push(if *b { 'T' } else { 'F' }),
+        Kind::Number(n) => out.push_str(&number_g10(n)),
+        Kind::String(s) => go_quote(s, out),
+        Kind::Seq(es) => {
+            let tuple = matches!(v.ty, Type::Tuple(_));
+            out.push(if tuple { '<' } else { '[' });
+            for e in es.iter() {
+                set_hash_text(e, out);
+                out.push(';');
+            }
+            out.push(if tuple { '>' } else { ']' });
+        }
+        Kind::Set(es) => {
+            out.push('[');
+            for e in es.iter() {
+                set_hash_text(e, out);
+                out.push(';');
+            }
+            out.push(']');
+        }
+        Kind::Map(m) => {
+            let object = !matches!(v.ty, Type::Map(_));
+            out.push(if object { '<' } else { '{' });
+            for (k, e) in m.iter() {
+                if !object {
+                    go_quote(k, out);
+                    out.push(':');
+                }
+                set_hash_text(e, out);
+                out.push(';');
+            }
+            out.push(if object { '>' } else { '}' });
+        }
+    }
+}
+
+/// A number as Go's `big.Float.String()` writes it (`%.10g`).
+fn number_g10(n: &Number) -> String {
+    if let Some(i) = n.to_i64().filter(|i| i.unsigned_abs() < 10_000_000_000) {
+        return i.to_string();
+    }
+    let x = n.to_f64_lossy();
+    if !x.is_finite() {
+        return if x > 0.0 { "+Inf" } else { "-Inf" }.to_string();
+    }
+    // Ten significant digits, then Go's choice of %e or %f.
+    let e = format!("{x:.9e}");
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let neg = mant.starts_with('-');
+    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let sign = if neg { "-" } else { "" };
+    if !(-4..10).contains(&exp) {
+        let (first, rest) = digits.split_at(1);
+        let dot = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{first}{dot}e{esign}{:02}", exp.abs());
+    }
+    let point = exp + 1;
+    if point <= 0 {
+        format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
+    } else if point as usize >= digits.len() {
+        format!(
+            "{sign}{digits}{}",
+            "0".repeat(point as usize - digits.len())
+        )
+    } else {
+        let (int, frac) = digits.split_at(point as usize);
+        format!("{sign}{int}.{frac}")
+    }
+}
+
+/// `s` quoted as Go's `%q` quotes it.
+fn go_quote(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 fn same_ignoring_marks(a: &Value, b: &Value) -> bool {
@@ -643,6 +776,54 @@ mod tests {
                 set.elements().unwrap()[0].has_sensitive(),
                 "{name}: mark lost"
             );
+        }
+    }
+
+    /// Issue 15 item 5: set elements come in the order Terraform's value
+    /// library iterates them (its set-hash text for objects and
+    /// collections, by value for primitives), so states, plans and plan
+    /// text list set blocks and sets of objects as Terraform does. Each
+    /// case: elements given, the first attribute of each element (or the
+    /// element) in the order expected, as Terraform 1.15 wrote them.
+    #[test]
+    fn item5_set_elements_in_terraforms_order() {
+        let rule = |port: i64| {
+            Value::object_from([
+                ("port", Value::number(port)),
+                ("protocol", Value::string("tcp")),
+            ])
+        };
+        let first = |v: &Value| match v.get_attr("port") {
+            Some(p) => p.to_string(),
+            None => v.to_string(),
+        };
+        #[rustfmt::skip]
+        let cases: Vec<(&str, Vec<Value>, Vec<&str>)> = vec![
+            ("objects by hash text", vec![rule(80), rule(443)], vec!["443", "80"]),
+            ("three objects", vec![rule(22), rule(80), rule(443)], vec!["22", "443", "80"]),
+            ("numbers by value", vec![Value::number(80), Value::number(443)], vec!["80", "443"]),
+            ("strings by value", vec![Value::string("b"), Value::string("a")], vec!["\"a\"", "\"b\""]),
+        ];
+        for (name, elems, want) in cases {
+            let ty = elems[0].ty().clone();
+            let set = Value::set(ty, elems);
+            let got: Vec<String> = set.elements().unwrap_or(&[]).iter().map(first).collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn set_hash_numbers_as_go_writes_them() {
+        for (n, want) in [
+            ("80", "80"),
+            ("1.5", "1.5"),
+            ("0.0001", "0.0001"),
+            ("0.00001", "1e-05"),
+            ("12345678901", "1.23456789e+10"),
+            ("-3", "-3"),
+        ] {
+            let got = number_g10(&Number::parse(n).unwrap());
+            assert_eq!(got, want, "{n}");
         }
     }
 }

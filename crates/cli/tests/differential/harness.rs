@@ -38,11 +38,17 @@ pub fn peers() -> Option<&'static Peers> {
             );
             let local =
                 terrane_testkit::built_binary("terrane-provider-local", "terraform-provider-local");
+            // The nested-block fixture (scenarios/blocks.rs).
+            let blocks = terrane_testkit::fixture("terrane-blocks-fixture");
             let dir = random.parent().expect("profile dir").join("differential");
             std::fs::create_dir_all(&dir).expect("plugin dir");
             let rc = terrane_testkit::dev_overrides(
                 &dir,
-                &[("hashicorp/random", &random), ("hashicorp/local", &local)],
+                &[
+                    ("hashicorp/random", &random),
+                    ("hashicorp/local", &local),
+                    ("example.com/terrane/blocks", &blocks),
+                ],
             );
             // The Python provider runs from the source tree: its launcher
             // finds the .venv relative to itself.
