@@ -1,6 +1,12 @@
 //! The scenarios, grouped by theme. Each returns its steps.
 
 pub mod basic;
+pub mod deposed;
+pub mod errors;
 pub mod expand;
 pub mod exprs;
 pub mod lifecycle;
+pub mod removed_check;
+pub mod tfvars;
+pub mod upgrade;
+pub mod workspaces;
