@@ -403,10 +403,12 @@ fn elapsed_text(d: std::time::Duration) -> String {
 /// `-destroy`, `-refresh-only`, `-target`, ...), `mode` unless a flag
 /// overrides it.
 pub fn options(ui: &Ui, engine: &Engine, a: &Args, mode: PlanMode) -> Result<Options, u8> {
-    let vars = vars::collect(&engine.core.config.module, Path::new("."), a).map_err(|d| {
-        ui.diags(&d);
-        1
-    })?;
+    let (vars, warnings) =
+        vars::collect(&engine.core.config.module, Path::new("."), a).map_err(|d| {
+            ui.diags(&d);
+            1
+        })?;
+    ui.diags(&warnings);
     let parallelism = match a.value("parallelism") {
         Some(p) => p
             .parse()

@@ -494,10 +494,12 @@ async fn apply_instance(
         return false;
     }
     // create_before_destroy: the old object goes once the new one exists.
+    // When it cannot, it stays deposed and the run fails (the destroy
+    // reported why), but the new object is current: its dependents go on
+    // with it, as Terraform (which destroys deposed objects after the
+    // dependents' changes) leaves them.
     if let Some((key, old, old_private)) = deposed_key {
-        if !destroy(a, out, &target, addr, Some(&key), &old, &old_private).await {
-            return false;
-        }
+        destroy(a, out, &target, addr, Some(&key), &old, &old_private).await;
     }
     true
 }

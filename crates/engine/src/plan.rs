@@ -330,7 +330,8 @@ async fn plan_managed(
             return false;
         }
         let refreshed = mark_paths(&resp.new_state, &sensitive_paths(&prior));
-        if !refreshed.eq_ignoring_refinements(&prior) {
+        let drifted = !refreshed.eq_ignoring_refinements(&prior);
+        if drifted {
             lock(&p.drift).push(change(
                 rc,
                 &addr,
@@ -339,6 +340,14 @@ async fn plan_managed(
                 refreshed.clone(),
                 &ty,
             ));
+        }
+        // An object stored at an older schema version was upgraded above:
+        // the refreshed state keeps it at the current version (not drift),
+        // as Terraform's does.
+        let upgraded = stored
+            .as_ref()
+            .is_some_and(|o| o.schema_version as i64 != rc.schema.version);
+        if drifted || upgraded {
             let mut st = lock(&w.state);
             if refreshed.is_null() {
                 st.apply(&StateChange::RemoveObject {

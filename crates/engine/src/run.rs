@@ -948,6 +948,33 @@ fn removed_block<'c>(
     })
 }
 
+/// An error for each `removed` block whose resource the root module
+/// still declares, as Terraform refuses such a plan.
+fn removed_still_declared(config: &terrane_config::Config) -> Vec<Diagnostic> {
+    let m = &config.module;
+    m.removed
+        .iter()
+        .filter_map(|r| {
+            let from = r.from_addr.as_deref()?;
+            let declared = m.resources.iter().any(|res| {
+                let addr = if res.data {
+                    format!("data.{}.{}", res.ty, res.name)
+                } else {
+                    format!("{}.{}", res.ty, res.name)
+                };
+                addr == from
+            });
+            declared.then(|| {
+                Diagnostic::error(
+                    "Removed resource still exists",
+                    format!("This statement declares that {from} was removed, but it is still declared in configuration."),
+                    r.range.clone(),
+                )
+            })
+        })
+        .collect()
+}
+
 /// Applies the root module's `moved` blocks to a state: objects at `from`
 /// (a resource, an instance or a module call) move to `to` when nothing is
 /// there yet. Returns the moved state and diagnostics for moves that
@@ -957,7 +984,7 @@ pub fn apply_moved(
     state: &Snapshot,
 ) -> (Snapshot, Vec<(InstanceAddr, InstanceAddr)>, Vec<Diagnostic>) {
     let mut s = state.clone();
-    let mut diags = Vec::new();
+    let mut diags = removed_still_declared(config);
     let mut done = Vec::new();
     for mv in &config.module.moved {
         let (Some(from), Some(to)) = (&mv.from_addr, &mv.to_addr) else {

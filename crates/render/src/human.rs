@@ -19,7 +19,8 @@ fn symbol(style: &Style, a: Action) -> String {
         Action::DeleteThenCreate => format!("{}/{}", style.red("-"), style.green("+")),
         Action::CreateThenDelete => format!("{}/{}", style.green("+"), style.red("-")),
         Action::Read => format!(" {}", style.cyan("<=")),
-        Action::Forget => "  .".into(),
+        // Terraform prints a forgotten object one column to the left.
+        Action::Forget => " .".into(),
         Action::NoOp => "   ".into(),
     }
 }
@@ -40,6 +41,7 @@ fn headline(c: &Change, moved_from: Option<&terrane_state::InstanceAddr>) -> Str
             Some(Reason::NoModule) => format!("# {addr} will be destroyed\n  # (because {} is not in configuration)", c.addr.resource.module),
             Some(Reason::CountIndex) => format!("# {addr} will be destroyed\n  # (because index {} is out of range for count)", c.addr.key),
             Some(Reason::EachKey) => format!("# {addr} will be destroyed\n  # (because key {} is not in for_each map)", c.addr.key),
+            _ if c.deposed.is_some() => format!("# {addr} will be destroyed\n  # (left over from a partially-failed replacement of this instance)"),
             _ => format!("# {addr} will be destroyed"),
         },
         Action::DeleteThenCreate | Action::CreateThenDelete => match &c.reason {
@@ -52,7 +54,7 @@ fn headline(c: &Change, moved_from: Option<&terrane_state::InstanceAddr>) -> Str
             Some(Reason::ReadBecauseDependencyPending) => format!("# {addr} will be read during apply\n  # (depends on a resource or a module with changes pending)"),
             _ => format!("# {addr} will be read during apply\n  # (config refers to values not yet known)"),
         },
-        Action::Forget => format!("# {addr} will no longer be managed by terrane\n  # (the object stays; a removed block says destroy = false)"),
+        Action::Forget => format!("# {addr} will no longer be managed by terrane, but will not be destroyed\n # (destroy = false is set in the configuration)"),
         Action::NoOp if c.importing.is_some() => format!("# {addr} will be imported"),
         Action::NoOp => match moved_from {
             Some(from) => format!("# {from} has moved to {addr}"),
@@ -154,22 +156,16 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         }
         let (add, change, destroy) = p.counts();
         let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
-        let forgets = p
-            .changes
-            .iter()
-            .filter(|c| c.action == Action::Forget)
-            .count();
         let import_part = if imports > 0 {
             format!("{imports} to import, ")
         } else {
             String::new()
         };
-        let forget_part = if forgets > 0 {
-            format!(", {forgets} to forget")
-        } else {
-            String::new()
-        };
-        out.push_str(&format!("{} {import_part}{add} to add, {change} to change, {destroy} to destroy{forget_part}.\n", style.bold("Plan:")));
+        // Terraform 1.15 counts no forgotten objects in this line.
+        out.push_str(&format!(
+            "{} {import_part}{add} to add, {change} to change, {destroy} to destroy.\n",
+            style.bold("Plan:")
+        ));
     }
     if outputs_changed {
         out.push_str("\nChanges to Outputs:\n");
@@ -269,7 +265,9 @@ fn output_changes(
             )
         })
         .collect();
-    let width = changed.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    // Names align over every root output, unchanged ones included, as
+    // Terraform aligns them.
+    let width = outputs.keys().map(|k| key_text(k).len()).max().unwrap_or(0);
     let mut out = String::new();
     for (k, d) in &changed {
         let _ = writeln!(
@@ -298,7 +296,12 @@ pub fn resource(
     moved_from: Option<&terrane_state::InstanceAddr>,
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "  {}", style.bold(&headline(c, moved_from)));
+    let indent = if c.action == Action::Forget {
+        " "
+    } else {
+        "  "
+    };
+    let _ = writeln!(out, "{indent}{}", style.bold(&headline(c, moved_from)));
     let (mode, ty, name) = (
         &c.addr.resource.mode,
         &c.addr.resource.ty,
@@ -314,12 +317,18 @@ pub fn resource(
     } else {
         symbol(style, c.action)
     };
+    // A forgotten object shows as it stands, unchanged.
+    let after = if c.action == Action::Forget {
+        &c.before
+    } else {
+        &c.after
+    };
     let differ = Differ {
         requires_replace: &c.requires_replace,
     };
     let body = match &c.schema {
-        Some(schema) => differ.schema_block(&c.before, &c.after, schema),
-        None => differ.block(&c.before, &c.after, &c.ty),
+        Some(schema) => differ.schema_block(&c.before, after, schema),
+        None => differ.block(&c.before, after, &c.ty),
     };
     // An import shows the whole imported object.
     let opts = Opts {

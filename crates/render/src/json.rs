@@ -87,33 +87,44 @@ pub fn state_values(s: &Snapshot) -> Json {
     let mut modules: BTreeMap<String, Vec<Json>> = BTreeMap::new();
     for (raddr, r) in &s.resources {
         for (key, inst) in &r.instances {
-            let Some(o) = &inst.current else { continue };
-            let addr = raddr.instance(key.clone());
-            let attributes = unwrap_dynamic(&o.attributes);
-            let value = terrane_value::json::decode_loose(&attributes);
-            let value = terrane_value::marks::mark_paths(&value, &o.sensitive_paths);
-            let mut m = Map::new();
-            m.insert("address".into(), json!(addr.to_string()));
-            m.insert("mode".into(), json!(raddr.mode.as_str()));
-            m.insert("type".into(), json!(raddr.ty));
-            m.insert("name".into(), json!(raddr.name));
-            if let Some(i) = index_json(key) {
-                m.insert("index".into(), i);
+            // The current object, then the deposed ones (with their keys),
+            // as Terraform lists them.
+            let objects = inst
+                .current
+                .iter()
+                .map(|o| (o, None))
+                .chain(inst.deposed.iter().map(|(k, o)| (o, Some(k))));
+            for (o, deposed) in objects {
+                let addr = raddr.instance(key.clone());
+                let attributes = unwrap_dynamic(&o.attributes);
+                let value = terrane_value::json::decode_loose(&attributes);
+                let value = terrane_value::marks::mark_paths(&value, &o.sensitive_paths);
+                let mut m = Map::new();
+                m.insert("address".into(), json!(addr.to_string()));
+                m.insert("mode".into(), json!(raddr.mode.as_str()));
+                m.insert("type".into(), json!(raddr.ty));
+                m.insert("name".into(), json!(raddr.name));
+                if let Some(i) = index_json(key) {
+                    m.insert("index".into(), i);
+                }
+                m.insert("provider_name".into(), json!(provider_name(&r.provider)));
+                m.insert("schema_version".into(), json!(o.schema_version));
+                m.insert("values".into(), attributes);
+                m.insert("sensitive_values".into(), sensitive_or_empty(&value));
+                if !o.dependencies.is_empty() {
+                    m.insert("depends_on".into(), json!(o.dependencies));
+                }
+                if o.status == terrane_state::Status::Tainted {
+                    m.insert("tainted".into(), json!(true));
+                }
+                if let Some(k) = deposed {
+                    m.insert("deposed_key".into(), json!(k));
+                }
+                modules
+                    .entry(raddr.module.to_string())
+                    .or_default()
+                    .push(Json::Object(m));
             }
-            m.insert("provider_name".into(), json!(provider_name(&r.provider)));
-            m.insert("schema_version".into(), json!(o.schema_version));
-            m.insert("values".into(), attributes);
-            m.insert("sensitive_values".into(), sensitive_or_empty(&value));
-            if !o.dependencies.is_empty() {
-                m.insert("depends_on".into(), json!(o.dependencies));
-            }
-            if o.status == terrane_state::Status::Tainted {
-                m.insert("tainted".into(), json!(true));
-            }
-            modules
-                .entry(raddr.module.to_string())
-                .or_default()
-                .push(Json::Object(m));
         }
     }
     let mut outputs = Map::new();

@@ -120,7 +120,17 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 print!("{}", human::plan(&ui.style, &p));
                 ui.compact_warnings(&p.diagnostics, a);
             }
-            if !p.has_changes() && (opts.mode != PlanMode::RefreshOnly || p.drift.is_empty()) {
+            // Refresh can change the state without drift (an object
+            // upgraded to its provider's current schema): then the apply
+            // runs, to record it, as Terraform's does.
+            let refreshed = p
+                .prior_state
+                .as_ref()
+                .is_some_and(|s| s.resources != snapshot.resources);
+            if !p.has_changes()
+                && !refreshed
+                && (opts.mode != PlanMode::RefreshOnly || p.drift.is_empty())
+            {
                 engine.shutdown().await;
                 let _ = off_runtime(|| run.finish());
                 if ui.stream {
@@ -135,7 +145,8 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 PlanMode::Destroy => "Do you really want to destroy all resources?",
                 _ => "Do you want to perform these actions?",
             };
-            if !confirm(ui, a, question) {
+            // Nothing to approve when only the refreshed state is saved.
+            if (p.has_changes() || !refreshed) && !confirm(ui, a, question) {
                 engine.shutdown().await;
                 let _ = off_runtime(|| run.finish());
                 return 1;

@@ -87,11 +87,18 @@ pub enum Tool {
 
 impl Peers {
     pub fn run(&self, tool: Tool, dir: &Path, args: &[&str]) -> Out {
-        let env = [
+        self.run_with(tool, dir, args, &[])
+    }
+
+    /// `run` with extra environment variables (a step's `TF_VAR_*`,
+    /// `TF_WORKSPACE`).
+    pub fn run_with(&self, tool: Tool, dir: &Path, args: &[&str], extra: &[(&str, &str)]) -> Out {
+        let mut env = vec![
             ("TF_CLI_CONFIG_FILE", self.cli_config.as_str()),
             ("CHECKPOINT_DISABLE", "1"),
             ("TF_IN_AUTOMATION", "1"),
         ];
+        env.extend_from_slice(extra);
         match tool {
             Tool::Terraform => {
                 let o = self.terraform.run(dir, args, &env);
@@ -106,7 +113,7 @@ impl Peers {
                 cmd.args(args)
                     .current_dir(dir)
                     .stdin(Stdio::null())
-                    .envs(env);
+                    .envs(env.iter().copied());
                 let o = cmd.output().expect("terrane runs");
                 Out {
                     code: o.status.code().unwrap_or(-1),
@@ -143,6 +150,11 @@ pub struct Step {
     /// Changes made outside the tools before the commands (drift).
     pub outside: Option<fn(&Path)>,
     pub act: Act,
+    /// Environment variables for the step's commands (not for `init`).
+    pub env: Vec<(&'static str, String)>,
+    /// Terraform's exit code for the step, pinned: the code of its last
+    /// command (the apply of a plan that succeeded, else the plan).
+    pub exit: Option<i32>,
 }
 
 /// `main.tf` (with the provider requirements prepended) and a plan/apply.
@@ -151,6 +163,8 @@ pub fn step(main_tf: &str) -> Step {
         files: vec![("main.tf", Some(format!("{PROVIDERS}{main_tf}")))],
         outside: None,
         act: Act::Plan(&[]),
+        env: vec![],
+        exit: None,
     }
 }
 
@@ -167,12 +181,24 @@ impl Step {
         self.outside = Some(f);
         self
     }
+    /// Sets an environment variable for the step's commands.
+    pub fn env(mut self, name: &'static str, value: &str) -> Step {
+        self.env.push((name, value.to_string()));
+        self
+    }
+    /// Pins Terraform's exit code for the step (see `Step::exit`).
+    pub fn exits(mut self, code: i32) -> Step {
+        self.exit = Some(code);
+        self
+    }
     /// A step that changes nothing in the configuration.
     pub fn same(act: Act) -> Step {
         Step {
             files: vec![],
             outside: None,
             act,
+            env: vec![],
+            exit: None,
         }
     }
 }
@@ -237,8 +263,21 @@ pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
                 f(&s.dir);
             }
         }
-        let outs: Vec<StepOut> = sides.iter().map(|s| run_step(peers, s, &st.act)).collect();
+        let env: Vec<(&str, &str)> = st.env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let outs: Vec<StepOut> = sides
+            .iter()
+            .map(|s| run_step(peers, s, &st.act, &env))
+            .collect();
         let (tf, tr) = (&outs[0], &outs[1]);
+        if let Some(want) = st.exit {
+            let got = tf.apply_code.or(tf.plan_code);
+            if got != Some(want) {
+                problems.push(format!(
+                    "{at}: terraform exit code {got:?}, the scenario pins {want}\n--- terraform:\n{}",
+                    tf.log
+                ));
+            }
+        }
         for (what, a, b) in [
             ("plan", &tf.plan_code, &tr.plan_code),
             ("apply", &tf.apply_code, &tr.apply_code),
@@ -286,10 +325,10 @@ fn json_of(o: &Out, what: &str) -> Value {
         .unwrap_or_else(|e| panic!("{what}: not JSON ({e}):\n{}\n{}", o.stdout, o.stderr))
 }
 
-fn run_step(peers: &Peers, s: &Side, act: &Act) -> StepOut {
+fn run_step(peers: &Peers, s: &Side, act: &Act, env: &[(&str, &str)]) -> StepOut {
     let mut log = String::new();
     let mut cmd = |args: &[&str]| {
-        let o = peers.run(s.tool, &s.dir, args);
+        let o = peers.run_with(s.tool, &s.dir, args, env);
         log.push_str(&format!(
             "$ {args:?} -> {}\n{}{}",
             o.code, o.stdout, o.stderr

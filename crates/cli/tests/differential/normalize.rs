@@ -379,7 +379,7 @@ pub fn compare_states(tf: &Value, tr: &Value, subst: &Subst) -> Vec<String> {
 /// the following actions" (or the outputs' changes) to the rule before the
 /// closing note; for a plan without changes, its headline.
 fn plan_body(text: &str) -> String {
-    let text = &strip_colors(text);
+    let text = &without_deposed_keys(&strip_colors(text));
     if let Some(at) = text.find("No changes.") {
         // Only the headline: the paragraph under it wraps around the name.
         return text[at..].lines().next().unwrap_or_default().to_string();
@@ -433,6 +433,27 @@ pub fn compare_plan_texts(tf: &str, tr: &str, subst: &Subst) -> Option<String> {
         show(&a),
         show(&b)
     ))
+}
+
+/// Text with every `(deposed object KEY)` written `(deposed object *)`:
+/// deposed keys are random in both tools.
+fn without_deposed_keys(text: &str) -> String {
+    const MARK: &str = "(deposed object ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(MARK) {
+        out.push_str(&rest[..at + MARK.len()]);
+        rest = &rest[at + MARK.len()..];
+        match rest.find(')') {
+            Some(end) if end <= 16 => {
+                out.push('*');
+                rest = &rest[end..];
+            }
+            _ => {}
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Text without ANSI color sequences (`ESC [ ... m`).

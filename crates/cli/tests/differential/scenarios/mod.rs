@@ -2,6 +2,12 @@
 
 pub mod basic;
 pub mod blocks;
+pub mod deposed;
+pub mod errors;
 pub mod expand;
 pub mod exprs;
 pub mod lifecycle;
+pub mod removed_check;
+pub mod tfvars;
+pub mod upgrade;
+pub mod workspaces;
