@@ -1,0 +1,196 @@
+//! Plugin protocol 5 through a real `terrane` (issue 15 item 1): SDK
+//! provider plugins limited to protocol 5 (as most providers are) run a
+//! whole lifecycle, and a protocol-5 plugin that crashes in the middle of
+//! an apply gets a clear error naming the operation while the state keeps
+//! what was applied before, as under real Terraform.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn terrane(dir: &Path, rc: &str, env: &[(&str, &str)], args: &[&str]) -> Out {
+    let o = Command::new(env!("CARGO_BIN_EXE_terrane"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .env("TF_CLI_CONFIG_FILE", rc)
+        .envs(env.iter().copied())
+        .output()
+        .expect("terrane runs");
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+fn state(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("terraform.tfstate")).expect("state file");
+    serde_json::from_str(&text).expect("state is JSON")
+}
+
+fn ids(state: &serde_json::Value) -> Vec<String> {
+    state["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            format!(
+                "{}.{}={}",
+                r["type"].as_str().unwrap_or_default(),
+                r["name"].as_str().unwrap_or_default(),
+                r["instances"][0]["attributes"]["id"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn item1_terrane_drives_a_protocol5_only_sdk_plugin() {
+    let random =
+        terrane_testkit::built_binary("terrane-provider-random", "terraform-provider-random");
+    let dir = terrane_testkit::temp_dir();
+    let d = dir.path();
+    let rc = terrane_testkit::dev_overrides(d, &[("hashicorp/random", &random)]);
+    let env = [(terrane_plugin::PROTOCOL_ENV, "5")];
+    let write = |length: u32| {
+        std::fs::write(
+            d.join("main.tf"),
+            format!("terraform {{\n  required_providers {{\n    random = {{ source = \"hashicorp/random\" }}\n  }}\n}}\n\nresource \"random_string\" \"s\" {{\n  length = {length}\n}}\n\noutput \"len\" {{\n  value = length(random_string.s.result)\n}}\n"),
+        )
+        .unwrap();
+    };
+    write(8);
+    // (step, args, exit code, text the output must hold)
+    let steps: [(&str, &[&str], i32, &str); 4] = [
+        (
+            "create",
+            &["apply", "-auto-approve", "-no-color"],
+            0,
+            "len = 8",
+        ),
+        (
+            "no_change_plan",
+            &["plan", "-detailed-exitcode", "-no-color"],
+            0,
+            "No changes.",
+        ),
+        (
+            "replace",
+            &["apply", "-auto-approve", "-no-color"],
+            0,
+            "len = 12",
+        ),
+        (
+            "destroy",
+            &["destroy", "-auto-approve", "-no-color"],
+            0,
+            "Destroy complete! Resources: 1 destroyed.",
+        ),
+    ];
+    for (name, args, code, want) in steps {
+        if name == "replace" {
+            write(12);
+        }
+        let out = terrane(d, &rc, &env, args);
+        assert_eq!(
+            out.code, code,
+            "case {name}\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        assert!(
+            out.stdout.contains(want),
+            "case {name}: {want}\n{}",
+            out.stdout
+        );
+    }
+}
+
+const CRASH_CONFIG: &str = r#"terraform {
+  required_providers {
+    crash = { source = "terrane/crash" }
+  }
+}
+
+resource "crash_thing" "a" {
+  name = "a"
+}
+"#;
+
+#[test]
+fn item1_protocol5_plugin_crashing_mid_apply_keeps_state() {
+    let fixture = terrane_testkit::fixture("terrane-engine-crash-fixture");
+    let tf = terrane_testkit::terraform();
+    // (tool, words of its message about the crashed call)
+    let mut tools: Vec<(&str, &str)> = vec![("terrane", "crashed during ApplyResourceChange")];
+    if tf.is_some() {
+        tools.push((
+            "terraform",
+            "failed to respond to the plugin.(*GRPCProvider).ApplyResourceChange call",
+        ));
+    }
+    for (tool, words) in tools {
+        let dir = terrane_testkit::temp_dir();
+        let d = dir.path();
+        let rc =
+            terrane_testkit::dev_overrides(d, &[("registry.terraform.io/terrane/crash", &fixture)]);
+        let env = [
+            (terrane_plugin::PROTOCOL_ENV, "5"),
+            ("TERRANE_CRASH_IN", "apply"),
+            ("TF_LOG", "DEBUG"),
+        ];
+        let run = |args: &[&str]| -> Out {
+            match (tool, &tf) {
+                ("terraform", Some(tf)) => {
+                    let mut e = vec![("TF_CLI_CONFIG_FILE", rc.as_str())];
+                    e.extend(env);
+                    let o = tf.run(d, args, &e);
+                    Out {
+                        code: o.code,
+                        stdout: o.stdout,
+                        stderr: o.stderr,
+                    }
+                }
+                _ => terrane(d, &rc, &env, args),
+            }
+        };
+        std::fs::write(d.join("main.tf"), CRASH_CONFIG).unwrap();
+        let out = run(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(
+            out.code, 0,
+            "case {tool}_first_apply\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        if tool == "terraform" {
+            assert!(
+                out.stderr.contains("using plugin: version=5"),
+                "case {tool}_negotiated_5"
+            );
+        }
+        let before = ids(&state(d));
+        assert_eq!(before, ["crash_thing.a=\"id-a\""], "case {tool}_applied");
+        std::fs::write(
+            d.join("main.tf"),
+            format!("{CRASH_CONFIG}\nresource \"crash_thing\" \"b\" {{\n  name = \"crash\"\n}}\n"),
+        )
+        .unwrap();
+        let out = run(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(
+            out.code, 1,
+            "case {tool}_crash_fails\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        let flat = out.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains(words),
+            "case {tool}_message: {words}\n{}",
+            out.stderr
+        );
+        assert_eq!(ids(&state(d)), before, "case {tool}_state_intact");
+    }
+}
