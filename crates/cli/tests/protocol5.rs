@@ -29,9 +29,10 @@ fn terrane(dir: &Path, rc: &str, env: &[(&str, &str)], args: &[&str]) -> Out {
     }
 }
 
-fn state(dir: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("terraform.tfstate")).expect("state file");
-    serde_json::from_str(&text).expect("state is JSON")
+/// The state as `state pull` prints it (Terraform's v4 format).
+fn state(pulled: &Out) -> serde_json::Value {
+    assert_eq!(pulled.code, 0, "state pull\n{}", pulled.stderr);
+    serde_json::from_str(&pulled.stdout).expect("state is JSON")
 }
 
 fn ids(state: &serde_json::Value) -> Vec<String> {
@@ -131,7 +132,9 @@ fn item1_protocol5_plugin_crashing_mid_apply_keeps_state() {
     if tf.is_some() {
         tools.push((
             "terraform",
-            "failed to respond to the plugin.(*GRPCProvider).ApplyResourceChange call",
+            // "Plugin did not respond" or "Request cancelled", whichever
+            // Terraform notices first; both name the call.
+            "plugin.(*GRPCProvider).ApplyResourceChange",
         ));
     }
     for (tool, words) in tools {
@@ -139,12 +142,14 @@ fn item1_protocol5_plugin_crashing_mid_apply_keeps_state() {
         let d = dir.path();
         let rc =
             terrane_testkit::dev_overrides(d, &[("registry.terraform.io/terrane/crash", &fixture)]);
-        let env = [
-            (terrane_plugin::PROTOCOL_ENV, "5"),
-            ("TERRANE_CRASH_IN", "apply"),
-            ("TF_LOG", "DEBUG"),
-        ];
-        let run = |args: &[&str]| -> Out {
+        // The log only where the negotiated version is read: log lines
+        // would interleave with the error text.
+        let run_logged = |args: &[&str], log: &str| -> Out {
+            let env = [
+                (terrane_plugin::PROTOCOL_ENV, "5"),
+                ("TERRANE_CRASH_IN", "apply"),
+                ("TF_LOG", log),
+            ];
             match (tool, &tf) {
                 ("terraform", Some(tf)) => {
                     let mut e = vec![("TF_CLI_CONFIG_FILE", rc.as_str())];
@@ -159,8 +164,9 @@ fn item1_protocol5_plugin_crashing_mid_apply_keeps_state() {
                 _ => terrane(d, &rc, &env, args),
             }
         };
+        let run = |args: &[&str]| run_logged(args, "");
         std::fs::write(d.join("main.tf"), CRASH_CONFIG).unwrap();
-        let out = run(&["apply", "-auto-approve", "-no-color"]);
+        let out = run_logged(&["apply", "-auto-approve", "-no-color"], "DEBUG");
         assert_eq!(
             out.code, 0,
             "case {tool}_first_apply\n{}\n{}",
@@ -172,7 +178,7 @@ fn item1_protocol5_plugin_crashing_mid_apply_keeps_state() {
                 "case {tool}_negotiated_5"
             );
         }
-        let before = ids(&state(d));
+        let before = ids(&state(&run(&["state", "pull"])));
         assert_eq!(before, ["crash_thing.a=\"id-a\""], "case {tool}_applied");
         std::fs::write(
             d.join("main.tf"),
@@ -191,6 +197,10 @@ fn item1_protocol5_plugin_crashing_mid_apply_keeps_state() {
             "case {tool}_message: {words}\n{}",
             out.stderr
         );
-        assert_eq!(ids(&state(d)), before, "case {tool}_state_intact");
+        assert_eq!(
+            ids(&state(&run(&["state", "pull"]))),
+            before,
+            "case {tool}_state_intact"
+        );
     }
 }

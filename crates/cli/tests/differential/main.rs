@@ -90,6 +90,10 @@ differential! {
     lifecycle::drift_refresh_only,
     expand::module_for_each,
     expand::module_count,
+    legacy::legacy_create_then_noop,
+    legacy::legacy_blocks_added_and_removed,
+    legacy::legacy_replace_and_destroy,
+    legacy::legacy_import,
 }
 
 // Scenarios kept out of the run list while terrane still differs (each is

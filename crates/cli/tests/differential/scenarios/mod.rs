@@ -3,4 +3,5 @@
 pub mod basic;
 pub mod expand;
 pub mod exprs;
+pub mod legacy;
 pub mod lifecycle;
