@@ -2,7 +2,10 @@
 //! provider plugins limited to protocol 5 (as most providers are) run a
 //! whole lifecycle, and a protocol-5 plugin that crashes in the middle of
 //! an apply gets a clear error naming the operation while the state keeps
-//! what was applied before, as under real Terraform.
+//! what was applied before, as under real Terraform. A provider behaving
+//! like the legacy SDK (protocol 5 only): its flag keeps contract
+//! violations warnings, and what it reads is normalized as Terraform
+//! normalizes it (issue 15 item 3).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -201,6 +204,92 @@ fn item1_protocol5_plugin_crashing_mid_apply_keeps_state() {
             ids(&state(&run(&["state", "pull"]))),
             before,
             "case {tool}_state_intact"
+        );
+    }
+}
+
+const LEGACY_CONFIG: &str = r#"terraform {
+  required_providers {
+    legacy = { source = "terrane/legacy" }
+  }
+}
+
+resource "legacy_thing" "t" {
+  name = "bare"
+}
+"#;
+
+#[test]
+fn item3_legacy_flag_and_read_normalization_under_protocol5() {
+    let fixture = terrane_testkit::fixture("terrane-legacy-fixture");
+    let tf = terrane_testkit::terraform();
+    let mut tools = vec!["terrane"];
+    if tf.is_some() {
+        tools.push("terraform");
+    }
+    for tool in tools {
+        let dir = terrane_testkit::temp_dir();
+        let d = dir.path();
+        let rc = terrane_testkit::dev_overrides(
+            d,
+            &[("registry.terraform.io/terrane/legacy", &fixture)],
+        );
+        let run = |args: &[&str], flag: &str| -> Out {
+            let env = [("TERRANE_LEGACY_FLAG", flag)];
+            match (tool, &tf) {
+                ("terraform", Some(tf)) => {
+                    let mut e = vec![("TF_CLI_CONFIG_FILE", rc.as_str())];
+                    e.extend(env);
+                    let o = tf.run(d, args, &e);
+                    Out {
+                        code: o.code,
+                        stdout: o.stdout,
+                        stderr: o.stderr,
+                    }
+                }
+                _ => terrane(d, &rc, &env, args),
+            }
+        };
+        std::fs::write(d.join("main.tf"), LEGACY_CONFIG).unwrap();
+        // Without the flag the null list block is a contract violation.
+        let out = run(&["plan", "-no-color"], "0");
+        assert_eq!(out.code, 1, "case {tool}_no_flag_fails\n{}", out.stdout);
+        let flat = out.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("Provider produced invalid plan")
+                && flat.contains("must be empty to indicate no blocks, not null"),
+            "case {tool}_no_flag_message\n{}",
+            out.stderr
+        );
+        // With it, a warning at most: the plan goes through.
+        let out = run(&["plan", "-no-color", "-detailed-exitcode"], "1");
+        assert_eq!(
+            out.code, 2,
+            "case {tool}_flag_tolerated\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        // An import reads the object: its null list block is settled to [].
+        let out = run(
+            &["import", "-no-color", "legacy_thing.t", "legacy-bare"],
+            "1",
+        );
+        assert_eq!(
+            out.code, 0,
+            "case {tool}_import\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        let pulled = run(&["state", "pull"], "1");
+        let st = state(&pulled);
+        let attrs = &st["resources"][0]["instances"][0]["attributes"];
+        assert_eq!(
+            attrs["rule"],
+            serde_json::json!([]),
+            "case {tool}_read_normalized"
+        );
+        assert_eq!(
+            attrs["timeouts"],
+            serde_json::json!({"create": null}),
+            "case {tool}_single_block_as_read"
         );
     }
 }

@@ -90,14 +90,19 @@ differential! {
     lifecycle::drift_refresh_only,
     expand::module_for_each,
     expand::module_count,
-    legacy::legacy_create_then_noop,
-    legacy::legacy_blocks_added_and_removed,
-    legacy::legacy_replace_and_destroy,
-    legacy::legacy_import,
 }
 
 // Scenarios kept out of the run list while terrane still differs (each is
 // a function in scenarios/; add it above once fixed):
+// - legacy_create_then_noop, legacy_blocks_added_and_removed,
+//   legacy_replace_and_destroy, legacy_import (the legacy-SDK fixture over
+//   protocol 5): actions and refreshed values agree since reads are
+//   normalized; still different: the plan text of blocks (`timeouts = {}`
+//   where Terraform prints `+ timeouts {}`, issue 15 item 5),
+//   `after_unknown` of known blocks (terrane `{}`, Terraform omits the
+//   key), and the state after applying the perpetual update the fixture's
+//   null list block causes (Terraform reports 0 changed and keeps the
+//   refreshed `rule = []`; terrane applies and stores the provider's null)
 // - tainted_cbd_replacement: Terraform keeps the deposed kv_item after a create_before_destroy replacement through the tf-framework provider; terrane deletes it
 
 /// The scenarios kept out of the run list still build their steps.
@@ -105,6 +110,14 @@ differential! {
 fn known_gaps_are_well_formed() {
     {
         let steps = scenarios::lifecycle::tainted_cbd_replacement();
+        assert!(!steps.is_empty());
+    }
+    for steps in [
+        scenarios::legacy::legacy_create_then_noop(),
+        scenarios::legacy::legacy_blocks_added_and_removed(),
+        scenarios::legacy::legacy_replace_and_destroy(),
+        scenarios::legacy::legacy_import(),
+    ] {
         assert!(!steps.is_empty());
     }
 }
