@@ -293,3 +293,142 @@ fn item3_legacy_flag_and_read_normalization_under_protocol5() {
         );
     }
 }
+
+/// The launcher of the protocol-5 Python provider (PyPI's inmanta-tfplugin
+/// and python-plugin), with its venv made by scripts/setup-python; `None`
+/// locally when that venv is missing (under CI it must be there).
+fn pyfive() -> Option<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pyfive");
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv-pyfive/bin/python");
+    if !venv.exists() {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "no .venv-pyfive: run scripts/setup-python"
+        );
+        return None;
+    }
+    Some(dir)
+}
+
+const PYFIVE: &str = r#"terraform {
+  required_providers {
+    pyfive = { source = "example.com/terrane/pyfive" }
+  }
+}
+"#;
+
+#[test]
+fn item1_terrane_drives_a_python_protocol5_provider() {
+    let Some(dir5) = pyfive() else {
+        return;
+    };
+    let tf = terrane_testkit::terraform();
+    let mut tools = vec!["terrane"];
+    if tf.is_some() {
+        tools.push("terraform");
+    }
+    // (step, main.tf body, command, exit code, text stdout must hold)
+    let steps: [(&str, &str, &[&str], i32, &str); 6] = [
+        (
+            "create",
+            "resource \"pyfive_note\" \"n\" {\n  text = \"hello\"\n}\n",
+            &["apply", "-auto-approve", "-no-color"],
+            0,
+            "1 added, 0 changed, 0 destroyed",
+        ),
+        (
+            "no_change",
+            "resource \"pyfive_note\" \"n\" {\n  text = \"hello\"\n}\n",
+            &["plan", "-detailed-exitcode", "-no-color"],
+            0,
+            "No changes.",
+        ),
+        (
+            "update_in_place",
+            "resource \"pyfive_note\" \"n\" {\n  text = \"hello\"\n  tag  = \"t\"\n}\n",
+            &["apply", "-auto-approve", "-no-color"],
+            0,
+            "0 added, 1 changed, 0 destroyed",
+        ),
+        (
+            "replace",
+            "resource \"pyfive_note\" \"n\" {\n  text = \"bye\"\n  tag  = \"t\"\n}\n",
+            &["apply", "-auto-approve", "-no-color"],
+            0,
+            "1 added, 0 changed, 1 destroyed",
+        ),
+        (
+            "import",
+            "resource \"pyfive_note\" \"n\" {\n  text = \"bye\"\n  tag  = \"t\"\n}\nresource \"pyfive_note\" \"m\" {\n  text = \"found\"\n}\n",
+            &["import", "-no-color", "pyfive_note.m", "found"],
+            0,
+            "Import successful",
+        ),
+        (
+            "destroy",
+            "resource \"pyfive_note\" \"n\" {\n  text = \"bye\"\n  tag  = \"t\"\n}\nresource \"pyfive_note\" \"m\" {\n  text = \"found\"\n}\n",
+            &["destroy", "-auto-approve", "-no-color"],
+            0,
+            "2 destroyed",
+        ),
+    ];
+    let mut states: Vec<Vec<String>> = Vec::new();
+    for tool in &tools {
+        let dir = terrane_testkit::temp_dir();
+        let d = dir.path();
+        let rc = std::fs::read_to_string(terrane_testkit::dev_overrides(d, &[])).unwrap();
+        let rc_text = rc.replacen(
+            "dev_overrides {\n",
+            &format!(
+                "dev_overrides {{\n    \"example.com/terrane/pyfive\" = \"{}\"\n",
+                dir5.display()
+            ),
+            1,
+        );
+        let rc = d.join("pyfive.tfrc");
+        std::fs::write(&rc, rc_text).unwrap();
+        let rc = rc.display().to_string();
+        let run = |args: &[&str]| -> Out {
+            match (*tool, &tf) {
+                ("terraform", Some(tf)) => {
+                    let o = tf.run(d, args, &[("TF_CLI_CONFIG_FILE", rc.as_str())]);
+                    Out {
+                        code: o.code,
+                        stdout: o.stdout,
+                        stderr: o.stderr,
+                    }
+                }
+                _ => terrane(d, &rc, &[], args),
+            }
+        };
+        let mut seen = Vec::new();
+        for (name, body, args, code, want) in steps {
+            std::fs::write(d.join("main.tf"), format!("{PYFIVE}{body}")).unwrap();
+            let out = run(args);
+            assert_eq!(
+                out.code, code,
+                "case {tool}_{name}\n{}\n{}",
+                out.stdout, out.stderr
+            );
+            assert!(
+                out.stdout.contains(want),
+                "case {tool}_{name}: {want}\n{}",
+                out.stdout
+            );
+            let pulled = run(&["state", "pull"]);
+            let st = state(&pulled);
+            let mut rows: Vec<String> = st["resources"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| format!("{}={}", r["name"], r["instances"][0]["attributes"]))
+                .collect();
+            rows.sort();
+            seen.push(format!("{name}: {}", rows.join(" ")));
+        }
+        states.push(seen);
+    }
+    if let [terrane, terraform] = states.as_slice() {
+        assert_eq!(terrane, terraform, "the same states step by step");
+    }
+}
