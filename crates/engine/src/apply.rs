@@ -469,11 +469,9 @@ async fn apply_instance(
         match change.action {
             Action::Create => a.0 += 1,
             Action::Update => a.1 += 1,
-            Action::DeleteThenCreate => {
-                a.0 += 1;
-                a.2 += 1;
-            }
-            Action::CreateThenDelete => a.0 += 1,
+            // The delete half of a replacement counts itself where it
+            // runs (as a deposed object's does for CreateThenDelete).
+            Action::DeleteThenCreate | Action::CreateThenDelete => a.0 += 1,
             _ => {}
         }
     }

@@ -21,7 +21,7 @@ use crate::walk::{is_error, provider_instance, provider_key, schema_of, Walk};
 use std::sync::Arc;
 use terrane_config::{Diagnostic, LineIndex, Resource};
 use terrane_eval::Evaluator;
-use terrane_schema::objchange::proposed_new;
+use terrane_schema::objchange::{normalize_from_legacy_sdk, proposed_new};
 use terrane_schema::Schema;
 use terrane_state::{
     InstanceAddr, InstanceKey, Mode, ModulePath, ObjectState, ResourceAddr, Status,
@@ -474,7 +474,9 @@ pub async fn import_now(
         out.push(d);
         return None;
     }
-    Some((read.new_state, read.private))
+    // Settled as every read is (see the refresh in plan.rs).
+    let state = normalize_from_legacy_sdk(&rc.schema.block, &read.new_state);
+    Some((state, read.private))
 }
 
 /// ReadDataSource with its checks; the value carries the configuration's

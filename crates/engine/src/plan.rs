@@ -29,7 +29,7 @@ use crate::walk::{is_error, object_id, Done, Event, Phase, Walk};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use terrane_config::Diagnostic;
-use terrane_schema::objchange::planned_data_resource_object;
+use terrane_schema::objchange::{normalize_from_legacy_sdk, planned_data_resource_object};
 use terrane_state::{Change as StateChange, InstanceAddr, Mode, ModulePath, Status};
 use terrane_value::marks::{mark_paths, sensitive_paths};
 use terrane_value::Value;
@@ -329,7 +329,10 @@ async fn plan_managed(
             out.push(d);
             return false;
         }
-        let refreshed = mark_paths(&resp.new_state, &sensitive_paths(&prior));
+        // As Terraform does with every read: the legacy SDK's null for "no
+        // blocks" and the like settled (objchange::normalize_from_legacy_sdk).
+        let read = normalize_from_legacy_sdk(&rc.schema.block, &resp.new_state);
+        let refreshed = mark_paths(&read, &sensitive_paths(&prior));
         let drifted = !refreshed.eq_ignoring_refinements(&prior);
         if drifted {
             lock(&p.drift).push(change(

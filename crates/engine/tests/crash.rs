@@ -1,7 +1,9 @@
 //! A plugin that exits in the middle of a call (the crash fixture bin exits
 //! inside PlanResourceChange) gives a typed error that names the provider
 //! and the operation; later calls on the same instance fail the same way
-//! at once; other instances are unaffected; shutdown does not hang.
+//! at once; other instances are unaffected; shutdown does not hang. The
+//! same over protocol 6 and protocol 5 (the fixture limited to 5): one
+//! place handles transport failure for both.
 
 mod support;
 
@@ -13,8 +15,20 @@ use terrane_value::Value;
 
 #[tokio::test]
 async fn plugin_exiting_mid_call_names_provider_and_operation() {
+    check("6").await;
+}
+
+#[tokio::test]
+async fn item1_protocol5_plugin_exiting_mid_call_names_provider_and_operation() {
+    check("5").await;
+}
+
+async fn check(protocol: &str) {
     let addr = ProviderAddr::parse("terrane/crash").unwrap();
-    let host = ProviderHost::new(HostOptions::default());
+    let host = ProviderHost::new(HostOptions {
+        plugin_env: vec![(terrane_plugin::PROTOCOL_ENV.into(), protocol.into())],
+        ..HostOptions::default()
+    });
     let binary = terrane_testkit::fixture("terrane-engine-crash-fixture");
     host.register(
         addr.clone(),

@@ -25,6 +25,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
+use terrane_tfplugin5::tfplugin5::provider_client::ProviderClient as Provider5Client;
 use terrane_tfplugin6::plugin::grpc_controller_client::GrpcControllerClient;
 use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, BufReader};
@@ -368,6 +369,13 @@ async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Resul
 }
 
 impl PluginClient {
+    /// The tfplugin5 client (for a plugin that chose protocol 5).
+    pub fn provider5(&self) -> Provider5Client<Conn> {
+        Provider5Client::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN))
+            .max_decoding_message_size(crate::MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
+    }
+
     /// The tfplugin6 client.
     pub fn provider(&self) -> ProviderClient<Conn> {
         ProviderClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN))

@@ -67,8 +67,9 @@ pub fn parse(text: &str, offered: &[u32]) -> Result<Handshake, String> {
         .parse()
         .map_err(|_| format!("invalid plugin protocol version {:?}", parts[1]))?;
     if !offered.contains(&version) {
+        // Terraform's (go-plugin's) words first, then ours.
         return Err(format!(
-            "the plugin chose protocol version {version}, which was not offered ({offered:?})"
+            "Incompatible API version with plugin. Plugin version: {version}, Client versions: {offered:?} (the plugin chose protocol version {version}, which was not offered)"
         ));
     }
     if parts.get(4).is_some_and(|p| *p != "grpc") {

@@ -25,4 +25,6 @@ mod server;
 
 pub use client::{launch, Conn, LaunchError, LaunchOptions, PluginClient, MAX_HANDSHAKE_LINE};
 pub use process::{withheld_env, withhold_env, SECRET_ENV};
-pub use server::{serve, serve_main, ServeError, ServeOptions, MAX_MESSAGE_SIZE};
+pub use server::{
+    serve, serve_main, ServeError, ServeOptions, MAX_MESSAGE_SIZE, PROTOCOL_ENV, SUPPORTED,
+};

@@ -1,6 +1,9 @@
 //! Serving a tfplugin6 provider the way Terraform launches plugins.
 //!
-//! [`serve`] checks the magic cookie, negotiates the protocol version,
+//! [`serve`] checks the magic cookie, negotiates the protocol version (5
+//! and 6 by default, the highest the host offers; a protocol-5 host gets
+//! the provider through terrane-tfplugin5's `Serve5`, after a check that
+//! its schema has nothing only 6 can carry),
 //! listens on a unix socket, turns on AutoMTLS when Terraform sent its
 //! client certificate, registers the provider next to the go-plugin
 //! services (health "plugin" SERVING, GRPCController.Shutdown,
@@ -18,6 +21,8 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use terrane_tfplugin5::tfplugin5::provider_server::ProviderServer as Provider5Server;
+use terrane_tfplugin5::v6::Serve5;
 use terrane_tfplugin6::plugin::{grpc_controller_server, grpc_stdio_server, Empty, StdioData};
 use terrane_tfplugin6::tfplugin6::provider_server::{Provider, ProviderServer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -32,7 +37,9 @@ pub const MAX_MESSAGE_SIZE: usize = 256 << 20;
 /// How to serve.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
-    /// Protocol versions this provider speaks. Default: `[6]`.
+    /// Protocol versions this provider speaks. Default: `[5, 6]`, or what
+    /// `TERRANE_PLUGIN_PROTOCOL` names (`5`, `6` or `5,6`); see
+    /// [`ServeOptions::only`].
     pub versions: Vec<u32>,
     /// Debug mode: no cookie, no TLS, print `TF_REATTACH_PROVIDERS`.
     /// Default: on when `TERRANE_PLUGIN_DEBUG=1`.
@@ -56,12 +63,52 @@ pub struct ServeOptions {
 impl ServeOptions {
     pub fn new(address: impl Into<String>) -> ServeOptions {
         ServeOptions {
-            versions: vec![6],
+            versions: protocol_setting(std::env::var(PROTOCOL_ENV).ok().as_deref()),
             debug: std::env::var("TERRANE_PLUGIN_DEBUG").is_ok_and(|v| v == "1"),
             address: address.into(),
             worker_threads: 1,
             watch_parent: true,
         }
+    }
+
+    /// Serves only protocol `version` (5 or 6), whatever the environment says.
+    pub fn only(mut self, version: u32) -> ServeOptions {
+        self.versions = vec![version];
+        self
+    }
+}
+
+/// The variable that limits the protocol versions an SDK provider serves:
+/// `5`, `6`, or both (`5,6`, the default when unset).
+pub const PROTOCOL_ENV: &str = "TERRANE_PLUGIN_PROTOCOL";
+
+/// The versions [`PROTOCOL_ENV`] names; empty (refused by [`serve`], which
+/// says why) when it names anything but 5 and 6.
+fn protocol_setting(v: Option<&str>) -> Vec<u32> {
+    let Some(v) = v.filter(|v| !v.trim().is_empty()) else {
+        return SUPPORTED.to_vec();
+    };
+    let mut out = Vec::new();
+    for part in v.split(',') {
+        match part.trim().parse::<u32>() {
+            Ok(n) if SUPPORTED.contains(&n) => out.push(n),
+            _ => return Vec::new(),
+        }
+    }
+    out
+}
+
+/// The protocol versions a provider served by this crate can speak.
+pub const SUPPORTED: [u32; 2] = [5, 6];
+
+impl ServeOptions {
+    fn check_versions(&self) -> Result<(), ServeError> {
+        if self.versions.is_empty() || self.versions.iter().any(|v| !SUPPORTED.contains(v)) {
+            return Err(ServeError::BadProtocolSetting(
+                std::env::var(PROTOCOL_ENV).unwrap_or_default(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -75,6 +122,10 @@ pub enum ServeError {
         offered: String,
         supported: Vec<u32>,
     },
+    #[error("{PROTOCOL_ENV}={0:?} names no plugin protocol this provider speaks: use 5, 6 or 5,6")]
+    BadProtocolSetting(String),
+    #[error("this provider cannot serve plugin protocol 5, the only version the host offered ({offered}): its schema needs protocol 6: {reason}")]
+    NeedsProtocol6 { offered: String, reason: String },
     #[error("cannot listen for Terraform: {0}")]
     Listen(std::io::Error),
     #[error(transparent)]
@@ -90,13 +141,40 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
     if !opts.debug && std::env::var(MAGIC_COOKIE_KEY).ok().as_deref() != Some(MAGIC_COOKIE_VALUE) {
         return Err(ServeError::NotLaunchedByTerraform);
     }
-    let offered = std::env::var("PLUGIN_PROTOCOL_VERSIONS").ok();
-    let version = handshake::negotiate(offered.as_deref(), &opts.versions).ok_or_else(|| {
-        ServeError::NoCommonVersion {
+    opts.check_versions()?;
+    // In debug mode nobody offers: the developer's Terraform attaches with
+    // the version in the reattach value, the highest this provider speaks.
+    let offered = match opts.debug {
+        true => None,
+        false => std::env::var("PLUGIN_PROTOCOL_VERSIONS").ok(),
+    };
+    let highest = opts.versions.iter().max().map(u32::to_string);
+    let offer = if opts.debug {
+        highest.as_deref()
+    } else {
+        offered.as_deref()
+    };
+    let version =
+        handshake::negotiate(offer, &opts.versions).ok_or_else(|| ServeError::NoCommonVersion {
             offered: offered.clone().unwrap_or_default(),
             supported: opts.versions.clone(),
+        })?;
+
+    if version == 5 {
+        // Before the handshake, so the host reports why the plugin stopped.
+        let schema = provider
+            .get_provider_schema(Request::new(Default::default()))
+            .await;
+        if let Some(n) = schema
+            .ok()
+            .and_then(|r| terrane_tfplugin5::v6::needs_protocol6(r.get_ref()))
+        {
+            return Err(ServeError::NeedsProtocol6 {
+                offered: offered.unwrap_or_default(),
+                reason: n.to_string(),
+            });
         }
-    })?;
+    }
 
     // Before anything is created that would need cleaning up.
     let parent = if opts.debug || !opts.watch_parent {
@@ -220,12 +298,21 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
         }
     };
     let incoming = tokio_stream::wrappers::ReceiverStream::new(rx);
-    let result = tonic::transport::Server::builder()
-        .add_service(
+    let mut builder = tonic::transport::Server::builder();
+    let router = if version == 5 {
+        builder.add_service(
+            Provider5Server::new(Serve5(provider))
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        )
+    } else {
+        builder.add_service(
             ProviderServer::new(provider)
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         )
+    };
+    let result = router
         .add_service(health_service)
         .add_service(grpc_controller_server::GrpcControllerServer::new(
             controller,
@@ -434,6 +521,26 @@ impl AsyncWrite for Conn {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::protocol_setting;
+
+    #[test]
+    fn item2_protocol_setting() {
+        let cases: [(&str, Option<&str>, Vec<u32>); 6] = [
+            ("unset_serves_both", None, vec![5, 6]),
+            ("empty_serves_both", Some(" "), vec![5, 6]),
+            ("only_5", Some("5"), vec![5]),
+            ("only_6", Some("6"), vec![6]),
+            ("both_spaced", Some("6, 5"), vec![6, 5]),
+            ("unknown_version_refused", Some("5,7"), vec![]),
+        ];
+        for (name, v, want) in cases {
+            assert_eq!(protocol_setting(v), want, "case {name}");
         }
     }
 }

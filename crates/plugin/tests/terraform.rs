@@ -80,6 +80,56 @@ fn terraform_launches_the_plugin_with_automtls() {
     );
 }
 
+/// Real Terraform negotiating with a plugin limited by the SDK's protocol
+/// variable: 5 only (as most providers are), 6 only, both; and a plugin
+/// whose schema needs 6 when it may serve only 5 stops with the reason,
+/// which Terraform shows.
+#[test]
+fn item2_terraform_negotiates_protocol_5_with_an_sdk_plugin() {
+    let Some(tf) = terrane_testkit::terraform() else {
+        return;
+    };
+    let cases = [
+        ("protocol5_only", "5", false, Ok("using plugin: version=5")),
+        ("protocol6_only", "6", false, Ok("using plugin: version=6")),
+        ("both_highest_wins", "5,6", false, Ok("using plugin: version=6")),
+        (
+            "nested_attributes_need_6",
+            "5",
+            true,
+            Err("its schema needs protocol 6: the provider configuration attribute \"endpoints\" uses a nested attribute type"),
+        ),
+    ];
+    for (name, protocol, nested, want) in cases {
+        let dir = terrane_testkit::temp_dir();
+        let rc = setup(dir.path());
+        let nested = if nested { "1" } else { "0" };
+        let env = [
+            ("TF_CLI_CONFIG_FILE", rc.as_str()),
+            ("TF_LOG", "DEBUG"),
+            (terrane_plugin::PROTOCOL_ENV, protocol),
+            ("TERRANE_FIXTURE_NESTED", nested),
+        ];
+        let out = tf.run(dir.path(), &["plan", "-input=false", "-no-color"], &env);
+        match want {
+            Ok(log) => {
+                assert_eq!(out.code, 0, "case {name}\n{}\n{}", out.stdout, out.stderr);
+                assert!(out.stderr.contains(log), "case {name}: {log}");
+                assert!(
+                    out.stdout.contains("No changes"),
+                    "case {name}\n{}",
+                    out.stdout
+                );
+            }
+            Err(words) => {
+                assert_eq!(out.code, 1, "case {name}\n{}", out.stdout);
+                let flat = out.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(flat.contains(words), "case {name}: {words}\n{}", out.stderr);
+            }
+        }
+    }
+}
+
 #[test]
 fn run_by_hand_explains_and_exits_1() {
     let out = Command::new(example_binary())
@@ -105,12 +155,12 @@ fn unsupported_protocol_offer_is_refused() {
             "TF_PLUGIN_MAGIC_COOKIE",
             terrane_plugin::handshake::MAGIC_COOKIE_VALUE,
         )
-        .env("PLUGIN_PROTOCOL_VERSIONS", "5")
+        .env("PLUGIN_PROTOCOL_VERSIONS", "4")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("offered plugin protocol versions \"5\""),
+        String::from_utf8_lossy(&out.stderr).contains("offered plugin protocol versions \"4\""),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -21,6 +21,7 @@ pub const PROVIDERS: &str = r#"terraform {
     random = { source = "hashicorp/random" }
     local  = { source = "hashicorp/local" }
     kv     = { source = "example.com/terrane/kv" }
+    legacy = { source = "terrane/legacy" }
   }
 }
 "#;
@@ -40,7 +41,13 @@ pub fn peers() -> Option<&'static Peers> {
                 terrane_testkit::built_binary("terrane-provider-local", "terraform-provider-local");
             // The nested-block fixture (scenarios/blocks.rs).
             let blocks = terrane_testkit::fixture("terrane-blocks-fixture");
-            let dir = random.parent().expect("profile dir").join("differential");
+            // Per protocol mode, so both modes can run at once.
+            // Protocol 5 only, as legacy-SDK providers are.
+            let legacy = terrane_testkit::fixture("terrane-legacy-fixture");
+            let dir = random
+                .parent()
+                .expect("profile dir")
+                .join(format!("differential-p{}", protocol().replace(',', "")));
             std::fs::create_dir_all(&dir).expect("plugin dir");
             let rc = terrane_testkit::dev_overrides(
                 &dir,
@@ -48,6 +55,7 @@ pub fn peers() -> Option<&'static Peers> {
                     ("hashicorp/random", &random),
                     ("hashicorp/local", &local),
                     ("example.com/terrane/blocks", &blocks),
+                    ("terrane/legacy", &legacy),
                 ],
             );
             // The Python provider runs from the source tree: its launcher
@@ -70,6 +78,26 @@ pub fn peers() -> Option<&'static Peers> {
             })
         })
         .as_ref()
+}
+
+/// The plugin protocol versions the SDK providers serve in this run, from
+/// `TERRANE_PLUGIN_PROTOCOL` (`5`: both tools must negotiate protocol 5
+/// with them; default `5,6`: they negotiate 6). scripts/test runs the
+/// suite in both modes.
+pub fn protocol() -> &'static str {
+    static P: OnceLock<String> = OnceLock::new();
+    P.get_or_init(|| {
+        let p = std::env::var(terrane_plugin::PROTOCOL_ENV).unwrap_or_default();
+        let p = p.trim();
+        match p {
+            "" => "5,6".to_string(),
+            "5" | "6" | "5,6" | "6,5" => p.to_string(),
+            other => panic!(
+                "{}={other:?}: use 5, 6 or 5,6",
+                terrane_plugin::PROTOCOL_ENV
+            ),
+        }
+    })
 }
 
 /// One tool's run of a command.
@@ -97,6 +125,7 @@ impl Peers {
             ("TF_CLI_CONFIG_FILE", self.cli_config.as_str()),
             ("CHECKPOINT_DISABLE", "1"),
             ("TF_IN_AUTOMATION", "1"),
+            (terrane_plugin::PROTOCOL_ENV, protocol()),
         ];
         env.extend_from_slice(extra);
         match tool {

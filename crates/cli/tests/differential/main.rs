@@ -185,4 +185,13 @@ known_gaps! {
     tfvars::tfvars_bad_value_type =>
         "Terraform 1.15 prints the output changes of a plan that failed on a variable's value \
          before the error; terrane prints no plan when planning fails",
+    legacy::legacy_create_then_noop =>
+        "legacy-SDK fixture over protocol 5: after_unknown of known blocks (terrane {}, \
+         Terraform omits the key) and the state after the perpetual update a null list block \
+         causes (Terraform keeps the refreshed rule = [], terrane stores the provider's null)",
+    legacy::legacy_blocks_added_and_removed =>
+        "legacy-SDK fixture over protocol 5 (as legacy_create_then_noop)",
+    legacy::legacy_replace_and_destroy =>
+        "legacy-SDK fixture over protocol 5 (as legacy_create_then_noop)",
+    legacy::legacy_import => "legacy-SDK fixture over protocol 5 (as legacy_create_then_noop)",
 }

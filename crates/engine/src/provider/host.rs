@@ -331,7 +331,8 @@ async fn start_instance(
         ProviderSource::Builtin(b) => b.instance(&name, schema, caps),
         ProviderSource::Plugin(p) => {
             let launch = terrane_plugin::LaunchOptions {
-                versions: vec![6],
+                // As Terraform does: the plugin picks the highest it speaks.
+                versions: vec![5, 6],
                 timeout: opts.launch_timeout,
                 env: opts.plugin_env.clone(),
             };

@@ -11,15 +11,19 @@
 //! * [`assert_object_compatible`] checks that a later value is a valid
 //!   completion of a planned one ("Provider produced inconsistent final
 //!   plan" / "... inconsistent result after apply").
+//! * [`normalize_from_legacy_sdk`] settles the legacy SDK's block
+//!   artefacts (null for no blocks, and the like).
 //!
 //! All comparisons ignore refinements. Messages never show values of
 //! sensitive attributes or sensitive-marked values.
 
 mod compatible;
+mod normalize;
 mod plan_valid;
 mod proposed;
 
 pub use compatible::assert_object_compatible;
+pub use normalize::normalize_from_legacy_sdk;
 pub use plan_valid::assert_plan_valid;
 pub use proposed::{planned_data_resource_object, prepare_computed_blocks, proposed_new};
 

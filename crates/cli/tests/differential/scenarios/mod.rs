@@ -6,6 +6,7 @@ pub mod deposed;
 pub mod errors;
 pub mod expand;
 pub mod exprs;
+pub mod legacy;
 pub mod lifecycle;
 pub mod removed_check;
 pub mod tfvars;

@@ -2,7 +2,8 @@
 //! directly in this process ([`InProcess`], no socket, no serialization of
 //! the envelope — only the DynamicValues are msgpack, exactly as on the
 //! wire) and a plugin process reached through terrane-plugin's `launch`
-//! and tonic's generated client ([`Plugin`]). Both implement [`Rpc`], so
+//! and tonic's generated client ([`Plugin`]), which speaks protocol 6 or,
+//! when the plugin chose it, protocol 5 under the same calls. Both implement [`Rpc`], so
 //! the value layer above them is written once.
 //!
 //! A failed call is a [`CallError`]: `Crashed` when the plugin process went
@@ -11,6 +12,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use terrane_plugin::PluginClient;
+use terrane_tfplugin5::tfplugin5 as t5;
+use terrane_tfplugin5::tfplugin5::provider_client::ProviderClient as Provider5Client;
+use terrane_tfplugin5::v6;
 use terrane_tfplugin6::tfplugin6 as tf;
 use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
 use terrane_tfplugin6::tfplugin6::provider_server::Provider as ProtocolServer;
@@ -26,7 +30,7 @@ pub enum CallError {
 }
 
 macro_rules! transports {
-    ($($method:ident : $msg:ident),* $(,)?) => {
+    ($($method:ident : $msg:ident => $m5:ident($n5:ident) via $back:path),* $(,)?) => {
         /// One tfplugin6 call per method, whatever carries it. Both
         /// transports below implement every method (generated from the one
         /// list); the default, a refusal, serves test doubles that answer
@@ -53,12 +57,25 @@ macro_rules! transports {
             }
         }
 
+        /// A protocol-5 plugin answers the same calls under its names
+        /// (terrane_tfplugin5::v6 carries the messages across); failures of
+        /// either protocol go through the one [`Plugin::classify`].
         #[async_trait::async_trait]
         impl Rpc for Plugin {
             $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
                 self.check()?;
-                let result = self.client.clone().$method(r).await;
-                result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))
+                match &self.client {
+                    Client::V6(c) => {
+                        let result = c.clone().$method(r).await;
+                        result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))
+                    }
+                    Client::V5(c) => {
+                        let r: t5::$n5::Request = v6::transcode(&r).map_err(across)?;
+                        let result = c.clone().$m5(r).await;
+                        let r = result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))?;
+                        $back(&r).map_err(across)
+                    }
+                }
             })*
             async fn close(&self) {
                 self.closed.store(true, Ordering::Release);
@@ -70,20 +87,26 @@ macro_rules! transports {
     };
 }
 
+/// A message that could not be carried between protocols 5 and 6 (the
+/// two definitions disagree; the tfplugin5 tests rule it out).
+fn across(e: String) -> CallError {
+    CallError::Failed(Status::internal(e))
+}
+
 transports! {
-    get_provider_schema: get_provider_schema,
-    validate_provider_config: validate_provider_config,
-    validate_resource_config: validate_resource_config,
-    validate_data_resource_config: validate_data_resource_config,
-    configure_provider: configure_provider,
-    upgrade_resource_state: upgrade_resource_state,
-    read_resource: read_resource,
-    plan_resource_change: plan_resource_change,
-    apply_resource_change: apply_resource_change,
-    import_resource_state: import_resource_state,
-    read_data_source: read_data_source,
-    call_function: call_function,
-    stop_provider: stop_provider,
+    get_provider_schema: get_provider_schema => get_schema(get_provider_schema) via v6::provider_schema_to6,
+    validate_provider_config: validate_provider_config => prepare_provider_config(prepare_provider_config) via v6::transcode,
+    validate_resource_config: validate_resource_config => validate_resource_type_config(validate_resource_type_config) via v6::transcode,
+    validate_data_resource_config: validate_data_resource_config => validate_data_source_config(validate_data_source_config) via v6::transcode,
+    configure_provider: configure_provider => configure(configure) via v6::transcode,
+    upgrade_resource_state: upgrade_resource_state => upgrade_resource_state(upgrade_resource_state) via v6::transcode,
+    read_resource: read_resource => read_resource(read_resource) via v6::transcode,
+    plan_resource_change: plan_resource_change => plan_resource_change(plan_resource_change) via v6::transcode,
+    apply_resource_change: apply_resource_change => apply_resource_change(apply_resource_change) via v6::transcode,
+    import_resource_state: import_resource_state => import_resource_state(import_resource_state) via v6::transcode,
+    read_data_source: read_data_source => read_data_source(read_data_source) via v6::transcode,
+    call_function: call_function => call_function(call_function) via v6::transcode,
+    stop_provider: stop_provider => stop(stop) via v6::transcode,
 }
 
 /// A protocol server (the SDK's `ProviderServer`) in this process.
@@ -101,9 +124,15 @@ impl<S: ProtocolServer> InProcess<S> {
     }
 }
 
-/// A launched plugin process.
+/// The client of the protocol the plugin chose.
+enum Client {
+    V6(ProviderClient<terrane_plugin::Conn>),
+    V5(Provider5Client<terrane_plugin::Conn>),
+}
+
+/// A launched plugin process, speaking protocol 5 or 6.
 pub struct Plugin {
-    client: ProviderClient<terrane_plugin::Conn>,
+    client: Client,
     process: Mutex<Option<PluginClient>>,
     crashed: AtomicBool,
     closed: AtomicBool,
@@ -111,8 +140,12 @@ pub struct Plugin {
 
 impl Plugin {
     pub fn new(process: PluginClient) -> Plugin {
+        let client = match process.protocol {
+            5 => Client::V5(process.provider5()),
+            _ => Client::V6(process.provider()),
+        };
         Plugin {
-            client: process.provider(),
+            client,
             process: Mutex::new(Some(process)),
             crashed: AtomicBool::new(false),
             closed: AtomicBool::new(false),

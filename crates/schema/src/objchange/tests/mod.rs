@@ -5,5 +5,6 @@
 
 mod compatible_tests;
 mod dsl;
+mod normalize_tests;
 mod plan_valid_tests;
 mod proposed_tests;
