@@ -146,6 +146,7 @@ differential! {
     workspaces::workspace_env_separate_state,
     workspaces::workspace_env_destroy_leaves_default,
     workspaces::workspace_name_selects_count,
+    legacy::legacy_replace_and_destroy,
 }
 
 /// A scenario in which terrane still differs from Terraform, run in full:
@@ -190,8 +191,6 @@ known_gaps! {
          Terraform omits the key) and the state after the perpetual update a null list block \
          causes (Terraform keeps the refreshed rule = [], terrane stores the provider's null)",
     legacy::legacy_blocks_added_and_removed =>
-        "legacy-SDK fixture over protocol 5 (as legacy_create_then_noop)",
-    legacy::legacy_replace_and_destroy =>
         "legacy-SDK fixture over protocol 5 (as legacy_create_then_noop)",
     legacy::legacy_import => "legacy-SDK fixture over protocol 5 (as legacy_create_then_noop)",
 }
