@@ -283,7 +283,12 @@ fn item3_sigkill_loses_nothing_committed_and_next_plan_takes_over_the_lock() {
     // without force-unlock, as after a kernel-released OS file lock, and
     // says whose stale lock it released.
     let out = plan(d);
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    // A warning, so on standard output as Terraform prints warnings.
+    let err = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(out.status.code(), Some(2), "plan after SIGKILL:\n{err}");
     assert!(
         err.contains("Released a stale state lock")
