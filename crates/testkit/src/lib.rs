@@ -279,6 +279,8 @@ pub fn dev_overrides(dir: &Path, providers: &[(&str, &Path)]) -> String {
         }
     }
     let dir = dir.join(format!("run-{}", std::process::id()));
+    // Made even when no provider is given (the file is still written).
+    std::fs::create_dir_all(&dir).expect("plugin directory");
     let mut lines = String::from("provider_installation {\n  dev_overrides {\n");
     for (i, (address, binary)) in providers.iter().enumerate() {
         let ty = address
