@@ -206,7 +206,7 @@ impl Cx<'_> {
                 let Some(l) = self.labels(&b, 2) else { return };
                 let data = kind == "data";
                 // The body is read (and checked) even when the name is taken.
-                let decl = self.range(crate::provisioner::def_span(&b, self.json));
+                let decl = self.range(crate::source::def_span(&b, self.json));
                 let r = self.resource(data, &l[0], &l[1], range, b);
                 if !self.duplicate_resource(module, &r, decl) {
                     module.push_resource(r);
@@ -459,7 +459,7 @@ impl Cx<'_> {
                 "Invalid required_providers block",
                 "A \"required_providers\" block must be nested inside a \"terraform\" block."
                     .into(),
-                crate::provisioner::def_span(&b, self.json),
+                crate::source::def_span(&b, self.json),
             ),
             other => self.error(
                 "Unsupported block type",

@@ -16,8 +16,9 @@
 use crate::decode::{is_static_traversal, literal_string, Cx, STATIC_REF};
 use crate::diag::{Diagnostic, LineIndex, SourceRange};
 use crate::model::*;
-use crate::provisioner::{def_span, hcl_range};
+use crate::provisioner::hcl_range;
 use crate::refs::Subject;
+use crate::source::def_span;
 use crate::source::{GAttr, GBlock, Span_};
 use hcl_edit::expr::{Expression, ObjectKey, UnaryOperator};
 use hcl_edit::Span;

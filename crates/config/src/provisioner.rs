@@ -11,7 +11,7 @@ use crate::decode::{literal_string, Cx};
 use crate::diag::{Diagnostic, SourceRange};
 use crate::model::*;
 use crate::refs::Subject;
-use crate::source::{GAttr, GBlock, GBody, Span_};
+use crate::source::{def_span, GAttr, GBlock, GBody};
 use hcl_edit::expr::Expression;
 use hcl_edit::Span;
 use std::collections::BTreeMap;
@@ -37,21 +37,6 @@ pub(crate) fn hcl_range(r: &Option<SourceRange>) -> String {
         }
         None => "(unknown)".into(),
     }
-}
-
-/// The header of a block: its type name to its last label (Terraform's
-/// `DefRange`); in JSON syntax, the opening brace of the block's object.
-pub(crate) fn def_span(b: &GBlock, json: bool) -> Span_ {
-    if json {
-        return b.body_span.as_ref().map(|s| s.start..s.start + 1);
-    }
-    let start = b.ty_span.as_ref()?.start;
-    let end = b
-        .labels
-        .last()
-        .and_then(|(_, s)| s.as_ref().map(|s| s.end))
-        .or(b.ty_span.as_ref().map(|s| s.end))?;
-    Some(start..end)
 }
 
 impl Cx<'_> {

@@ -139,3 +139,18 @@ pub(crate) fn from_hcl(
     }
     out
 }
+
+/// The header of a block: its type name to its last label (Terraform's
+/// `DefRange`); in JSON syntax, the opening brace of the block's object.
+pub(crate) fn def_span(b: &GBlock, json: bool) -> Span_ {
+    if json {
+        return b.body_span.as_ref().map(|s| s.start..s.start + 1);
+    }
+    let start = b.ty_span.as_ref()?.start;
+    let end = b
+        .labels
+        .last()
+        .and_then(|(_, s)| s.as_ref().map(|s| s.end))
+        .or(b.ty_span.as_ref().map(|s| s.end))?;
+    Some(start..end)
+}
