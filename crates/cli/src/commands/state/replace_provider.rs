@@ -58,30 +58,31 @@ fn replace(
         Ok(s) => s,
         Err(e) => return ui.error("Failed to read state", e.to_string()),
     };
-    let mut changes = Vec::new();
-    let mut moved = Vec::new();
-    for (raddr, r) in &s.resources {
-        let Some(provider) = rewritten(&r.provider, from, to) else {
-            continue;
-        };
-        moved.push(raddr.to_string());
-        for (key, inst) in &r.instances {
-            let addr = raddr.instance(key.clone());
-            let objects = inst
-                .current
-                .iter()
-                .map(|o| (None, o))
-                .chain(inst.deposed.iter().map(|(k, o)| (Some(k.clone()), o)));
-            for (deposed, object) in objects {
-                changes.push(Change::SetObject {
-                    addr: addr.clone(),
-                    deposed,
-                    provider: provider.clone(),
-                    object: object.clone(),
-                });
-            }
-        }
-    }
+    let moved: Vec<String> = s
+        .resources
+        .iter()
+        .filter(|(_, r)| rewritten(&r.provider, from, to).is_some())
+        .map(|(raddr, _)| raddr.to_string())
+        .collect();
+    // Every object (current and deposed) of those resources, recorded
+    // again under the new provider.
+    let changes: Vec<Change> = terrane_state::model::changes_for(&s)
+        .into_iter()
+        .filter_map(|c| match c {
+            Change::SetObject {
+                addr,
+                deposed,
+                provider,
+                object,
+            } => rewritten(&provider, from, to).map(|provider| Change::SetObject {
+                addr,
+                deposed,
+                provider,
+                object,
+            }),
+            _ => None,
+        })
+        .collect();
     if moved.is_empty() {
         println!("No matching resources found.");
         return 0;
