@@ -289,8 +289,13 @@ mod tests {
     /// What a command line parses to, as one short string:
     /// `run plan [out=tf.plan] (x y)`, `help plan`, `help`, or the error.
     fn describe(line: &str) -> String {
+        describe_with(line, &|_| None)
+    }
+
+    /// What `line` parses to with environment `env`, as one short string.
+    fn describe_with(line: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
         let argv: Vec<String> = line.split_whitespace().map(str::to_string).collect();
-        match parse(&argv) {
+        match parse_with(&argv, env) {
             Ok(Parsed::Run(a)) => {
                 let flags: Vec<String> = a
                     .flags
@@ -375,32 +380,12 @@ mod tests {
             ),
         ];
         for (name, line, vars, want) in cases {
-            let argv: Vec<String> = line.split_whitespace().map(str::to_string).collect();
             let env = |k: &str| {
                 vars.iter()
                     .find(|(n, _)| *n == k)
                     .map(|(_, v)| v.to_string())
             };
-            let got = match parse_with(&argv, &env) {
-                Ok(Parsed::Run(a)) => {
-                    let flags: Vec<String> = a
-                        .flags
-                        .iter()
-                        .map(|(n, v)| match v {
-                            Some(v) => format!("{n}={v}"),
-                            None => n.clone(),
-                        })
-                        .collect();
-                    format!(
-                        "run {} [{}] ({})",
-                        a.command.join(" "),
-                        flags.join(" "),
-                        a.positional.join(" ")
-                    )
-                }
-                Ok(other) => format!("{other:?}"),
-                Err(e) => format!("error {e:?}"),
-            };
+            let got = describe_with(line, &env);
             assert_eq!(got, want, "case {name}");
         }
         let bad = parse_with(&["plan".to_string()], &|k| {
