@@ -30,24 +30,7 @@ trap 'rm -rf "$work"' EXIT
 : > "$work/cli.tfrc"
 export TF_CLI_CONFIG_FILE="$work/cli.tfrc"
 
-case "$shape" in
-  independent)
-    config="resource \"terraform_data\" \"r\" {
-  count = $n
-  input = \"value-\${count.index}\"
-}" ;;
-  chain)
-    config="resource \"terraform_data\" \"r0\" {
-  input = \"start\"
-}"
-    for ((i = 1; i < n; i++)); do
-      config+="
-resource \"terraform_data\" \"r$i\" {
-  input = terraform_data.r$((i - 1)).output
-}"
-    done ;;
-  *) echo "shape: independent or chain" >&2; exit 2 ;;
-esac
+config=$(ab_workload "$shape" "$n")
 
 phases=(plan apply noop_plan destroy)
 declare -A times

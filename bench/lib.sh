@@ -79,3 +79,20 @@ speedup_net() {
   if [ "$(echo "$net <= 0" | bc)" = 1 ]; then echo "~0"; return; fi
   printf '%.2fx' "$(echo "scale=4; $net / $2" | bc)"
 }
+
+# ab_workload SHAPE N: the main.tf of the A/B benchmarks (engine_ab.sh,
+# engine_ir.sh): N terraform_data resources, independent (one counted
+# resource) or a chain (each one's input the previous one's output).
+ab_workload() {
+  local shape=$1 n=$2 i
+  case "$shape" in
+    independent)
+      printf 'resource "terraform_data" "r" {\n  count = %s\n  input = "value-${count.index}"\n}\n' "$n" ;;
+    chain)
+      printf 'resource "terraform_data" "r0" {\n  input = "start"\n}\n'
+      for ((i = 1; i < n; i++)); do
+        printf '\nresource "terraform_data" "r%s" {\n  input = terraform_data.r%s.output\n}\n' "$i" "$((i - 1))"
+      done ;;
+    *) echo "shape: independent or chain" >&2; return 2 ;;
+  esac
+}

@@ -123,6 +123,8 @@ fn check(module: Module, diags: &[terrane_config::Diagnostic]) {
         base_dir: Path::new("/nonexistent-fuzz-dir"),
         render_template: &terrane_eval::render_template,
         pure_only: true,
+        plan_timestamp: None,
+        console: false,
     };
     let mut scope = ModuleScope::new(module, [".".into(), ".".into(), ".".into()], None);
     positions_ok(&input_variables(module, &BTreeMap::new(), &ctx, &mut scope));

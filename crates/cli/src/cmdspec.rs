@@ -82,20 +82,35 @@ const JSON: &[Flag] = &[switch(
 )];
 
 const VARS: &[Flag] = &[
-    text(
-        "var",
-        "NAME=VALUE",
-        "Set an input variable of the root module; repeatable. Given later than -var-file, so it wins over it.",
-    ),
-    text(
-        "var-file",
-        "FILE",
-        "Read input variables from a .tfvars (or .tfvars.json) file; repeatable.",
-    ),
+    VAR,
+    VAR_FILE,
     switch(
         "input",
         "With -input=false, never ask on the terminal: a missing variable or approval is an error.",
     ),
+];
+
+const VAR: Flag = text(
+    "var",
+    "NAME=VALUE",
+    "Set an input variable of the root module; repeatable. Given later than -var-file, so it wins over it.",
+);
+
+const VAR_FILE: Flag = text(
+    "var-file",
+    "FILE",
+    "Read input variables from a .tfvars (or .tfvars.json) file; repeatable.",
+);
+
+/// `init` and `validate` read variables only for what init evaluates:
+/// module `source` and `version` over const variables.
+const CONST_VARS: &[Flag] = &[
+    text(
+        "var",
+        "NAME=VALUE",
+        "Set an input variable of the root module; repeatable. Only const variables are read here, where a module's source or version uses them.",
+    ),
+    VAR_FILE,
 ];
 
 const NO_LOCK: &[Flag] = &[switch(
@@ -121,6 +136,10 @@ const MODES: &[Flag] = &[
     switch(
         "refresh",
         "With -refresh=false, plan against the state as recorded, without reading the remote objects first.",
+    ),
+    switch(
+        "defer",
+        "With -defer=false, fail as Terraform does when count or for_each is not known until apply (or a provider defers), instead of planning the rest and deferring that part to the next plan.",
     ),
     text(
         "replace",
@@ -173,32 +192,63 @@ pub const COMMANDS: &[Command] = &[
         name: "init",
         args: "",
         max_args: Some(0),
-        summary: "Prepare the working directory: find the providers, write the lock file",
-        about: "Finds every provider the configuration requires (plugin directory, filesystem mirrors, dev overrides or terrane's built-ins), checks it against the dependency lock file and records new selections in .terraform.lock.hcl.",
+        summary: "Prepare the working directory: find or install the providers, write the lock file",
+        about: "Installs the modules the configuration calls (as get does), then finds every provider the configuration requires (plugin directory, filesystem mirrors, dev overrides or terrane's built-ins) and installs the others from their registries into .terraform/providers (signed checksums verified), checks each against the dependency lock file and records the selections in .terraform.lock.hcl.",
         main: true,
-        flags: &[NO_COLOR, &[switch("input", "Accepted for Terraform compatibility; init never asks.")]],
+        flags: &[
+            NO_COLOR,
+            &[
+                switch("input", "Accepted for Terraform compatibility; init never asks."),
+                switch("upgrade", "Select the newest versions the constraints allow, ignoring the versions in the lock file."),
+                switch("get", "With -get=false, install no module: use the modules already installed (a module not installed is an error)."),
+                text("lockfile", "MODE", "Set to \"readonly\" to fail instead of changing the dependency lock file."),
+                text("backend-config", "FILE|KEY=VALUE", "Backend settings to add to the backend block: a file of key = value lines, or one key=value (repeatable)."),
+                switch("reconfigure", "Record the configured backend, ignoring the one recorded before (no state is copied)."),
+                switch("migrate-state", "Copy every workspace's state from the previously used backend or store to the configured one, lineage and serial kept, the source locked meanwhile."),
+                switch("force-copy", "With -migrate-state, overwrite a destination workspace that already holds another state."),
+                switch("backend", "With -backend=false, leave the backend as it is."),
+            ],
+            CONST_VARS,
+            LOCK_TIMEOUT,
+        ],
+    },
+    Command {
+        name: "get",
+        args: "",
+        max_args: Some(0),
+        summary: "Install or upgrade the configuration's modules",
+        about: "Installs every module the configuration calls into .terraform/modules (registry modules, git:: and https archive sources) and records them in .terraform/modules/modules.json, as init does, without touching providers or the backend.",
+        main: false,
+        flags: &[
+            NO_COLOR,
+            &[switch("update", "Fetch every remote module again (the newest version its constraint allows), even if it is installed.")],
+        ],
     },
     Command {
         name: "validate",
         args: "",
         max_args: Some(0),
         summary: "Check whether the configuration is valid",
-        about: "Checks the configuration on its own: syntax, references, types, and what the providers' schemas and validation say. It reads no state and calls no remote API.",
+        about: "Checks the configuration on its own: syntax, references, types, and what the providers' schemas and validation say; its test files (.tftest.hcl) are checked too, as Terraform loads them. It reads no state and calls no remote API.",
         main: true,
-        flags: &[NO_COLOR, JSON],
+        flags: &[NO_COLOR, JSON, CONST_VARS, &[
+                switch("no-tests", "Do not check the test files."),
+                text("test-directory", "DIR", "The directory of test files besides the working directory (default tests)."),
+            ]],
     },
     Command {
         name: "plan",
         args: "",
         max_args: Some(0),
         summary: "Show the changes the configuration requires",
-        about: "Compares the configuration with the recorded state (refreshed from the remote objects first) and shows what apply would do. With -out the plan is saved, sealed, for apply to carry out exactly.",
+        about: "Compares the configuration with the recorded state (refreshed from the remote objects first) and shows what apply would do. With -out the plan is saved, sealed, for apply to carry out exactly. What cannot be planned yet (count or for_each known only after apply, a provider's deferral) is listed under \"Deferred changes\" with its reason and left for the next plan; the rest is planned (a partial plan; saved plans keep the deferred list and apply applies the rest).",
         main: true,
         flags: &[MODES, SCOPE, VARS, NO_LOCK, LOCK_TIMEOUT, COMPACT, &[
                 text("out", "FILE", "Save the plan to FILE (mode 0600) for a later apply."),
+                text("generate-config-out", "FILE", "Write configuration for the import blocks whose target has none to FILE (which must not exist), then plan with it."),
                 switch(
                     "detailed-exitcode",
-                    "Exit 0 when nothing changes, 2 when something does, 1 on an error.",
+                    "Exit 0 when nothing changes, 2 when something does or part of the plan is deferred (a partial plan: see -defer), 1 on an error.",
                 ),
             ], NO_COLOR, JSON],
     },
@@ -233,6 +283,15 @@ pub const COMMANDS: &[Command] = &[
                 switch("write", "With -write=false, change no file (with -diff, only show)."), switch("recursive", "Also the files of subdirectories.")], NO_COLOR],
     },
     Command {
+        name: "console",
+        args: "",
+        max_args: Some(0),
+        summary: "Evaluate expressions against the state and the configuration",
+        about: "Evaluates each expression read from standard input in the root module, with the configuration and the state loaded, and prints its value. From a pipe, the last line's value is printed and an error ends it; on a terminal, each value is printed in turn. The state is never changed.",
+        main: false,
+        flags: &[VARS, &[switch("plan", "Evaluate against a new plan, refreshed first as plan does, instead of the state as recorded.")], NO_COLOR],
+    },
+    Command {
         name: "force-unlock",
         args: "LOCK_ID",
         max_args: Some(1),
@@ -257,7 +316,16 @@ pub const COMMANDS: &[Command] = &[
         summary: "Bring an existing object under management",
         about: "Asks the provider of the resource at ADDR (which must be in the configuration) for the object with ID, reads it and records it in the state.",
         main: false,
-        flags: &[VARS, LOCK_TIMEOUT, NO_COLOR],
+        flags: &[VARS, LOCK_TIMEOUT, &[switch("pulumi-strict-import", "For a Pulumi provider's resource: import only an object that matches the configuration (Read, then Check, then an empty Diff, as Pulumi's import does); otherwise refuse, naming the properties that differ.")], NO_COLOR],
+    },
+    Command {
+        name: "metadata functions",
+        args: "",
+        max_args: Some(0),
+        summary: "Print the signatures of the built-in functions as JSON",
+        about: "Prints the parameters and result type of every built-in function (by its name and as core::NAME) in Terraform's function signatures format (1.0). Requires -json.",
+        main: false,
+        flags: &[JSON],
     },
     Command {
         name: "output",
@@ -276,6 +344,30 @@ pub const COMMANDS: &[Command] = &[
         about: "Prints, module by module, the providers the configuration requires with their version constraints, then the providers the state's resources name.",
         main: false,
         flags: &[NO_COLOR],
+    },
+    Command {
+        name: "providers lock",
+        args: "[PROVIDER...]",
+        max_args: None,
+        summary: "Add checksums for other platforms to the dependency lock file",
+        about: "For each provider the configuration installs from a registry or network mirror (or only those named), fetches the selected version's package for every platform given, verifies it (signed checksums from a registry) and records its checksums in .terraform.lock.hcl.",
+        main: false,
+        flags: &[
+            NO_COLOR,
+            &[text("platform", "OS_ARCH", "A target platform (repeatable); default: this machine's.")],
+        ],
+    },
+    Command {
+        name: "providers mirror",
+        args: "DIR",
+        max_args: Some(1),
+        summary: "Save the required providers' packages into a local mirror directory",
+        about: "Downloads and verifies the selected version of each provider the configuration installs from a registry, for every platform given, into DIR as release zips in Terraform's packed layout, with the network mirror protocol's index.json and <version>.json files, so DIR serves as a filesystem or network mirror.",
+        main: false,
+        flags: &[
+            NO_COLOR,
+            &[text("platform", "OS_ARCH", "A target platform (repeatable); default: this machine's.")],
+        ],
     },
     Command {
         name: "providers schema",
@@ -303,6 +395,51 @@ pub const COMMANDS: &[Command] = &[
         about: "Prints the objects and outputs of the state, or a plan saved with plan -out.",
         main: false,
         flags: &[NO_COLOR, JSON],
+    },
+    Command {
+        name: "workspace list",
+        args: "",
+        max_args: Some(0),
+        summary: "List workspaces",
+        about: "Lists the workspaces of the state's backend or store, the current one marked with *.",
+        main: false,
+        flags: &[NO_COLOR],
+    },
+    Command {
+        name: "workspace show",
+        args: "",
+        max_args: Some(0),
+        summary: "Show the name of the current workspace",
+        about: "Prints the current workspace: TF_WORKSPACE, else the one selected (recorded in the data directory's environment file), else default.",
+        main: false,
+        flags: &[NO_COLOR],
+    },
+    Command {
+        name: "workspace new",
+        args: "NAME",
+        max_args: Some(1),
+        summary: "Create a new workspace",
+        about: "Creates workspace NAME with an empty state (or the state in -state=FILE) and selects it.",
+        main: false,
+        flags: &[LOCK_TIMEOUT, &[switch("lock", "With -lock=false, do not lock the new workspace's state."), text("state", "FILE", "Start the workspace from this state file (Terraform's format).")], NO_COLOR],
+    },
+    Command {
+        name: "workspace select",
+        args: "NAME",
+        max_args: Some(1),
+        summary: "Select a workspace",
+        about: "Makes NAME the current workspace (recorded in the data directory's environment file).",
+        main: false,
+        flags: &[&[switch("or-create", "Create the workspace when it does not exist.")], NO_COLOR],
+    },
+    Command {
+        name: "workspace delete",
+        args: "NAME",
+        max_args: Some(1),
+        summary: "Delete a workspace",
+        about: "Deletes workspace NAME and its state; refuses the current workspace, default, and a workspace whose state still has resources unless -force.",
+        main: false,
+        flags: &[LOCK_TIMEOUT, &[switch("force", "Delete even when the state still has resources (they are forgotten, not destroyed)."), switch("lock", "Accepted for Terraform compatibility; the workspace is always locked while deleted.")], NO_COLOR],
     },
     Command {
         name: "state list",
@@ -388,6 +525,21 @@ pub const COMMANDS: &[Command] = &[
         about: "Marks the object of the managed resource instance at ADDRESS as tainted: the next plan replaces it. Only the state changes.",
         main: false,
         flags: &[ALLOW_MISSING, LOCK_TIMEOUT, NO_COLOR],
+    },
+    Command {
+        name: "test",
+        args: "",
+        max_args: Some(0),
+        summary: "Run the configuration's tests (.tftest.hcl files)",
+        about: "Runs every .tftest.hcl file of the working directory and of the test directory: each run block plans or applies the root module with its variables and checks its assert blocks or expect_failures, each file in a private state whose objects are destroyed when the file is done. mock_provider, override_resource, override_data and override_module replace providers, objects and modules as in Terraform. A failed equality assertion shows Terraform's Diff block.",
+        main: false,
+        flags: &[&[
+                text("filter", "FILE", "Run only this test file (as listed, e.g. tests/a.tftest.hcl); repeatable."),
+                text("test-directory", "DIR", "The directory of test files besides the working directory (default tests)."),
+                text("junit-xml", "FILE", "Also write the results to FILE in Terraform's JUnit XML format."),
+                switch("json", "Print the results as Terraform's machine-readable test UI, one JSON object a line."),
+                switch("verbose", "Print the plan or state of each run block as it completes."),
+            ], VARS, NO_COLOR],
     },
     Command {
         name: "untaint",

@@ -9,9 +9,12 @@
 mod out;
 
 mod args;
+mod backendconf;
 mod cmdspec;
 mod commands;
 mod errored;
+mod install;
+mod modinstall;
 mod session;
 mod stateconf;
 mod vars;

@@ -15,6 +15,36 @@ use terrane_render::text::Style;
 use terrane_render::{human, stream};
 use terrane_state::{LockInfo, Run, Snapshot, StateStore};
 
+/// The width diagnostics are wrapped to, as Terraform's: 78 columns for
+/// a stream that is not a terminal (errors go to standard error, warnings
+/// to standard output); for a terminal, its width as the terminal reports
+/// it, or `COLUMNS` when the terminal does not say, else 78.
+fn columns(severity: Severity) -> usize {
+    use std::io::IsTerminal;
+    let width = match severity {
+        Severity::Error => {
+            let e = std::io::stderr();
+            e.is_terminal().then(|| terminal_width(&e))
+        }
+        Severity::Warning => {
+            let o = std::io::stdout();
+            o.is_terminal().then(|| terminal_width(&o))
+        }
+    };
+    let from_env = || std::env::var("COLUMNS").ok()?.trim().parse::<usize>().ok();
+    match width.map(|w| w.or_else(from_env)) {
+        Some(Some(c)) if c > 1 => c,
+        _ => human::DEFAULT_COLUMNS,
+    }
+}
+
+/// The columns of the terminal `fd` is (TIOCGWINSZ); None when it does
+/// not answer or answers 0 (a terminal with no size set).
+pub(crate) fn terminal_width(fd: &impl std::os::fd::AsFd) -> Option<usize> {
+    let size = rustix::termios::tcgetwinsize(fd).ok()?;
+    (size.ws_col > 0).then_some(usize::from(size.ws_col))
+}
+
 /// How the command talks to the user: colours, `-json`, streaming.
 pub struct Ui {
     pub style: Style,
@@ -24,6 +54,45 @@ pub struct Ui {
 }
 
 impl Ui {
+    /// One error diagnostic with the lines Terraform shows in a box below
+    /// its source line (a failed test assertion's operands), as
+    /// [`Ui::diags`] prints it otherwise.
+    pub fn diag_with_box(&self, d: &Diagnostic, boxed: Option<&[String]>) {
+        let (Some(lines), Some(r), false) = (boxed, &d.range, self.stream) else {
+            return self.diags(std::slice::from_ref(d));
+        };
+        let mut text = human::diagnostic_for(&self.style, d, columns(d.severity));
+        let source = format!("\n{:>4}: ", r.start.line);
+        if let Some(at) = text.find(&source) {
+            let end = text[at + 1..]
+                .find('\n')
+                .map_or(text.len(), |e| at + 1 + e + 1);
+            // An empty line in the box is a blank line; the box ends with
+            // one unless it holds one already (what follows it under
+            // `test -verbose`).
+            let mut boxed: String = lines
+                .iter()
+                .map(|l| {
+                    if l.is_empty() {
+                        "\n".to_string()
+                    } else {
+                        format!("    {l}\n")
+                    }
+                })
+                .collect();
+            if !lines.iter().any(String::is_empty) {
+                boxed.push('\n');
+            }
+            text.insert_str(end, &boxed);
+        }
+        let sink = if d.severity == Severity::Error {
+            write!(std::io::stderr().lock(), "{text}")
+        } else {
+            write!(std::io::stdout().lock(), "{text}")
+        };
+        let _ = sink;
+    }
+
     pub fn diags(&self, ds: &[Diagnostic]) {
         if self.stream {
             for d in ds {
@@ -35,7 +104,7 @@ impl Ui {
         // warnings on standard output (with the rest of what the command
         // says).
         for d in human::terraform_order(ds) {
-            let text = human::diagnostic(&self.style, d);
+            let text = human::diagnostic_for(&self.style, d, columns(d.severity));
             if d.severity == Severity::Error {
                 let _ = write!(std::io::stderr().lock(), "{text}");
             } else {
@@ -102,30 +171,36 @@ pub fn has_config_files(dir: &Path) -> bool {
 /// would look for it: always assumed for PostgreSQL; for SQLite, whether
 /// the database file exists.
 pub fn state_recorded(ui: &Ui, dir: &Path) -> Result<bool, u8> {
-    let config = store_config(ui, dir, None)?;
+    let config = crate::stateconf::store_config(dir, None).map_err(|d| {
+        ui.diags(&[d]);
+        1u8
+    })?;
     Ok(match &config.location {
         terrane_state::StoreLocation::Sqlite(path) => path.exists(),
         _ => true,
     })
 }
 
-/// The workspace: `TF_WORKSPACE` when set, else `default`.
+/// The workspace: `TF_WORKSPACE` when set, else the one `workspace
+/// select` recorded in the data directory's `environment` file, else
+/// `default`.
 pub fn workspace() -> String {
     std::env::var("TF_WORKSPACE")
         .ok()
         .filter(|w| !w.is_empty())
+        .or_else(|| crate::backendconf::selected_workspace(Path::new(".")))
         .unwrap_or_else(|| "default".into())
 }
 
 /// The store the configuration in `dir` names (its terraform block's
 /// state settings, read first), opened; failures are reported.
 pub fn open_store(ui: &Ui, dir: &Path) -> Result<Box<dyn StateStore>, u8> {
-    let settings = crate::stateconf::settings_of(dir).map_err(|d| {
+    let module = crate::stateconf::module_of(dir).map_err(|d| {
         ui.diags(&d);
         1
     })?;
-    let config = store_config(ui, dir, settings.as_ref())?;
-    terrane_state::open_store(&config).map_err(|e| ui.error("Failed to open state", e.to_string()))
+    let config = store_config(ui, dir, &module)?;
+    crate::backendconf::open(&config).map_err(|e| ui.error("Failed to open state", e.to_string()))
 }
 
 /// The current workspace's state from the store `dir` names, read off the
@@ -139,13 +214,14 @@ pub fn read_state(ui: &Ui, dir: &Path) -> Result<Snapshot, u8> {
     })
 }
 
-/// The store configuration for `settings`, or the error reported.
+/// The store configuration of the root module `module`, or the error
+/// reported.
 pub fn store_config(
     ui: &Ui,
     dir: &Path,
-    settings: Option<&terrane_config::StateSettings>,
+    module: &terrane_config::Module,
 ) -> Result<terrane_state::StoreConfig, u8> {
-    crate::stateconf::store_config(dir, settings).map_err(|d| {
+    crate::stateconf::store_config_for(dir, module).map_err(|d| {
         ui.diags(&[d]);
         1
     })
@@ -189,34 +265,8 @@ pub fn lock_timeout(ui: &Ui, a: &Args) -> Result<std::time::Duration, u8> {
     }
 }
 
-/// A Go-style duration: whole or decimal numbers with units h, m, s, ms.
-pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
-    if text == "0" {
-        return Some(std::time::Duration::ZERO);
-    }
-    let mut total = 0f64;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let n = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let number: f64 = rest[..n].parse().ok()?;
-        rest = &rest[n..];
-        let u = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let scale = match &rest[..u] {
-            "h" => 3600.0,
-            "m" => 60.0,
-            "s" => 1.0,
-            "ms" => 0.001,
-            _ => return None,
-        };
-        total += number * scale;
-        rest = &rest[u..];
-    }
-    Some(std::time::Duration::from_secs_f64(total))
-}
+/// A Go duration (`30s`, `1m30s`, `500ms`), as `-lock-timeout` takes one.
+pub use terrane_engine::go_duration as parse_duration;
 
 /// Takes the workspace lock, retrying while someone else holds it until
 /// `timeout` has passed (as Terraform's `-lock-timeout`).
@@ -228,11 +278,14 @@ pub fn lock_waiting(
     let deadline = std::time::Instant::now() + timeout;
     let mut pause = std::time::Duration::from_millis(100);
     loop {
+        // The last try is at the deadline: the whole timeout is waited,
+        // as Terraform waits it (the pause is cut short to end there).
         match store.lock(&workspace(), LockInfo::new(op, "")) {
             Err(terrane_state::StateError::Locked { .. })
-                if std::time::Instant::now() + pause < deadline =>
+                if std::time::Instant::now() < deadline =>
             {
-                std::thread::sleep(pause);
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                std::thread::sleep(pause.min(left));
                 pause = (pause * 2).min(std::time::Duration::from_secs(2));
             }
             other => return other,
@@ -284,7 +337,7 @@ pub async fn start_from_state(
         let store = match store {
             Ok(s) => s,
             Err(config) => {
-                terrane_state::open_store(&config).map_err(|e| StateFailure::Open(e.to_string()))?
+                crate::backendconf::open(&config).map_err(|e| StateFailure::Open(e.to_string()))?
             }
         };
         let Some(timeout) = lock else {
@@ -313,7 +366,11 @@ pub async fn start_from_state(
 /// Loads the configuration in `dir` with the providers this binary serves
 /// in-process (`terrane_builtins::standard`) and plugins.
 pub fn load_engine(dir: &Path) -> Result<Engine, Vec<Diagnostic>> {
-    Engine::load(dir, &terrane_builtins::standard())
+    Engine::load_given(
+        dir,
+        &terrane_builtins::standard(),
+        &crate::vars::statics(dir),
+    )
 }
 
 /// The engine for the configuration in `dir`, printing progress lines
@@ -335,7 +392,13 @@ pub fn load(ui: &Ui, dir: &Path) -> Result<Engine, u8> {
             .core
             .events
             .set(std::sync::Arc::new(move |e: &terrane_engine::Event| {
-                let _ = writeln!(std::io::stdout().lock(), "{}", style.bold(&event_line(e)));
+                let line = match e {
+                    terrane_engine::Event::ProvisionOutput { addr, ty, msg } => {
+                        provision_output(&style, &format!("{addr} ({ty}): "), msg)
+                    }
+                    _ => style.bold(&event_line(e)),
+                };
+                let _ = writeln!(std::io::stdout().lock(), "{line}");
             }));
     }
     Ok(engine)
@@ -355,6 +418,17 @@ fn event_line(e: &terrane_engine::Event) -> String {
     };
     match e {
         Event::Refreshing { addr, id: i } => format!("{addr}: Refreshing state...{}", id(i)),
+        Event::PreparingImport { addr, id } => format!("{addr}: Preparing import... [id={id}]"),
+        Event::Importing {
+            addr,
+            id,
+            done: false,
+        } => format!("{addr}: Importing... [id={id}]"),
+        Event::Importing {
+            addr,
+            id,
+            done: true,
+        } => format!("{addr}: Import complete [id={id}]"),
         Event::Started {
             addr,
             deposed,
@@ -381,11 +455,41 @@ fn event_line(e: &terrane_engine::Event) -> String {
                 Action::Create => format!("Creation complete after {t}{}", id(i)),
                 Action::Update => format!("Modifications complete after {t}{}", id(i)),
                 Action::Read => format!("Read complete after {t}{}", id(i)),
-                _ => format!("Destruction complete after {t}"),
+                // Terraform names a deposed object's destruction
+                // "Destroying..." with its key, and its completion by
+                // address only.
+                _ => return format!("{addr}: Destruction complete after {t}"),
             };
             format!("{}: {what}", who(addr, deposed))
         }
+        Event::Provisioning { addr, ty } => format!("{addr}: Provisioning with '{ty}'..."),
+        Event::ProvisionOutput { addr, ty, msg } => {
+            provision_output(&Style { color: false }, &format!("{addr} ({ty}): "), msg)
+        }
+        Event::Ephemeral {
+            addr,
+            closing,
+            elapsed,
+        } => {
+            let verb = if *closing { "Closing" } else { "Opening" };
+            match elapsed {
+                None => format!("{addr}: {verb}..."),
+                Some(t) => format!("{addr}: {verb} complete after {}", elapsed_text(*t)),
+            }
+        }
     }
+}
+
+/// A provisioner's message as Terraform's UI prints it: each non-empty
+/// line (trailing space trimmed) after the bold `addr (type): ` prefix.
+fn provision_output(style: &Style, prefix: &str, msg: &str) -> String {
+    let lines: Vec<String> = msg
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("{}{l}", style.bold(prefix)))
+        .collect();
+    lines.join("\n")
 }
 
 /// A duration in whole seconds as Go prints one: `0s`, `42s`, `1m5s`,
@@ -431,6 +535,10 @@ pub fn options(ui: &Ui, engine: &Engine, a: &Args, mode: PlanMode) -> Result<Opt
         replace: a.values("replace"),
         vars,
         workspace: workspace(),
+        doubles: None,
+        defer: !a.is_false("defer"),
+        pulumi_strict_import: a.has("pulumi-strict-import"),
+        plan_timestamp: None,
     })
 }
 
@@ -480,6 +588,32 @@ mod tests {
                     id: id(),
                 },
                 "random_id.x[1]: Refreshing state... [id=abc]",
+            ),
+            (
+                "preparing_import",
+                Event::PreparingImport {
+                    addr: &addr,
+                    id: "abc",
+                },
+                "random_id.x[1]: Preparing import... [id=abc]",
+            ),
+            (
+                "importing",
+                Event::Importing {
+                    addr: &addr,
+                    id: "abc",
+                    done: false,
+                },
+                "random_id.x[1]: Importing... [id=abc]",
+            ),
+            (
+                "imported",
+                Event::Importing {
+                    addr: &addr,
+                    id: "abc",
+                    done: true,
+                },
+                "random_id.x[1]: Import complete [id=abc]",
             ),
             (
                 "refreshing_without_id",
@@ -562,6 +696,32 @@ mod tests {
                     elapsed: Duration::ZERO,
                 },
                 "random_id.x[1]: Read complete after 0s [id=abc]",
+            ),
+            (
+                "provisioning",
+                Event::Provisioning {
+                    addr: &addr,
+                    ty: "local-exec",
+                },
+                "random_id.x[1]: Provisioning with 'local-exec'...",
+            ),
+            (
+                "provision_output_trimmed",
+                Event::ProvisionOutput {
+                    addr: &addr,
+                    ty: "local-exec",
+                    msg: "hello  ",
+                },
+                "random_id.x[1] (local-exec): hello",
+            ),
+            (
+                "provision_output_empty_line",
+                Event::ProvisionOutput {
+                    addr: &addr,
+                    ty: "local-exec",
+                    msg: "",
+                },
+                "",
             ),
         ];
         for (name, e, want) in cases {

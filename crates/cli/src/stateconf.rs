@@ -105,10 +105,10 @@ pub fn store_config(
     })
 }
 
-/// The root module's state block, for commands that do not load the
-/// whole configuration: the module in `dir` is parsed, and errors in it
-/// stop the command (the state settings could be among them).
-pub fn settings_of(dir: &Path) -> Result<Option<StateSettings>, Vec<Diagnostic>> {
+/// The root module, for commands that do not load the whole
+/// configuration: the module in `dir` is parsed, and errors in it stop
+/// the command (the state settings could be among them).
+pub fn module_of(dir: &Path) -> Result<terrane_config::Module, Vec<Diagnostic>> {
     let (module, diags) = terrane_config::load_module(dir);
     if diags
         .iter()
@@ -117,23 +117,57 @@ pub fn settings_of(dir: &Path) -> Result<Option<StateSettings>, Vec<Diagnostic>>
         return Err(diags);
     }
     refuse_backend(&module).map_err(|d| vec![d])?;
-    Ok(module.state)
+    Ok(module)
 }
 
-/// A Terraform backend (or `cloud`) block is an error at its line for
-/// every command that uses state: terrane does not read backends yet, and
+/// A backend block and a state block together: an error at the backend
+/// block, so it is clear where the state lives.
+pub fn check_conflict(module: &terrane_config::Module) -> Result<(), Diagnostic> {
+    if let (Some(b), Some(s)) = (&module.backend, &module.state) {
+        return Err(Diagnostic::error(
+            "Conflicting state settings",
+            format!(
+                "The configuration has both a backend \"{}\" block and a state block{}: keep one, so it is clear where the state lives.",
+                b.ty,
+                at(s)
+            ),
+            b.range.clone(),
+        ));
+    }
+    Ok(())
+}
+
+/// The store the root module `module` names for the working directory
+/// `dir`: the backend recorded by init for its backend block (checked
+/// against the block), else its state block's store (or the defaults).
+pub fn store_config_for(
+    dir: &Path,
+    module: &terrane_config::Module,
+) -> Result<StoreConfig, Diagnostic> {
+    refuse_backend(module)?;
+    check_conflict(module)?;
+    match crate::backendconf::resolve(dir, module.backend.as_ref())? {
+        Some(rec) => Ok(StoreConfig {
+            location: crate::backendconf::location(dir, &rec),
+            encryption: None,
+        }),
+        None => store_config(dir, module.state.as_ref()),
+    }
+}
+
+/// A Terraform backend (or `cloud`) block of a kind terrane does not serve
+/// yet is an error at its line for every command that uses state:
 /// starting from its own empty store would plan to create everything
 /// again. The error says how to move the state over.
 pub fn refuse_backend(module: &terrane_config::Module) -> Result<(), Diagnostic> {
     let Some(b) = &module.backend else {
         return Ok(());
     };
-    let how = if b.ty == "local" {
-        "To move it into terrane's store: remove the backend block (terrane's store is configured with a terraform { state \"sqlite\" { } } or state \"postgres\" block, SQLite in .terrane/state.db by default), then run \"terrane state push terraform.tfstate\"."
-            .to_string()
-    } else {
-        "To move it into terrane's store: with Terraform, run \"terraform state pull > terraform.tfstate.json\"; remove the backend block (terrane's store is configured with a terraform { state \"sqlite\" { } } or state \"postgres\" block, SQLite in .terrane/state.db by default); then run \"terrane state push terraform.tfstate.json\".".to_string()
-    };
+    if terrane_backend::KINDS.contains(&b.ty.as_str()) {
+        return Ok(());
+    }
+    // `local` is served, so the state is elsewhere: Terraform pulls it.
+    let how = "To move it into terrane's store: with Terraform, run \"terraform state pull > terraform.tfstate.json\"; remove the backend block (terrane's store is configured with a terraform { state \"sqlite\" { } } or state \"postgres\" block, SQLite in .terrane/state.db by default); then run \"terrane state push terraform.tfstate.json\".";
     let what = if b.ty == "cloud" {
         "HCP Terraform (a cloud block)".to_string()
     } else {
@@ -150,8 +184,13 @@ pub fn refuse_backend(module: &terrane_config::Module) -> Result<(), Diagnostic>
 /// the configuration while terrane's own state is empty: the project was
 /// managed by Terraform, and planning from the empty store would create
 /// everything again. The error names the command that moves it over.
-pub fn unmigrated_tfstate(dir: &Path, current: &terrane_state::Snapshot) -> Option<Diagnostic> {
-    if !current.resources.is_empty() {
+pub fn unmigrated_tfstate(
+    dir: &Path,
+    module: &terrane_config::Module,
+    current: &terrane_state::Snapshot,
+) -> Option<Diagnostic> {
+    // With a backend block, the backend's state is the state.
+    if !current.resources.is_empty() || module.backend.is_some() {
         return None;
     }
     let path = dir.join("terraform.tfstate");
@@ -163,7 +202,7 @@ pub fn unmigrated_tfstate(dir: &Path, current: &terrane_state::Snapshot) -> Opti
     }
     Some(Diagnostic::error(
         "Terraform state not yet moved to terrane",
-        format!("terraform.tfstate holds {} resources Terraform manages for this configuration, and terrane's state is empty: planning now would create them all again. Move the state into terrane's store first with \"terrane state push terraform.tfstate\" (lineage and serial are kept), then plan again.", resources.len()),
+        format!("terraform.tfstate holds {} resources Terraform manages for this configuration, and terrane's state is empty: planning now would create them all again. Move the state into terrane's store first with \"terrane state push terraform.tfstate\" or \"terrane init -migrate-state\" (lineage and serial are kept), then plan again.", resources.len()),
         None,
     ))
 }

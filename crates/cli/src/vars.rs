@@ -150,6 +150,36 @@ pub fn collect(module: &Module, dir: &Path, a: &Args) -> Result<Collected, Vec<D
     collect_from(module, dir, a, std::env::vars())
 }
 
+/// The command line's `-var` and `-var-file` flags, kept for loading the
+/// configuration wherever a command does it: module `source` and `version`
+/// may read const variables (Terraform 1.15).
+static GIVEN: std::sync::OnceLock<Vec<(String, Option<String>)>> = std::sync::OnceLock::new();
+
+/// Remembers `a`'s variable flags for [`statics`] (once, at dispatch).
+pub fn remember(a: &Args) {
+    let flags = a
+        .flags
+        .iter()
+        .filter(|(n, _)| n == "var" || n == "var-file")
+        .cloned()
+        .collect();
+    let _ = GIVEN.set(flags);
+}
+
+/// How loading the configuration in `dir` reads the root module's const
+/// variables: from the remembered flags, variable files and environment,
+/// as [`collect`] reads every variable. Warnings are left to the
+/// command's own [`collect`].
+pub fn statics(dir: &Path) -> impl terrane_config::statics::Statics + '_ {
+    terrane_eval::statics::InitStatics::new(move |m: &Module| {
+        let a = Args {
+            flags: GIVEN.get().cloned().unwrap_or_default(),
+            ..Args::default()
+        };
+        collect(m, dir, &a).map(|(values, _warnings)| values)
+    })
+}
+
 /// Keeps `file`'s values for declared variables, warning about the rest.
 fn take_file(
     module: &Module,

@@ -453,7 +453,7 @@ fn config_differences(
 fn check_meaning_kept(dirs: &[(String, PathBuf)]) {
     let before: Vec<terrane_config::Config> = dirs
         .iter()
-        .map(|(_, d)| terrane_config::load_config(d).0)
+        .map(|(_, d)| terrane_config::load_config(d, &terrane_eval::statics::defaults_only()).0)
         .collect();
     let cwd = dirs[0].1.parent().expect("parent").to_path_buf();
     // Real Terraform formats a copy, for a byte comparison afterwards.
@@ -505,7 +505,7 @@ fn check_meaning_kept(dirs: &[(String, PathBuf)]) {
         o.stdout.lines().count()
     );
     for ((name, d), b) in dirs.iter().zip(&before) {
-        let after = terrane_config::load_config(d).0;
+        let after = terrane_config::load_config(d, &terrane_eval::statics::defaults_only()).0;
         let diffs = config_differences(b, &after, "");
         assert!(diffs.is_empty(), "{name}: fmt changed {diffs:?}");
     }

@@ -66,8 +66,11 @@ fn start_apply(dir: &Path) -> Child {
         .expect("terrane starts")
 }
 
-/// Polls the state until at least `min` objects are committed; returns
-/// everything seen committed along the way (the union of all reads).
+/// Polls the state until at least `min` objects are committed, then stops
+/// the process (SIGSTOP) so that the signal the test sends next cannot
+/// arrive after a fast apply has already finished; returns everything seen
+/// committed along the way (the union of all reads, the last one taken
+/// while the process is stopped). The caller resumes it with SIGCONT.
 fn wait_for(dir: &Path, child: &mut Child, min: usize) -> BTreeMap<String, String> {
     let deadline = Instant::now() + Duration::from_secs(300);
     let mut seen = BTreeMap::new();
@@ -76,6 +79,8 @@ fn wait_for(dir: &Path, child: &mut Child, min: usize) -> BTreeMap<String, Strin
             let n = objs.len();
             seen.extend(objs);
             if n >= min {
+                signal(child, "STOP");
+                seen.extend(committed(dir).unwrap_or_default());
                 return seen;
             }
         }
@@ -200,6 +205,7 @@ fn sigint_stops_new_work_saves_in_flight_and_plan_finishes_the_rest() {
     let mut child = start_apply(d);
     let seen = wait_for(d, &mut child, 100);
     signal(&child, "INT");
+    signal(&child, "CONT");
     let status = wait_exit(&mut child, Duration::from_secs(60));
     let err = std::fs::read_to_string(d.join("apply.err")).unwrap();
     assert!(

@@ -277,23 +277,22 @@ fn plan_counts(out: &Output) -> (usize, usize, usize) {
 }
 
 /// Breaks the store while the apply runs.
-fn break_store(case: &Case, env: &Env) {
+fn break_store(case: &Case, env: &Env, child: &mut Child) {
     match case.brk {
         Break::ForceUnlock => {
+            // Released through the store right after the probe, as
+            // `force-unlock` does: spawning the CLI here would leave a window
+            // in which a loaded machine lets the apply finish first.
             let (id, _) = env
                 .lock_holder()
                 .unwrap_or_else(|| panic!("{}: the apply holds no lock", case.name));
-            let out = env
-                .terrane()
-                .args(["force-unlock", "-force", &id])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}: force-unlock: {}",
-                case.name,
-                String::from_utf8_lossy(&out.stderr)
-            );
+            if let Err(e) = env.store().unwrap().force_unlock("default", &id) {
+                panic!(
+                    "{}: force-unlock of {id}: {e} (apply finished: {})",
+                    case.name,
+                    child.try_wait().unwrap().is_some()
+                );
+            }
         }
         Break::TerminateBackend => {
             let url = env.pg_url.as_deref().unwrap();
@@ -367,7 +366,7 @@ fn check(case: Case) {
         assert!(Instant::now() < deadline, "{}: apply too slow", case.name);
         std::thread::sleep(Duration::from_millis(20));
     }
-    break_store(&case, &env);
+    break_store(&case, &env, &mut child);
     let status = wait_exit(&mut child, Duration::from_secs(120));
     let err = std::fs::read_to_string(env.path().join("apply.err")).unwrap();
     assert_eq!(

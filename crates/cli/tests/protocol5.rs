@@ -268,6 +268,14 @@ fn item3_legacy_flag_and_read_normalization_under_protocol5() {
             "case {tool}_flag_tolerated\n{}\n{}",
             out.stdout, out.stderr
         );
+        // Tolerated means logged only (Terraform's [WARN] log line): the
+        // user sees no diagnostic about it.
+        assert!(
+            !format!("{}{}", out.stdout, out.stderr).contains("produced an invalid plan"),
+            "case {tool}_item1_legacy_violations_only_logged\n{}\n{}",
+            out.stdout,
+            out.stderr
+        );
         // An import reads the object: its null list block is settled to [].
         let out = run(
             &["import", "-no-color", "legacy_thing.t", "legacy-bare"],

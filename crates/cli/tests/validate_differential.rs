@@ -1,8 +1,8 @@
 //! `validate -json` of real Terraform and of terrane on the same module,
 //! for every load-time check of terrane-config's case table
 //! (`crates/config/tests/load_cases/NAME.tf` or `.tf.json`, one check
-//! each): the same
-//! validity, and the same diagnostics (severity, summary, detail, start
+//! each, or a directory `NAME/` of several files): the same
+//! validity, and the same diagnostics (severity, file, summary, detail, start
 //! and end line:column). The modules use only the built-in
 //! `terraform_data` and `terraform_remote_state`, so neither tool needs
 //! `init`.
@@ -26,8 +26,9 @@ fn summary(out: &str, who: &str, case: &str) -> (bool, Vec<String>) {
         .iter()
         .map(|d| {
             format!(
-                "{} {}-{} {} | {}",
+                "{} {} {}-{} {} | {}",
                 d["severity"].as_str().unwrap_or("?"),
+                d["range"]["filename"].as_str().unwrap_or("-"),
                 pos(&d["range"]["start"]),
                 pos(&d["range"]["end"]),
                 d["summary"].as_str().unwrap_or("?"),
@@ -52,9 +53,18 @@ fn terrane(dir: &Path, rc: &Path) -> String {
 }
 
 /// Runs one case through both tools; the differences, if any.
-fn check(tf: &terrane_testkit::Terraform, case: &str, file: &str, text: &str) -> Option<String> {
+fn check(
+    tf: &terrane_testkit::Terraform,
+    case: &str,
+    files: &[(String, String)],
+) -> Option<String> {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join(file), text).expect("write the module");
+    for (file, text) in files {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().expect("a file in the directory"))
+            .expect("make the case's directories");
+        std::fs::write(path, text).expect("write the module");
+    }
     let rc = dir.path().join("empty.tfrc");
     std::fs::write(&rc, "").expect("write CLI config");
     let rc_text = rc.display().to_string();
@@ -68,6 +78,22 @@ fn check(tf: &terrane_testkit::Terraform, case: &str, file: &str, text: &str) ->
     (want != got).then(|| format!("case {case}:\n  terraform: {want:?}\n  terrane:   {got:?}"))
 }
 
+/// The files of a directory case, subdirectories (`tests/`) included, as
+/// (path relative to the case, text).
+fn dir_files(dir: &Path, prefix: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("case directory") {
+        let f = e.expect("directory entry").path();
+        let name = format!("{prefix}{}", f.file_name().unwrap().to_string_lossy());
+        if f.is_dir() {
+            out.extend(dir_files(&f, &format!("{name}/")));
+        } else {
+            out.push((name, std::fs::read_to_string(&f).expect("case file")));
+        }
+    }
+    out
+}
+
 #[test]
 fn load_checks_match_terraform_validate() {
     let Some(tf) = terrane_testkit::terraform() else {
@@ -78,7 +104,9 @@ fn load_checks_match_terraform_validate() {
         .expect("case directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
-            p.to_string_lossy().ends_with(".tf") || p.to_string_lossy().ends_with(".tf.json")
+            p.is_dir()
+                || p.to_string_lossy().ends_with(".tf")
+                || p.to_string_lossy().ends_with(".tf.json")
         })
         .collect();
     cases.sort();
@@ -91,13 +119,18 @@ fn load_checks_match_terraform_validate() {
         .iter()
         .filter_map(|p| {
             let name = p.file_name()?.to_string_lossy().into_owned();
-            let file = if name.ends_with(".json") {
-                "main.tf.json"
+            // A directory case is a module of several files (overrides).
+            let files: Vec<(String, String)> = if p.is_dir() {
+                dir_files(p, "")
             } else {
-                "main.tf"
+                let file = if name.ends_with(".json") {
+                    "main.tf.json"
+                } else {
+                    "main.tf"
+                };
+                vec![(file.into(), std::fs::read_to_string(p).expect("case file"))]
             };
-            let text = std::fs::read_to_string(p).expect("case file");
-            check(&tf, &name, file, &text)
+            check(&tf, &name, &files)
         })
         .collect();
     assert!(

@@ -172,3 +172,38 @@ fn validate_without_providers_checks_references() {
         &["17:9 Reference to undeclared input variable"],
     );
 }
+
+/// Locals and outputs are evaluated although the provider their module
+/// uses is not installed: its resources are unknown values, so a
+/// reference to one is fine and an expression error elsewhere is still
+/// reported, at Terraform's position with Terraform's summary (checked
+/// against `terraform validate -json` on the same lines with a built-in
+/// resource in place of the uninstalled one).
+const EXPRESSION_ERRORS: &str = r#"
+locals {
+  sum = 1 + "a"
+  ids = aws_instance.web[*].id
+}
+
+resource "aws_instance" "web" {
+  ami = "ami-123"
+}
+
+output "first" {
+  value = local.ids[0]
+}
+
+output "bad" {
+  value = !"text"
+}
+"#;
+
+#[test]
+fn item4_validate_without_providers_evaluates_locals_and_outputs() {
+    check(
+        "expression_errors_uninstalled_provider",
+        EXPRESSION_ERRORS,
+        false,
+        &["17:13 Invalid operand", "30:12 Invalid operand"],
+    );
+}

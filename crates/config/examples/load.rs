@@ -1,13 +1,15 @@
 //! Load-only front end check: `load DIR...` reads each directory as one
 //! module (its `.tf`/`.tf.json` files, no child modules, no providers),
 //! runs the static reference check and prints every diagnostic, then
-//! one line `DIR: clean` or `DIR: N error(s)`. Exit status 1 if any
+//! one line `DIR: clean` or `DIR: N error(s)`. The directory's test files
+//! (`*.tftest.hcl`, also under `tests/`) are loaded too, as Terraform's
+//! loader tests load them. Exit status 1 if any
 //! directory had an error. `--no-refs` (first argument) skips the
 //! reference check, as Terraform's own loader tests do. Used by
 //! scripts/corpus-load.
 
 use std::path::Path;
-use terrane_config::{load_module, validate_references, Config, Severity};
+use terrane_config::{check_test_files, load_module, validate_references, Config, Severity};
 
 fn main() {
     let mut failed = false;
@@ -23,6 +25,7 @@ fn main() {
             dir: dir.clone().into(),
             children: Default::default(),
         };
+        diags.extend(check_test_files(Path::new(&dir), "tests", Some(&config)));
         if refs && !diags.iter().any(|d| d.severity == Severity::Error) {
             diags.extend(validate_references(&config));
         }

@@ -364,7 +364,17 @@ impl Cmp {
                 deprecated,
                 deprecated_range: _,
                 preconditions,
+                ty,
+                constraint: _,
             } = x;
+            let same_type = match (ty, &y.ty) {
+                (None, None) => true,
+                (Some(p), Some(q)) => type_normal(&p.expr) == type_normal(&q.expr),
+                _ => false,
+            };
+            if !same_type {
+                self.diffs.push(format!("{at}.type"));
+            }
             self.opt(&format!("{at}.value"), value, &y.value);
             self.opt(&format!("{at}.depends_on"), depends_on, &y.depends_on);
             self.eq(
@@ -394,6 +404,9 @@ impl Cmp {
                 for_each,
                 inputs,
                 version,
+                source_expr,
+                version_expr,
+                source_range: _,
                 depends_on,
                 providers,
             } = x;
@@ -402,6 +415,8 @@ impl Cmp {
                 &(source, version),
                 &(&y.source, &y.version),
             );
+            self.opt(&format!("{at}.source"), source_expr, &y.source_expr);
+            self.opt(&format!("{at}.version"), version_expr, &y.version_expr);
             self.opt(&format!("{at}.count"), count, &y.count);
             self.opt(&format!("{at}.for_each"), for_each, &y.for_each);
             self.opt(&format!("{at}.depends_on"), depends_on, &y.depends_on);

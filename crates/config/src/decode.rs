@@ -12,6 +12,11 @@ use hcl_edit::Span;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The Terraform release whose words the diagnostics carry (as
+/// `terrane_state::TERRAFORM_VERSION`; the validate differential compares
+/// them with that release's).
+const TERRAFORM_VERSION: &str = "1.15.5";
+
 pub(crate) struct Cx<'a> {
     pub index: &'a Arc<LineIndex>,
     pub diags: &'a mut Vec<Diagnostic>,
@@ -47,6 +52,34 @@ pub(crate) fn literal_string(e: &Expression) -> Option<String> {
     }
 }
 
+/// A literal value (string, number, bool, null, or a list or object of
+/// them) as JSON; None for anything that needs evaluating.
+pub(crate) fn literal_json(e: &Expression) -> Option<serde_json::Value> {
+    use serde_json::Value as J;
+    match e {
+        Expression::Null(_) => Some(J::Null),
+        Expression::Bool(b) => Some(J::Bool(*b.value())),
+        Expression::Number(n) => serde_json::from_str(&n.value().to_string()).ok(),
+        Expression::Array(a) => a
+            .iter()
+            .map(literal_json)
+            .collect::<Option<Vec<_>>>()
+            .map(J::Array),
+        Expression::Object(o) => {
+            let mut m = serde_json::Map::new();
+            for (k, v) in o.iter() {
+                let key = match k {
+                    ObjectKey::Ident(i) => i.as_str().to_string(),
+                    ObjectKey::Expression(e) => literal_string(e)?,
+                };
+                m.insert(key, literal_json(v.expr())?);
+            }
+            Some(J::Object(m))
+        }
+        other => literal_string(other).map(J::String),
+    }
+}
+
 /// A static reference: a name followed by attribute access and indexing
 /// with literal keys only (what `depends_on`, `moved` and `import` take).
 pub(crate) fn is_static_traversal(e: &Expression) -> bool {
@@ -69,6 +102,47 @@ pub(crate) fn is_static_traversal(e: &Expression) -> bool {
 pub(crate) const STATIC_REF: &str = "A single static variable reference is required: only attribute access and indexing with constant keys. No calculations, function calls, template expressions, etc are allowed here.";
 
 impl Cx<'_> {
+    /// Terraform's load-time checks of an `action` block (Terraform 1.14):
+    /// its two labels valid names, its arguments, `count` with `for_each`,
+    /// one `config` block.
+    fn action_checks(&mut self, b: &GBlock) {
+        const BAD_NAME: &str = "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.";
+        for ((label, span), what) in b
+            .labels
+            .iter()
+            .zip(["Invalid action type name", "Invalid action name"])
+        {
+            if !valid_name(label) {
+                self.error(what, BAD_NAME.into(), span.clone());
+            }
+        }
+        let mut count = false;
+        for a in &b.body.attrs {
+            match a.name.as_str() {
+                "count" => count = true,
+                "for_each" if count => self.error(
+                    "Invalid combination of \"count\" and \"for_each\"",
+                    "The \"count\" and \"for_each\" meta-arguments are mutually-exclusive, only one should be used.".into(),
+                    a.name_span.clone(),
+                ),
+                "for_each" | "provider" | "linked_resource" | "linked_resources" => {}
+                _ => self.unsupported_arg(a),
+            }
+        }
+        let mut config = false;
+        for blk in &b.body.blocks {
+            match blk.ty.as_str() {
+                "config" if config => self.error(
+                    "Duplicate config block",
+                    "An action must contain only one nested \"config\" block.".into(),
+                    crate::source::def_span(blk, self.json),
+                ),
+                "config" => config = true,
+                _ => self.unsupported_block(blk),
+            }
+        }
+    }
+
     pub fn error(&mut self, summary: &str, detail: String, span: Span_) {
         let range = self.index.range(span);
         self.diags.push(Diagnostic::error(summary, detail, range));
@@ -304,9 +378,12 @@ impl Cx<'_> {
                 }
                 let mut attributes = BTreeMap::new();
                 let mut alias = None;
+                let mut for_each = None;
                 for a in b.body.attrs {
                     if a.name == "alias" {
                         alias = self.string_attr(&a);
+                    } else if a.name == "for_each" {
+                        for_each = Some(self.expr(a));
                     } else {
                         let name = a.name.clone();
                         attributes.insert(name, self.expr(a));
@@ -327,6 +404,15 @@ impl Cx<'_> {
                         b.span.clone(),
                     );
                 }
+                if let (None, Some(f)) = (&alias, &for_each) {
+                    // OpenTofu's diagnostic (Terraform refuses `for_each`
+                    // here as a reserved name).
+                    self.diags.push(Diagnostic::error(
+                        "Alias required when using \"for_each\"",
+                        "The for_each argument is allowed only for provider configurations with an alias.",
+                        f.range.clone(),
+                    ));
+                }
                 let body_start = b.body_span.as_ref().map(|r| r.start);
                 let (mut blocks, mut body) = (Vec::new(), Vec::new());
                 for blk in b.body.blocks {
@@ -341,6 +427,7 @@ impl Cx<'_> {
                     name: l[0].clone(),
                     alias,
                     range,
+                    for_each,
                     attributes,
                     blocks,
                     body,
@@ -461,6 +548,17 @@ impl Cx<'_> {
                     .into(),
                 crate::source::def_span(&b, self.json),
             ),
+            // Terraform 1.14's actions: refused by name, never ignored,
+            // until terrane runs them.
+            "action" => {
+                self.action_checks(&b);
+                let name: Vec<&str> = b.labels.iter().map(|l| l.0.as_str()).collect();
+                self.error(
+                    "Actions are not supported yet",
+                    format!("terrane does not run Terraform's actions (Terraform 1.14) yet, so action.{} cannot be loaded. Remove it, or run this configuration with Terraform.", name.join(".")),
+                    crate::source::def_span(&b, self.json),
+                )
+            }
             other => self.error(
                 "Unsupported block type",
                 format!("Blocks of type {other:?} are not expected here."),
@@ -678,9 +776,18 @@ impl Cx<'_> {
             deprecated: None,
             deprecated_range: None,
             preconditions: Vec::new(),
+            ty: None,
+            constraint: None,
         };
         for a in std::mem::take(&mut b.body.attrs) {
             match a.name.as_str() {
+                "type" => {
+                    match parse_type(&a.value, &a.index) {
+                        Ok(tc) => o.constraint = Some(tc),
+                        Err(d) => self.diags.push(d),
+                    }
+                    o.ty = Some(self.expr_no_refs(a));
+                }
                 "sensitive" => o.sensitive = self.bool_attr(&a).unwrap_or(false),
                 "ephemeral" => o.ephemeral = self.bool_attr(&a).unwrap_or(false),
                 "description" => o.description = self.string_attr(&a),
@@ -738,11 +845,37 @@ impl Cx<'_> {
     /// `provider = name` or `provider = name.alias`.
     pub fn provider_ref(&mut self, a: &GAttr) -> Option<ProviderRef> {
         let range = a.index.range(a.value.span());
+        let mut key = None;
         let parsed = match &a.value {
             Expression::Variable(v) => Some((v.as_str().to_string(), None)),
             Expression::Traversal(t) => match (&t.expr, t.operators.as_slice()) {
                 (Expression::Variable(v), [op]) => match op.value() {
                     TraversalOperator::GetAttr(alias) => {
+                        Some((v.as_str().to_string(), Some(alias.as_str().to_string())))
+                    }
+                    TraversalOperator::Index(_) => {
+                        // OpenTofu's wording: a key needs an alias.
+                        self.diags.push(Diagnostic::error(
+                            "Invalid provider configuration reference",
+                            "Provider assignment requires an alias when specifying an instance key, in the form of provider.name[instance_key]",
+                            range.clone(),
+                        ));
+                        return None;
+                    }
+                    _ => None,
+                },
+                // `name.alias[key]`: an instance of a configuration with
+                // for_each (OpenTofu 1.9).
+                (Expression::Variable(v), [op, k]) => match (op.value(), k.value()) {
+                    (TraversalOperator::GetAttr(alias), TraversalOperator::Index(e)) => {
+                        key = Some(self.expr(GAttr {
+                            name: a.name.clone(),
+                            span: None,
+                            name_span: None,
+                            value: e.clone(),
+                            index: a.index.clone(),
+                            file: a.file.clone(),
+                        }));
                         Some((v.as_str().to_string(), Some(alias.as_str().to_string())))
                     }
                     _ => None,
@@ -775,7 +908,12 @@ impl Cx<'_> {
                 range.clone(),
             ));
         }
-        parsed.map(|(name, alias)| ProviderRef { name, alias, range })
+        parsed.map(|(name, alias)| ProviderRef {
+            name,
+            alias,
+            range,
+            key,
+        })
     }
 
     fn module_call(&mut self, name: &str, range: Option<SourceRange>, b: GBlock) -> ModuleCall {
@@ -787,14 +925,27 @@ impl Cx<'_> {
             for_each: None,
             inputs: BTreeMap::new(),
             version: None,
+            source_expr: None,
+            version_expr: None,
+            source_range: None,
             depends_on: None,
             providers: BTreeMap::new(),
         };
         let mut count_span = None;
+        let mut source_range = None;
         for a in b.body.attrs {
             match a.name.as_str() {
-                "source" => call.source = self.string_attr(&a),
-                "version" => call.version = self.string_attr(&a),
+                "source" => {
+                    source_range = a.index.range(a.value.span());
+                    match self.init_string(a) {
+                        Ok(s) => call.source = s,
+                        Err(e) => call.source_expr = Some(*e),
+                    }
+                }
+                "version" => match self.init_string(a) {
+                    Ok(s) => call.version = s,
+                    Err(e) => call.version_expr = Some(*e),
+                },
                 "count" => {
                     count_span = Some(a.span.clone());
                     call.count = Some(self.expr(a));
@@ -823,10 +974,43 @@ impl Cx<'_> {
         for blk in &b.body.blocks {
             self.unsupported_block(blk);
         }
-        if call.source.is_none() {
+        if call.source.is_none() && call.source_expr.is_none() {
             self.missing_arg("source", b.body_span.clone());
         }
+        call.source_range = source_range.clone();
+        if let Some(d) = version_without_registry_source(&mut call, source_range) {
+            self.diags.push(d);
+        }
         call
+    }
+
+    /// A `source` or `version` string as init reads it: a constant, or
+    /// (`Err`) an expression that refers to variables or locals or calls
+    /// functions, which init evaluates with what it knows (Terraform 1.15:
+    /// const variables and locals over them). Any other failure is
+    /// reported here, and gives `Ok(None)`.
+    fn init_string(&mut self, a: GAttr) -> Result<Option<String>, Box<Expr>> {
+        match crate::constant::const_string(&a.value, &a.index) {
+            Ok(s) => Ok(Some(s)),
+            Err(d)
+                if d.iter().all(|d| {
+                    matches!(
+                        (d.summary.as_str(), d.detail.as_str()),
+                        ("Variables not allowed" | "Function calls not allowed", _)
+                            | (
+                                "Unsuitable value type",
+                                "Unsuitable value: value must be known"
+                            )
+                    )
+                }) =>
+            {
+                Err(Box::new(self.expr(a)))
+            }
+            Err(d) => {
+                self.diags.extend(d);
+                Ok(None)
+            }
+        }
     }
 
     pub fn count_and_for_each(&mut self, span: Span_) {
@@ -913,11 +1097,42 @@ impl Cx<'_> {
         c
     }
 
+    /// `terraform { language = TF2021 }`: a bare keyword naming the one
+    /// edition there is (in JSON, a string holding it).
+    fn language_edition(&mut self, a: &GAttr) {
+        let range = a.index.range(a.value.span());
+        let keyword = match &a.value {
+            Expression::Variable(v) => Some(v.as_str().to_string()),
+            Expression::String(s) if self.json => Some(s.value().to_string()),
+            _ => None,
+        };
+        match keyword.as_deref() {
+            Some("TF2021") => {}
+            Some(_) => self.diags.push(Diagnostic::error(
+                "Unsupported language edition",
+                format!("Terraform v{TERRAFORM_VERSION} only supports language edition TF2021. This module requires a newer version of Terraform CLI."),
+                range,
+            )),
+            None => self.diags.push(Diagnostic::error(
+                "Invalid language edition",
+                format!("The language argument expects a bare language edition keyword. Terraform {TERRAFORM_VERSION} supports only language edition TF2021, which is the default."),
+                range,
+            )),
+        }
+    }
+
     fn terraform(&mut self, module: &mut Module, body: GBody) {
         for a in &body.attrs {
             match a.name.as_str() {
                 "required_version" => module.required_version = self.string_attr(a),
-                "experiments" | "language" => {}
+                // A release build takes no experiments (an empty list
+                // included), as Terraform's releases do.
+                "experiments" => self.diags.push(Diagnostic::error(
+                    "Module uses experimental features",
+                    "Experimental features are intended only for gathering early feedback on new language designs, and so are available only in alpha releases of Terraform.",
+                    a.file.range(a.name_span.clone()),
+                )),
+                "language" => self.language_edition(a),
                 _ => self.unsupported_arg(a),
             }
         }
@@ -934,9 +1149,36 @@ impl Cx<'_> {
                     } else {
                         b.labels.first().map(|l| l.0.clone()).unwrap_or_default()
                     };
+                    let mut settings = BTreeMap::new();
+                    for a in &b.body.attrs {
+                        match literal_json(&a.value) {
+                            Some(v) => {
+                                settings.insert(a.name.clone(), v);
+                            }
+                            None => self.diags.push(Diagnostic::error("Invalid backend setting", format!("The {:?} setting must be a literal value: variables may not be used here, as backend settings are read before anything is evaluated.", a.name), a.index.range(a.value.span()))),
+                        }
+                    }
+                    let decl = b.index.range(crate::source::def_span(&b, self.json));
+                    let cloud = b.ty == "cloud";
+                    if let Some(prev) = &module.backend {
+                        let range = crate::diag::hcl_range(&prev.decl_range);
+                        let here = crate::diag::hcl_range(&decl);
+                        // Terraform reports each at the later block, and a
+                        // conflict at the backend block.
+                        let (summary, detail, at) = match (prev.ty == "cloud", cloud) {
+                            (false, false) => ("Duplicate 'backend' configuration block", format!("A module may have only one 'backend' configuration block. The backend was previously configured at {range}."), decl.clone()),
+                            (true, true) => ("Duplicate HCP Terraform configurations", format!("A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {range}."), decl.clone()),
+                            (true, false) => ("Conflicting 'cloud' and 'backend' configuration blocks are present", format!("A module may declare either one 'cloud' block OR one 'backend' block for configuring state storage. The 'cloud' block is configured at {range}; a 'backend' is configured at {here}. Remove the 'backend' block to configure HCP Terraform or Terraform Enterprise."), decl.clone()),
+                            (false, true) => ("Conflicting 'cloud' and 'backend' configuration blocks are present", format!("A module may declare either one 'cloud' block OR one 'backend' block for configuring state storage. The 'cloud' block is configured at {here}; a 'backend' is configured at {range}. Remove the 'backend' block to configure HCP Terraform or Terraform Enterprise."), prev.decl_range.clone()),
+                        };
+                        self.diags.push(Diagnostic::error(summary, detail, at));
+                        continue;
+                    }
                     module.backend = Some(crate::model::Backend {
                         ty,
-                        range: self.range(b.span.clone()),
+                        range: b.index.range(b.span.clone()),
+                        decl_range: decl,
+                        settings,
                     });
                 }
                 "state" => self.state(module, b),
@@ -1089,4 +1331,24 @@ fn addr_text(e: &Expr) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Terraform's check that a call with a `version` has a registry source
+/// (a local path, a `git::` or URL source, a malformed address): the
+/// diagnostic, with the call's source cleared (the call is then not
+/// loaded).
+pub(crate) fn version_without_registry_source(
+    call: &mut ModuleCall,
+    source_range: Option<SourceRange>,
+) -> Option<Diagnostic> {
+    let source = call.source.as_ref()?;
+    call.version.as_ref()?;
+    let problem = crate::modules::registry_address_problem(source)?;
+    let d = Diagnostic::error(
+        "Invalid registry module source address",
+        format!("Failed to parse module registry address: {problem}\n\nTerraform assumed that you intended a module registry source address because you also set the argument \"version\", which applies only to registry modules."),
+        source_range,
+    );
+    call.source = None;
+    Some(d)
 }

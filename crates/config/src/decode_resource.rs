@@ -12,6 +12,74 @@ use hcl_edit::Span;
 use std::collections::BTreeMap;
 
 impl Cx<'_> {
+    /// Terraform's load-time checks of an `action_trigger` block: its
+    /// required arguments, each event a known keyword (the destroy events
+    /// are refused, as Terraform 1.15 refuses them), no event twice.
+    fn action_trigger_checks(&mut self, b: &GBlock) {
+        let brace = b.body_span.as_ref().map(|s| s.start..s.start + 1);
+        let mut events = 0;
+        let mut actions = 0;
+        for name in ["events", "actions"] {
+            if !b.body.attrs.iter().any(|a| a.name == name) {
+                self.missing_arg(name, brace.clone());
+            }
+        }
+        for a in &b.body.attrs {
+            match (a.name.as_str(), &a.value) {
+                ("events", Expression::Array(items)) => {
+                    let mut seen: Vec<String> = Vec::new();
+                    for item in items.iter() {
+                        let word = match item {
+                            Expression::Variable(v) => v.as_str().to_string(),
+                            _ => String::new(),
+                        };
+                        let range = a.index.range(item.span());
+                        let known = [
+                            "before_create",
+                            "after_create",
+                            "before_update",
+                            "after_update",
+                        ];
+                        if !known.contains(&word.as_str()) {
+                            self.diags.push(Diagnostic::error(
+                                format!("Invalid \"event\" value {word}"),
+                                "The \"event\" argument supports the following values: before_create, after_create, before_update, after_update.",
+                                range,
+                            ));
+                        } else if seen.contains(&word) {
+                            self.diags.push(Diagnostic::error(
+                                format!("Duplicate {word:?} event"),
+                                "The event is already defined in this action_trigger block.",
+                                range,
+                            ));
+                        } else {
+                            seen.push(word);
+                            events += 1;
+                        }
+                    }
+                }
+                ("actions", Expression::Array(items)) => actions += items.iter().count(),
+                ("events" | "actions" | "condition", _) => {}
+                _ => self.unsupported_arg(a),
+            }
+        }
+        let def = crate::source::def_span(b, self.json);
+        if actions == 0 {
+            self.error(
+                "No actions specified",
+                "At least one action must be specified for an action_trigger.".into(),
+                def.clone(),
+            );
+        }
+        if events == 0 {
+            self.error(
+                "No events specified",
+                "At least one event must be specified for an action_trigger.".into(),
+                def,
+            );
+        }
+    }
+
     pub fn resource(
         &mut self,
         data: bool,
@@ -144,6 +212,16 @@ impl Cx<'_> {
             match b.ty.as_str() {
                 "precondition" => l.preconditions.push(self.check_rule(b, "precondition")),
                 "postcondition" => l.postconditions.push(self.check_rule(b, "postcondition")),
+                // Terraform 1.14's action triggers: refused by name, never
+                // ignored, until terrane runs actions.
+                "action_trigger" => {
+                    self.action_trigger_checks(&b);
+                    self.error(
+                        "Action triggers are not supported yet",
+                        "terrane does not run Terraform's actions (Terraform 1.14) yet, so this resource's action_trigger block cannot be honoured. Remove it, or run this configuration with Terraform.".into(),
+                        crate::source::def_span(&b, self.json),
+                    )
+                }
                 _ => self.unsupported_block(&b),
             }
         }

@@ -22,8 +22,9 @@ pub struct LineIndex {
     /// Offset of byte 0 of the piece within the file.
     base: usize,
     /// `(piece offset, bytes inserted before it)`, sorted: where the piece
-    /// was made longer than the file's text (escape rewrites).
-    inserted: Arc<[(usize, usize)]>,
+    /// was made longer (escape rewrites) or shorter (escapes decoded, a
+    /// negative count) than the file's text.
+    inserted: Arc<[(usize, isize)]>,
 }
 
 impl LineIndex {
@@ -40,8 +41,9 @@ impl LineIndex {
     }
 
     /// An index for a piece of this file starting at byte `base`, where
-    /// `inserted` lists `(piece offset, total bytes inserted before it)`.
-    pub fn shifted(&self, base: usize, inserted: Vec<(usize, usize)>) -> LineIndex {
+    /// `inserted` lists `(piece offset, total bytes inserted before it)`
+    /// (negative where the piece is shorter than the file).
+    pub fn shifted(&self, base: usize, inserted: Vec<(usize, isize)>) -> LineIndex {
         LineIndex {
             file: self.file.clone(),
             starts: self.starts.clone(),
@@ -54,7 +56,8 @@ impl LineIndex {
     fn to_file(&self, byte: usize) -> usize {
         let i = self.inserted.partition_point(|(at, _)| *at <= byte);
         let extra = if i == 0 { 0 } else { self.inserted[i - 1].1 };
-        (self.base + byte).saturating_sub(extra)
+        let at = (self.base + byte) as isize - extra;
+        at.max(0) as usize
     }
 
     pub fn pos(&self, byte: usize) -> Pos {
@@ -148,5 +151,24 @@ impl LineIndex {
 impl fmt::Debug for LineIndex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "LineIndex({})", self.file)
+    }
+}
+
+/// Terraform's `file:line,col-col` rendering of a range, used inside
+/// details ("already has a connection block at main.tf:11,3-13"); files
+/// of the working directory are named as Terraform names them, without
+/// a leading `./`.
+pub(crate) fn hcl_range(r: &Option<SourceRange>) -> String {
+    match r {
+        Some(r) => {
+            let file = r.file.strip_prefix("./").unwrap_or(&r.file);
+            if r.start.line == r.end.line {
+                format!("{file}:{},{}-{}", r.start.line, r.start.col, r.end.col)
+            } else {
+                let (l, c) = (r.end.line, r.end.col);
+                format!("{file}:{},{}-{l},{c}", r.start.line, r.start.col)
+            }
+        }
+        None => "(unknown)".into(),
     }
 }

@@ -25,8 +25,7 @@ pub(crate) enum JKind {
     Null,
     Bool,
     Number,
-    /// Whether the raw text has escapes.
-    String(bool),
+    String,
     Array(Vec<JValue>),
     Object(Vec<(JKey, JValue)>),
 }
@@ -73,8 +72,8 @@ impl Parser<'_> {
             b'{' => self.nested(|p| p.object())?,
             b'[' => self.nested(|p| p.array())?,
             b'"' => {
-                let (_, esc) = self.string()?;
-                JKind::String(esc)
+                self.string()?;
+                JKind::String
             }
             b'-' | b'0'..=b'9' => self.number()?,
             b'a'..=b'z' | b'A'..=b'Z' => {
@@ -559,10 +558,14 @@ impl Converter<'_> {
     ) -> Option<(hcl_edit::expr::Expression, Arc<LineIndex>)> {
         let raw = &self.text[v.span.clone()];
         let mut piece = String::with_capacity(raw.len());
-        let mut inserted: Vec<(usize, usize)> = Vec::new();
+        let mut inserted: Vec<(usize, isize)> = Vec::new();
         if expr_mode {
-            if let Err(at) = blank_quotes(v, raw, v.span.start, &mut piece) {
-                self.error("Invalid expression", "A string here is read as an expression (a reference or a type), so it cannot contain escape sequences.".into(), at..at + 1);
+            if let Err(at) = blank_quotes(v, raw, v.span.start, &mut piece, &mut inserted) {
+                self.error(
+                    "Invalid expression",
+                    "This string's escape sequence is not valid JSON.".into(),
+                    at..at + 1,
+                );
                 return None;
             }
         } else {
@@ -617,11 +620,21 @@ impl Converter<'_> {
 
 /// Copies `raw` (the text of `v`, at file offset `base`) with the quotes of
 /// every string's quotes removed (padded to the same length), so
-/// `"aws_instance.a"` reads as a reference.
-fn blank_quotes(v: &JValue, raw: &str, base: usize, out: &mut String) -> Result<(), usize> {
+/// `"aws_instance.a"` reads as a reference. A string's escapes are decoded
+/// first, as HCL's JSON syntax decodes the string before reading the
+/// expression in it (`"aws.x[\"a\"]"` is `aws.x["a"]`); `inserted` gets
+/// where the copy became shorter than the file, for positions.
+fn blank_quotes(
+    v: &JValue,
+    raw: &str,
+    base: usize,
+    out: &mut String,
+    inserted: &mut Vec<(usize, isize)>,
+) -> Result<(), usize> {
     let mut strings = Vec::new();
-    collect_strings(v, &mut strings)?;
+    collect_strings(v, &mut strings);
     let mut last = 0;
+    let mut extra: isize = 0;
     for span in strings {
         let (s, e) = (span.start - base, span.end - base);
         if &raw[s..e] == "\"*\"" {
@@ -632,7 +645,12 @@ fn blank_quotes(v: &JValue, raw: &str, base: usize, out: &mut String) -> Result<
         // The content moves onto the opening quote, so the expression's
         // range starts where the string does (where Terraform reports).
         out.push_str(&raw[last..s]);
-        out.push_str(&raw[s + 1..e - 1]);
+        let content = &raw[s + 1..e - 1];
+        if content.contains('\\') {
+            decode_escapes(content, span.start + 1, out, inserted, &mut extra)?;
+        } else {
+            out.push_str(content);
+        }
         out.push_str("  ");
         last = e;
     }
@@ -640,22 +658,74 @@ fn blank_quotes(v: &JValue, raw: &str, base: usize, out: &mut String) -> Result<
     Ok(())
 }
 
-fn collect_strings(v: &JValue, out: &mut Vec<Range<usize>>) -> Result<(), usize> {
+/// Appends JSON string content `content` (at file offset `at`) decoded to
+/// `out`, recording after each escape how much shorter the copy is than
+/// the file (`extra`, cumulative and negative). `Err` at a bad escape.
+fn decode_escapes(
+    content: &str,
+    at: usize,
+    out: &mut String,
+    inserted: &mut Vec<(usize, isize)>,
+    extra: &mut isize,
+) -> Result<(), usize> {
+    let bytes = content.as_bytes();
+    let mut i = 0;
+    while i < content.len() {
+        if bytes[i] != b'\\' {
+            let c = content[i..].chars().next().unwrap_or_default();
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        }
+        let bad = || at + i;
+        let (c, used) = match bytes.get(i + 1) {
+            Some(b'"') => ('"', 2),
+            Some(b'\\') => ('\\', 2),
+            Some(b'/') => ('/', 2),
+            Some(b'b') => ('\u{8}', 2),
+            Some(b'f') => ('\u{c}', 2),
+            Some(b'n') => ('\n', 2),
+            Some(b'r') => ('\r', 2),
+            Some(b't') => ('\t', 2),
+            Some(b'u') => {
+                let unit = |from: usize| {
+                    content
+                        .get(from..from + 4)
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                };
+                let hi = unit(i + 2).ok_or_else(bad)?;
+                if (0xD800..0xDC00).contains(&hi) && content.get(i + 6..i + 8) == Some("\\u") {
+                    let lo = unit(i + 8).ok_or_else(bad)?;
+                    let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF);
+                    (char::from_u32(cp).ok_or_else(bad)?, 12)
+                } else {
+                    (char::from_u32(hi).ok_or_else(bad)?, 6)
+                }
+            }
+            _ => return Err(bad()),
+        };
+        out.push(c);
+        *extra -= used as isize - c.len_utf8() as isize;
+        inserted.push((out.len(), *extra));
+        i += used;
+    }
+    Ok(())
+}
+
+fn collect_strings(v: &JValue, out: &mut Vec<Range<usize>>) {
     match &v.kind {
-        JKind::String(true) => return Err(v.span.start),
-        JKind::String(false) => out.push(v.span.clone()),
+        JKind::String => out.push(v.span.clone()),
         JKind::Array(items) => {
             for i in items {
-                collect_strings(i, out)?;
+                collect_strings(i, out);
             }
         }
         JKind::Object(props) => {
             for (k, val) in props {
                 out.push(k.span.clone());
-                collect_strings(val, out)?;
+                collect_strings(val, out);
             }
         }
         _ => {}
     }
-    Ok(())
 }

@@ -18,9 +18,12 @@ mod diag;
 mod json;
 mod load_checks;
 mod model;
+pub mod modules;
 mod provisioner;
 mod refs;
 mod source;
+pub mod statics;
+mod testfiles;
 mod typeexpr;
 mod validate;
 // Front-end recovery and override files (issue 14).
@@ -29,8 +32,12 @@ mod recover;
 
 pub use diag::{DiagId, Diagnostic, LineIndex, Pos, Severity, SourceRange};
 pub use hcl_edit as hcl;
+pub use load_checks::mismatch as type_mismatch_message;
 pub use model::*;
-pub use refs::{references, references_bound, Reference, Subject};
+pub use refs::{calls_of, references, references_bound, Reference, Subject};
+pub use testfiles::{
+    check_test_file, check_test_files, run_module_key, test_file_names, test_run_modules, RunModule,
+};
 pub use typeexpr::{parse_type, TypeConstraint};
 pub use validate::validate_references;
 
@@ -200,7 +207,7 @@ fn decode_into(module: &mut Module, p: overrides::Parsed, diags: &mut Vec<Diagno
 /// once, at its position, and the top-level block holding it is blanked out
 /// so the file's other blocks are still read, as Terraform's parser
 /// recovers. Blanking and folding keep every byte offset.
-fn parse_native(
+pub(crate) fn parse_native(
     text: &str,
     index: &LineIndex,
     diags: &mut Vec<Diagnostic>,
@@ -209,6 +216,9 @@ fn parse_native(
     let mut folded = false;
     for _ in 0..64 {
         let e = match hcl_edit::parser::parse_body(&text) {
+            // The parser takes a newline inside a quoted string; HCL does
+            // not.
+            Ok(_) if multiline_string(&text, index, diags) => return None,
             Ok(b) => return Some(b),
             Err(e) => e,
         };
@@ -258,17 +268,127 @@ fn parse_native(
                 return None;
             }
         }
-        diags.push(Diagnostic::error(
-            "Invalid syntax",
-            e.message().to_string(),
-            Some(index.at_offset(off)),
-        ));
+        if multiline_string(&text, index, diags) {
+            return None;
+        }
+        // An item that starts with a name but is neither an argument nor
+        // a block (`a 1`), or does not start with a name at all.
+        if e.message().starts_with("invalid structure")
+            || e.message().starts_with("invalid block body")
+        {
+            let (range, detail) = match recover::item_name_before(&text, off) {
+                Some(r) => (index.range(Some(r)), "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value."),
+                None => (Some(token_range(&text, off, index)), "An argument or block definition is required here."),
+            };
+            diags.push(Diagnostic::error(
+                "Argument or block definition required",
+                detail,
+                range,
+            ));
+            let item = recover::top_level_items(&text)
+                .into_iter()
+                .find(|r| r.contains(&off) || r.end == off)?;
+            text = std::borrow::Cow::Owned(recover::blank(&text, item));
+            continue;
+        }
+        let (summary, detail) = syntax_words(e.message(), &text[..off]);
+        // Terraform's range is the token at fault (a newline included).
+        let range = if summary == "Invalid syntax" {
+            index.at_offset(off)
+        } else {
+            token_range(&text, off, index)
+        };
+        diags.push(Diagnostic::error(summary, detail, Some(range)));
         let item = recover::top_level_items(&text)
             .into_iter()
             .find(|r| r.contains(&off) || r.end == off)?;
         text = std::borrow::Cow::Owned(recover::blank(&text, item));
     }
     None
+}
+
+/// A quoted string split over lines: HCL's scanner reports every newline
+/// up to the next quote, and the string as unterminated; nothing after it
+/// in the file is read. Whether there was one.
+fn multiline_string(text: &str, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> bool {
+    let Some(m) = recover::multiline_string(text) else {
+        return false;
+    };
+    for &n in &m.newlines {
+        diags.push(Diagnostic::error(
+            "Invalid multi-line string",
+            "Quoted strings may not be split over multiple lines. To produce a multi-line string, either use the \\n escape to represent a newline character or use the \"heredoc\" multi-line template syntax.",
+            index.range(Some(n..n + 1)),
+        ));
+    }
+    let at = m.newlines.first().copied().unwrap_or(text.len());
+    let mut range = index.at_offset(at);
+    range.end = index.pos(at + 1);
+    if range.end.byte == range.start.byte {
+        // At the end of the file: one column past it.
+        range.end.col += 1;
+        range.end.byte += 1;
+    }
+    diags.push(Diagnostic::error(
+        "Unterminated template string",
+        "No closing marker was found for the string.",
+        Some(range),
+    ));
+    true
+}
+
+/// The range of the token at `off`: a name, or one character (a newline
+/// included).
+fn token_range(text: &str, off: usize, index: &LineIndex) -> SourceRange {
+    let rest = &text[off..];
+    let word = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let len = match word {
+        0 => rest.chars().next().map_or(0, char::len_utf8),
+        n => n,
+    };
+    index
+        .range(Some(off..off + len))
+        .unwrap_or_else(|| index.at_offset(off))
+}
+
+/// A parse error in Terraform's words (HCL's summary and detail) where
+/// the parser's message identifies the case; `before` is the text up to
+/// the error. Anything else keeps the parser's message.
+fn syntax_words(message: &str, before: &str) -> (&'static str, String) {
+    let words = |s: &'static str, d: &str| (s, d.to_string());
+    if message.starts_with("invalid expression") {
+        return words(
+            "Invalid expression",
+            "Expected the start of an expression, but found an invalid expression token.",
+        );
+    }
+    match message {
+        "expected newline or eof" => words(
+            "Missing newline after argument",
+            "An argument definition must end with a newline.",
+        ),
+        "expected `]`" => words(
+            "Missing item separator",
+            "Expected a comma to mark the beginning of the next item.",
+        ),
+        // A colon is wanted by a conditional (after its true result) or
+        // by a `for` (after its collection): the nearer one is waiting.
+        "expected `:`" if before.rfind('?') > before.rfind("for ") => words(
+            "Missing false expression in conditional",
+            "The conditional operator (...?...:...) requires a false expression, delimited by a colon.",
+        ),
+        "expected `:`" => words(
+            "Invalid 'for' expression",
+            "For expression requires a colon after the collection expression.",
+        ),
+        "invalid object item; expected `}`, `,` or newline" => words(
+            "Missing attribute separator",
+            "Expected a newline or comma to mark the beginning of the next attribute.",
+        ),
+        _ => ("Invalid syntax", message.to_string()),
+    }
 }
 
 /// The outermost `{` left open at the end of `text` (strings, comments
@@ -344,45 +464,138 @@ pub struct Config {
     pub children: BTreeMap<String, Config>,
 }
 
-/// Loads the root module in `dir` and, recursively, every module it calls
-/// with a local `source` (`./` or `../`). Remote sources and calls that
-/// would recurse into a module already being loaded are diagnosed.
-pub fn load_config(dir: &Path) -> (Config, Vec<Diagnostic>) {
+/// Loads the root module in `dir` and, recursively, every module it calls:
+/// local sources (`./`, `../`) relative to the calling module, remote ones
+/// where `init` installed them, as the module manifest
+/// `<data dir>/modules/modules.json` records (the data directory is
+/// `TF_DATA_DIR`, else `.terraform`, relative to `dir`). A remote module
+/// not installed, installed from another source, or calls that would
+/// recurse into a module already being loaded are diagnosed.
+/// `source` and `version` arguments given as expressions are evaluated
+/// with `statics` ([`statics`]).
+pub fn load_config(dir: &Path, statics: &dyn statics::Statics) -> (Config, Vec<Diagnostic>) {
+    let data_dir = match std::env::var_os("TF_DATA_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => dir.join(d),
+        None => dir.join(".terraform"),
+    };
     let mut diags = Vec::new();
+    let manifest = match modules::ModuleManifest::load(&modules::manifest_path(&data_dir)) {
+        Ok(m) => m,
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                "Failed to read module manifest",
+                format!("{e}. Run \"terrane init\" to install all modules required by this configuration."),
+                None,
+            ));
+            None
+        }
+    };
     let mut stack = Vec::new();
-    let config = load_tree(dir, &mut stack, &mut diags);
+    let mut walk = Walk {
+        root: dir,
+        manifest: manifest.as_ref(),
+        stack: &mut stack,
+        diags: &mut diags,
+        statics,
+    };
+    let config = load_tree(dir, "", &mut walk, None);
     (config, diags)
 }
 
-fn load_tree(
-    dir: &Path,
-    stack: &mut Vec<std::path::PathBuf>,
-    diags: &mut Vec<Diagnostic>,
-) -> Config {
+/// What [`load_tree`] carries down the module tree.
+struct Walk<'a> {
+    root: &'a Path,
+    manifest: Option<&'a modules::ModuleManifest>,
+    stack: &'a mut Vec<std::path::PathBuf>,
+    diags: &'a mut Vec<Diagnostic>,
+    statics: &'a dyn statics::Statics,
+}
+
+/// The module that calls the one being loaded: its directory, model and
+/// const inputs, and the call.
+type Caller<'a> = (&'a Path, &'a Module, &'a statics::Inputs, &'a ModuleCall);
+
+fn load_tree(dir: &Path, key: &str, w: &mut Walk<'_>, caller: Option<Caller<'_>>) -> Config {
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let (module, d) = load_module(dir);
+    let (mut module, d) = load_module(dir);
     // As Terraform: a module with errors is not built further, so its
     // calls are not followed (their errors would only add noise).
     let broken = d.iter().any(Diagnostic::is_error);
-    diags.extend(d);
-    stack.push(canonical);
+    w.diags.extend(d);
+    // A call whose source cannot be known is reported and not followed;
+    // the others still are, as Terraform's init does.
+    let inputs = if broken {
+        statics::Inputs::new()
+    } else {
+        let (inputs, mut d) = match caller {
+            None => statics::root_inputs(w.statics, &module),
+            Some((cdir, cmod, cin, call)) => {
+                statics::child_inputs(w.statics, cdir, cmod, cin, call, &module)
+            }
+        };
+        d.extend(statics::resolve_calls(w.statics, dir, &mut module, &inputs));
+        w.diags.extend(d);
+        inputs
+    };
+    w.stack.push(canonical);
     let mut children = BTreeMap::new();
     for (name, call) in module.module_calls.iter().filter(|_| !broken) {
         let Some(source) = &call.source else { continue };
-        if !(source.starts_with("./") || source.starts_with("../")) {
-            diags.push(Diagnostic::error(
-                "Unsupported module source",
-                format!("Module {name:?} has source {source:?}; only local paths (starting with ./ or ../) are supported."),
-                call.range.clone(),
-            ));
-            continue;
-        }
-        let child_dir = dir.join(source);
+        let child_key = if key.is_empty() {
+            name.clone()
+        } else {
+            format!("{key}.{name}")
+        };
+        let not_installed = |detail: &str| {
+            Diagnostic::error(
+                if detail.starts_with("The source") {
+                    "Module source has changed"
+                } else {
+                    "Module not installed"
+                },
+                format!("Module {child_key:?} ({source}): {detail} Run \"terrane init\" to install all modules required by this configuration."),
+                // A changed source is shown where it is given.
+                if detail.starts_with("The source") {
+                    call.source_range.clone().or_else(|| call.range.clone())
+                } else {
+                    call.range.clone()
+                },
+            )
+        };
+        let child_dir = if modules::is_local_source(source) {
+            // A local module needs no installing, but one that init
+            // recorded from another source (a const variable changed
+            // since) is stale, as Terraform finds it.
+            if let Some(r) = w.manifest.and_then(|m| m.get(&child_key)) {
+                if r.source != *source {
+                    w.diags.push(not_installed(
+                        "The source address was changed since this module was installed.",
+                    ));
+                    continue;
+                }
+            }
+            dir.join(source)
+        } else {
+            match w.manifest.and_then(|m| m.get(&child_key)) {
+                None => {
+                    w.diags
+                        .push(not_installed("This module is not yet installed."));
+                    continue;
+                }
+                Some(r) if r.source != modules::normalize_source(source) => {
+                    w.diags.push(not_installed(
+                        "The source address was changed since this module was installed.",
+                    ));
+                    continue;
+                }
+                Some(r) => w.root.join(&r.dir),
+            }
+        };
         let child_canonical = child_dir
             .canonicalize()
             .unwrap_or_else(|_| child_dir.clone());
         if !child_dir.is_dir() {
-            diags.push(Diagnostic::error(
+            w.diags.push(Diagnostic::error(
                 "Module not found",
                 format!(
                     "Module {name:?}: the directory {} does not exist.",
@@ -392,13 +605,17 @@ fn load_tree(
             ));
             continue;
         }
-        if stack.contains(&child_canonical) {
-            diags.push(Diagnostic::error("Module recursion", format!("Module {name:?} calls {source:?}, which is already being loaded: modules cannot call themselves."), call.range.clone()));
+        if w.stack.contains(&child_canonical) {
+            w.diags.push(Diagnostic::error("Module recursion", format!("Module {name:?} calls {source:?}, which is already being loaded: modules cannot call themselves."), call.range.clone()));
             continue;
         }
-        children.insert(name.clone(), load_tree(&child_dir, stack, diags));
+        let caller = (dir, &module, &inputs, call);
+        children.insert(
+            name.clone(),
+            load_tree(&child_dir, &child_key, w, Some(caller)),
+        );
     }
-    stack.pop();
+    w.stack.pop();
     Config {
         module,
         dir: dir.to_path_buf(),

@@ -14,9 +14,9 @@
 //! evaluator (no diagnostic here).
 
 use crate::decode::{is_static_traversal, literal_string, Cx, STATIC_REF};
+use crate::diag::hcl_range;
 use crate::diag::{Diagnostic, LineIndex, SourceRange};
 use crate::model::*;
-use crate::provisioner::hcl_range;
 use crate::refs::Subject;
 use crate::source::def_span;
 use crate::source::{GAttr, GBlock, Span_};
@@ -205,8 +205,9 @@ fn conversion_problem(v: &Value, want: &Type) -> Option<String> {
     Some(mismatch(v.ty(), want))
 }
 
-/// Terraform's message for a value whose type cannot convert at all.
-fn mismatch(got: &Type, want: &Type) -> String {
+/// Terraform's message for a value whose type cannot convert at all (as
+/// cty's `MismatchMessage` words it): shared with `convert`'s errors.
+pub fn mismatch(got: &Type, want: &Type) -> String {
     match (got, want) {
         (Type::Object(g), Type::Object(w)) => {
             let missing: Vec<String> = w
@@ -245,6 +246,8 @@ fn mismatch(got: &Type, want: &Type) -> String {
                 }
             }
         }
+        // A tuple of another length or other element types.
+        (Type::Tuple(_), Type::Tuple(_)) => return "tuple required".into(),
         _ => {}
     }
     let want_name = match want {
@@ -309,7 +312,8 @@ impl Cx<'_> {
                         ));
                     }
                 }
-                "count" | "depends_on" | "for_each" | "source" => self.error(
+                // `for_each` is OpenTofu's provider for_each (decode.rs).
+                "count" | "depends_on" | "source" => self.error(
                     "Reserved argument name in provider block",
                     format!(
                         "The provider argument name {:?} is reserved for use by Terraform in a future version.",
@@ -564,8 +568,13 @@ impl Cx<'_> {
         ));
     }
 
-    /// `provider_meta "name" { ... }`: constant values only.
+    /// `provider_meta "name" { ... }`: a valid, normalized provider local
+    /// name (reported at the block's type and label), constant values only.
     pub(crate) fn provider_meta(&mut self, b: &GBlock) {
+        if let Some((name, _)) = b.labels.first() {
+            let def = b.index.range(crate::source::def_span(b, self.json));
+            self.provider_name_ok(name, def);
+        }
         for a in &b.body.attrs {
             let mut c = Constant {
                 index: &a.index,

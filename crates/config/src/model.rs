@@ -71,13 +71,28 @@ pub struct DynamicSpec {
     pub range: Option<SourceRange>,
 }
 
-/// A provider configuration reference: `aws` or `aws.west`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A provider configuration reference: `aws`, `aws.west`, or an instance
+/// of a configuration with `for_each` (OpenTofu's `aws.by_region[each.key]`).
+#[derive(Clone, Debug)]
 pub struct ProviderRef {
     pub name: String,
     pub alias: Option<String>,
     pub range: Option<SourceRange>,
+    /// The instance key expression (`[each.key]`, `["a"]`), evaluated per
+    /// resource instance (or, in a module call's `providers`, statically).
+    pub key: Option<Expr>,
 }
+
+impl PartialEq for ProviderRef {
+    /// Equal when they name the same configuration at the same place with
+    /// the same key expression (by its source range).
+    fn eq(&self, o: &ProviderRef) -> bool {
+        let key = |r: &ProviderRef| r.key.as_ref().map(|k| k.range.clone());
+        self.name == o.name && self.alias == o.alias && self.range == o.range && key(self) == key(o)
+    }
+}
+
+impl Eq for ProviderRef {}
 
 /// A `resource` or `data` block.
 #[derive(Clone, Debug)]
@@ -198,6 +213,10 @@ pub struct Output {
     pub deprecated: Option<String>,
     pub deprecated_range: Option<SourceRange>,
     pub preconditions: Vec<CheckRule>,
+    /// `type = ...` (Terraform 1.15): the constraint the value is
+    /// converted to at plan and apply, as written and as parsed.
+    pub ty: Option<Expr>,
+    pub constraint: Option<TypeConstraint>,
 }
 
 #[derive(Clone, Debug)]
@@ -209,6 +228,13 @@ pub struct ModuleCall {
     pub for_each: Option<Expr>,
     pub inputs: BTreeMap<String, Expr>,
     pub version: Option<String>,
+    /// `source` and `version` given as expressions over const variables
+    /// and locals (Terraform 1.15): kept here, and resolved into `source`
+    /// and `version` when the module tree is loaded ([`crate::statics`]).
+    pub source_expr: Option<Expr>,
+    pub version_expr: Option<Expr>,
+    /// Where the `source` argument's value is.
+    pub source_range: Option<SourceRange>,
     pub depends_on: Option<Expr>,
     /// `providers = { child_name = parent_ref }`, keyed by the provider
     /// reference as the child sees it (`aws` or `aws.west`).
@@ -220,6 +246,9 @@ pub struct ProviderConfig {
     pub name: String,
     pub alias: Option<String>,
     pub range: Option<SourceRange>,
+    /// `for_each` (OpenTofu 1.9): one provider instance per key, with
+    /// `each.key`/`each.value` in the block; only with an alias.
+    pub for_each: Option<Expr>,
     pub attributes: BTreeMap<String, Expr>,
     /// Nested blocks (`assume_role { ... }`, `features {}`), kept as
     /// written (`.tf` files; see `body`), decoded against the provider's
@@ -241,6 +270,12 @@ pub struct Backend {
     /// The backend type (`s3`, `local`, ...), or `cloud`.
     pub ty: String,
     pub range: Option<SourceRange>,
+    /// The block's type and labels (`backend "s3"`, `cloud`), where
+    /// Terraform reports a duplicate or conflicting block.
+    pub decl_range: Option<SourceRange>,
+    /// The block's attributes, literal values only (backend settings are
+    /// read before anything is evaluated), as JSON.
+    pub settings: BTreeMap<String, serde_json::Value>,
 }
 
 /// `terraform { required_providers { ... } }` entry.

@@ -69,6 +69,7 @@ pub(crate) fn merge(base: &mut Vec<Parsed>, ov: Parsed, diags: &mut Vec<Diagnost
             a.file.range(a.name_span.clone()),
         ));
     }
+    let mut seen = Vec::new();
     for ob in ov.body.blocks {
         let label = |i: usize| ob.labels.get(i).map(|l| l.0.as_str()).unwrap_or_default();
         match ob.ty.as_str() {
@@ -85,7 +86,7 @@ pub(crate) fn merge(base: &mut Vec<Parsed>, ov: Parsed, diags: &mut Vec<Diagnost
                 }
             }
             "terraform" => {
-                if let Some(ob) = merge_terraform(base, ob) {
+                if let Some(ob) = merge_terraform(base, ob, ov.json, &mut seen, diags) {
                     added.blocks.push(ob);
                 }
             }
@@ -259,10 +260,42 @@ fn merge_body(base: &mut GBody, ov: GBody, kind: Kind, diags: &mut Vec<Diagnosti
 
 /// Merges an override `terraform` block; gives it back when the primary
 /// files have none.
-fn merge_terraform(base: &mut [Parsed], ob: GBlock) -> Option<GBlock> {
+fn merge_terraform(
+    base: &mut [Parsed],
+    mut ob: GBlock,
+    json: bool,
+    seen: &mut Vec<(bool, String)>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<GBlock> {
     let Some(tb) = find_block(base, |b| b.ty == "terraform") else {
         return Some(ob);
     };
+    // An override file may itself hold only one backend and one cloud
+    // block (`seen`: those of its earlier `terraform` blocks); a second
+    // one is reported as in a primary file, and dropped.
+    ob.body.blocks.retain(|b| {
+        if !matches!(b.ty.as_str(), "backend" | "cloud") {
+            return true;
+        }
+        let cloud = b.ty == "cloud";
+        let decl = b.index.range(crate::source::def_span(b, json));
+        let at = crate::diag::hcl_range(&decl);
+        match seen.iter().find(|(c, _)| *c == cloud) {
+            Some((_, prev)) => {
+                let (summary, detail) = if cloud {
+                    ("Duplicate HCP Terraform configurations", format!("A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {prev}."))
+                } else {
+                    ("Duplicate 'backend' configuration block", format!("A module may have only one 'backend' configuration block. The backend was previously configured at {prev}."))
+                };
+                diags.push(Diagnostic::error(summary, detail, decl));
+                false
+            }
+            None => {
+                seen.push((cloud, at));
+                true
+            }
+        }
+    });
     for a in ob.body.attrs {
         set_attr(&mut tb.body, a);
     }
@@ -285,7 +318,19 @@ fn merge_terraform(base: &mut [Parsed], ob: GBlock) -> Option<GBlock> {
             }
             "backend" | "cloud" | "state" | "state_store" => {
                 tb.body.blocks.retain(|x| {
-                    !matches!(x.ty.as_str(), "backend" | "cloud" | "state" | "state_store")
+                    let replaced =
+                        matches!(x.ty.as_str(), "backend" | "cloud" | "state" | "state_store");
+                    // Terraform decodes each file before merging: a
+                    // `state_store` block (not served without experiments)
+                    // is reported even when an override replaces it.
+                    if replaced && x.ty == "state_store" {
+                        diags.push(Diagnostic::error(
+                            "Unsupported block type",
+                            "Blocks of type \"state_store\" are not expected here.",
+                            x.index.range(x.ty_span.clone()),
+                        ));
+                    }
+                    !replaced
                 });
                 tb.body.blocks.push(b);
             }

@@ -8,7 +8,7 @@
 //! Running provisioners is not implemented; this only loads them.
 
 use crate::decode::{literal_string, Cx};
-use crate::diag::{Diagnostic, SourceRange};
+use crate::diag::{hcl_range, Diagnostic};
 use crate::model::*;
 use crate::refs::Subject;
 use crate::source::{def_span, GAttr, GBlock, GBody};
@@ -19,25 +19,6 @@ use std::collections::BTreeMap;
 const REMOVED_PROVISIONERS: [&str; 4] = ["chef", "habitat", "puppet", "salt-masterless"];
 
 const DESTROY_REFS: &str = "Destroy-time provisioners and their connection configurations may only reference attributes of the related resource, via 'self', 'count.index', or 'each.key'.\n\nReferences to other resources during the destroy phase can cause dependency cycles and interact poorly with create_before_destroy.";
-
-/// Terraform's `file:line,col-col` rendering of a range, used inside
-/// details ("already has a connection block at main.tf:11,3-13"); files
-/// of the working directory are named as Terraform names them, without
-/// a leading `./`.
-pub(crate) fn hcl_range(r: &Option<SourceRange>) -> String {
-    match r {
-        Some(r) => {
-            let file = r.file.strip_prefix("./").unwrap_or(&r.file);
-            if r.start.line == r.end.line {
-                format!("{file}:{},{}-{}", r.start.line, r.start.col, r.end.col)
-            } else {
-                let (l, c) = (r.end.line, r.end.col);
-                format!("{file}:{},{}-{l},{c}", r.start.line, r.start.col)
-            }
-        }
-        None => "(unknown)".into(),
-    }
-}
 
 impl Cx<'_> {
     /// Takes the meta blocks of a resource body: `locals` (reserved in
@@ -181,8 +162,17 @@ impl Cx<'_> {
         }
         let blocks = std::mem::take(&mut b.body.blocks);
         p.attributes = self.provisioner_attrs(b.body, destroy);
+        // The first `_` (escaping) block, where a second one is refused.
+        let mut escaping = None;
         for blk in blocks {
             match blk.ty.as_str() {
+                "_" if escaping.is_some() => {
+                    let detail = format!(
+                        "The special block type \"_\" can be used to force particular arguments to be interpreted as provisioner-typpe-specific rather than as meta-arguments, but each provisioner block can have only one such block. The first escaping block was at {}.",
+                        hcl_range(&escaping)
+                    );
+                    self.error("Duplicate escaping block", detail, def_span(&blk, self.json));
+                }
                 "connection" => {
                     if let Some(prev) = &p.connection {
                         let detail = format!(
@@ -199,7 +189,10 @@ impl Cx<'_> {
                     "The block type name \"lifecycle\" is reserved for use by Terraform in a future version.".into(),
                     blk.ty_span.clone(),
                 ),
-                _ => {
+                ty => {
+                    if ty == "_" {
+                        escaping = self.range(def_span(&blk, self.json));
+                    }
                     if let Some(nb) = self.nested_block(blk) {
                         p.blocks.push(nb);
                     }

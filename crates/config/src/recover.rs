@@ -214,6 +214,9 @@ impl<'t> Scan<'t> {
                     stack.push(Ctx::Fold);
                     prev = c;
                 }
+                // A stray `)` or `]` (`a = 1)`) closes nothing: only a
+                // bracket or parenthesis has one to close.
+                b']' | b')' if ctx != Ctx::Fold => prev = c,
                 b'}' | b']' | b')' => {
                     if stack.len() > 1 && stack.pop() == Some(Ctx::Object) {
                         objects.pop();
@@ -296,6 +299,118 @@ pub(crate) fn earlier_duplicate_item(text: &str, off: usize) -> Option<Range<usi
         .iter()
         .position(|&start| start < off && !want.is_empty() && key(start) == want)?;
     Some(items[i]..items.get(i + 1).copied().unwrap_or(off))
+}
+
+/// A quoted string split over lines, as HCL's scanner sees it: the
+/// newlines from the first one in the string up to its next quote (or the
+/// end of the file), none when the file ends inside a string on its line.
+pub(crate) struct MultiLine {
+    pub newlines: Vec<usize>,
+}
+
+/// The first quoted string of `text` that a newline interrupts, or that
+/// the end of the file does (comments, heredocs and interpolations
+/// skipped: newlines are allowed there).
+pub(crate) fn multiline_string(text: &str) -> Option<MultiLine> {
+    let s = Scan {
+        b: text.as_bytes(),
+        foldable: Vec::new(),
+        items: Vec::new(),
+        probe: None,
+        probe_items: Vec::new(),
+    };
+    let b = s.b;
+    // The brace depth of each code level: the file, then one per
+    // interpolation opened inside a string.
+    let mut code: Vec<usize> = vec![0];
+    let mut in_str = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            match c {
+                b'\\' => i += 1,
+                b'$' | b'%' if b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&b'{') => i += 2,
+                b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
+                    code.push(0);
+                    in_str = false;
+                    i += 1;
+                }
+                b'"' => in_str = false,
+                b'\n' => {
+                    let mut newlines = vec![i];
+                    let mut j = i + 1;
+                    while j < b.len() && b[j] != b'"' {
+                        match b[j] {
+                            b'\\' => j += 1,
+                            b'\n' => newlines.push(j),
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    return Some(MultiLine { newlines });
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'#' => {
+                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
+                continue;
+            }
+            b'<' if b.get(i + 1) == Some(&b'<') => {
+                if let Some(end) = s.heredoc_end(i) {
+                    i = end;
+                    continue;
+                }
+            }
+            b'"' => in_str = true,
+            b'{' => {
+                if let Some(d) = code.last_mut() {
+                    *d += 1;
+                }
+            }
+            b'}' => {
+                if code.len() > 1 && code.last() == Some(&0) {
+                    code.pop();
+                    in_str = true;
+                } else if let Some(d) = code.last_mut() {
+                    *d = d.saturating_sub(1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    in_str.then_some(MultiLine {
+        newlines: Vec::new(),
+    })
+}
+
+/// The name an item starts with when the parser stopped at `off` right
+/// after it (`a 1`: an item that is neither an argument nor a block).
+pub(crate) fn item_name_before(text: &str, off: usize) -> Option<Range<usize>> {
+    let trimmed = text[..off].trim_end_matches([' ', '\t']);
+    let end = trimmed.len();
+    let start = trimmed
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '-'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let lead = text[..start].trim_end_matches([' ', '\t']);
+    let starts_item = lead.is_empty() || lead.ends_with('\n') || lead.ends_with('{');
+    let name = &text[start..end];
+    (starts_item && name.starts_with(|c: char| c.is_alphabetic() || c == '_')).then_some(start..end)
 }
 
 /// The byte ranges of the top-level items (blocks, stray attributes).

@@ -140,9 +140,16 @@ impl Finder<'_> {
     }
 }
 
+/// The primitive type keywords and `any`.
+const TYPE_KEYWORDS: &[&str] = &["string", "number", "bool", "any"];
+
 impl Visit for Finder<'_> {
     fn visit_expr(&mut self, expr: &Expression) {
         match expr {
+            // A bare type keyword is no reference (as in Terraform, where it
+            // only fails at evaluation, as an unknown variable): it is what
+            // `convert`'s type argument is written with.
+            Expression::Variable(v) if TYPE_KEYWORDS.contains(&v.as_str()) => {}
             Expression::Variable(v) => self.root(v.as_str(), &[], expr.span()),
             Expression::Traversal(t) => {
                 if let Expression::Variable(v) = &t.expr {
@@ -209,4 +216,33 @@ pub fn references_bound(
     };
     f.visit_expr(expr);
     (f.refs, f.diags)
+}
+
+/// The ranges of the calls of the built-in function `func` in `e` (for
+/// `ephemeralasnull`: references inside one do not make the result
+/// ephemeral).
+pub fn calls_of(e: &crate::Expr, func: &str) -> Vec<SourceRange> {
+    struct Calls<'a> {
+        func: &'a str,
+        index: &'a LineIndex,
+        out: Vec<SourceRange>,
+    }
+    impl Visit for Calls<'_> {
+        fn visit_expr(&mut self, e: &Expression) {
+            if let Expression::FuncCall(f) = e {
+                if f.name.namespace.is_empty() && f.name.name.as_str() == self.func {
+                    self.out.extend(self.index.range(e.span()));
+                    return;
+                }
+            }
+            visit_expr(self, e);
+        }
+    }
+    let mut c = Calls {
+        func,
+        index: &e.index,
+        out: Vec::new(),
+    };
+    c.visit_expr(&e.expr);
+    c.out
 }

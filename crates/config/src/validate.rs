@@ -71,11 +71,17 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
         }
     }
     for p in &m.providers {
+        // `each` inside a provider block with for_each (OpenTofu 1.9).
+        let inside = Allowed {
+            each: p.for_each.is_some(),
+            ..none
+        };
+        c.opt(&p.for_each, none);
         for e in p.attributes.values() {
-            c.expr(e, none);
+            c.expr(e, inside);
         }
         for b in &p.body {
-            c.nested(b, none);
+            c.nested(b, inside);
         }
     }
     for r in m.resources.iter().chain(&m.ephemeral_resources) {
@@ -156,6 +162,9 @@ impl Checker<'_> {
             self_ref: false,
         };
         self.opt(&r.depends_on, inside);
+        if let Some(k) = r.provider_ref.as_ref().and_then(|p| p.key.as_ref()) {
+            self.expr(k, inside);
+        }
         for e in r.attributes.values() {
             self.expr(e, inside);
         }

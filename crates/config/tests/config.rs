@@ -168,7 +168,7 @@ fn malformed_configurations() {
     check(
         "bad_token",
         "resource \"a\" \"b\" {\n  x = = 1\n}\n",
-        "2:7: Invalid syntax",
+        "2:7: Invalid expression",
     );
     check(
         "missing_labels",
@@ -303,7 +303,7 @@ fn malformed_configurations() {
     check(
         "unterminated_string",
         "variable \"v\" {\n  default = \"abc\n}\n",
-        "2:3: Invalid syntax",
+        "2:17: Unterminated template string",
     );
     check(
         "bad_type_constraint",
@@ -391,7 +391,7 @@ fn module_trees_load_local_sources() {
         "module \"again\" {\n  source = \"../loop\"\n}\n",
     )
     .unwrap();
-    let (config, diags) = terrane_config::load_config(d);
+    let (config, diags) = terrane_config::load_config(d, &terrane_config::statics::LiteralsOnly);
     assert_eq!(
         config.children["net"].module.outputs.len(),
         1,
@@ -401,7 +401,7 @@ fn module_trees_load_local_sources() {
     let text: Vec<String> = diags.iter().map(ToString::to_string).collect();
     assert!(
         text.iter()
-            .any(|t| t.contains("main.tf:5:1: Error: Unsupported module source")),
+            .any(|t| t.contains("main.tf:5:1: Error: Module not installed")),
         "case remote_source: {text:?}"
     );
     assert!(
@@ -469,7 +469,7 @@ resource "terraform_data" "a" {
 }
 
 module "m" {
-  source     = "./child"
+  source     = "example/child/aws"
   version    = "1.0"
   providers  = { aws = aws.west }
   depends_on = [terraform_data.a]
@@ -663,4 +663,65 @@ fn json_escapes_keep_ranges() {
     assert!(diags.is_empty(), "{diags:?}");
     let r = m.locals["a"].refs[0].range.as_ref().unwrap();
     assert_eq!((r.start.line, r.start.col), (3, 18), "case escape_shift");
+}
+
+/// In HCL's JSON syntax a string read as an expression is decoded first,
+/// so a keyed provider reference may quote its key with escapes; the
+/// expression's positions still point into the file, after the escapes.
+#[test]
+fn json_expression_strings_with_escapes() {
+    struct Case {
+        name: &'static str,
+        provider: &'static str,
+        /// The reference's alias and key text, or the error summary.
+        want: Result<(&'static str, &'static str), &'static str>,
+    }
+    let cases = [
+        Case {
+            name: "quoted_key",
+            provider: r#""random.by[\"a\"]""#,
+            want: Ok(("by", "\"a\"")),
+        },
+        Case {
+            name: "unicode_escape",
+            provider: r#""random.by[\"\u00e9\"]""#,
+            want: Ok(("by", "\"é\"")),
+        },
+        Case {
+            name: "each_key",
+            provider: r#""random.by[each.key]""#,
+            want: Ok(("by", "each.key")),
+        },
+        Case {
+            name: "bad_escape",
+            provider: r#""random.by[\q]""#,
+            want: Err("Invalid escape sequence"),
+        },
+    ];
+    let check = |c: &Case| {
+        let json = format!(
+            "{{\n  \"resource\": {{\n    \"random_id\": {{\n      \"r\": {{\n        \"provider\": {},\n        \"byte_length\": 2\n      }}\n    }}\n  }}\n}}\n",
+            c.provider
+        );
+        let (m, diags) = parse_str("p.tf.json", &json);
+        match c.want {
+            Ok((alias, key)) => {
+                assert!(diags.is_empty(), "case {}: {diags:?}", c.name);
+                let p = m.resources[0].provider_ref.as_ref().expect("a provider");
+                assert_eq!(p.alias.as_deref(), Some(alias), "case {}", c.name);
+                let k = p.key.as_ref().expect("a key");
+                let r = k.range.as_ref().unwrap();
+                assert_eq!(k.expr.to_string().trim(), key, "case {}: key text", c.name);
+                assert_eq!(r.start.line, 5, "case {}: key line", c.name);
+            }
+            Err(summary) => assert!(
+                diags.iter().any(|d| d.summary == summary),
+                "case {}: {diags:?}",
+                c.name
+            ),
+        }
+    };
+    for c in &cases {
+        check(c);
+    }
 }

@@ -190,8 +190,11 @@ impl Diagnostic {
         if let Some(r) = &self.range {
             let pos =
                 |p: &Pos| serde_json::json!({"line": p.line, "column": p.col, "byte": p.byte});
+            // Terraform names a file of the working directory without a
+            // leading `./` (`main.tf`, `modules/x/main.tf`).
+            let file = r.file.strip_prefix("./").unwrap_or(&r.file);
             j["range"] = serde_json::json!({
-                "filename": r.file.to_string(),
+                "filename": file,
                 "start": pos(&r.start),
                 "end": pos(&r.end),
             });

@@ -153,3 +153,16 @@ fn range_and_severity_render_as_terraform_does() {
         ("Warning", "warning")
     );
 }
+
+/// `validate -json` named `./main.tf` where Terraform names `main.tf`
+/// (validate_differential compares the file names since issue 14's
+/// leftovers).
+#[test]
+fn item1_json_filename_has_no_dot_slash() {
+    let mut r = range();
+    r.file = "./modules/x/main.tf".into();
+    let j = Diagnostic::error("Bad", "", Some(r)).to_json();
+    assert_eq!(j["range"]["filename"], "modules/x/main.tf");
+    let j = Diagnostic::error("Bad", "", Some(range())).to_json();
+    assert_eq!(j["range"]["filename"], "main.tf");
+}

@@ -21,6 +21,7 @@ use crate::model::{mark_config_and_schema, Action, Change, Plan};
 use crate::nodes::{self, Instance};
 use crate::persist::{Persist, SharedRun};
 use crate::provider::{ApplyRequest, Provider};
+use crate::provision;
 use crate::schedule;
 use crate::sync::lock;
 use crate::values::InstanceVars;
@@ -42,6 +43,8 @@ pub struct Applying {
     pub store: Persist,
     /// Objects (added, changed, destroyed), for the summary.
     applied: Mutex<(usize, usize, usize)>,
+    /// Objects recorded by `import` blocks.
+    imported: Mutex<usize>,
 }
 
 impl Applying {
@@ -55,6 +58,7 @@ impl Applying {
                 .collect(),
             store: Persist::new(run),
             applied: Mutex::new((0, 0, 0)),
+            imported: Mutex::new(0),
         })
     }
 
@@ -79,9 +83,30 @@ impl Applying {
             .await
     }
 
+    /// Records `object` as the current object of `addr`, durably.
+    pub async fn save_current(
+        &self,
+        rc: &ResourceCtx,
+        addr: &InstanceAddr,
+        object: ObjectState,
+    ) -> Result<(), Diagnostic> {
+        self.record_durable(StateChange::SetObject {
+            addr: addr.clone(),
+            deposed: None,
+            provider: rc.provider_key.to_string(),
+            object,
+        })
+        .await
+    }
+
     /// Objects (added, changed, destroyed) so far.
     pub fn applied(&self) -> (usize, usize, usize) {
         *lock(&self.applied)
+    }
+
+    /// How many objects `import` blocks brought in.
+    pub fn imported(&self) -> usize {
+        *lock(&self.imported)
     }
 
     /// Runs every node of the graph: resources applied here, the others
@@ -104,11 +129,13 @@ async fn resource(a: Arc<Applying>, id: NodeId) -> Done {
         w,
         &rc,
         |_, _| true,
-        |i| {
-            let (a, rc) = (a.clone(), rc.clone());
+        |i, rc| {
+            let a = a.clone();
             async move {
                 let mut out = Vec::new();
-                let ok = apply_planned(&a, &mut out, &rc, i).await;
+                let address = i.addr.to_string();
+                let apply = apply_planned(&a, &mut out, &rc, i);
+                let ok = crate::provider::pulumi::with_address(address, apply).await;
                 (ok, out)
             }
         },
@@ -134,7 +161,7 @@ async fn apply_planned(
     let Some(change) = planned else {
         // No planned change (e.g. excluded by -target): keep what state has.
         if let Some(o) = current {
-            if let Ok(v) = prior_value(rc, &addr, &o).await {
+            if let Ok((v, _)) = prior_value(rc, &addr, &o).await {
                 rc.set_value(w, &module, addr.key.clone(), v);
             }
         }
@@ -162,6 +189,18 @@ async fn apply_planned(
         }
         _ => current,
     };
+    // The import itself became durable with the plan's refreshed state (or
+    // just above); it is reported, and counted, here.
+    if let Some(id) = &change.importing {
+        for done in [false, true] {
+            w.core.emit(Event::Importing {
+                addr: &addr,
+                id,
+                done,
+            });
+        }
+        *lock(&a.imported) += 1;
+    }
     if change.action == Action::NoOp {
         rc.set_value(w, &module, addr.key.clone(), change.before.clone());
         return true;
@@ -208,19 +247,14 @@ async fn read_data(
         action: Action::Read,
         id: None,
     });
-    let Some(value) = read_data_source(out, rc, addr, &config).await else {
+    let Some(value) = read_data_source(out, rc, addr, &config)
+        .await
+        .and_then(|a| a.required(out, addr, &rc.res.range))
+    else {
         return false;
     };
     let object = rc.object(&value, Vec::new(), Status::Ready, false);
-    if let Err(d) = a
-        .record_durable(StateChange::SetObject {
-            addr: addr.clone(),
-            deposed: None,
-            provider: rc.provider_key.to_string(),
-            object,
-        })
-        .await
-    {
+    if let Err(d) = a.save_current(rc, addr, object).await {
         out.push(d);
         return false;
     }
@@ -300,8 +334,9 @@ async fn apply_instance(
         _ => plain_config,
     };
     let mut prior = match &current {
+        // The plan reported the provider's upgrade warnings.
         Some(o) => match prior_value(rc, addr, o).await {
-            Ok(v) => v.unmark_deep(),
+            Ok((v, _)) => v.unmark_deep(),
             Err(d) => {
                 out.extend(d);
                 return false;
@@ -356,6 +391,26 @@ async fn apply_instance(
         return restore_deposed(a, addr, deposed_key);
     };
     let planned = resp.planned_state;
+    // An update that, planned again with what apply has learned, changes
+    // nothing is skipped as Terraform skips it: no provider call, no
+    // progress lines, not counted ("0 changed"); the object stays.
+    if change.action == Action::Update && !prior.is_null() && planned.unmark_deep() == prior {
+        let value = mark_config_and_schema(&prior, &config, &rc.schema.block);
+        rc.set_value(w, module, addr.key.clone(), value.clone());
+        let post = InstanceVars {
+            self_value: Some(value),
+            ..inst_post
+        };
+        return conditions::enforce(
+            w,
+            out,
+            module,
+            &post,
+            &rc.res.lifecycle.postconditions,
+            "Resource postcondition failed",
+            &addr.to_string(),
+        );
+    }
     let action = decide::apply_action(&prior);
     let started = std::time::Instant::now();
     w.core.emit(Event::Started {
@@ -395,15 +450,7 @@ async fn apply_instance(
                 status,
                 cbd,
             );
-            if let Err(d) = a
-                .record_durable(StateChange::SetObject {
-                    addr: addr.clone(),
-                    deposed: None,
-                    provider: rc.provider_key.to_string(),
-                    object,
-                })
-                .await
-            {
+            if let Err(d) = a.save_current(rc, addr, object).await {
                 out.push(d);
             }
         } else if deposed_key.is_some() {
@@ -417,7 +464,9 @@ async fn apply_instance(
         addr,
         &planned,
         &new_state,
-        false,
+        checks::Applied::Changed {
+            legacy: resp.legacy_type_system,
+        },
         range,
     );
     if !errs.is_empty() {
@@ -432,30 +481,35 @@ async fn apply_instance(
                 Status::Ready
             };
             let object = rc.object(&kept, resp.private, status, cbd);
-            let _ = a
-                .record_durable(StateChange::SetObject {
-                    addr: addr.clone(),
-                    deposed: None,
-                    provider: rc.provider_key.to_string(),
-                    object,
-                })
-                .await;
+            let _ = a.save_current(rc, addr, object).await;
         }
         return false;
     }
     let value = mark_config_and_schema(&new_state, &config, &rc.schema.block);
-    let object = rc.object(&value, resp.private, Status::Ready, cbd);
-    if let Err(d) = a
-        .record_durable(StateChange::SetObject {
-            addr: addr.clone(),
-            deposed: None,
-            provider: rc.provider_key.to_string(),
-            object,
-        })
-        .await
-    {
+    let object = rc.object(&value, resp.private.clone(), Status::Ready, cbd);
+    if let Err(d) = a.save_current(rc, addr, object).await {
         out.push(d);
         return false;
+    }
+    // Creation-time provisioners run on the saved new object; when one
+    // fails the object is kept tainted, so the next plan replaces it.
+    if action == Action::Create {
+        let vars = InstanceVars {
+            self_value: Some(value.clone()),
+            ..inst_post.clone()
+        };
+        let when = terrane_config::ProvisionerWhen::Create;
+        let blocks = provision::Blocks {
+            provisioners: &rc.res.provisioners,
+            connection: rc.res.connection.as_ref(),
+        };
+        if !provision::run(w, out, module, addr, blocks, &vars, when).await {
+            let object = rc.object(&value, resp.private, Status::Tainted, cbd);
+            if let Err(d) = a.save_current(rc, addr, object).await {
+                out.push(d);
+            }
+            return false;
+        }
     }
     w.core.emit(Event::Finished {
         addr,
@@ -469,8 +523,8 @@ async fn apply_instance(
         match change.action {
             Action::Create => a.0 += 1,
             Action::Update => a.1 += 1,
-            // The delete half of a replacement counts itself where it
-            // runs (as a deposed object's does for CreateThenDelete).
+            // The destroy half was counted when it ran (`destroy`), as the
+            // deposed object of a create-before-destroy replacement is.
             Action::DeleteThenCreate | Action::CreateThenDelete => a.0 += 1,
             _ => {}
         }
@@ -516,7 +570,7 @@ fn restore_deposed(
             let provider = lock(&w.state)
                 .resources
                 .get(&addr.resource)
-                .map(|r| r.provider.clone())
+                .map(|r| r.instance_provider(&addr.key))
                 .unwrap_or_default();
             let _ = a.record(StateChange::SetObject {
                 addr: addr.clone(),
@@ -613,6 +667,18 @@ async fn delete_one(a: &Applying, out: &mut Vec<Diagnostic>, c: &Change) -> bool
     }
     let provider = match provider_instance(w, &c.provider).await {
         Some(p) => p,
+        // An instance of a configuration with for_each is never stood in
+        // for by an unconfigured one.
+        None if c.provider.key.is_some() => {
+            let d = c.deposed.as_deref();
+            out.push(crate::provider_each::not_present(
+                &c.addr,
+                d,
+                &c.provider,
+                None,
+            ));
+            return false;
+        }
         None => match w.core.host.instance(&c.provider).await {
             Ok(p) => {
                 if let Err(e) = p
@@ -727,6 +793,9 @@ async fn destroy(
         action: Action::Delete,
         id: object_id(prior),
     });
+    if deposed.is_none() && !destroy_provisioners(w, out, addr, prior).await {
+        return false;
+    }
     let applied = provider
         .apply_resource_change(ApplyRequest {
             type_name,
@@ -742,11 +811,10 @@ async fn destroy(
         return false;
     };
     let bad = resp.diagnostics.has_errors();
-    out.extend(checks::provider_diags(
-        &resp.diagnostics,
-        &addr.to_string(),
-        range,
-    ));
+    out.extend(match deposed {
+        Some(_) => checks::provider_diags_unplaced(&resp.diagnostics),
+        None => checks::provider_diags(&resp.diagnostics, &addr.to_string(), range),
+    });
     if bad {
         return false;
     }
@@ -756,7 +824,7 @@ async fn destroy(
         addr,
         &null,
         &resp.new_state,
-        true,
+        checks::Applied::Deleted,
         range,
     );
     if !errs.is_empty() {
@@ -782,6 +850,74 @@ async fn destroy(
         elapsed: started.elapsed(),
     });
     true
+}
+
+/// Runs the destroy-time provisioners of the current object at `addr`
+/// before it is destroyed: those of its resource block, or of the
+/// `removed` block that names it. As in Terraform, none run for a tainted
+/// object or for a resource no longer configured. False when one failed
+/// (the object is then kept).
+async fn destroy_provisioners(
+    w: &Walk,
+    out: &mut Vec<Diagnostic>,
+    addr: &InstanceAddr,
+    prior: &Value,
+) -> bool {
+    let tainted = lock(&w.state)
+        .object(addr, None)
+        .is_some_and(|o| o.status == Status::Tainted);
+    if tainted || addr.resource.mode != Mode::Managed {
+        return true;
+    }
+    let names: Vec<String> = addr
+        .resource
+        .module
+        .0
+        .iter()
+        .map(|(n, _)| n.clone())
+        .collect();
+    let Some(config) = w.module_config(&names) else {
+        return true;
+    };
+    let (ty, name) = (&addr.resource.ty, &addr.resource.name);
+    let declared = config
+        .module
+        .resources
+        .iter()
+        .find(|r| !r.data && &r.ty == ty && &r.name == name);
+    let (provisioners, connection) = match declared {
+        Some(r) => (&r.provisioners, r.connection.as_ref()),
+        None => {
+            let wanted = format!("{ty}.{name}");
+            let removed = config
+                .module
+                .removed
+                .iter()
+                .find(|rm| rm.from_addr.as_deref() == Some(wanted.as_str()));
+            match removed {
+                Some(rm) => (&rm.provisioners, rm.connection.as_ref()),
+                None => return true,
+            }
+        }
+    };
+    if provisioners.is_empty() {
+        return true;
+    }
+    let vars = provision::destroy_vars(addr, prior);
+    let when = terrane_config::ProvisionerWhen::Destroy;
+    provision::run(
+        w,
+        out,
+        &addr.resource.module,
+        addr,
+        provision::Blocks {
+            provisioners,
+            connection,
+        },
+        &vars,
+        when,
+    )
+    .await
 }
 
 /// `v` with every unknown replaced by a null of its type (Terraform's

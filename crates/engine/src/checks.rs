@@ -5,11 +5,11 @@
 //! gets its value into state.
 
 use crate::provider::{Diagnostics as ProviderDiags, ProviderError};
-use terrane_config::{Diagnostic, Severity, SourceRange};
+use terrane_config::{Diagnostic, SourceRange};
 use terrane_schema::objchange::{assert_object_compatible, assert_plan_valid, PlanError};
 use terrane_schema::Block;
 use terrane_state::InstanceAddr;
-use terrane_value::{Kind, Path, Value};
+use terrane_value::{Kind, Path, Type, Value};
 
 const BUG: &str =
     "This is a bug in the provider, which should be reported in the provider's own issue tracker.";
@@ -62,6 +62,13 @@ pub fn provider_diags(
     provider_diags_at(d, addr, range, &|_| None)
 }
 
+/// A provider's diagnostics about an object no configuration describes
+/// any more (a deposed object): Terraform places them nowhere and names
+/// no address.
+pub fn provider_diags_unplaced(d: &ProviderDiags) -> Vec<Diagnostic> {
+    provider_diags_at(d, "", &None, &|_| None)
+}
+
 /// Like [`provider_diags`], but a diagnostic with an attribute path is
 /// placed where `at` finds that attribute in the configuration, as
 /// Terraform does (falling back to `range` and naming the path).
@@ -83,9 +90,11 @@ pub fn provider_diags_at(
                     }
                 }
             }
-            detail = format!("{detail}\n\n  with {addr}")
-                .trim_start()
-                .to_string();
+            if !addr.is_empty() {
+                detail = format!("{detail}\n\n  with {addr}")
+                    .trim_start()
+                    .to_string();
+            }
             Diagnostic {
                 severity: pd.severity,
                 summary: pd.summary.clone(),
@@ -172,7 +181,7 @@ fn join(errs: &[PlanError]) -> String {
 /// After ReadResource: the new state must be wholly known and of the
 /// schema's type.
 pub fn check_refresh(
-    schema: &Block,
+    ty: &Type,
     provider: &str,
     addr: &InstanceAddr,
     new: &Value,
@@ -181,7 +190,7 @@ pub fn check_refresh(
     if new.is_null() {
         return None;
     }
-    if !new.ty().conforms_to(&schema.implied_type()) {
+    if !new.ty().conforms_to(ty) {
         return Some(bug("Provider produced invalid object", format!("Provider {provider:?} produced an invalid value after refresh for {addr}: the value does not conform to the schema's type."), range));
     }
     let unknown = unknown_paths(new);
@@ -199,13 +208,16 @@ pub fn check_refresh(
 /// (as named in messages) and where the resource is written.
 pub struct Subject<'a> {
     pub schema: &'a Block,
+    /// `schema`'s implied type (the resource's, computed once).
+    pub ty: &'a Type,
     pub provider: &'a str,
     pub addr: &'a InstanceAddr,
     pub range: &'a Option<SourceRange>,
 }
 
 /// After PlanResourceChange: type conformance and every plan-validity
-/// rule. With the legacy type system flag the violations are warnings.
+/// rule. With the legacy type system flag the violations are tolerated
+/// and logged (`TF_LOG=warn`), as Terraform does.
 pub fn check_plan(
     s: &Subject,
     prior: &Value,
@@ -215,11 +227,12 @@ pub fn check_plan(
 ) -> Vec<Diagnostic> {
     let Subject {
         schema,
+        ty,
         provider,
         addr,
         range,
     } = *s;
-    if !planned.is_null() && !planned.ty().conforms_to(&schema.implied_type()) {
+    if !planned.is_null() && !planned.ty().conforms_to(ty) {
         return vec![bug("Provider produced invalid plan", format!("Provider {provider:?} planned an invalid value for {addr}: the planned value does not conform to the schema's type."), range)];
     }
     let errs = assert_plan_valid(schema, prior, config, planned);
@@ -227,13 +240,10 @@ pub fn check_plan(
         return Vec::new();
     }
     if legacy {
-        return vec![Diagnostic {
-            severity: Severity::Warning,
-            summary: "Provider produced invalid plan".into(),
-            detail: format!("Provider {provider:?} produced an invalid plan for {addr}, but we are tolerating it because it is using the legacy plugin SDK.\n    The following problems may be the cause of any confusing errors from downstream operations:\n{}", join(&errs)),
-            range: range.clone(),
-            ..Default::default()
-        }];
+        // Terraform tolerates these for the legacy SDK and only logs them
+        // (a [WARN] line, no diagnostic): the user's output stays clean.
+        terrane_plugin::log_warn(&format!("Provider {provider:?} produced an invalid plan for {addr}, but we are tolerating it because it is using the legacy plugin SDK.\n    The following problems may be the cause of any confusing errors from downstream operations:\n{}", join(&errs)));
+        return Vec::new();
     }
     errs.iter()
         .map(|e| {
@@ -266,6 +276,7 @@ pub fn check_final_plan(s: &Subject, initial: &Value, fin: &Value) -> Vec<Diagno
         provider,
         addr,
         range,
+        ..
     } = *s;
     assert_object_compatible(schema, initial, fin)
         .iter()
@@ -287,6 +298,14 @@ fn describe_path(addr: &InstanceAddr, p: &Path) -> String {
     }
 }
 
+/// What an ApplyResourceChange did: a delete, or a create or update
+/// (with the legacy type-system flag or not).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Applied {
+    Deleted,
+    Changed { legacy: bool },
+}
+
 /// After ApplyResourceChange: the new state must be wholly known,
 /// conform, and match every known planned value.
 pub fn check_apply(
@@ -295,10 +314,11 @@ pub fn check_apply(
     addr: &InstanceAddr,
     planned: &Value,
     new: &Value,
-    deleting: bool,
+    what: Applied,
     range: &Option<SourceRange>,
 ) -> Vec<Diagnostic> {
-    if deleting {
+    let legacy = what == Applied::Changed { legacy: true };
+    if what == Applied::Deleted {
         if !new.is_null() {
             return vec![bug("Provider returned invalid result object after apply", format!("After applying a destroy plan for {addr}, provider {provider:?} returned a non-null object."), range)];
         }
@@ -323,8 +343,13 @@ pub fn check_apply(
             range,
         )];
     }
-    assert_object_compatible(schema, planned, new)
-        .iter()
+    let errs = assert_object_compatible(schema, planned, new);
+    if legacy && !errs.is_empty() {
+        // As with plans: tolerated for the legacy SDK, logged only.
+        terrane_plugin::log_warn(&format!("Provider {provider:?} produced an unexpected new value for {addr}, but we are tolerating it because it is using the legacy plugin SDK.\n    The following problems may be the cause of any confusing errors from downstream operations:\n{}", join(&errs)));
+        return Vec::new();
+    }
+    errs.iter()
         .map(|e| {
             bug(
                 "Provider produced inconsistent result after apply",
@@ -337,7 +362,7 @@ pub fn check_apply(
 
 /// After ReadDataSource: a known, conforming, non-null object.
 pub fn check_data(
-    schema: &Block,
+    ty: &Type,
     provider: &str,
     addr: &InstanceAddr,
     v: &Value,
@@ -350,7 +375,7 @@ pub fn check_data(
             range,
         ));
     }
-    if !v.ty().conforms_to(&schema.implied_type()) {
+    if !v.ty().conforms_to(ty) {
         return Some(bug("Provider produced invalid object", format!("Provider {provider:?} produced a value for {addr} that is not of the schema's type."), range));
     }
     if has_unknowns(v) {
@@ -365,14 +390,132 @@ pub fn check_data(
 
 /// After UpgradeResourceState: known and conforming.
 pub fn check_upgrade(
-    schema: &Block,
+    ty: &Type,
     provider: &str,
     addr: &InstanceAddr,
     v: &Value,
     range: &Option<SourceRange>,
 ) -> Option<Diagnostic> {
-    if !v.is_null() && (!v.ty().conforms_to(&schema.implied_type()) || has_unknowns(v)) {
+    if !v.is_null() && (!v.ty().conforms_to(ty) || has_unknowns(v)) {
         return Some(bug("Invalid resource state upgrade", format!("The {provider:?} provider upgraded the state for {addr} from a previous version, but produced an invalid result."), range));
     }
     None
+}
+
+/// Where `e` takes an ephemeral value from, in the module `c`, as
+/// Terraform names it ("var.token", "ephemeral.random_password.db",
+/// "module.db.password"): an `ephemeral` block, an input variable or a
+/// child module's output declared `ephemeral`, or a local derived from
+/// them; references inside `ephemeralasnull(...)` are not sources. Found
+/// from the references, so it holds at validate, before any value is
+/// known (values also carry an ephemeral mark, which `ephemeralasnull`
+/// reads).
+pub fn ephemeral_source(c: &terrane_config::Config, e: &terrane_config::Expr) -> Option<String> {
+    fn walk(
+        c: &terrane_config::Config,
+        e: &terrane_config::Expr,
+        seen: &mut Vec<String>,
+    ) -> Option<String> {
+        use terrane_config::Subject;
+        let m = &c.module;
+        // What `ephemeralasnull(...)` takes does not make the result
+        // ephemeral.
+        let shielded = terrane_config::calls_of(e, "ephemeralasnull");
+        let inside = |r: &terrane_config::Reference| {
+            r.range.as_ref().is_some_and(|r| {
+                shielded
+                    .iter()
+                    .any(|s| s.start.byte <= r.start.byte && r.end.byte <= s.end.byte)
+            })
+        };
+        for r in e.refs.iter().filter(|r| !inside(r)) {
+            match &r.subject {
+                Subject::Ephemeral { ty, name } => return Some(format!("ephemeral.{ty}.{name}")),
+                Subject::Var(n) if m.variables.get(n).is_some_and(|v| v.ephemeral) => {
+                    return Some(format!("var.{n}"))
+                }
+                Subject::Module(call) => {
+                    let Some(child) = c.children.get(call) else {
+                        continue;
+                    };
+                    let outs = &child.module.outputs;
+                    let found = match &r.attr {
+                        Some((o, _)) => outs.get(o).is_some_and(|o| o.ephemeral).then(|| o.clone()),
+                        // The whole module object holds every output.
+                        None => outs.values().find(|o| o.ephemeral).map(|o| o.name.clone()),
+                    };
+                    if let Some(o) = found {
+                        return Some(format!("module.{call}.{o}"));
+                    }
+                }
+                Subject::Local(n) if !seen.contains(n) => {
+                    seen.push(n.clone());
+                    if let Some(found) = m.locals.get(n).and_then(|l| walk(c, l, seen)) {
+                        return Some(found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    walk(c, e, &mut Vec::new())
+}
+
+/// Terraform's rules on where ephemeral values may not go that need no
+/// schema: a resource's `count` or `for_each`, and an output not declared
+/// `ephemeral`, each error at the expression; and an ephemeral output of
+/// the `root` module, at its block.
+pub fn ephemeral_flows(c: &terrane_config::Config, root: bool, out: &mut Vec<Diagnostic>) {
+    let m = &c.module;
+    // Run at validate too, where Terraform does not see through module
+    // outputs: those sources are left out here.
+    let ephemeral_source = |c, e| ephemeral_source(c, e).filter(|s| !s.starts_with("module."));
+    for r in &m.resources {
+        if let Some(e) = &r.count {
+            if ephemeral_source(c, e).is_some() {
+                out.push(Diagnostic::error(
+                    "Invalid count argument",
+                    "The given \"count\" is derived from an ephemeral value, which means that Terraform cannot persist it between plan/apply rounds. Use only non-ephemeral values to specify the number of resource instances.",
+                    e.range.clone(),
+                ));
+            }
+        }
+        if let Some(e) = &r.for_each {
+            if ephemeral_source(c, e).is_some() {
+                out.push(Diagnostic::error(
+                    "Invalid for_each argument",
+                    "The given \"for_each\" value is derived from an ephemeral value, which means that Terraform cannot persist it between plan/apply rounds. Use only non-ephemeral values to specify a resource's instance keys.",
+                    e.range.clone(),
+                ));
+            }
+        }
+    }
+    for o in m.outputs.values() {
+        if root && o.ephemeral {
+            out.push(Diagnostic::error(
+                "Ephemeral output not allowed",
+                "Ephemeral outputs are not allowed in context of a root module",
+                o.range.clone(),
+            ));
+        }
+        let Some(e) = &o.value else { continue };
+        if !o.ephemeral && ephemeral_source(c, e).is_some() {
+            out.push(Diagnostic::error(
+                "Ephemeral value not allowed",
+                "This output value is not declared as returning an ephemeral value, so it cannot be set to a result derived from an ephemeral value.",
+                e.range.clone(),
+            ));
+        }
+    }
+}
+
+/// The error for an ephemeral value in a managed resource's attribute
+/// `name` that is not write-only (it would be stored).
+pub fn ephemeral_attribute(name: &str, range: Option<SourceRange>) -> Diagnostic {
+    Diagnostic::error(
+        "Invalid use of ephemeral value",
+        format!("Ephemeral values are not valid for {name:?}, because it is not a write-only attribute and must be persisted to state."),
+        range,
+    )
 }

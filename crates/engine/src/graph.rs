@@ -21,6 +21,11 @@ pub enum NodeKind {
         ty: String,
         name: String,
     },
+    /// An `ephemeral` block: opened during plan and apply, never stored.
+    Ephemeral {
+        ty: String,
+        name: String,
+    },
     /// Expansion of a module call (count/for_each) made in this module.
     Call(String),
     /// A provider configuration: local name and alias.
@@ -53,6 +58,7 @@ impl fmt::Display for Node {
                 name,
             } => write!(f, "data.{ty}.{name}"),
             NodeKind::Resource { ty, name, .. } => write!(f, "{ty}.{name}"),
+            NodeKind::Ephemeral { ty, name } => write!(f, "ephemeral.{ty}.{name}"),
             NodeKind::Call(n) => write!(f, "module.{n} (expand)"),
             NodeKind::Provider {
                 name,
@@ -116,7 +122,8 @@ impl Graph {
                 continue;
             }
             match &self.nodes[n].kind {
-                NodeKind::Resource { .. } => {
+                // Terraform records ephemeral resources among them too.
+                NodeKind::Resource { .. } | NodeKind::Ephemeral { .. } => {
                     out.insert(n);
                 }
                 NodeKind::Provider { .. } => {}
@@ -145,7 +152,7 @@ impl Graph {
             }
             match &self.nodes[n].kind {
                 NodeKind::Provider { .. } => continue,
-                NodeKind::Resource { .. } => out.push(n),
+                NodeKind::Resource { .. } | NodeKind::Ephemeral { .. } => out.push(n),
                 _ => {}
             }
             stack.extend(self.deps[n].iter().copied());
@@ -225,7 +232,8 @@ impl Graph {
         }
     }
 
-    /// The cycle report: `Cycle: a, b, c` with each member's position.
+    /// The cycle report: `Cycle: a, b, c`, each member's position in the
+    /// detail.
     pub fn cycle_diagnostic(&self, cycle: &[NodeId]) -> Diagnostic {
         let names: Vec<String> = cycle.iter().map(|n| self.nodes[*n].to_string()).collect();
         let mut detail = String::from("The configuration refers to itself in a cycle; break it by removing one of these references:");
@@ -236,11 +244,9 @@ impl Graph {
                 .unwrap_or_default();
             detail.push_str(&format!("\n  {}{at}", self.nodes[*n]));
         }
-        Diagnostic::error(
-            format!("Cycle: {}", names.join(", ")),
-            detail,
-            self.ranges[cycle[0]].clone(),
-        )
+        // Unplaced, as Terraform reports a cycle: it has no one position;
+        // the detail gives each member's.
+        Diagnostic::error(format!("Cycle: {}", names.join(", ")), detail, None)
     }
 }
 
@@ -357,6 +363,22 @@ fn block_refs(
 }
 
 impl Builder<'_> {
+    /// Makes node `id` (a resource of module `path`) depend on the
+    /// provider configuration it uses: declared here, passed by the module
+    /// call or inherited.
+    fn depend_on_provider(&mut self, id: NodeId, path: &[String], r: &terrane_config::Resource) {
+        let (pname, alias) = resource_provider(r);
+        let (pmodule, pname, alias) = resolve_provider(self.config, path, &pname, alias.as_deref());
+        let pid = self.g.add(
+            Node {
+                module: pmodule,
+                kind: NodeKind::Provider { name: pname, alias },
+            },
+            None,
+        );
+        self.g.deps[id].insert(pid);
+    }
+
     fn module(&mut self, c: &Config, path: &[String]) {
         let m = &c.module;
         let node = |kind: NodeKind| Node {
@@ -394,7 +416,7 @@ impl Builder<'_> {
                 }),
                 p.range.clone(),
             );
-            let mut refs = refs_of(p.attributes.values());
+            let mut refs = refs_of(p.attributes.values().chain(p.for_each.iter()));
             refs.extend(block_refs(&p.blocks, &p.index));
             self.pending.push((id, path.to_vec(), refs));
         }
@@ -414,7 +436,9 @@ impl Builder<'_> {
                     .chain(r.count.iter())
                     .chain(r.for_each.iter())
                     .chain(r.depends_on.iter())
-                    .chain(r.lifecycle.replace_triggered_by.iter()),
+                    .chain(r.lifecycle.replace_triggered_by.iter())
+                    // `provider = aws.by_region[local.k]`
+                    .chain(r.provider_ref.iter().filter_map(|p| p.key.as_ref())),
             );
             if let Some(index) = r
                 .attributes
@@ -429,20 +453,59 @@ impl Builder<'_> {
                 let index = terrane_config::LineIndex::new("", "");
                 refs.extend(block_refs(&r.blocks, &index));
             }
-            self.pending.push((id, path.to_vec(), refs));
-            // The provider configuration, declared here, passed by the
-            // module call or inherited.
-            let (pname, alias) = resource_provider(r);
-            let (pmodule, pname, alias) =
-                resolve_provider(self.config, path, &pname, alias.as_deref());
-            let pid = self.g.add(
-                Node {
-                    module: pmodule,
-                    kind: NodeKind::Provider { name: pname, alias },
-                },
-                None,
+            // Provisioners and connections may use ephemeral values, which
+            // must be open when they run (their other references are
+            // evaluated against the state as it is then).
+            let conns = r
+                .connection
+                .iter()
+                .chain(r.provisioners.iter().filter_map(|p| p.connection.as_ref()));
+            let run_time = r
+                .provisioners
+                .iter()
+                .flat_map(|p| p.attributes.values())
+                .chain(conns.flat_map(|c| c.attributes.values()));
+            refs.extend(
+                refs_of(run_time)
+                    .into_iter()
+                    .filter(|r| matches!(r.subject, Subject::Ephemeral { .. })),
             );
-            self.g.deps[id].insert(pid);
+            self.pending.push((id, path.to_vec(), refs));
+            self.depend_on_provider(id, path, r);
+        }
+        for r in &m.ephemeral_resources {
+            let id = self.g.add(
+                node(NodeKind::Ephemeral {
+                    ty: r.ty.clone(),
+                    name: r.name.clone(),
+                }),
+                r.range.clone(),
+            );
+            let mut refs = refs_of(
+                r.attributes
+                    .values()
+                    .chain(r.count.iter())
+                    .chain(r.for_each.iter())
+                    .chain(r.depends_on.iter())
+                    // Its conditions run in the node (before and after
+                    // the open): what they read comes first.
+                    .chain(
+                        r.lifecycle
+                            .preconditions
+                            .iter()
+                            .chain(&r.lifecycle.postconditions)
+                            .flat_map(|c| c.condition.iter().chain(&c.error_message)),
+                    ),
+            );
+            let index = r
+                .attributes
+                .values()
+                .next()
+                .map(|e| e.index.clone())
+                .unwrap_or_else(|| std::sync::Arc::new(terrane_config::LineIndex::new("", "")));
+            refs.extend(block_refs(&r.blocks, &index));
+            self.pending.push((id, path.to_vec(), refs));
+            self.depend_on_provider(id, path, r);
         }
         for (name, call) in &m.module_calls {
             let id = self
@@ -507,6 +570,14 @@ impl Builder<'_> {
                     .into_iter()
                     .collect()
             }
+            Subject::Ephemeral { ty, name } => self
+                .g
+                .id(&node(NodeKind::Ephemeral {
+                    ty: ty.clone(),
+                    name: name.clone(),
+                }))
+                .into_iter()
+                .collect(),
             Subject::Module(call) => {
                 let mut child = module.to_vec();
                 child.push(call.clone());

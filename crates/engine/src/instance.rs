@@ -30,6 +30,7 @@ use terrane_value::marks::{mark_paths, sensitive_paths};
 use terrane_value::{Path, Value};
 
 /// What every instance of one resource node shares.
+#[derive(Clone)]
 pub struct ResourceCtx {
     pub node: NodeId,
     /// The schema's implied type (computed once per resource node).
@@ -86,9 +87,21 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
         )]);
     };
     let key = crate::walk::resolved_provider_key(&w.core, &node.module, &pname, alias.as_deref());
-    let Some(provider) = provider_instance(w, &key).await else {
+    let found = match provider_instance(w, &key).await {
+        Some(p) => Some(p),
+        None => placeholder(w, &key).await,
+    };
+    let Some(mut provider) = found else {
         return Err(Vec::new());
     };
+    if let Some(d) = &w.opts.doubles {
+        let mut target: String = node.module.iter().map(|m| format!("module.{m}.")).collect();
+        if *mode == Mode::Data {
+            target.push_str("data.");
+        }
+        target.push_str(&format!("{ty}.{name}"));
+        provider = d.resource_provider(&target, provider);
+    }
     let index = resource_index(&res);
     // Direct dependencies (data sources too, so the closure shown and
     // exported can pass through them); see Graph::direct_dependency_names.
@@ -109,7 +122,7 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
 }
 
 /// The line index of the file a resource is in.
-fn resource_index(r: &Resource) -> Arc<LineIndex> {
+pub fn resource_index(r: &Resource) -> Arc<LineIndex> {
     if let Some(e) = r
         .attributes
         .values()
@@ -163,6 +176,31 @@ impl ResourceCtx {
             span: self.res.range.as_ref().map(|r| r.start.byte..r.end.byte),
         };
         let mut diags = Vec::new();
+        if self.mode == Mode::Managed {
+            // Only write-only attributes may take ephemeral values: the
+            // others are stored.
+            if let Some(m) = w.module_config(&self.module_cfg) {
+                for (name, e) in &self.res.attributes {
+                    let write_only = self
+                        .schema
+                        .block
+                        .attributes
+                        .get(name)
+                        .is_some_and(|a| a.write_only);
+                    // Terraform's validate does not see through module
+                    // outputs (their values are unknown there); its plan does.
+                    let found = checks::ephemeral_source(m, e).filter(|src| {
+                        w.phase != crate::walk::Phase::Validate || !src.starts_with("module.")
+                    });
+                    if !write_only && found.is_some() {
+                        diags.push(checks::ephemeral_attribute(name, e.range.clone()));
+                    }
+                }
+            }
+            if diags.iter().any(is_error) {
+                return (Value::null(self.ty.clone()), diags);
+            }
+        }
         let v = decode_body(&mut ev, &self.index, &body, &self.schema.block, &mut diags);
         diags.extend(ev.into_diagnostics());
         (v, diags)
@@ -233,6 +271,7 @@ impl ResourceCtx {
         }
         ObjectState {
             attributes,
+            attributes_flat: None,
             schema_version: self.schema.version.max(0) as u64,
             status,
             private: if private.is_empty() {
@@ -266,40 +305,58 @@ impl ResourceCtx {
     }
 }
 
-/// Decodes (upgrading if needed) a stored object with the current schema.
+/// Decodes a stored object with the current schema through the
+/// provider's UpgradeResourceState, which Terraform calls for every stored
+/// managed object whatever its schema version; the provider's warnings
+/// come back with the value. A pre-0.12 object (`attributes_flat`) goes
+/// as RawState.flatmap, as Terraform sends it; a data source's (never
+/// upgraded, read again) decodes with the schema, as Terraform's does.
 pub async fn prior_value(
     rc: &ResourceCtx,
     addr: &InstanceAddr,
     o: &ObjectState,
-) -> Result<Value, Vec<Diagnostic>> {
-    let ty = rc.ty.clone();
-    if o.schema_version as i64 == rc.schema.version {
-        if let Ok(v) = terrane_value::json::decode(&o.attributes, &ty) {
-            return Ok(mark_paths(&v, &o.sensitive_paths));
+) -> Result<(Value, Vec<Diagnostic>), Vec<Diagnostic>> {
+    // Data sources are not upgraded: their objects are read again.
+    if let (Mode::Data, Some(flat)) = (rc.mode, &o.attributes_flat) {
+        if let Ok(v) = terrane_value::flatmap::decode(flat, &rc.ty) {
+            return Ok((mark_paths(&v, &o.sensitive_paths), Vec::new()));
         }
     }
-    let raw = serde_json::to_vec(&o.attributes).unwrap_or_default();
-    let resp = rc
-        .provider
-        .upgrade_resource_state(UpgradeRequest {
-            type_name: &rc.res.ty,
-            version: o.schema_version as i64,
-            raw_state_json: &raw,
-        })
-        .await;
+    if rc.mode == Mode::Data
+        && o.schema_version as i64 == rc.schema.version
+        && o.attributes_flat.is_none()
+    {
+        if let Ok(v) = terrane_value::json::decode(&o.attributes, &rc.ty) {
+            return Ok((mark_paths(&v, &o.sensitive_paths), Vec::new()));
+        }
+    }
+    let resp = match &o.attributes_flat {
+        Some(flat) => {
+            rc.provider
+                .upgrade_resource_state(UpgradeRequest {
+                    type_name: &rc.res.ty,
+                    version: o.schema_version as i64,
+                    raw_state_json: &[],
+                    raw_state_flatmap: Some(flat),
+                })
+                .await
+        }
+        None => {
+            rc.provider
+                .upgrade_stored(&rc.res.ty, o.schema_version as i64, &o.attributes)
+                .await
+        }
+    };
     let mut failed = Vec::new();
     let Some(resp) = checks::answered(&mut failed, resp, &rc.res.range, None) else {
         return Err(failed);
     };
+    let diags = checks::provider_diags(&resp.diagnostics, &addr.to_string(), &rc.res.range);
     if resp.diagnostics.has_errors() {
-        return Err(checks::provider_diags(
-            &resp.diagnostics,
-            &addr.to_string(),
-            &rc.res.range,
-        ));
+        return Err(diags);
     }
     if let Some(d) = checks::check_upgrade(
-        &rc.schema.block,
+        &rc.ty,
         &rc.provider_label(),
         addr,
         &resp.upgraded_state,
@@ -307,7 +364,7 @@ pub async fn prior_value(
     ) {
         return Err(vec![d]);
     }
-    Ok(mark_paths(&resp.upgraded_state, &o.sensitive_paths))
+    Ok((mark_paths(&resp.upgraded_state, &o.sensitive_paths), diags))
 }
 
 pub fn change(
@@ -396,6 +453,37 @@ pub fn import_block_id(
     None
 }
 
+/// A provider's answer to a call it may defer (ReadDataSource,
+/// ImportResourceState): done, or deferred to a later plan.
+pub enum Deferrable<T> {
+    Done(T),
+    Deferred(crate::provider::DeferredReason),
+}
+
+impl<T> Deferrable<T> {
+    /// The answer where no deferral may be made (apply, the `import`
+    /// command): a deferral there is the provider's contract violation,
+    /// reported as Terraform reports it.
+    pub fn required(
+        self,
+        out: &mut Vec<Diagnostic>,
+        addr: &InstanceAddr,
+        range: &Option<terrane_config::SourceRange>,
+    ) -> Option<T> {
+        match self {
+            Deferrable::Done(t) => Some(t),
+            Deferrable::Deferred(_) => {
+                out.push(Diagnostic::error(
+                    "Provider deferred changes when Terraform did not allow deferrals",
+                    format!("The provider signaled a deferred action for \"{addr}\", but in this context deferrals are disabled. This is a bug in the provider, please file an issue with the provider developers."),
+                    range.clone(),
+                ));
+                None
+            }
+        }
+    }
+}
+
 /// ImportResourceState then ReadResource, with their contract checks;
 /// failures are reported on the walk. Used by `import` blocks and the
 /// `import` command.
@@ -404,7 +492,7 @@ pub async fn import_now(
     rc: &ResourceCtx,
     addr: &InstanceAddr,
     id: &str,
-) -> Option<(Value, Vec<u8>)> {
+) -> Option<Deferrable<(Value, Vec<u8>)>> {
     let range = &rc.res.range;
     let resp = checks::answered(
         out,
@@ -412,13 +500,12 @@ pub async fn import_now(
         range,
         None,
     )?;
-    out.extend(checks::provider_diags(
-        &resp.diagnostics,
-        &addr.to_string(),
-        range,
-    ));
-    if resp.diagnostics.has_errors() {
+    // Placed at the attributes they name, as Terraform places them.
+    if rc.report(out, &resp.diagnostics, &addr.to_string(), range) {
         return None;
+    }
+    if let Some(reason) = resp.deferred {
+        return Some(Deferrable::Deferred(reason));
     }
     let imported = match resp.imported.as_slice() {
         [one] if !one.state.is_null() => one.clone(),
@@ -464,29 +551,27 @@ pub async fn import_now(
         ));
         return None;
     }
-    if let Some(d) = checks::check_refresh(
-        &rc.schema.block,
-        &rc.provider_label(),
-        addr,
-        &read.new_state,
-        range,
-    ) {
+    if let Some(d) =
+        checks::check_refresh(&rc.ty, &rc.provider_label(), addr, &read.new_state, range)
+    {
         out.push(d);
         return None;
     }
     // Settled as every read is (see the refresh in plan.rs).
     let state = normalize_from_legacy_sdk(&rc.schema.block, &read.new_state);
-    Some((state, read.private))
+    Some(Deferrable::Done((state, read.private)))
 }
 
 /// ReadDataSource with its checks; the value carries the configuration's
-/// sensitive marks. `None` after reporting a failure.
+/// sensitive marks and the schema's (a sensitive attribute of the data
+/// source stays sensitive in what reads it). `None` after reporting a
+/// failure.
 pub async fn read_data_source(
     out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     addr: &InstanceAddr,
     config: &Value,
-) -> Option<Value> {
+) -> Option<Deferrable<Value>> {
     let plain = config.unmark_deep();
     let resp = checks::answered(
         out,
@@ -503,8 +588,11 @@ pub async fn read_data_source(
     if rc.report(out, &resp.diagnostics, &addr.to_string(), &rc.res.range) {
         return None;
     }
+    if let Some(reason) = resp.deferred {
+        return Some(Deferrable::Deferred(reason));
+    }
     if let Some(d) = checks::check_data(
-        &rc.schema.block,
+        &rc.ty,
         &rc.provider_label(),
         addr,
         &resp.state,
@@ -513,7 +601,11 @@ pub async fn read_data_source(
         out.push(d);
         return None;
     }
-    Some(mark_paths(&resp.state, &sensitive_paths(config)))
+    Some(Deferrable::Done(crate::model::mark_config_and_schema(
+        &resp.state,
+        config,
+        &rc.schema.block,
+    )))
 }
 
 /// PlanResourceChange for one instance, with the provider's diagnostics
@@ -550,6 +642,7 @@ pub async fn plan_change(
     }
     let subject = checks::Subject {
         schema: &rc.schema.block,
+        ty: &rc.ty,
         provider: &rc.provider_label(),
         addr,
         range,
@@ -571,4 +664,26 @@ pub async fn plan_change(
     let fatal = errs.iter().any(is_error);
     out.extend(errs);
     (!fatal).then_some(resp)
+}
+
+/// For a resource whose configuration has for_each, the provider its
+/// resource context holds until each instance is bound (`provider_each::bind`): one of
+/// the configuration's instances, or (none configured: an empty for_each)
+/// an unconfigured one that only answers for the schema. None for any
+/// other configuration.
+pub(crate) async fn placeholder(w: &Walk, key: &ProviderConfigKey) -> Option<Arc<dyn Provider>> {
+    let any = w
+        .providers
+        .lock()
+        .await
+        .iter()
+        .find(|(k, _)| k.key.is_some() && k.config() == *key)
+        .map(|(_, p)| p.clone());
+    if any.is_some() {
+        return any;
+    }
+    if !crate::walk::provider_is_repeated(&w.core, key)? {
+        return None;
+    }
+    w.core.host.instance(key).await.ok()
 }

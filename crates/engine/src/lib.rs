@@ -24,13 +24,24 @@ mod checks;
 mod conditions;
 mod decide;
 mod decode;
+mod defer;
+mod duration;
+mod ephemeral;
+mod expand;
 mod graph;
 mod instance;
 mod model;
+mod module_override;
 mod nodes;
+mod output_type;
 mod persist;
 mod plan;
 pub mod provider;
+mod provider_each;
+mod provision;
+/// Go's duration syntax (`5m`, `1m30s`, `500ms`), as Terraform reads
+/// timeouts: provisioner connections, `-lock-timeout`, backend settings.
+pub use duration::go_duration;
 mod run;
 mod schedule;
 mod sync;
@@ -41,11 +52,13 @@ mod walk;
 // model, the progress events, the configuration graph for `graph`, and
 // the addresses the CLI prints. The provider host ([`provider`]) is a
 // public module of its own: plugins and tests speak its trait.
+pub use defer::{DeferReason, Deferred};
 pub use graph::{build as build_graph, default_provider_name, resource_provider, to_dot, Graph};
 pub use model::{
-    config_addr, with_closure_dependencies, Action, Change, OutputChange, Plan, PlanMode, Reason,
+    closure_dependencies, config_addr, with_closure_dependencies, Action, Change, OutputChange,
+    Plan, PlanMode, Reason,
 };
-pub use run::{ApplyResult, Engine};
+pub use run::{ApplyResult, Engine, Evaluation};
 pub use walk::{object_id, EngineCore, Event, EventSink, Options};
 
 /// The Terraform CLI version terrane presents to providers and writes to

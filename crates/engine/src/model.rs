@@ -146,6 +146,12 @@ pub struct Plan {
     pub applyable: bool,
     /// Objects `moved` blocks move (from, to); apply records the moves.
     pub moved: Vec<(InstanceAddr, InstanceAddr)>,
+    /// What could not be planned yet ([`crate::defer`]): a plan with
+    /// deferred parts is partial; the next plan picks them up.
+    pub deferred: Vec<crate::defer::Deferred>,
+    /// When the plan was made (RFC 3339, UTC, whole seconds): what
+    /// `plantimestamp()` gave during the plan, and gives again at apply.
+    pub timestamp: String,
 }
 
 impl Plan {
@@ -201,6 +207,12 @@ impl Plan {
 /// and applied values (so plans show `(sensitive value)` for them).
 pub fn mark_config_and_schema(v: &Value, config: &Value, schema: &terrane_schema::Block) -> Value {
     let mut paths = sensitive_paths(config);
+    // A write-only attribute is null in plans and state: a sensitive value
+    // written to it leaves no mark there (Terraform records none).
+    paths.retain(|p| match p.steps().first() {
+        Some(Step::Attr(n)) => !schema.attributes.get(n).is_some_and(|a| a.write_only),
+        _ => true,
+    });
     for p in schema_sensitive_paths(schema, &v.unmark_deep()) {
         if !paths.contains(&p) {
             paths.push(p);

@@ -1,23 +1,24 @@
 //! The nodes that are not resources: input variables (with their
 //! validation rules), locals, outputs (with their preconditions), module
-//! calls and their expansion, provider configurations (validated and
-//! configured); and the expansion of resources by `count` / `for_each`.
-//! Both phase drivers run these the same way.
+//! calls, provider configurations (validated and configured), and
+//! `ephemeral` blocks (handed to [`crate::ephemeral`]); the expansions
+//! they evaluate come from [`crate::expand`]. Both phase drivers run these
+//! the same way.
 //!
-//! Layering: imports instance, conditions, walk, checks, decode and the
-//! bottom layers; never plan, apply or run.
+//! Layering: imports ephemeral, expand, instance, conditions, walk, checks,
+//! decode and the bottom layers; never plan, apply or run.
 
+use crate::expand::{expand_resource, expansion, instance_vars};
 use crate::graph::{NodeId, NodeKind};
 use crate::instance::ResourceCtx;
 use crate::sync::lock;
-use crate::values::{Expansion, InstanceVars, ResourceValues};
+use crate::values::{Expansion, InstanceVars};
 use crate::walk::{guarded, is_error, provider_instance, schema_of, Done, Phase, Walk};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use terrane_config::{DiagId, Diagnostic, Expr, Module};
+use terrane_config::{DiagId, Diagnostic, Module};
 use terrane_eval::Evaluator;
 use terrane_state::{InstanceAddr, InstanceKey, ModulePath};
-use terrane_value::convert::convert;
 use terrane_value::{Type, Value};
 
 /// Whether a node is a resource (planned or applied by its phase's
@@ -35,17 +36,23 @@ where
 {
     let resource = Arc::new(resource);
     let walk = w.clone();
-    w.walk_graph(move |id| {
-        let (walk, resource) = (walk.clone(), resource.clone());
-        async move {
-            if is_resource(&walk, id) {
-                resource(id).await
-            } else {
-                node(&walk, id).await
+    let mut out = w
+        .walk_graph(move |id| {
+            let (walk, resource) = (walk.clone(), resource.clone());
+            async move {
+                if crate::module_override::skipped(&walk, id) {
+                    (true, Vec::new())
+                } else if is_resource(&walk, id) {
+                    resource(id).await
+                } else {
+                    node(&walk, id).await
+                }
             }
-        }
-    })
-    .await
+        })
+        .await;
+    // The phase is over: what it opened is closed, and forgotten.
+    out.extend(w.close_ephemerals().await);
+    out
 }
 
 /// The work of a node other than a resource; a resource node is left to
@@ -59,8 +66,17 @@ pub async fn node(w: &Arc<Walk>, id: NodeId) -> Done {
         NodeKind::Output(name) => output_node(w, &node.module, name, &mut out),
         NodeKind::Call(name) => call_node(w, &node.module, name, &mut out),
         NodeKind::Provider { name, alias } => {
-            provider_node(w, &node.module, name, alias.as_deref(), &mut out).await
+            let key =
+                crate::walk::resolved_provider_key(&w.core, &node.module, name, alias.as_deref());
+            // Validate before init: an absent provider's configuration
+            // cannot be checked without its schema.
+            if w.phase == Phase::Validate && w.core.absent.contains(&key.addr) {
+                true
+            } else {
+                provider_node(w, &node.module, name, alias.as_deref(), &mut out).await
+            }
         }
+        NodeKind::Ephemeral { ty, name } => crate::ephemeral::node(w, id, ty, name, &mut out).await,
         NodeKind::Resource { .. } => true,
     };
     (ok, out)
@@ -128,7 +144,7 @@ fn var_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic>) 
             let mut child = pinst.0.clone();
             child.push((call_name.clone(), key.clone()));
             let child = ModulePath(child);
-            let inst = call_vars(&exp, &key);
+            let inst = instance_vars(&exp, &key);
             let value = match call.inputs.get(name) {
                 Some(e) => {
                     let (v, d) = w.eval(&pinst, inst, e);
@@ -191,25 +207,6 @@ fn single_var_module(m: &Module, name: &str) -> Module {
     single
 }
 
-/// `count.index` / `each.*` of a module call instance.
-fn call_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
-    match key {
-        InstanceKey::Int(i) => InstanceVars {
-            count_index: Some(*i),
-            ..Default::default()
-        },
-        InstanceKey::Str(k) => InstanceVars {
-            each: Some((
-                k.clone(),
-                exp.each_value(key)
-                    .unwrap_or_else(|| Value::unknown(Type::Dynamic)),
-            )),
-            ..Default::default()
-        },
-        InstanceKey::None => InstanceVars::default(),
-    }
-}
-
 fn local_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic>) -> bool {
     let Some(cfg) = w.module_config(module) else {
         return false;
@@ -236,6 +233,17 @@ fn output_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic
         return false;
     };
     let Some(e) = &o.value else { return false };
+    if let Some(given) = crate::module_override::outputs(w, module) {
+        for inst in w.values.instances_of(module) {
+            let v = given
+                .get_attr(name)
+                .cloned()
+                .unwrap_or(Value::null(Type::Dynamic));
+            w.values
+                .update(&inst, |m| m.outputs.insert(name.to_string(), v));
+        }
+        return true;
+    }
     let mut ok = true;
     for inst in w.values.instances_of(module) {
         if w.phase != Phase::Validate
@@ -255,6 +263,14 @@ fn output_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic
         let (v, d) = w.eval(&inst, InstanceVars::default(), e);
         ok &= !d.iter().any(is_error);
         out.extend(d);
+        let v = match crate::output_type::convert(w, o, v) {
+            Ok(v) => v,
+            Err(d) => {
+                out.push(d);
+                ok = false;
+                continue;
+            }
+        };
         if module.is_empty() {
             if v.has_sensitive() && !o.sensitive && w.phase != Phase::Validate {
                 out.push(Diagnostic::error(
@@ -267,108 +283,11 @@ fn output_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic
             lock(&w.outputs).insert(name.to_string(), (v.clone(), o.sensitive));
         }
         let v = if o.sensitive { v.mark_sensitive() } else { v };
+        let v = if o.ephemeral { v.mark_ephemeral() } else { v };
         w.values
             .update(&inst, |m| m.outputs.insert(name.to_string(), v));
     }
     ok
-}
-
-/// Evaluates `count` / `for_each` into an expansion; errors as Terraform
-/// words them. During validate unknowns are fine.
-pub fn expansion(
-    w: &Walk,
-    module: &ModulePath,
-    count: Option<&Expr>,
-    for_each: Option<&Expr>,
-) -> Result<Expansion, Vec<Diagnostic>> {
-    if let Some(e) = count {
-        let (v, d) = w.eval(module, InstanceVars::default(), e);
-        if d.iter().any(is_error) {
-            return Err(d);
-        }
-        let v = v.unmark_deep();
-        if !v.is_known() {
-            if w.phase == Phase::Validate {
-                return Ok(Expansion::Unknown);
-            }
-            return Err(vec![Diagnostic::error(
-                "Invalid count argument",
-                "The \"count\" value depends on resource attributes that cannot be determined until apply, so Terraform cannot predict how many instances will be created. To work around this, use the -target argument to first apply only the resources that the count depends on.",
-                e.range.clone(),
-            )]);
-        }
-        let n = convert(&v, &Type::Number)
-            .ok()
-            .and_then(|n| n.as_number().cloned());
-        return match n {
-            _ if v.is_null() => Err(vec![Diagnostic::error("Invalid count argument", "The given \"count\" argument value is null. An integer is required.", e.range.clone())]),
-            Some(n) if n.is_integer() && n >= terrane_value::Number::zero() => Ok(Expansion::Count(n.to_u64().unwrap_or(0) as usize)),
-            Some(n) if n.is_integer() => Err(vec![Diagnostic::error("Invalid count argument", "The given \"count\" argument value is unsuitable: must be greater than or equal to zero.", e.range.clone())]),
-            Some(_) => Err(vec![Diagnostic::error("Invalid count argument", "The given \"count\" argument value is unsuitable: the given number is not a whole number.", e.range.clone())]),
-            None => Err(vec![Diagnostic::error("Invalid count argument", "The given \"count\" argument value is unsuitable: number required.", e.range.clone())]),
-        };
-    }
-    if let Some(e) = for_each {
-        let (v, d) = w.eval(module, InstanceVars::default(), e);
-        if d.iter().any(is_error) {
-            return Err(d);
-        }
-        if v.has_sensitive() {
-            return Err(vec![Diagnostic::error(
-                "Invalid for_each argument",
-                "Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If used, the sensitive value could be exposed as a resource instance key.",
-                e.range.clone(),
-            )]);
-        }
-        if v.is_null() {
-            return Err(vec![Diagnostic::error("Invalid for_each argument", "The given \"for_each\" argument value is unsuitable: the given \"for_each\" argument value is null. A map, or set of strings is allowed.", e.range.clone())]);
-        }
-        // A map or object whose keys are known expands even if some of
-        // its values are not; anything else must be wholly known.
-        let keys_known = v.is_known() && matches!(v.ty(), Type::Map(_) | Type::Object(_));
-        if !(v.is_wholly_known() || keys_known) {
-            if w.phase == Phase::Validate {
-                return Ok(Expansion::Unknown);
-            }
-            return Err(vec![Diagnostic::error(
-                "Invalid for_each argument",
-                "The \"for_each\" map includes keys derived from resource attributes that cannot be determined until apply, and so Terraform cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.",
-                e.range.clone(),
-            )]);
-        }
-        let mut m = BTreeMap::new();
-        match v.ty() {
-            Type::Map(_) | Type::Object(_) => {
-                for (k, x) in v.entries().into_iter().flatten() {
-                    m.insert(k.clone(), x.clone());
-                }
-            }
-            Type::Set(t) if **t == Type::String || t.is_dynamic() => {
-                for x in v.elements().into_iter().flatten() {
-                    match x.as_str() {
-                        Some(s) => {
-                            m.insert(s.to_string(), x.clone());
-                        }
-                        None => {
-                            return Err(vec![Diagnostic::error("Invalid for_each set argument", "The given \"for_each\" argument value is unsuitable: \"for_each\" sets must not contain null values.", e.range.clone())]);
-                        }
-                    }
-                }
-            }
-            Type::Set(_) => {
-                return Err(vec![Diagnostic::error("Invalid for_each set argument", "The given \"for_each\" argument value is unsuitable: \"for_each\" supports sets of strings, but you have provided a set containing type number.", e.range.clone())])
-            }
-            t => {
-                return Err(vec![Diagnostic::error(
-                    "Invalid for_each argument",
-                    format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", t.friendly_name()),
-                    e.range.clone(),
-                )])
-            }
-        }
-        return Ok(Expansion::ForEach(m));
-    }
-    Ok(Expansion::Single)
 }
 
 fn call_node(w: &Walk, module: &[String], name: &str, out: &mut Vec<Diagnostic>) -> bool {
@@ -407,6 +326,97 @@ async fn provider_node(
     out: &mut Vec<Diagnostic>,
 ) -> bool {
     let key = crate::walk::module_provider_key(&w.core, module, name, alias);
+    let repeated = w.module_config(module).and_then(|c| {
+        c.module
+            .providers
+            .iter()
+            .find(|p| p.name == name && p.alias.as_deref() == alias && p.for_each.is_some())
+    });
+    if let Some(cfg) = repeated {
+        return provider_instances(w, module, cfg, key, out).await;
+    }
+    configure_provider(w, module, name, alias, key, InstanceVars::default(), out).await
+}
+
+/// The instances of a provider block with `for_each` (OpenTofu 1.9), one
+/// per key, each configured with `each.key`/`each.value` bound; their keys
+/// are `key` with the for_each key. The argument is evaluated statically,
+/// and never deferred.
+async fn provider_instances(
+    w: &Arc<Walk>,
+    module: &[String],
+    cfg: &terrane_config::ProviderConfig,
+    key: crate::provider::ProviderConfigKey,
+    out: &mut Vec<Diagnostic>,
+) -> bool {
+    let Some(fe) = cfg.for_each.as_ref() else {
+        return false;
+    };
+    let refused = crate::provider_each::static_context(cfg);
+    if !refused.is_empty() {
+        out.extend(refused);
+        return false;
+    }
+    // A module with provider configurations is never repeated: its one
+    // instance is the path without keys.
+    let here = ModulePath(
+        module
+            .iter()
+            .map(|m| (m.clone(), InstanceKey::None))
+            .collect(),
+    );
+    let (name, alias) = (cfg.name.as_str(), cfg.alias.as_deref());
+    match expansion(w, &here, None, Some(fe)) {
+        Err(d) => {
+            out.extend(d);
+            false
+        }
+        Ok(Expansion::ForEach(keys)) => {
+            let mut ok = true;
+            for (k, v) in keys {
+                let vars = InstanceVars {
+                    each: Some((k.clone(), v)),
+                    ..InstanceVars::default()
+                };
+                let ik = key.clone().with_key(k);
+                ok &= configure_provider(w, module, name, alias, ik, vars, out).await;
+            }
+            ok
+        }
+        // Validate without values: the block is checked once, with an
+        // unknown `each`, under the configuration's own key.
+        Ok(Expansion::Unknown) if w.phase == Phase::Validate => {
+            let vars = InstanceVars {
+                each: Some((String::new(), Value::unknown(Type::Dynamic))),
+                ..InstanceVars::default()
+            };
+            configure_provider(w, module, name, alias, key, vars, out).await
+        }
+        // Known only at apply (a local derived from a resource).
+        Ok(_) => {
+            let what = format!("provider.{name}.{}.for_each", alias.unwrap_or(""));
+            out.push(Diagnostic::error(
+                "Dynamic value in static context",
+                format!("Unable to use a value that is not known until apply in static context, which is required by {what}"),
+                fe.range.clone(),
+            ));
+            false
+        }
+    }
+}
+
+/// Starts, validates and (but in validate) configures the provider
+/// instance `key` of the configuration `name`/`alias` of `module`, its
+/// block evaluated with `vars` (`each.*` of a configuration with for_each).
+async fn configure_provider(
+    w: &Arc<Walk>,
+    module: &[String],
+    name: &str,
+    alias: Option<&str>,
+    key: crate::provider::ProviderConfigKey,
+    vars: InstanceVars,
+    out: &mut Vec<Diagnostic>,
+) -> bool {
     if provider_instance(w, &key).await.is_some() {
         return true;
     }
@@ -426,7 +436,10 @@ async fn provider_node(
         return false;
     }
     let instance = match w.core.host.instance(&key).await {
-        Ok(i) => i,
+        Ok(i) => match &w.opts.doubles {
+            Some(d) => d.provider(&key, i),
+            None => i,
+        },
         Err(e) => {
             out.push(Diagnostic::error(
                 "Failed to start provider",
@@ -454,7 +467,7 @@ async fn provider_node(
             .collect(),
     );
     let config_value = {
-        let scope = w.scope(&here, InstanceVars::default());
+        let scope = w.scope(&here, vars);
         let ctx = w.func_ctx();
         let mut diags = Vec::new();
         let index = cfg
@@ -508,61 +521,6 @@ async fn provider_node(
     }
     w.providers.lock().await.insert(key, instance);
     true
-}
-
-/// Registers a resource's expansion in a module instance.
-pub fn register_resource(
-    w: &Walk,
-    module: &ModulePath,
-    mode: terrane_state::Mode,
-    ty: &str,
-    name: &str,
-    exp: Expansion,
-    value_ty: Type,
-) {
-    w.values.update(module, |m| {
-        m.resources.insert(
-            (mode, ty.to_string(), name.to_string()),
-            ResourceValues {
-                expansion: exp,
-                instances: BTreeMap::new(),
-                ty: value_ty,
-            },
-        );
-    });
-}
-
-/// `count.index` / `each.*` for a resource instance.
-pub fn instance_vars(exp: &Expansion, key: &InstanceKey) -> InstanceVars {
-    call_vars(exp, key)
-}
-
-/// The expansion of a resource in one module instance, registered for
-/// references; `None` after reporting why it cannot be known.
-pub fn expand_resource(
-    w: &Walk,
-    rc: &ResourceCtx,
-    module: &ModulePath,
-    out: &mut Vec<Diagnostic>,
-) -> Option<Expansion> {
-    match expansion(w, module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
-        Ok(exp) => {
-            register_resource(
-                w,
-                module,
-                rc.mode,
-                &rc.res.ty,
-                &rc.res.name,
-                exp.clone(),
-                rc.ty.clone(),
-            );
-            Some(exp)
-        }
-        Err(d) => {
-            out.extend(d);
-            None
-        }
-    }
 }
 
 /// A provider configuration call's answer, taken the one way: a transport
@@ -650,12 +608,12 @@ pub struct Instance {
 /// the instances' diagnostics in the order they finished.
 pub async fn fan_out<W, Fut>(
     w: &Arc<Walk>,
-    rc: &ResourceCtx,
+    rc: &Arc<ResourceCtx>,
     unknown: impl Fn(&ModulePath, &mut Vec<Diagnostic>) -> bool,
     work: W,
 ) -> Done
 where
-    W: Fn(Instance) -> Fut,
+    W: Fn(Instance, Arc<ResourceCtx>) -> Fut,
     Fut: std::future::Future<Output = Done> + Send + 'static,
 {
     let mut ok = true;
@@ -673,9 +631,18 @@ where
         for key in exp.keys() {
             let vars = instance_vars(&exp, &key);
             let addr = rc.addr(&module, key);
+            // The provider instance of a configuration with for_each.
+            let bound = match crate::provider_each::bind(w, rc, &module, &addr, &vars).await {
+                Ok(b) => b,
+                Err(d) => {
+                    ok = false;
+                    out.extend(d);
+                    continue;
+                }
+            };
             let what = addr.to_string();
             let module = module.clone();
-            let fut = work(Instance { module, addr, vars });
+            let fut = work(Instance { module, addr, vars }, bound);
             tasks.spawn(guarded(w.phase, what, rc.res.range.clone(), fut));
         }
     }

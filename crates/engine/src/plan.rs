@@ -18,7 +18,7 @@ use crate::decide;
 use crate::graph::{NodeId, NodeKind};
 use crate::instance::{
     change, import_block_id, import_now, plan_change, prevent_destroy, prior_value,
-    read_data_source, resource_ctx, ResourceCtx,
+    read_data_source, resource_ctx, Deferrable, ResourceCtx,
 };
 use crate::model::{mark_config_and_schema, Action, Change};
 use crate::nodes;
@@ -45,6 +45,8 @@ pub struct Planning {
     pending: Mutex<HashSet<NodeId>>,
     /// Instances the resource nodes expanded to.
     expanded: Mutex<HashSet<InstanceAddr>>,
+    /// What could not be planned yet, and the resource nodes concerned.
+    deferred: Mutex<(Vec<crate::defer::Deferred>, HashSet<NodeId>)>,
 }
 
 impl Planning {
@@ -55,6 +57,7 @@ impl Planning {
             drift: Mutex::new(Vec::new()),
             pending: Mutex::new(HashSet::new()),
             expanded: Mutex::new(HashSet::new()),
+            deferred: Mutex::new((Vec::new(), HashSet::new())),
         })
     }
 
@@ -75,6 +78,18 @@ impl Planning {
         std::mem::take(&mut *lock(&self.drift))
     }
 
+    /// What was deferred (taken).
+    pub fn take_deferred(&self) -> Vec<crate::defer::Deferred> {
+        std::mem::take(&mut lock(&self.deferred).0)
+    }
+
+    /// Records a deferred part of resource node `node`.
+    fn defer(&self, node: NodeId, d: crate::defer::Deferred) {
+        let mut g = lock(&self.deferred);
+        g.1.insert(node);
+        g.0.push(d);
+    }
+
     /// The instances the configuration expanded to (taken).
     pub fn take_expanded(&self) -> HashSet<InstanceAddr> {
         std::mem::take(&mut *lock(&self.expanded))
@@ -84,13 +99,63 @@ impl Planning {
 /// Plan (or validate) every instance of a resource node.
 async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
     let w = &p.walk;
+    if w.phase == Phase::Validate && provider_absent(w, id) {
+        // Validate before init: without the provider's schema the
+        // resource is an unknown value to whatever refers to it.
+        let node = &w.core.graph.nodes[id];
+        if let NodeKind::Resource { mode, ty, name } = &node.kind {
+            for module in w.values.instances_of(&node.module) {
+                crate::expand::register_resource(
+                    w,
+                    &module,
+                    *mode,
+                    ty,
+                    name,
+                    crate::values::Expansion::Unknown,
+                    terrane_value::Type::Dynamic,
+                );
+            }
+        }
+        return (true, Vec::new());
+    }
     let rc = match resource_ctx(w, id).await {
         Ok(rc) => Arc::new(rc),
         Err(d) => return (false, d),
     };
+    if w.phase == Phase::Plan && w.opts.defer {
+        if let Some(done) = defer_whole(&p, &rc) {
+            return done;
+        }
+    }
     // Validate: a body whose instances are not known yet is checked once
-    // with unknown instance names.
+    // with unknown instance names. Plan (deferral on): the resource is
+    // deferred in that module instance.
     let unknown = |module: &ModulePath, out: &mut Vec<Diagnostic>| {
+        if w.phase == Phase::Plan {
+            let expr = rc.res.count.as_ref().or(rc.res.for_each.as_ref());
+            let what = if rc.res.count.is_some() {
+                "count"
+            } else {
+                "for_each"
+            };
+            p.defer(
+                rc.node,
+                deferred(
+                    &rc,
+                    crate::defer::resource_text(
+                        &module.to_string(),
+                        rc.mode,
+                        &rc.res.ty,
+                        &rc.res.name,
+                        true,
+                    ),
+                    crate::defer::DeferReason::InstanceCountUnknown,
+                    format!("its {what} value is not known until apply"),
+                    expr.and_then(|e| e.range.clone()),
+                ),
+            );
+            return true;
+        }
         let inst = InstanceVars {
             count_index: rc.res.count.as_ref().map(|_| 0),
             each: rc
@@ -105,8 +170,8 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
         out.extend(d);
         ok
     };
-    nodes::fan_out(w, &rc, unknown, |i| {
-        let (p, rc) = (p.clone(), rc.clone());
+    nodes::fan_out(w, &rc, unknown, |i, rc| {
+        let p = p.clone();
         async move {
             lock(&p.expanded).insert(i.addr.clone());
             let _permit = p.walk.limit.acquire().await;
@@ -117,12 +182,155 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
             let ok = if rc.mode == Mode::Data {
                 Box::pin(plan_data(&p, &mut out, &rc, &i.module, i.addr, i.vars)).await
             } else {
-                Box::pin(plan_managed(&p, &mut out, &rc, &i.module, i.addr, i.vars)).await
+                let address = i.addr.to_string();
+                let plan = plan_managed(&p, &mut out, &rc, &i.module, i.addr, i.vars);
+                crate::provider::pulumi::with_address(address, Box::pin(plan)).await
             };
             (ok, out)
         }
     })
     .await
+}
+
+/// The first module call above a resource whose expansion is unknown:
+/// the module instance address with `[*]` and the rest of the path as
+/// configuration names (`module.a["x"].module.b[*].module.c[*]`).
+fn unknown_module(w: &Walk, module_cfg: &[String]) -> Option<String> {
+    for i in 0..module_cfg.len() {
+        for parent in w.values.instances_of(&module_cfg[..i]) {
+            let exp = w
+                .values
+                .with(&parent, |m| m.calls.get(&module_cfg[i]).cloned())
+                .flatten();
+            if exp == Some(crate::values::Expansion::Unknown) {
+                let mut s = parent.to_string();
+                for call in &module_cfg[i..] {
+                    if !s.is_empty() {
+                        s.push('.');
+                    }
+                    s.push_str(&format!("module.{call}[*]"));
+                }
+                return Some(s);
+            }
+        }
+    }
+    None
+}
+
+/// A resource wholly deferred before expanding: one that depends on a
+/// deferred resource, or one inside a module call whose expansion is not
+/// known. Its values are unknown to whatever refers to it.
+fn defer_whole(p: &Planning, rc: &ResourceCtx) -> Option<Done> {
+    use crate::defer::{resource_text, DeferReason};
+    let w = &*p.walk;
+    let graph = &w.core.graph;
+    let upstream = {
+        let g = lock(&p.deferred);
+        graph
+            .resource_dependencies(rc.node)
+            .into_iter()
+            .find(|d| g.1.contains(d))
+    };
+    let repeated = rc.res.count.is_some() || rc.res.for_each.is_some();
+    let (addr, reason, detail) = if let Some(up) = upstream {
+        let node = &graph.nodes[up];
+        let up_name = match &node.kind {
+            NodeKind::Resource { mode, ty, name } => {
+                let module: String = node.module.iter().map(|m| format!("module.{m}.")).collect();
+                format!("{module}{}", resource_text("", *mode, ty, name, false))
+            }
+            _ => String::from("a deferred resource"),
+        };
+        let module = unknown_module(w, &rc.module_cfg).unwrap_or_default();
+        let addr = resource_text(&module, rc.mode, &rc.res.ty, &rc.res.name, repeated);
+        let detail = format!("it depends on {up_name}, which is deferred");
+        (addr, DeferReason::DeferredPrereq, detail)
+    } else {
+        let module = unknown_module(w, &rc.module_cfg)?;
+        let addr = resource_text(&module, rc.mode, &rc.res.ty, &rc.res.name, repeated);
+        let call = module
+            .split(".module.")
+            .last()
+            .unwrap_or(&module)
+            .to_string();
+        let call = call
+            .strip_prefix("module.")
+            .unwrap_or(&call)
+            .trim_end_matches("[*]");
+        let detail = format!("the count or for_each of module \"{call}\" is not known until apply");
+        (addr, DeferReason::InstanceCountUnknown, detail)
+    };
+    for module in w.values.instances_of(&rc.module_cfg) {
+        crate::expand::register_resource(
+            w,
+            &module,
+            rc.mode,
+            &rc.res.ty,
+            &rc.res.name,
+            crate::values::Expansion::Unknown,
+            rc.ty.clone(),
+        );
+    }
+    let range = rc.res.range.clone();
+    p.defer(rc.node, deferred(rc, addr, reason, detail, range));
+    Some((true, Vec::new()))
+}
+
+/// A provider's `Deferred` answer for one instance: listed as deferred
+/// with the provider's reason when deferral is on; Terraform's error when
+/// it is off (the provider should not have deferred).
+fn provider_deferred(
+    p: &Planning,
+    out: &mut Vec<Diagnostic>,
+    rc: &ResourceCtx,
+    addr: &InstanceAddr,
+    reason: crate::provider::DeferredReason,
+    call: &str,
+) -> bool {
+    if !p.walk.opts.defer {
+        out.push(Diagnostic::error(
+            "Provider deferred changes when Terraform did not allow deferrals",
+            format!("The provider signaled a deferred action for \"{addr}\", but in this context deferrals are disabled. This is a bug in the provider, please file an issue with the provider developers."),
+            rc.res.range.clone(),
+        ));
+        return false;
+    }
+    use crate::defer::DeferReason as R;
+    use crate::provider::DeferredReason as P;
+    let reason = match reason {
+        P::ProviderConfigUnknown => R::ProviderConfigUnknown,
+        P::AbsentPrereq => R::AbsentPrereq,
+        // An unspecified reason: the configuration is what it waits on.
+        _ => R::ResourceConfigUnknown,
+    };
+    let detail = format!(
+        "the provider deferred it in {call} ({})",
+        reason.json().replace('_', " ")
+    );
+    p.defer(
+        rc.node,
+        deferred(rc, addr.to_string(), reason, detail, rc.res.range.clone()),
+    );
+    true
+}
+
+fn deferred(
+    rc: &ResourceCtx,
+    addr: String,
+    reason: crate::defer::DeferReason,
+    detail: String,
+    range: Option<terrane_config::SourceRange>,
+) -> crate::defer::Deferred {
+    crate::defer::Deferred {
+        addr,
+        module_cfg: rc.module_cfg.clone(),
+        mode: rc.mode,
+        ty: rc.res.ty.clone(),
+        name: rc.res.name.clone(),
+        reason,
+        detail,
+        range,
+    }
 }
 
 async fn plan_data(
@@ -171,7 +379,9 @@ async fn plan_data(
         }
     };
     let planned = planned_data_resource_object(&rc.schema.block, &plain);
-    let after = mark_paths(&planned, &sensitive_paths(&config));
+    // Marked as a read result is: where the configuration and where the
+    // schema say sensitive (an unknown attribute too).
+    let after = mark_config_and_schema(&planned, &config, &rc.schema.block);
     rc.set_value(w, module, addr.key.clone(), after.clone());
     lock(&p.pending).insert(rc.node);
     lock(&p.changes).push(Change {
@@ -195,6 +405,27 @@ async fn plan_data(
     true
 }
 
+/// Whether a resource node's provider is one `validate` runs without (see
+/// [`crate::Engine::load_for_validate`]).
+fn provider_absent(w: &Walk, id: NodeId) -> bool {
+    if w.core.absent.is_empty() {
+        return false;
+    }
+    let node = &w.core.graph.nodes[id];
+    let NodeKind::Resource { mode, ty, name } = &node.kind else {
+        return false;
+    };
+    let Some(res) = w
+        .module_config(&node.module)
+        .and_then(|c| c.module.resource(*mode == Mode::Data, ty, name).cloned())
+    else {
+        return false;
+    };
+    let (pname, alias) = crate::graph::resource_provider(&res);
+    let key = crate::walk::resolved_provider_key(&w.core, &node.module, &pname, alias.as_deref());
+    w.core.absent.contains(&key.addr)
+}
+
 /// Reads a data source during plan and records its value.
 async fn read_now(
     p: &Planning,
@@ -205,8 +436,14 @@ async fn read_now(
     config: &Value,
 ) -> bool {
     let w = &*p.walk;
-    let Some(value) = read_data_source(out, rc, &addr, config).await else {
-        return false;
+    let value = match read_data_source(out, rc, &addr, config).await {
+        None => return false,
+        Some(Deferrable::Done(v)) => v,
+        Some(Deferrable::Deferred(reason)) => {
+            // Nothing read: what reads it waits with it.
+            rc.set_value(w, module, addr.key.clone(), Value::unknown(rc.ty.clone()));
+            return provider_deferred(p, out, rc, &addr, reason, "ReadDataSource");
+        }
     };
     let object = rc.object(&value, Vec::new(), Status::Ready, false);
     lock(&w.state).apply(&StateChange::SetObject {
@@ -268,8 +505,16 @@ async fn plan_managed(
     let mut importing = None;
     if stored.is_none() && w.phase == Phase::Plan {
         if let Some(id) = import_block_id(w, out, rc, module, &addr) {
+            w.core.emit(Event::PreparingImport {
+                addr: &addr,
+                id: &id,
+            });
             match import_now(out, rc, &addr, &id).await {
-                Some((v, p)) => {
+                Some(Deferrable::Deferred(reason)) => {
+                    rc.set_value(w, module, addr.key.clone(), Value::unknown(ty.clone()));
+                    return provider_deferred(p, out, rc, &addr, reason, "ImportResourceState");
+                }
+                Some(Deferrable::Done((v, p))) => {
                     let object = rc.object(&v, p, Status::Ready, false);
                     lock(&w.state).apply(&StateChange::SetObject {
                         addr: addr.clone(),
@@ -290,8 +535,11 @@ async fn plan_managed(
     };
     let (mut prior, mut private, tainted) = match &stored {
         Some(o) => match prior_value(rc, &addr, o).await {
-            Ok(v) => (
-                v,
+            Ok((v, warnings)) => (
+                {
+                    out.extend(warnings);
+                    v
+                },
                 o.private.clone().unwrap_or_default(),
                 o.status == Status::Tainted,
             ),
@@ -319,13 +567,13 @@ async fn plan_managed(
         let Some(resp) = rc.answer(out, read, &label, range) else {
             return false;
         };
-        if let Some(d) = checks::check_refresh(
-            &rc.schema.block,
-            &rc.provider_label(),
-            &addr,
-            &resp.new_state,
-            range,
-        ) {
+        if let Some(reason) = resp.deferred {
+            rc.set_value(w, module, addr.key.clone(), prior.clone());
+            return provider_deferred(p, out, rc, &addr, reason, "ReadResource");
+        }
+        if let Some(d) =
+            checks::check_refresh(&rc.ty, &rc.provider_label(), &addr, &resp.new_state, range)
+        {
             out.push(d);
             return false;
         }
@@ -344,12 +592,13 @@ async fn plan_managed(
                 &ty,
             ));
         }
-        // An object stored at an older schema version was upgraded above:
+        // An object stored at an older schema version (or as a pre-0.12
+        // flatmap) was upgraded above:
         // the refreshed state keeps it at the current version (not drift),
         // as Terraform's does.
-        let upgraded = stored
-            .as_ref()
-            .is_some_and(|o| o.schema_version as i64 != rc.schema.version);
+        let upgraded = stored.as_ref().is_some_and(|o| {
+            o.schema_version as i64 != rc.schema.version || o.attributes_flat.is_some()
+        });
         if drifted || upgraded {
             let mut st = lock(&w.state);
             if refreshed.is_null() {
@@ -416,10 +665,25 @@ async fn plan_managed(
     else {
         return false;
     };
+    if let Some(reason) = resp.deferred {
+        // The provider cannot plan it yet: its value is what the provider
+        // planned, and the instance waits for the next plan.
+        let after = mark_config_and_schema(&resp.planned_state, &config, &rc.schema.block);
+        rc.set_value(w, module, addr.key.clone(), after);
+        return provider_deferred(p, out, rc, &addr, reason, "PlanResourceChange");
+    }
     let mut planned = resp.planned_state;
     let mut planned_private = resp.planned_private;
     let requires = decide::requires_replace(resp.requires_replace, &plain_prior, &planned);
-    let cbd = rc.cbd(w);
+    let mut cbd = rc.cbd(w);
+    if cbd && crate::provider::pulumi::delete_before_replace(&planned_private) {
+        cbd = false;
+        out.push(Diagnostic::warning(
+            "Replacement deletes first",
+            format!("The provider of {addr} must delete the old object before it creates the replacement (deleteBeforeReplace), so create_before_destroy does not apply to this replacement."),
+            range.clone(),
+        ));
+    }
     let (action, reason) = decide::managed(&decide::Facts {
         prior: &plain_prior,
         planned: &planned,

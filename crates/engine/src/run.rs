@@ -17,10 +17,11 @@ use crate::provider::discovery::DiscoveryError;
 use crate::provider::{Builtins, Discovery, HostOptions, ProviderAddr, ProviderHost};
 use crate::sync::lock;
 use crate::walk::{provider_key, EngineCore, Options, Phase, Walk};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
+use terrane_config::statics::Statics;
 use terrane_config::{DiagId, Diagnostic, Severity};
 use terrane_state::{
     Change as StateChange, InstanceAddr, InstanceKey, Mode, OutputState, Run, Snapshot,
@@ -38,6 +39,8 @@ pub struct Engine {
 /// What an apply did.
 #[derive(Debug, Default)]
 pub struct ApplyResult {
+    /// Objects `import` blocks brought in.
+    pub imported: usize,
     pub added: usize,
     pub changed: usize,
     pub destroyed: usize,
@@ -66,36 +69,53 @@ fn errors(ds: &[Diagnostic]) -> bool {
     ds.iter().any(|d| d.severity == Severity::Error)
 }
 
-/// Provisioners load and validate, but terrane does not run them: a plan
-/// of a configuration that has any is refused, at each provisioner, rather
-/// than planned as if they were not there.
+/// An `import` block of the root module whose target resource the
+/// configuration does not declare is an error, in Terraform's words, never
+/// a block silently left out of the plan.
+fn import_targets_declared(m: &terrane_config::Module, out: &mut Vec<Diagnostic>) {
+    for i in &m.imports {
+        let Some(to) = &i.to_addr else { continue };
+        let Ok(addr) = InstanceAddr::parse(to) else {
+            continue;
+        };
+        if !addr.resource.module.0.is_empty() {
+            continue;
+        }
+        let declared = m
+            .resources
+            .iter()
+            .any(|r| !r.data && r.ty == addr.resource.ty && r.name == addr.resource.name);
+        if !declared {
+            out.push(Diagnostic::error(
+                "Configuration for import target does not exist",
+                format!("The configuration for the given import target {} does not exist. If you wish to automatically generate config for this resource, use the -generate-config-out option within terrane plan. Otherwise, make sure the target resource exists within your configuration. For example:\n\n  terrane plan -generate-config-out=generated.tf", addr.resource),
+                i.to.as_ref().and_then(|e| e.range.clone()).or(i.range.clone()),
+            ));
+        }
+    }
+}
+
+/// Provisioner blocks checked as Terraform checks them before running
+/// anything, and the ephemeral flows that need no schema
+/// ([`crate::checks::ephemeral_flows`]) ([`crate::provision::static_checks`]): a configuration with an
+/// external provisioner plugin, an unknown argument or a missing required
+/// one is refused at validate and plan, not half-applied.
 fn provisioner_refusals(config: &terrane_config::Config, prefix: &str, out: &mut Vec<Diagnostic>) {
+    let refuse = |owner: String, p: &terrane_config::Provisioner, out: &mut Vec<Diagnostic>| {
+        crate::provision::static_checks(&owner, p, out);
+    };
     for r in &config.module.resources {
         for p in &r.provisioners {
-            out.push(Diagnostic::error(
-                "Provisioners are not supported",
-                format!(
-                    "{prefix}{} has a {:?} provisioner, and terrane does not run provisioners yet: planning it would leave the provisioner out. Remove the provisioner block to plan this configuration.",
-                    r.address(),
-                    p.ty
-                ),
-                p.range.clone(),
-            ));
+            refuse(format!("{prefix}{}", r.address()), p, out);
         }
     }
     for r in &config.module.removed {
         for p in &r.provisioners {
-            out.push(Diagnostic::error(
-                "Provisioners are not supported",
-                format!(
-                    "The removed block for {prefix}{} has a {:?} provisioner, and terrane does not run provisioners yet: planning it would leave the provisioner out. Remove the provisioner block to plan this configuration.",
-                    r.from_addr.as_deref().unwrap_or("?"),
-                    p.ty
-                ),
-                p.range.clone(),
-            ));
+            let from = r.from_addr.as_deref().unwrap_or("?");
+            refuse(format!("The removed block for {prefix}{from}"), p, out);
         }
     }
+    crate::checks::ephemeral_flows(config, prefix.is_empty(), out);
     for (name, child) in &config.children {
         provisioner_refusals(child, &format!("{prefix}module.{name}."), out);
     }
@@ -106,13 +126,89 @@ impl Engine {
     /// the in-process `builtins`. Returns every problem found
     /// (configuration, cycles, providers).
     pub fn load(dir: &Path, builtins: &Builtins) -> Result<Engine, Vec<Diagnostic>> {
-        let (config, mut diags) = terrane_config::load_config(dir);
+        Engine::load_given(dir, builtins, &terrane_eval::statics::defaults_only())
+    }
+
+    /// [`Engine::load`] with the values the command line gives for the
+    /// root module's variables: init-time expressions (module `source`
+    /// and `version` over const variables) read them through `statics`.
+    pub fn load_given(
+        dir: &Path,
+        builtins: &Builtins,
+        statics: &dyn Statics,
+    ) -> Result<Engine, Vec<Diagnostic>> {
+        Engine::load_with(dir, dir, builtins, false, &[], statics)
+    }
+
+    /// [`Engine::load`] for a `terrane test` file that declares `provider`
+    /// blocks: as in Terraform, each replaces the root module's block of
+    /// the same name and alias, or is added beside them, for every run of
+    /// that file.
+    pub fn load_test_file(
+        dir: &Path,
+        builtins: &Builtins,
+        providers: &[terrane_config::ProviderConfig],
+    ) -> Result<Engine, Vec<Diagnostic>> {
+        let statics = terrane_eval::statics::defaults_only();
+        Engine::load_with(dir, dir, builtins, false, providers, &statics)
+    }
+
+    /// [`Engine::load`] for the module in `dir` that a `terrane test` run
+    /// block names (`module { source = "./setup" }`): it is the root of its
+    /// runs, with the providers installed for the working directory
+    /// `providers_dir` (its lock file and data directory), and the test
+    /// file's `provider` blocks replacing its own as for the root
+    /// ([`Engine::load_test_file`]).
+    pub fn load_test_module(
+        dir: &Path,
+        providers_dir: &Path,
+        builtins: &Builtins,
+        providers: &[terrane_config::ProviderConfig],
+    ) -> Result<Engine, Vec<Diagnostic>> {
+        let statics = terrane_eval::statics::defaults_only();
+        Engine::load_with(dir, providers_dir, builtins, false, providers, &statics)
+    }
+
+    /// [`Engine::load`] for `validate` before `init`: a provider that is
+    /// not installed is no error; its resources validate as unknown values
+    /// (everything else, locals and outputs included, is evaluated) and
+    /// its configuration is not checked. The absent providers are listed
+    /// in `core.absent`.
+    pub fn load_for_validate(
+        dir: &Path,
+        builtins: &Builtins,
+        statics: &dyn Statics,
+    ) -> Result<Engine, Vec<Diagnostic>> {
+        Engine::load_with(dir, dir, builtins, true, &[], statics)
+    }
+
+    fn load_with(
+        dir: &Path,
+        providers_dir: &Path,
+        builtins: &Builtins,
+        tolerate_absent: bool,
+        test_providers: &[terrane_config::ProviderConfig],
+        statics: &dyn Statics,
+    ) -> Result<Engine, Vec<Diagnostic>> {
+        let (mut config, mut diags) = terrane_config::load_config(dir, statics);
         if errors(&diags) {
             return Err(diags);
+        }
+        for p in test_providers {
+            let own = &mut config.module.providers;
+            match own
+                .iter_mut()
+                .find(|q| q.name == p.name && q.alias == p.alias)
+            {
+                Some(q) => *q = p.clone(),
+                None => own.push(p.clone()),
+            }
         }
         // Every reference must name something declared (Terraform checks
         // this before any walk, so even unevaluated branches are covered).
         diags.extend(terrane_config::validate_references(&config));
+        // Keys on provider references (provider for_each).
+        diags.extend(crate::provider_each::static_checks(&config));
         if errors(&diags) {
             return Err(diags);
         }
@@ -147,8 +243,8 @@ impl Engine {
                 CliConfig::default()
             }
         };
-        let lockfile = LockFile::load(dir).unwrap_or_default();
-        let discovery = Discovery::new(dir, cli, builtins.clone());
+        let lockfile = LockFile::load(providers_dir).unwrap_or_default();
+        let discovery = Discovery::new(providers_dir, cli, builtins.clone());
         let mut names: Vec<String> = graph
             .nodes
             .iter()
@@ -163,6 +259,7 @@ impl Engine {
         names.sort();
         names.dedup();
         let core_addrs = provider_addrs.clone();
+        let mut absent = std::collections::BTreeSet::new();
         for name in names {
             let addr = core_addrs
                 .get(&name)
@@ -174,6 +271,9 @@ impl Engine {
                 .unwrap_or_else(Constraints::any);
             match discovery.resolve(&addr, &c, &lockfile) {
                 Ok(src) => host.register(addr, src),
+                Err(DiscoveryError::NotFound { .. }) if tolerate_absent => {
+                    absent.insert(addr);
+                }
                 Err(e) => {
                     let not_installed = matches!(e, DiscoveryError::NotFound { .. });
                     let d = Diagnostic::error(
@@ -209,6 +309,7 @@ impl Engine {
             lockfile,
             progress: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
             events: std::sync::OnceLock::new(),
+            absent,
         };
         Ok(Engine {
             core: Arc::new(core),
@@ -244,32 +345,70 @@ impl Engine {
             Options::default(),
             Snapshot::empty(),
         ));
-        Planning::new(w.clone()).walk_graph().await
+        let mut diags = Vec::new();
+        provisioner_refusals(&self.core.config, "", &mut diags);
+        diags.extend(Planning::new(w.clone()).walk_graph().await);
+        diags
     }
 
     /// Plans against `state`.
-    pub async fn plan(&self, state: &Snapshot, opts: Options) -> Plan {
+    pub async fn plan(&self, state: &Snapshot, mut opts: Options) -> Plan {
+        self.core.host.refuse_deferral(!opts.defer);
         let mode = opts.mode;
+        let timestamp = opts
+            .plan_timestamp
+            .get_or_insert_with(terrane_eval::func::now_rfc3339)
+            .clone();
         let mut plan = Plan {
             mode,
+            timestamp,
             lineage: state.lineage.clone(),
             serial: state.serial,
-            variables: opts.vars.clone(),
+            // Ephemeral variables are not recorded: apply takes them again.
+            variables: opts
+                .vars
+                .iter()
+                .filter(|(k, _)| {
+                    !self
+                        .core
+                        .config
+                        .module
+                        .variables
+                        .get(*k)
+                        .is_some_and(|v| v.ephemeral)
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
             ..Default::default()
         };
+        // As Terraform's destroy: a normal plan first refreshes every
+        // object (its changes are dropped); what it finds is what gets
+        // destroyed, and its errors stop the destroy.
+        let refreshed;
+        let state = if mode == PlanMode::Destroy && opts.refresh {
+            let normal = Options {
+                mode: PlanMode::Normal,
+                ..opts.clone()
+            };
+            let pre = Box::pin(self.plan(state, normal)).await;
+            let failed = errors(&pre.diagnostics);
+            plan.diagnostics.extend(pre.diagnostics);
+            if failed {
+                return plan;
+            }
+            refreshed = pre.prior_state.unwrap_or_else(|| state.clone());
+            &refreshed
+        } else {
+            state
+        };
         provisioner_refusals(&self.core.config, "", &mut plan.diagnostics);
+        import_targets_declared(&self.core.config.module, &mut plan.diagnostics);
         if errors(&plan.diagnostics) {
             return plan;
         }
         let (state, moved, moved_diags) = apply_moved(&self.core.config, state);
         plan.diagnostics.extend(moved_diags);
         plan.moved = moved;
-        // Ephemeral resources load and validate; running them is not built.
-        let refused = terrane_config::ephemeral_not_supported(&self.core.config);
-        if !refused.is_empty() {
-            plan.diagnostics.extend(refused);
-            return plan;
-        }
         // The walk owns the (moved) state: no second copy of a large state.
         let w = Arc::new(Walk::new(
             self.core.clone(),
@@ -280,21 +419,40 @@ impl Engine {
         if mode == PlanMode::Destroy {
             let state = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
             let mut changes = Vec::new();
+            let mut schemas = StoredSchemas::default();
             for (raddr, r) in &state.resources {
                 if raddr.mode != Mode::Managed {
                     continue;
                 }
                 for (key, inst) in &r.instances {
                     let addr = raddr.instance(key.clone());
+                    let provider = r.instance_provider(key);
                     if let Some(o) = &inst.current {
                         changes.push(
-                            delete_change(&self.core, &addr, None, o, &r.provider, None).await,
+                            delete_change(
+                                &self.core,
+                                &mut schemas,
+                                &addr,
+                                None,
+                                o,
+                                &provider,
+                                None,
+                            )
+                            .await,
                         );
                     }
                     for (k, o) in &inst.deposed {
                         changes.push(
-                            delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None)
-                                .await,
+                            delete_change(
+                                &self.core,
+                                &mut schemas,
+                                &addr,
+                                Some(k.clone()),
+                                o,
+                                &provider,
+                                None,
+                            )
+                            .await,
                         );
                     }
                 }
@@ -320,6 +478,7 @@ impl Engine {
         walked.extend(crate::conditions::check_blocks(&w));
         let mut changes = planning.take_changes();
         let expanded = planning.take_expanded();
+        let deferred = planning.take_deferred();
         let walked_ok = !errors(&walked);
         // Orphans and deposed objects.
         // The walk is done with its state: take it rather than copy it
@@ -327,6 +486,7 @@ impl Engine {
         // chain's state is large).
         let current = std::mem::replace(&mut *lock(&w.state), Snapshot::empty());
         if walked_ok && mode == PlanMode::Normal {
+            let mut schemas = StoredSchemas::default();
             for (raddr, r) in &current.resources {
                 for (key, inst) in &r.instances {
                     let addr = raddr.instance(key.clone());
@@ -334,15 +494,18 @@ impl Engine {
                     if raddr.mode == Mode::Data {
                         continue;
                     }
+                    // A deferred resource's objects stay as they are.
+                    let kept = deferred.iter().any(|d| d.covers(raddr));
                     if let Some(o) = &inst.current {
-                        if !in_config {
+                        if !in_config && !kept {
                             let reason = orphan_reason(&self.core, &w, &addr);
                             let mut c = delete_change(
                                 &self.core,
+                                &mut schemas,
                                 &addr,
                                 None,
                                 o,
-                                &r.provider,
+                                &r.instance_provider(key),
                                 Some(reason),
                             )
                             .await;
@@ -352,12 +515,32 @@ impl Engine {
                         }
                     }
                     for (k, o) in &inst.deposed {
+                        let provider = r.instance_provider(key);
                         changes.push(
-                            delete_change(&self.core, &addr, Some(k.clone()), o, &r.provider, None)
-                                .await,
+                            delete_change(
+                                &self.core,
+                                &mut schemas,
+                                &addr,
+                                Some(k.clone()),
+                                o,
+                                &provider,
+                                None,
+                            )
+                            .await,
                         );
                     }
                 }
+            }
+            // Objects whose provider instance is gone (provider for_each).
+            for c in changes.iter().filter(|c| c.action == Action::Delete) {
+                let d = crate::provider_each::orphan_check(
+                    &w,
+                    &c.addr,
+                    c.deposed.as_deref(),
+                    &c.provider,
+                )
+                .await;
+                walked.extend(d);
             }
         }
         // Targets and excludes.
@@ -366,7 +549,11 @@ impl Engine {
         }
         sort(&mut changes);
         plan.changes = changes;
+        if let Some(w) = forget_warning(&plan.changes) {
+            plan.diagnostics.push(w);
+        }
         plan.drift = planning.take_drift();
+        plan.deferred = deferred;
         // Outputs.
         let outs = lock(&w.outputs).clone();
         if mode == PlanMode::Normal {
@@ -414,6 +601,11 @@ impl Engine {
         opts: Options,
     ) -> (ApplyResult, Box<dyn Run>) {
         let run = Arc::new(Mutex::new(run));
+        // `plantimestamp()` gives at apply what it gave at plan.
+        let opts = Options {
+            plan_timestamp: Some(plan.timestamp.clone()).filter(|t| !t.is_empty()),
+            ..opts
+        };
         let w = Arc::new(Walk::new(
             self.core.clone(),
             Phase::Apply,
@@ -515,6 +707,7 @@ fn finish(
     run: Arc<Mutex<Box<dyn Run>>>,
 ) -> (ApplyResult, Box<dyn Run>) {
     let (added, c, d) = a.applied();
+    result.imported = a.imported();
     result.added = added;
     result.changed = c;
     result.destroyed = d;
@@ -620,13 +813,14 @@ fn output_value(o: &OutputState) -> Value {
 /// the provider cannot give a schema of the object's version.
 async fn delete_change(
     core: &EngineCore,
+    schemas: &mut StoredSchemas,
     addr: &InstanceAddr,
     deposed: Option<String>,
     o: &terrane_state::ObjectState,
     provider: &str,
     reason: Option<Reason>,
 ) -> Change {
-    let (key, typed, schema) = decode_stored(core, addr, o, provider).await;
+    let (key, typed, schema) = decode_stored(core, schemas, addr, o, provider).await;
     let before = typed.unwrap_or_else(|| terrane_value::json::decode_loose(&o.attributes));
     let before = terrane_value::marks::mark_paths(&before, &o.sensitive_paths);
     Change {
@@ -649,11 +843,23 @@ async fn delete_change(
     }
 }
 
+/// What decoding stored objects takes, by the provider configuration state
+/// records, the object's mode and type and its schema version: the
+/// provider configuration key and, when the provider has a schema of that
+/// version, its implied type and block. Built once per type, not per
+/// object (a destroy plan decodes every object of the state).
+#[derive(Default)]
+struct StoredSchemas(HashMap<StoredKind, (crate::provider::ProviderConfigKey, Option<TypedBlock>)>);
+
+type StoredKind = (String, bool, String, u64);
+type TypedBlock = (Type, Arc<terrane_schema::Block>);
+
 /// A stored object's attributes decoded with its resource type's schema
 /// (None when the provider cannot give a schema of the object's version),
 /// and the provider configuration `provider` (as state records it) names.
 async fn decode_stored(
     core: &EngineCore,
+    schemas: &mut StoredSchemas,
     addr: &InstanceAddr,
     o: &terrane_state::ObjectState,
     provider: &str,
@@ -662,6 +868,41 @@ async fn decode_stored(
     Option<Value>,
     Option<Arc<terrane_schema::Block>>,
 ) {
+    let kind = (
+        provider.to_string(),
+        addr.resource.mode == Mode::Data,
+        addr.resource.ty.clone(),
+        o.schema_version,
+    );
+    if !schemas.0.contains_key(&kind) {
+        let found = stored_schema(core, addr, o, provider).await;
+        schemas.0.insert(kind.clone(), found);
+    }
+    let (key, typed_block) = &schemas.0[&kind];
+    // A pre-0.12 object not yet upgraded decodes from its flatmap, as
+    // Terraform decodes one.
+    let typed = typed_block
+        .as_ref()
+        .and_then(|(ty, _)| match &o.attributes_flat {
+            Some(flat) => terrane_value::flatmap::decode(flat, ty).ok(),
+            None => terrane_value::json::decode(&o.attributes, ty).ok(),
+        });
+    let block = typed
+        .is_some()
+        .then(|| typed_block.as_ref().map(|(_, b)| b.clone()))
+        .flatten();
+    (key.clone(), typed, block)
+}
+
+/// The provider configuration key and the schema (implied type and block)
+/// of a stored object's type at the object's version, looked up once per
+/// [`StoredKind`].
+async fn stored_schema(
+    core: &EngineCore,
+    addr: &InstanceAddr,
+    o: &terrane_state::ObjectState,
+    provider: &str,
+) -> (crate::provider::ProviderConfigKey, Option<TypedBlock>) {
     let name = graph::default_provider_name(&addr.resource.ty).to_string();
     let alias = provider.rsplit_once("].").map(|(_, a)| a.to_string());
     let key = provider_key(core, &name, alias.as_deref());
@@ -678,17 +919,32 @@ async fn decode_stored(
             s.resource(&addr.resource.ty)
         }
     });
-    let schema = schema.filter(|s| s.version == o.schema_version as i64);
-    let typed = schema
-        .and_then(|s| terrane_value::json::decode(&o.attributes, &s.block.implied_type()).ok());
-    let block = typed
-        .is_some()
-        .then(|| schema.map(|s| Arc::new(s.block.clone())))
-        .flatten();
-    (key, typed, block)
+    let typed_block = schema
+        .filter(|s| s.version == o.schema_version as i64)
+        .map(|s| (s.block.implied_type(), Arc::new(s.block.clone())));
+    (key, typed_block)
 }
 
 impl Engine {
+    /// The schema of a saved plan's change, for rendering it as a live
+    /// plan renders (blocks as blocks): plan files carry no schema, and
+    /// Terraform's `show PLANFILE` loads the providers' schemas too. None
+    /// when the provider is unavailable or its schema no longer fits the
+    /// change (another version, another type).
+    pub async fn change_schema(&self, c: &Change) -> Option<Arc<terrane_schema::Block>> {
+        self.core.ensure_provider(&c.provider.addr).ok()?;
+        let s = self.core.host.schema(&c.provider.addr).await.ok()?;
+        let rs = if c.addr.resource.mode == Mode::Data {
+            s.data_source(&c.addr.resource.ty)
+        } else {
+            s.resource(&c.addr.resource.ty)
+        }?;
+        let ty = rs.block.implied_type();
+        let fits = |v: &Value| v.is_null() || v.ty().conforms_to(&ty);
+        (rs.version == c.schema_version && fits(&c.before) && fits(&c.after))
+            .then(|| Arc::new(rs.block.clone()))
+    }
+
     /// A stored object as `show` and `state show` print it: decoded with
     /// its resource type's schema (dynamic attributes lose their stored
     /// type wrapper) and marked sensitive at its recorded paths. None when
@@ -700,7 +956,8 @@ impl Engine {
         o: &terrane_state::ObjectState,
         provider: &str,
     ) -> Option<Value> {
-        let (_, typed, _) = decode_stored(&self.core, addr, o, provider).await;
+        let mut schemas = StoredSchemas::default();
+        let (_, typed, _) = decode_stored(&self.core, &mut schemas, addr, o, provider).await;
         typed.map(|v| terrane_value::marks::mark_paths(&v, &o.sensitive_paths))
     }
 }
@@ -715,8 +972,20 @@ fn parse_provider_key(s: &str) -> Option<crate::provider::ProviderConfigKey> {
     k.module = s[..start - "provider[\"".len()]
         .trim_end_matches('.')
         .to_string();
-    Some(match s[end + 2..].strip_prefix('.') {
+    // `.alias["key"]`: an instance of a configuration with for_each.
+    let (rest, key) = match s[end + 2..].split_once('[') {
+        Some((r, key)) => (
+            r,
+            Some(serde_json::from_str::<String>(key.strip_suffix(']')?).ok()?),
+        ),
+        None => (&s[end + 2..], None),
+    };
+    let k = match rest.strip_prefix('.') {
         Some(a) => k.with_alias(a),
+        None => k,
+    };
+    Some(match key {
+        Some(key) => k.with_key(key),
         None => k,
     })
 }
@@ -816,7 +1085,7 @@ fn state_diff(from: &Snapshot, to: &Snapshot) -> Vec<StateChange> {
                     out.push(StateChange::SetObject {
                         addr: addr.clone(),
                         deposed: None,
-                        provider: r.provider.clone(),
+                        provider: r.instance_provider(key),
                         object: o.clone(),
                     });
                 }
@@ -904,13 +1173,74 @@ impl Engine {
         }
         let mut out = configure_providers(w).await;
         let rc = match crate::instance::resource_ctx(w, nid).await {
+            Ok(rc) => Arc::new(rc),
+            Err(d) => {
+                out.extend(d);
+                return out;
+            }
+        };
+        // The provider instance its key selects (provider for_each):
+        // `each.key`/`count.index` are the target's key.
+        let vars = match &addr.key {
+            InstanceKey::Str(k) => crate::values::InstanceVars {
+                each: Some((k.clone(), Value::unknown(Type::Dynamic))),
+                ..Default::default()
+            },
+            InstanceKey::Int(i) => crate::values::InstanceVars {
+                count_index: Some(*i),
+                ..Default::default()
+            },
+            InstanceKey::None => Default::default(),
+        };
+        let module = &addr.resource.module;
+        let rc = match crate::provider_each::bind(w, &rc, module, addr, &vars).await {
             Ok(rc) => rc,
             Err(d) => {
                 out.extend(d);
                 return out;
             }
         };
-        let Some((state, private)) = crate::instance::import_now(&mut out, &rc, addr, id).await
+        // A Pulumi provider names the object's URN after its address; a
+        // strict import also checks it against the configuration.
+        let pulumi = rc.provider_key.addr.host == crate::provider::addr::DEFAULT_HOST
+            && rc.provider_key.addr.namespace == crate::provider::pulumi::NAMESPACE;
+        if w.opts.pulumi_strict_import && !pulumi {
+            out.push(Diagnostic::error(
+                "Strict import needs a Pulumi provider",
+                format!("-pulumi-strict-import applies to resources of Pulumi providers (source \"pulumi/<package>\"); {addr} belongs to {}, whose import has no such check.", rc.provider_key.addr),
+                rc.res.range.clone(),
+            ));
+            return out;
+        }
+        let strict = if w.opts.pulumi_strict_import {
+            let inst = match &addr.key {
+                terrane_state::InstanceKey::Int(i) => crate::values::InstanceVars {
+                    count_index: Some(*i),
+                    ..Default::default()
+                },
+                // each.value is not known outside a plan: unknown here.
+                terrane_state::InstanceKey::Str(k) => crate::values::InstanceVars {
+                    each: Some((k.clone(), Value::unknown(Type::Dynamic))),
+                    ..Default::default()
+                },
+                terrane_state::InstanceKey::None => Default::default(),
+            };
+            let (config, d) = rc.config(w, &addr.resource.module, inst);
+            let failed = d.iter().any(|d| d.is_error());
+            out.extend(d);
+            if failed {
+                return out;
+            }
+            Some(config.unmark_deep())
+        } else {
+            None
+        };
+        let import = crate::instance::import_now(&mut out, &rc, addr, id);
+        let import = crate::provider::pulumi::with_strict_import(strict, Box::pin(import));
+        let imported =
+            crate::provider::pulumi::with_address(addr.to_string(), Box::pin(import)).await;
+        let Some((state, private)) =
+            imported.and_then(|a| a.required(&mut out, addr, &rc.res.range))
         else {
             return out;
         };
@@ -1032,7 +1362,7 @@ fn move_instance(s: &mut Snapshot, a: &InstanceAddr, t: &InstanceAddr) -> bool {
     let Some(r) = s.resources.get(&a.resource) else {
         return false;
     };
-    let provider = r.provider.clone();
+    let provider = r.instance_provider(&a.key);
     let Some(inst) = r.instances.get(&a.key).cloned() else {
         return false;
     };
@@ -1095,5 +1425,165 @@ fn implicit_moves(
         if mode == Mode::Managed {
             done.push((a, t));
         }
+    }
+}
+
+/// Terraform's warning for a plan that forgets objects (`removed` blocks
+/// with `destroy = false`): which ones, and that they stay where they are.
+fn forget_warning(changes: &[Change]) -> Option<Diagnostic> {
+    let forgotten: Vec<String> = changes
+        .iter()
+        .filter(|c| c.action == Action::Forget)
+        .map(|c| format!(" - {}", c.addr))
+        .collect();
+    if forgotten.is_empty() {
+        return None;
+    }
+    Some(Diagnostic::warning(
+        "Some objects will no longer be managed by terrane",
+        format!(
+            "If you apply this plan, terrane will discard its tracking information for the following objects, but it will not delete them:\n{}\n\nAfter applying this plan, terrane will no longer manage these objects. You will need to import them into terrane to manage them again.",
+            forgotten.join("\n")
+        ),
+        None,
+    ))
+}
+
+/// The values of the root module after a plan walk over a state: what
+/// `terrane console` evaluates expressions against (variables, locals,
+/// resources as the state and the plan give them, module outputs).
+pub struct Evaluation {
+    walk: Arc<Walk>,
+}
+
+impl Evaluation {
+    /// Parses and evaluates `src` in the root module; `name` names the
+    /// source in diagnostics (`<console-input>`).
+    pub fn eval_str(&self, name: &str, src: &str) -> (Value, Vec<Diagnostic>) {
+        let index = Arc::new(terrane_config::LineIndex::new(name, src));
+        match hcl_edit::parser::parse_expr(src) {
+            Ok(expr) => {
+                let e = terrane_config::Expr {
+                    expr,
+                    range: None,
+                    refs: Vec::new(),
+                    index,
+                };
+                // The console's functions: `type`, and no `plantimestamp`.
+                let root = terrane_state::ModulePath(Vec::new());
+                let scope = self
+                    .walk
+                    .scope(&root, crate::values::InstanceVars::default());
+                let ctx = terrane_eval::func::FuncCtx {
+                    console: true,
+                    ..self.walk.func_ctx()
+                };
+                let pf = |p: &str, n: &str, args: Vec<Value>| {
+                    crate::walk::provider_function(&self.walk, p, n, args)
+                };
+                let mut ev = terrane_eval::Evaluator::new(&scope, &ctx, &e.index)
+                    .with_provider_functions(&pf);
+                let v = ev.eval(&e.expr);
+                (v, ev.into_diagnostics())
+            }
+            Err(err) => {
+                let loc = err.location();
+                let d = Diagnostic::error(
+                    "Invalid expression",
+                    err.message().to_string(),
+                    Some(index.at(loc.line(), loc.column())),
+                );
+                (Value::unknown(Type::Dynamic), vec![d])
+            }
+        }
+    }
+
+    /// Evaluates `e` in the root module with `roots` (`output`, `run`)
+    /// added to, and taking precedence over, the module's own names.
+    pub fn eval_with(
+        &self,
+        e: &terrane_config::Expr,
+        roots: &BTreeMap<String, Value>,
+    ) -> (Value, Vec<Diagnostic>) {
+        let root = terrane_state::ModulePath(Vec::new());
+        let scope = ExtraRoots {
+            roots,
+            inner: self
+                .walk
+                .scope(&root, crate::values::InstanceVars::default()),
+        };
+        let ctx = self.walk.func_ctx();
+        let mut ev = terrane_eval::Evaluator::new(&scope, &ctx, &e.index);
+        let v = ev.eval(&e.expr);
+        (v, ev.into_diagnostics())
+    }
+
+    /// The root module's output values as the walk evaluated them (marked
+    /// sensitive where declared so).
+    pub fn outputs(&self) -> BTreeMap<String, Value> {
+        lock(&self.walk.outputs)
+            .iter()
+            .map(|(k, (v, sensitive))| {
+                let v = if *sensitive {
+                    v.clone().mark_sensitive()
+                } else {
+                    v.clone()
+                };
+                (k.clone(), v)
+            })
+            .collect()
+    }
+}
+
+/// A scope with some root names of its own before another's.
+struct ExtraRoots<'a> {
+    roots: &'a BTreeMap<String, Value>,
+    inner: crate::values::InstanceScope<'a>,
+}
+
+impl terrane_eval::Scope for ExtraRoots<'_> {
+    fn root(&self, name: &str) -> Option<Value> {
+        match self.roots.get(name) {
+            Some(v) => Some(v.clone()),
+            None => self.inner.root(name),
+        }
+    }
+
+    fn root_attr(&self, name: &str, attr: &str) -> Option<Value> {
+        if self.roots.contains_key(name) {
+            return None;
+        }
+        self.inner.root_attr(name, attr)
+    }
+
+    fn missing_attr(&self, name: &str, attr: &str) -> Option<terrane_eval::Missing> {
+        if self.roots.contains_key(name) {
+            return None;
+        }
+        self.inner.missing_attr(name, attr)
+    }
+}
+
+impl Engine {
+    /// Walks the configuration as a plan does (with the caller's options:
+    /// `console` plans without refreshing) and keeps the walk's values for
+    /// [`Evaluation::eval_str`]. The diagnostics are the walk's, with the
+    /// root module's check blocks (their failures warnings, as in a plan).
+    pub async fn evaluation(
+        &self,
+        state: &Snapshot,
+        opts: Options,
+    ) -> (Evaluation, Vec<Diagnostic>) {
+        let (state, _, mut diags) = apply_moved(&self.core.config, state);
+        let opts = Options {
+            plan_timestamp: opts
+                .plan_timestamp
+                .or_else(|| Some(terrane_eval::func::now_rfc3339())),
+            ..opts
+        };
+        let w = Arc::new(Walk::new(self.core.clone(), Phase::Plan, opts, state));
+        diags.extend(Planning::new(w.clone()).walk_graph().await);
+        diags.extend(crate::conditions::check_blocks(&w));
+        (Evaluation { walk: w }, diags)
     }
 }

@@ -13,9 +13,19 @@
 //! Layering: this module imports nothing from the engine; the work is a
 //! closure.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
+use tokio::task::JoinSet;
+
+/// What the scheduler's wait ended with.
+enum Either<J> {
+    /// A task ended (None: no task was running).
+    Joined(Option<J>),
+    /// A permit of the limit became free (None: the limit was closed).
+    Permit(Option<OwnedSemaphorePermit>),
+}
 
 /// Which items wait for which.
 pub struct Order {
@@ -93,7 +103,25 @@ where
         reports: Vec::new(),
     };
     let mut ready: Vec<usize> = (0..waiting.len()).filter(|i| waiting[*i] == 0).collect();
+    // Ready items waiting for a permit of the limit. An item's task (and
+    // with it the work's future, tens of kilobytes for a resource) is
+    // made only once it holds one: ten thousand independent resources
+    // under `-parallelism=10` hold ten futures, not ten thousand.
+    let mut queued: VecDeque<usize> = VecDeque::new();
     let mut tasks = tokio::task::JoinSet::new();
+    let spawn = |tasks: &mut JoinSet<(usize, bool, Option<R>)>,
+                 i: usize,
+                 permit: Option<OwnedSemaphorePermit>| {
+        let (fut, gate) = (work(i), gate.clone());
+        tasks.spawn(async move {
+            let _permit = permit;
+            if gate.stopped() {
+                return (i, false, None);
+            }
+            let (good, report) = fut.await;
+            (i, good, Some(report))
+        });
+    };
     loop {
         // Skipped items finish at once and may make others ready in turn.
         while !ready.is_empty() {
@@ -103,22 +131,42 @@ where
                     finish(i, false, &dependents, &mut waiting, &mut failed, &mut ready);
                     continue;
                 }
-                let (fut, gate) = (work(i), gate.clone());
-                tasks.spawn(async move {
-                    let _permit = match &gate.limit {
-                        Some(l) => l.clone().acquire_owned().await.ok(),
-                        None => None,
-                    };
-                    if gate.stopped() {
-                        return (i, false, None);
-                    }
-                    let (good, report) = fut.await;
-                    (i, good, Some(report))
-                });
+                queued.push_back(i);
             }
         }
-        let Some(r) = tasks.join_next().await else {
-            break;
+        // Start what the limit lets start now.
+        while let Some(&i) = queued.front() {
+            let permit = match &gate.limit {
+                Some(l) => match l.clone().try_acquire_owned() {
+                    Ok(p) => Some(p),
+                    Err(TryAcquireError::NoPermits) => break,
+                    Err(TryAcquireError::Closed) => None,
+                },
+                None => None,
+            };
+            queued.pop_front();
+            spawn(&mut tasks, i, permit);
+        }
+        // Wait for a task to end, or (when items are queued) for a permit
+        // the limit's other holders give back.
+        let limit = gate.limit.clone().filter(|_| !queued.is_empty());
+        let r = match limit {
+            Some(l) if tasks.is_empty() => Either::Permit(l.acquire_owned().await.ok()),
+            Some(l) => tokio::select! {
+                r = tasks.join_next() => Either::Joined(r),
+                p = l.acquire_owned() => Either::Permit(p.ok()),
+            },
+            None => Either::Joined(tasks.join_next().await),
+        };
+        let r = match r {
+            Either::Permit(p) => {
+                if let Some(i) = queued.pop_front() {
+                    spawn(&mut tasks, i, p);
+                }
+                continue;
+            }
+            Either::Joined(None) => break,
+            Either::Joined(Some(r)) => r,
         };
         match r {
             Ok((i, good, report)) => {

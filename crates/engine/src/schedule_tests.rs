@@ -193,3 +193,85 @@ fn scheduling_rules() {
         |ran, _| assert!(!ran.contains(&1) && ran.contains(&2)),
     );
 }
+
+/// Issue 19 (memory at scale): a ready item's work future is made only
+/// once the item holds a permit of the limit, so ten thousand independent
+/// resources under `-parallelism=10` hold ten futures, not ten thousand;
+/// and a permit held outside the schedule (the limit is shared), given
+/// back while nothing of the schedule runs, still starts the queued items.
+#[test]
+fn issue19_queued_items_make_no_future_before_a_permit() {
+    struct Case {
+        name: &'static str,
+        items: usize,
+        limit: usize,
+        /// Permits held outside the schedule, given back after 20 ms.
+        held_outside: u32,
+    }
+    fn check(c: &Case) {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let limit = Arc::new(Semaphore::new(c.limit));
+        let made = Arc::new(AtomicUsize::new(0));
+        let done = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let outcome = rt.block_on(async {
+            if c.held_outside > 0 {
+                let held = limit.clone().acquire_many_owned(c.held_outside).await;
+                tokio::spawn(async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    drop(held);
+                });
+            }
+            let gate = Gate {
+                limit: Some(limit.clone()),
+                stop: None,
+            };
+            let order = Order::new((0..c.items).map(|_| Vec::new()));
+            execute(order, gate, |i| {
+                let alive = made.fetch_add(1, Ordering::SeqCst) + 1 - done.load(Ordering::SeqCst);
+                peak.fetch_max(alive, Ordering::SeqCst);
+                let done = done.clone();
+                async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                    done.fetch_add(1, Ordering::SeqCst);
+                    (true, i)
+                }
+            })
+            .await
+        });
+        assert!(outcome.ok, "case {}: ok", c.name);
+        assert_eq!(
+            outcome.reports.len(),
+            c.items,
+            "case {}: every item ran",
+            c.name
+        );
+        let peak = peak.load(Ordering::SeqCst);
+        assert!(
+            peak <= c.limit,
+            "case {}: {peak} futures alive at once, limit {}",
+            c.name,
+            c.limit
+        );
+    }
+    for c in [
+        Case {
+            name: "many_ready_items_under_a_small_limit",
+            items: 200,
+            limit: 3,
+            held_outside: 0,
+        },
+        Case {
+            name: "the_only_permit_held_outside_then_given_back",
+            items: 5,
+            limit: 1,
+            held_outside: 1,
+        },
+    ] {
+        check(&c);
+    }
+}

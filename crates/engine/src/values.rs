@@ -85,6 +85,9 @@ pub struct ModuleValues {
     pub resources: HashMap<(Mode, String, String), ResourceValues>,
     /// Expansion of each module call made from this instance.
     pub calls: BTreeMap<String, Expansion>,
+    /// Results of this instance's open ephemeral resources, by (type,
+    /// name): held only in memory for the walk.
+    pub ephemerals: BTreeMap<(String, String), Value>,
 }
 
 /// Everything computed so far, shared by the tasks of a walk.
@@ -218,6 +221,29 @@ impl InstanceScope<'_> {
         Value::object(out)
     }
 
+    /// `ephemeral.TYPE` in this module instance: each ephemeral resource
+    /// of that type by name, unknown while it has not been opened (during
+    /// validate, or when its configuration is not yet known).
+    fn ephemerals_of(&self, ty: &str) -> Option<Value> {
+        let cfg = self.config_module()?;
+        let mut out = BTreeMap::new();
+        for r in cfg.module.ephemeral_resources.iter().filter(|r| r.ty == ty) {
+            let v = self
+                .values
+                .with(self.module, |m| {
+                    m.ephemerals.get(&(ty.to_string(), r.name.clone())).cloned()
+                })
+                .flatten()
+                .unwrap_or_else(|| Value::unknown(Type::Dynamic));
+            out.insert(r.name.clone(), v.mark_ephemeral());
+        }
+        if out.is_empty() {
+            // Undeclared: validation reports it at the reference.
+            return Some(Value::unknown(Type::Dynamic));
+        }
+        Some(Value::object(out))
+    }
+
     /// `path.module`: the root's path as given, a child module's directory
     /// (relative to the working directory, as Terraform gives it).
     fn module_dir(&self) -> String {
@@ -293,10 +319,18 @@ impl Scope for InstanceScope<'_> {
                 }
                 Some(Value::object(types))
             }
-            // Ephemeral resources are not run (plan refuses them); their
-            // values are never known before apply, so validate sees them
-            // unknown, not as resources of a type named "ephemeral".
-            "ephemeral" => Some(Value::unknown(Type::Dynamic)),
+            // Not resources of a type named "ephemeral": the open ones'
+            // results, the others unknown.
+            "ephemeral" => {
+                let cfg = self.config_module()?;
+                let mut types: BTreeMap<String, Value> = BTreeMap::new();
+                for r in &cfg.module.ephemeral_resources {
+                    if !types.contains_key(&r.ty) {
+                        types.insert(r.ty.clone(), self.ephemerals_of(&r.ty)?);
+                    }
+                }
+                Some(Value::object(types))
+            }
             ty => {
                 let cfg = self.config_module()?;
                 if cfg.module.resources.iter().any(|r| !r.data && r.ty == ty) {
@@ -322,7 +356,7 @@ impl Scope for InstanceScope<'_> {
                 Some(self.resources_of(Mode::Data, attr)).filter(|v| v.length().unwrap_or(0) > 0)
             }
             "path" | "terraform" | "count" | "each" | "self" => None,
-            "ephemeral" => Some(Value::unknown(Type::Dynamic)),
+            "ephemeral" => self.ephemerals_of(attr),
             ty => self
                 .values
                 .with(m, |v| {

@@ -46,6 +46,18 @@ pub struct Options {
     /// Root input variable values.
     pub vars: BTreeMap<String, Value>,
     pub workspace: String,
+    /// `terrane test`'s mocked providers and overridden resources.
+    pub doubles: Option<Arc<crate::provider::mock::TestDoubles>>,
+    /// Defer what cannot be planned yet (unknown `count`/`for_each`,
+    /// providers' `Deferred` answers) instead of failing: on by default;
+    /// off (`-defer=false`) is Terraform's strict behaviour.
+    pub defer: bool,
+    /// `import -pulumi-strict-import`: a Pulumi provider's import must
+    /// match the configuration (Read, Check, an empty Diff).
+    pub pulumi_strict_import: bool,
+    /// What `plantimestamp()` returns (the plan's time); `None` makes it
+    /// unknown, as during validation.
+    pub plan_timestamp: Option<String>,
 }
 
 impl Default for Options {
@@ -59,6 +71,10 @@ impl Default for Options {
             replace: Vec::new(),
             vars: BTreeMap::new(),
             workspace: "default".into(),
+            doubles: None,
+            defer: true,
+            pulumi_strict_import: false,
+            plan_timestamp: None,
         }
     }
 }
@@ -83,6 +99,10 @@ pub struct EngineCore {
     /// as those of orphaned resources).
     pub discovery: crate::provider::Discovery,
     pub lockfile: crate::provider::discovery::lockfile::LockFile,
+    /// Providers that are not installed, when the engine was loaded for a
+    /// validate that checks what needs no provider ([`crate::Engine::load_for_validate`]):
+    /// their resources are unknown values, their configurations unchecked.
+    pub absent: std::collections::BTreeSet<ProviderAddr>,
 }
 
 /// What the engine reports while it works, for a UI to show as
@@ -93,6 +113,15 @@ pub enum Event<'a> {
     Refreshing {
         addr: &'a InstanceAddr,
         id: Option<String>,
+    },
+    /// An `import` block's object is about to be imported while planning
+    /// ("Preparing import...").
+    PreparingImport { addr: &'a InstanceAddr, id: &'a str },
+    /// Apply records an imported object: starting, then `done`.
+    Importing {
+        addr: &'a InstanceAddr,
+        id: &'a str,
+        done: bool,
     },
     /// An object's create, update, delete or read starts.
     Started {
@@ -108,6 +137,23 @@ pub enum Event<'a> {
         action: crate::model::Action,
         id: Option<String>,
         elapsed: std::time::Duration,
+    },
+    /// A provisioner of the object starts ("Provisioning with
+    /// 'local-exec'...").
+    Provisioning { addr: &'a InstanceAddr, ty: &'a str },
+    /// A message of a running provisioner (a line a command printed),
+    /// already suppressed when its configuration is sensitive.
+    ProvisionOutput {
+        addr: &'a InstanceAddr,
+        ty: &'a str,
+        msg: &'a str,
+    },
+    /// An ephemeral resource (`ephemeral.T.N`) is being opened or closed;
+    /// with `elapsed`, it finished.
+    Ephemeral {
+        addr: &'a str,
+        closing: bool,
+        elapsed: Option<std::time::Duration>,
     },
 }
 
@@ -164,6 +210,136 @@ pub struct Walk {
     pub limit: Arc<tokio::sync::Semaphore>,
     /// Root module outputs (value, declared sensitive), as evaluated.
     pub outputs: Mutex<BTreeMap<String, (Value, bool)>>,
+    /// Ephemeral resources opened in this walk, in the order they were
+    /// opened; [`Walk::close_ephemerals`] closes them when it ends.
+    pub ephemerals: Mutex<Vec<OpenEphemeral>>,
+}
+
+/// An ephemeral resource held open during a walk. Its result lives only
+/// in the walk's values; its private bytes only here.
+pub struct OpenEphemeral {
+    pub addr: String,
+    pub type_name: String,
+    pub provider: Arc<dyn Provider>,
+    pub range: Option<terrane_config::SourceRange>,
+    pub private: Arc<Mutex<Vec<u8>>>,
+    /// Ends the renewal task.
+    pub stop: Arc<tokio::sync::Notify>,
+    /// Renews it each time the provider's `renew_at` comes, until stopped;
+    /// returns what went wrong.
+    pub renewer: Option<tokio::task::JoinHandle<Vec<Diagnostic>>>,
+}
+
+impl OpenEphemeral {
+    /// Holds an opened resource; with `renew_at`, a task renews it when
+    /// due for as long as it stays open.
+    pub fn new(
+        addr: String,
+        type_name: String,
+        provider: Arc<dyn Provider>,
+        range: Option<terrane_config::SourceRange>,
+        private: Vec<u8>,
+        renew_at: Option<std::time::SystemTime>,
+    ) -> OpenEphemeral {
+        let private = Arc::new(Mutex::new(private));
+        let stop = Arc::new(tokio::sync::Notify::new());
+        let renewer = renew_at.map(|at| {
+            let (provider, ty, private, stop, addr, range) = (
+                provider.clone(),
+                type_name.clone(),
+                private.clone(),
+                stop.clone(),
+                addr.clone(),
+                range.clone(),
+            );
+            tokio::spawn(async move {
+                let mut at = at;
+                loop {
+                    let wait = at
+                        .duration_since(std::time::SystemTime::now())
+                        .unwrap_or_default();
+                    tokio::select! {
+                        _ = stop.notified() => return Vec::new(),
+                        _ = tokio::time::sleep(wait) => {}
+                    }
+                    let held = crate::sync::lock(&private).clone();
+                    match provider.renew_ephemeral_resource(&ty, &held).await {
+                        Ok(r) => {
+                            if r.diagnostics.has_errors() {
+                                return placed(r.diagnostics.0, &addr, &range);
+                            }
+                            *crate::sync::lock(&private) = r.private;
+                            match r.renew_at {
+                                Some(next) => at = next,
+                                None => return placed(r.diagnostics.0, &addr, &range),
+                            }
+                        }
+                        Err(e) => {
+                            return vec![Diagnostic::error(
+                                "Provider failed",
+                                format!("{e} (while renewing {addr})"),
+                                range,
+                            )]
+                        }
+                    }
+                }
+            })
+        });
+        OpenEphemeral {
+            addr,
+            type_name,
+            provider,
+            range,
+            private,
+            stop,
+            renewer,
+        }
+    }
+
+    /// Stops renewing and closes it; what the provider said.
+    pub async fn close(self) -> Vec<Diagnostic> {
+        self.stop.notify_one();
+        let mut out = match self.renewer {
+            Some(task) => task.await.unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let held = crate::sync::lock(&self.private).clone();
+        match self
+            .provider
+            .close_ephemeral_resource(&self.type_name, &held)
+            .await
+        {
+            Ok(d) => out.extend(placed(d.0, &self.addr, &self.range)),
+            Err(e) => out.push(Diagnostic::error(
+                "Provider failed",
+                format!("{e} (while closing {})", self.addr),
+                self.range.clone(),
+            )),
+        }
+        out
+    }
+}
+
+/// A provider's diagnostics about an ephemeral resource, placed at its
+/// block and naming it.
+fn placed(
+    d: Vec<Diagnostic>,
+    addr: &str,
+    range: &Option<terrane_config::SourceRange>,
+) -> Vec<Diagnostic> {
+    d.into_iter()
+        .map(|mut d| {
+            if d.range.is_none() {
+                d.range = range.clone();
+            }
+            d.detail = if d.detail.is_empty() {
+                format!("with {addr}")
+            } else {
+                format!("{} (with {addr})", d.detail)
+            };
+            d
+        })
+        .collect()
 }
 
 impl Walk {
@@ -178,7 +354,28 @@ impl Walk {
             providers: tokio::sync::Mutex::new(HashMap::new()),
             limit,
             outputs: Mutex::new(BTreeMap::new()),
+            ephemerals: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Closes every ephemeral resource this walk opened, the last opened
+    /// first; their diagnostics.
+    pub async fn close_ephemerals(&self) -> Vec<Diagnostic> {
+        let open = std::mem::take(&mut *crate::sync::lock(&self.ephemerals));
+        let mut out = Vec::new();
+        for e in open.into_iter().rev() {
+            let addr = e.addr.clone();
+            let event = |elapsed| Event::Ephemeral {
+                addr: &addr,
+                closing: true,
+                elapsed,
+            };
+            self.core.emit(event(None));
+            let started = std::time::Instant::now();
+            out.extend(e.close().await);
+            self.core.emit(event(Some(started.elapsed())));
+        }
+        out
     }
 
     /// Whether Ctrl-C asked to stop: no new operation starts.
@@ -193,6 +390,11 @@ impl Walk {
             // As in Terraform, impure functions (timestamp, uuid, bcrypt) give
             // unknown values until apply.
             pure_only: self.phase != Phase::Apply,
+            plan_timestamp: match self.phase {
+                Phase::Validate => None,
+                Phase::Plan | Phase::Apply => self.opts.plan_timestamp.as_deref(),
+            },
+            console: false,
         }
     }
 
@@ -338,6 +540,23 @@ pub fn provider_addr(core: &EngineCore, name: &str) -> ProviderAddr {
 }
 
 /// The key of a provider configuration.
+/// Whether the provider configuration `key` names is declared with
+/// `for_each` (OpenTofu's provider instances); None when its module is not
+/// in the configuration.
+pub fn provider_is_repeated(core: &EngineCore, key: &ProviderConfigKey) -> Option<bool> {
+    let mut c = Some(&core.config);
+    for m in key
+        .module
+        .split('.')
+        .filter(|s| !s.is_empty() && *s != "module")
+    {
+        c = c.and_then(|c| c.children.get(m));
+    }
+    Some(c?.module.providers.iter().any(|p| {
+        p.alias == key.alias && p.for_each.is_some() && provider_addr(core, &p.name) == key.addr
+    }))
+}
+
 pub fn provider_key(core: &EngineCore, name: &str, alias: Option<&str>) -> ProviderConfigKey {
     let k = ProviderConfigKey::root(provider_addr(core, name));
     match alias {

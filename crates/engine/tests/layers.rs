@@ -11,12 +11,16 @@ const LAYERS: &[&[&str]] = &[
     &["run"],
     &["plan", "apply"],
     &["nodes"],
+    &["ephemeral"],
+    &["provider_each", "expand"],
     &["instance"],
-    &["conditions"],
+    &["conditions", "provision", "module_override", "output_type"],
     &["walk"],
     &["decide", "checks", "decode", "persist"],
     &["schedule"],
-    &["values", "graph", "model", "provider", "sync"],
+    &[
+        "values", "graph", "model", "provider", "sync", "defer", "duration",
+    ],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

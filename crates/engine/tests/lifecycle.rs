@@ -147,6 +147,7 @@ async fn run(p: &dyn Provider) -> Transcript {
             type_name: TY,
             version: 0,
             raw_state_json: &json,
+            raw_state_flatmap: None,
         })
         .await
         .unwrap();

@@ -186,14 +186,14 @@ impl<'a> Evaluator<'a> {
 
     fn object(&mut self, o: &hcl_edit::expr::Object) -> Value {
         let mut attrs = BTreeMap::new();
-        let mut sensitive = false;
+        let mut sensitive = terrane_value::Marks::NONE;
         let mut unknown_key = false;
         for (k, v) in o.iter() {
             let key = match k {
                 ObjectKey::Ident(i) => Some(i.as_str().to_string()),
                 ObjectKey::Expression(ke) => {
                     let kv = self.eval(ke);
-                    sensitive |= kv.has_sensitive();
+                    sensitive |= kv.deep_marks();
                     // Terraform points a null key at the value expression.
                     let at = if kv.is_null() {
                         v.expr().span()
@@ -270,7 +270,7 @@ impl<'a> Evaluator<'a> {
                 detail,
             );
         };
-        let c_sens = c.is_sensitive();
+        let c_sens = c.marks();
         if c.is_null() {
             return self.error(
                 cond.span(),
@@ -319,7 +319,7 @@ impl<'a> Evaluator<'a> {
 
     fn unary(&mut self, op: UnaryOperator, e: &Expression, span: Option<Range<usize>>) -> Value {
         let v = self.eval(e);
-        let sens = v.has_sensitive();
+        let sens = v.deep_marks();
         let (want, what) = match op {
             UnaryOperator::Neg => (Type::Number, "a number is required"),
             UnaryOperator::Not => (Type::Bool, "a bool is required"),
@@ -374,7 +374,7 @@ impl<'a> Evaluator<'a> {
                 let outer = std::mem::take(&mut self.diags);
                 let _ = self.eval(r);
                 self.diags = outer;
-                return mark(Value::bool(d), lv.has_sensitive());
+                return mark(Value::bool(d), lv.deep_marks());
             }
         }
         let rv = self.eval(r);
@@ -395,7 +395,17 @@ impl<'a> Evaluator<'a> {
         if f.name.namespace.is_empty() && (name == "try" || name == "can") {
             return self.try_can(name, &arg_exprs, span);
         }
-        let mut args: Vec<Value> = arg_exprs.iter().map(|a| self.eval(a)).collect();
+        // `convert`'s second argument is a type constraint, not a value:
+        // it is read as one below, never evaluated.
+        let converting = f.name.namespace.is_empty() && name == "convert";
+        let mut args: Vec<Value> = arg_exprs
+            .iter()
+            .enumerate()
+            .map(|(i, a)| match i {
+                1.. if converting => Value::null(Type::Dynamic),
+                _ => self.eval(a),
+            })
+            .collect();
         // A quoted string argument is reported at its content, as HCL's
         // template ranges exclude the quotes.
         let mut spans: Vec<Option<Range<usize>>> = arg_exprs
@@ -424,7 +434,7 @@ impl<'a> Evaluator<'a> {
             if !last.is_known() {
                 return Value::unknown(Type::Dynamic);
             }
-            let sens = last.is_sensitive();
+            let sens = last.marks();
             match last.elements() {
                 Some(es) if matches!(last.ty(), Type::List(_) | Type::Set(_) | Type::Tuple(_)) => {
                     for e in es.iter() {
@@ -442,14 +452,20 @@ impl<'a> Evaluator<'a> {
             }
         }
         let result = if f.name.namespace.is_empty() {
-            if !func::exists(name) {
+            if !func::available(name, self.ctx) {
                 return self.error(
                     f.name.name.span(),
                     "Call to unknown function",
                     format!("There is no function named {name:?}."),
                 );
             }
-            func::call_with_id(name, args, self.ctx)
+            match (converting, args.len(), f.args.expand_final()) {
+                (true, 2, false) => match self.convert_call(args.swap_remove(0), arg_exprs[1]) {
+                    Some(r) => r,
+                    None => return Value::unknown(Type::Dynamic),
+                },
+                _ => func::call_with_id(name, args, self.ctx),
+            }
         } else {
             let ns: Vec<&str> = f.name.namespace.iter().map(|i| i.as_str()).collect();
             match (ns.as_slice(), self.provider_functions) {
@@ -474,8 +490,17 @@ impl<'a> Evaluator<'a> {
                     .clone()
                     .filter(|_| id == Some(DiagId::NotEnoughFunctionArguments))
                     .map(|r| r.end.saturating_sub(1)..r.end);
+                // The call as a whole failing is reported at its name and
+                // opening parenthesis (HCL's start range of the call).
+                let full_len =
+                    f.name.namespace.iter().map(|n| n.len() + 2).sum::<usize>() + f.name.name.len();
+                let start = span
+                    .clone()
+                    .filter(|_| err.arg.is_none())
+                    .map(|r| r.start..(r.start + full_len + 1).min(r.end));
                 let at = close
                     .or_else(|| err.arg.and_then(|i| spans.get(i).cloned().flatten()))
+                    .or(start)
                     .or(span);
                 let range = self.range(at);
                 let mut d = Diagnostic::error(err.summary, err.detail, range);
@@ -484,6 +509,51 @@ impl<'a> Evaluator<'a> {
                 Value::unknown(Type::Dynamic)
             }
         }
+    }
+
+    /// `convert(value, type)`: `value` converted to the type constraint
+    /// written as the second argument (with `optional` attributes and
+    /// their defaults, as for input variables). Marks are set aside and
+    /// put back on the result. `None` when the type expression is invalid
+    /// (its diagnostic is recorded).
+    fn convert_call(
+        &mut self,
+        value: Value,
+        ty: &Expression,
+    ) -> Option<Result<Value, (Option<DiagId>, FuncError)>> {
+        let index = self.current_index();
+        let tc = match terrane_config::parse_type(ty, &index) {
+            Ok(tc) => tc,
+            Err(d) => {
+                self.diags.push(d);
+                return None;
+            }
+        };
+        let marks = value.deep_marks();
+        let plain = value.unmark_deep();
+        let fail = |msg: String| {
+            Err((
+                None,
+                FuncError {
+                    arg: Some(0),
+                    summary: "Invalid function argument".into(),
+                    detail: format!("Invalid value for \"value\" parameter: {msg}."),
+                },
+            ))
+        };
+        if !terrane_value::convert::type_convertible(plain.ty(), &tc.ty) {
+            return Some(fail(terrane_config::type_mismatch_message(
+                plain.ty(),
+                &tc.ty,
+            )));
+        }
+        Some(
+            match crate::convert_to_constraint(&plain, &tc, self.ctx, &index) {
+                Ok(v) => Ok(v.with_marks(marks)),
+                Err(crate::ConstraintError::Convert(e)) => fail(e.message),
+                Err(e) => fail(e.to_string()),
+            },
+        )
     }
 
     /// `try(...)` and `can(...)`: arguments are evaluated one by one and

@@ -36,7 +36,7 @@ impl Evaluator<'_> {
     pub(crate) fn for_expr(&mut self, f: &ForExpr) -> Value {
         let coll_expr = &f.intro.collection_expr;
         let coll = self.eval(coll_expr);
-        let mut sens = coll.is_sensitive();
+        let mut sens = coll.marks();
         if coll.is_null() {
             return self.error(
                 coll_expr.span(),
@@ -74,7 +74,7 @@ impl Evaluator<'_> {
                 None => Some(true),
                 Some(c) => {
                     let cv = self.eval(&c.expr);
-                    sens |= cv.has_sensitive();
+                    sens |= cv.deep_marks();
                     if cv.is_null() {
                         self.error(
                             c.expr.span(),
@@ -110,7 +110,7 @@ impl Evaluator<'_> {
                     None => tuple.push(self.eval(&f.value_expr)),
                     Some(ke) => {
                         let kv = self.eval(ke);
-                        sens |= kv.has_sensitive();
+                        sens |= kv.deep_marks();
                         let val = self.eval(&f.value_expr);
                         if kv.is_null() {
                             self.error(

@@ -22,6 +22,7 @@ mod marks;
 pub mod module;
 mod ops;
 mod scope;
+pub mod statics;
 mod template;
 mod traverse;
 mod typeconv;
@@ -91,6 +92,8 @@ pub fn render_template(text: &str, path: &Path, vars: &Value) -> Result<Value, S
         base_dir: Path::new("."),
         render_template: &refuse_nested_template,
         pure_only: false,
+        plan_timestamp: None,
+        console: false,
     };
     let name = path.display().to_string();
     let index = LineIndex::new(&name, text);
@@ -120,5 +123,7 @@ pub fn default_ctx(base_dir: &Path) -> FuncCtx<'_> {
         base_dir,
         render_template: &render_template,
         pure_only: false,
+        plan_timestamp: None,
+        console: false,
     }
 }

@@ -2,15 +2,11 @@
 //! sensitive mark over to a result, and not-null unknowns. A leaf: it
 //! imports nothing of the crate.
 
-use terrane_value::{Refinements, Type, Value};
+use terrane_value::{Marks, Refinements, Type, Value};
 
-/// A value marked sensitive when `sensitive` is true.
-pub(crate) fn mark(v: Value, sensitive: bool) -> Value {
-    if sensitive && !v.is_sensitive() {
-        v.mark_sensitive()
-    } else {
-        v
-    }
+/// `v` with `marks` (sensitive, ephemeral) added to its own.
+pub(crate) fn mark(v: Value, marks: Marks) -> Value {
+    v.with_marks(marks)
 }
 
 /// An unknown of type `ty`, refined as not null.

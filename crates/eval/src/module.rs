@@ -144,6 +144,7 @@ pub fn input_variables(
         match converted {
             Ok(v) => {
                 let v = if var.sensitive { v.mark_sensitive() } else { v };
+                let v = if var.ephemeral { v.mark_ephemeral() } else { v };
                 scope.vars.insert(name.clone(), v);
             }
             Err(e) => {

@@ -33,7 +33,7 @@ pub(crate) fn binary(
     span: Option<Range<usize>>,
 ) -> Result<Value, Vec<OpError>> {
     use BinaryOperator::*;
-    let sens = l.has_sensitive() || r.has_sensitive();
+    let sens = l.deep_marks() | r.deep_marks();
     let (l, r) = (l.unmark_deep(), r.unmark_deep());
     if matches!(op, Eq | NotEq) {
         let out = match equals(&l, &r) {

@@ -32,7 +32,7 @@ use terrane_value::{Kind, Refinements, Type, Value};
 pub(crate) struct Acc {
     buf: String,
     unknown: bool,
-    sensitive: bool,
+    sensitive: terrane_value::Marks,
 }
 
 impl Acc {
@@ -310,7 +310,7 @@ impl Evaluator<'_> {
         acc: &mut Acc,
     ) -> Option<bool> {
         let c = self.eval(cond);
-        acc.sensitive |= c.has_sensitive();
+        acc.sensitive |= c.deep_marks();
         let c = c.unmark_deep();
         if c.is_null() {
             self.error(
@@ -344,7 +344,7 @@ impl Evaluator<'_> {
         acc: &mut Acc,
     ) -> Option<Vec<(Value, Value)>> {
         let coll = self.eval(coll_expr);
-        acc.sensitive |= coll.is_sensitive();
+        acc.sensitive |= coll.marks();
         if coll.is_null() {
             self.error(
                 coll_expr.span(),
@@ -381,7 +381,7 @@ impl Evaluator<'_> {
         span: Option<std::ops::Range<usize>>,
         acc: &mut Acc,
     ) {
-        acc.sensitive |= v.has_sensitive();
+        acc.sensitive |= v.deep_marks();
         if v.is_null() {
             self.error(
                 span,

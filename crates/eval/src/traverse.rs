@@ -90,7 +90,7 @@ impl Evaluator<'_> {
 
     /// Applies the steps after a splat to each element.
     fn splat(&mut self, v: Value, ops: &[Op]) -> Value {
-        let sens = v.is_sensitive();
+        let sens = v.marks();
         if v.is_null() {
             return mark(Value::tuple(Vec::new()), sens);
         }
@@ -134,7 +134,7 @@ impl Evaluator<'_> {
     }
 
     pub(crate) fn get_attr(&mut self, v: Value, name: &str, span: Option<Range<usize>>) -> Value {
-        let sens = v.is_sensitive();
+        let sens = v.marks();
         if v.is_null() && matches!(v.ty(), Type::Object(_) | Type::Map(_) | Type::Dynamic) {
             return self.error(
                 span,
@@ -186,7 +186,7 @@ impl Evaluator<'_> {
     }
 
     pub(crate) fn index(&mut self, v: Value, k: Value, span: Option<Range<usize>>) -> Value {
-        let sens = v.is_sensitive() || k.has_sensitive();
+        let sens = v.marks() | k.deep_marks();
         let k = k.unmark_deep();
         if v.ty().is_primitive() {
             return self.error(

@@ -92,7 +92,7 @@ fn apply_defaults(
                 }
                 path.pop();
             }
-            Value::object(out).with_sensitive(v.is_sensitive())
+            Value::object(out).with_marks(v.marks())
         }
         Type::List(e) | Type::Set(e) => {
             path.push(Step::Index(0));
@@ -104,12 +104,12 @@ fn apply_defaults(
             path.pop();
             match out {
                 Some(es) if matches!(v.ty(), Type::Set(_)) => {
-                    Value::set(Type::Dynamic, es).with_sensitive(v.is_sensitive())
+                    Value::set(Type::Dynamic, es).with_marks(v.marks())
                 }
                 Some(es) if matches!(v.ty(), Type::List(_)) => {
-                    Value::list(Type::Dynamic, es).with_sensitive(v.is_sensitive())
+                    Value::list(Type::Dynamic, es).with_marks(v.marks())
                 }
-                Some(es) => Value::tuple(es).with_sensitive(v.is_sensitive()),
+                Some(es) => Value::tuple(es).with_marks(v.marks()),
                 None => v.clone(),
             }
         }
@@ -124,9 +124,9 @@ fn apply_defaults(
                 .collect();
             path.pop();
             if matches!(v.ty(), Type::Map(_)) {
-                Value::map(Type::Dynamic, out).with_sensitive(v.is_sensitive())
+                Value::map(Type::Dynamic, out).with_marks(v.marks())
             } else {
-                Value::object(out).with_sensitive(v.is_sensitive())
+                Value::object(out).with_marks(v.marks())
             }
         }
         Type::Tuple(ts) => {
@@ -146,7 +146,7 @@ fn apply_defaults(
                     r
                 })
                 .collect();
-            Value::tuple(out).with_sensitive(v.is_sensitive())
+            Value::tuple(out).with_marks(v.marks())
         }
         _ => v.clone(),
     }

@@ -665,3 +665,126 @@ fn syntax_errors_have_positions() {
         ("dangling_operator", "1 +", "error: Invalid expression @1:2"),
     ]);
 }
+
+/// A call failing as a whole is reported at the function's name and its
+/// opening parenthesis, as `terraform validate` reports
+/// `jsondecode("{")` (2:7-2:18) and `element([], 0)` (2:7-2:15); an
+/// argument's error stays at the argument.
+#[test]
+fn item1_call_error_range_is_name_and_parenthesis() {
+    let scope = scope();
+    let ctx = default_ctx(Path::new("."));
+    let cases = [
+        (
+            "jsondecode_eof",
+            "jsondecode(\"{\")",
+            "Error in function call 1:1-1:12",
+        ),
+        (
+            "element_empty",
+            "element([], 0)",
+            "Error in function call 1:1-1:9",
+        ),
+        (
+            "argument_error",
+            "upper(1, 2)",
+            "Too many function arguments 1:10-1:11",
+        ),
+    ];
+    for (name, src, want) in cases {
+        let (_, diags) = eval_str("t.tf", src, &scope, &ctx);
+        let d = diags.first().unwrap_or_else(|| panic!("{name}: no error"));
+        let r = d.range.as_ref().expect("a range");
+        let got = format!(
+            "{} {}:{}-{}:{}",
+            d.summary, r.start.line, r.start.col, r.end.line, r.end.col
+        );
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+/// Item 1: `convert(value, type)` reads its second argument as a type
+/// constraint (optional attributes and defaults included), keeps marks and
+/// unknowns, and fails with Terraform's words at the value (results and
+/// messages as `terraform console` gives them; the corpus in
+/// tests/corpus compares them with real Terraform).
+#[test]
+fn item1_convert_with_a_type_expression() {
+    check(&[
+        ("string_to_number", "convert(\"1\", number)", "1"),
+        (
+            "tuple_to_list",
+            "convert([1, \"a\"], list(string))",
+            "list[\"1\", \"a\"]",
+        ),
+        (
+            "object_to_map",
+            "convert({ a = 1 }, map(string))",
+            "map{a=\"1\"}",
+        ),
+        (
+            "optional_default",
+            "convert({}, object({ a = optional(string, \"d\"), b = optional(number) }))",
+            "{a=\"d\", b=null(number)}",
+        ),
+        ("null_typed", "convert(null, string)", "null(string)"),
+        ("any", "convert(1, any)", "1"),
+        (
+            "sensitive_kept",
+            "convert(var.secret_n, string)",
+            "sensitive(\"7\")",
+        ),
+        (
+            "unknown_typed",
+            "convert(var.unknown_any, list(string))",
+            "unknown(list(string))",
+        ),
+        (
+            "not_convertible",
+            "convert(\"x\", number)",
+            "error: Invalid function argument @1:10",
+        ),
+        (
+            "kind_mismatch",
+            "convert(1, list(string))",
+            "error: Invalid function argument @1:9",
+        ),
+        (
+            "nested",
+            "convert({ a = \"x\" }, object({ a = number }))",
+            "error: Invalid function argument @1:9",
+        ),
+        (
+            "quoted_type",
+            "convert(1, \"string\")",
+            "error: Invalid type specification @1:12",
+        ),
+        (
+            "optional_outside_object",
+            "convert(1, optional(string))",
+            "error: Invalid type specification @1:12",
+        ),
+        (
+            "missing_type",
+            "convert(1)",
+            "error: Not enough function arguments @1:10",
+        ),
+        (
+            "extra_argument",
+            "convert(1, string, 2)",
+            "error: Too many function arguments @1:20",
+        ),
+        // Outside the console: `plantimestamp` exists (unknown without a
+        // plan), `type` does not.
+        (
+            "plantimestamp_unplanned",
+            "plantimestamp()",
+            "unknown(string)",
+        ),
+        (
+            "type_outside_console",
+            "type(1)",
+            "error: Call to unknown function @1:1",
+        ),
+    ]);
+}

@@ -38,6 +38,16 @@ pub struct Conn {
     send: hyper::client::conn::http2::SendRequest<tonic::body::Body>,
 }
 
+impl Conn {
+    /// A connection over an HTTP/2 handshake made elsewhere (the Pulumi
+    /// launcher's plaintext TCP one).
+    pub(crate) fn from_sender(
+        send: hyper::client::conn::http2::SendRequest<tonic::body::Body>,
+    ) -> Conn {
+        Conn { send }
+    }
+}
+
 impl tower::Service<http::Request<tonic::body::Body>> for Conn {
     type Response = http::Response<hyper::body::Incoming>;
     type Error = hyper::Error;
@@ -413,6 +423,17 @@ impl PluginClient {
             process.kill().await;
         }
         exited
+    }
+}
+
+/// A warning of the host's own for the log only (never the user's
+/// output), shown on stderr when `TF_LOG`/`TERRANE_LOG` asks for warn or
+/// more, as Terraform writes its `[WARN]` log lines (the legacy SDK's
+/// tolerated plan and apply problems go here, as in Terraform).
+pub fn log_warn(message: &str) {
+    if log_threshold().is_some_and(|t| t <= 3) {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), "[WARN]  {message}");
     }
 }
 

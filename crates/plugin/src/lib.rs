@@ -8,6 +8,8 @@
 //!   binary, check its handshake, connect with pinned mutual TLS.
 //! * `coalesce`: the client collects the writes of one scheduler round
 //!   into one socket write.
+//! * [`launch_pulumi`]: a Pulumi resource plugin (engine address argument,
+//!   port on stdout, plaintext gRPC, SIGINT then kill).
 //! * [`process`]: plugin processes die with the engine (death signal from a
 //!   long-lived launcher thread, own process group) and never see
 //!   terrane's secrets ([`withhold_env`]).
@@ -21,10 +23,14 @@ mod client;
 mod coalesce;
 pub mod handshake;
 pub mod process;
+mod pulumi;
 mod server;
 
-pub use client::{launch, Conn, LaunchError, LaunchOptions, PluginClient, MAX_HANDSHAKE_LINE};
+pub use client::{
+    launch, log_warn, Conn, LaunchError, LaunchOptions, PluginClient, MAX_HANDSHAKE_LINE,
+};
 pub use process::{withheld_env, withhold_env, SECRET_ENV};
+pub use pulumi::{launch_pulumi, parse_port, PulumiLaunch, PulumiPlugin};
 pub use server::{
     serve, serve_main, ServeError, ServeOptions, MAX_MESSAGE_SIZE, PROTOCOL_ENV, SUPPORTED,
 };

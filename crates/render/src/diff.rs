@@ -805,7 +805,7 @@ impl Diff {
                     a.render(style, indent, o)
                 )
             }
-            Node::WriteOnly => format!("(write-only attribute){forces}"),
+            Node::WriteOnly => format!("(write-only attribute){}{forces}", self.null_suffix(o)),
             Node::Object {
                 attrs,
                 block,

@@ -80,7 +80,7 @@ pub fn plan(style: &Style, p: &Plan) -> String {
     let mut out = String::new();
     if !p.drift.is_empty() && p.mode == PlanMode::RefreshOnly {
         out.push_str(&style.bold("\nNote: Objects have changed outside of terrane\n\n"));
-        out.push_str("terrane detected the following changes made outside of terrane since the last \"terrane apply\":\n\n");
+        out.push_str(&format!("{}\n\n", wrap("terrane detected the following changes made outside of terrane since the last \"terrane apply\" which may have affected this plan:")));
         for c in &p.drift {
             out.push_str(&resource(style, c, true, None));
         }
@@ -105,6 +105,18 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         .collect();
     visible.sort_by(|a, b| listing_key(a).cmp(&listing_key(b)));
     let outputs_changed = p.outputs.iter().any(|(_, o)| output_changed(o));
+    // A plan that failed shows what it planned before the failure, and
+    // never "No changes".
+    let errored = p.has_errors();
+    if visible.is_empty() && errored {
+        return out;
+    }
+    let deferred = deferred_section(style, p);
+    if visible.is_empty() && !deferred.is_empty() && !outputs_changed {
+        // Nothing to do now, but the plan is partial: never "No changes".
+        out.push_str(&deferred);
+        return out;
+    }
     if visible.is_empty() {
         if p.mode == PlanMode::RefreshOnly && !p.drift.is_empty() {
             out.push_str(&format!("\n{}\n", wrap("This is a refresh-only plan, so terrane will not take any actions to undo these. If you were expecting these changes then you can apply this plan to record the updated values in the terrane state without changing any remote objects.")));
@@ -150,7 +162,11 @@ pub fn plan(style: &Style, p: &Plan) -> String {
             };
             out.push_str(&format!("{} {label}\n", symbol(style, *k)));
         }
-        out.push_str("\nterrane will perform the following actions:\n\n");
+        out.push_str(if errored {
+            "\nterrane planned the following actions, but then encountered a problem:\n\n"
+        } else {
+            "\nterrane will perform the following actions:\n\n"
+        });
         for c in &visible {
             out.push_str(&resource(style, c, false, moved_from(c)));
         }
@@ -167,12 +183,38 @@ pub fn plan(style: &Style, p: &Plan) -> String {
             style.bold("Plan:")
         ));
     }
+    if !visible.is_empty() || outputs_changed {
+        out.push_str(&deferred);
+    }
     if outputs_changed {
         out.push_str("\nChanges to Outputs:\n");
         out.push_str(&output_changes(style, &p.outputs));
         if visible.is_empty() {
             out.push_str(&format!("\n{}\n", wrap("You can apply this plan to save these new output values to the terrane state, without changing any real infrastructure.")));
         }
+    }
+    out
+}
+
+/// The deferred part of a partial plan ([`terrane_engine::Deferred`]):
+/// what waits for a later plan and why; empty for a complete plan.
+fn deferred_section(style: &Style, p: &Plan) -> String {
+    if p.deferred.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n{}\n{}\n\n",
+        style.bold("Deferred changes:"),
+        wrap("This plan is partial: terrane cannot plan the following yet. Apply this plan, then plan again to plan them.")
+    );
+    for d in &p.deferred {
+        out.push_str(&format!(
+            "  {} {} ({}): {}\n",
+            style.bold("~>"),
+            d.addr,
+            d.reason.json(),
+            d.detail
+        ));
     }
     out
 }
@@ -296,12 +338,18 @@ pub fn resource(
     moved_from: Option<&terrane_state::InstanceAddr>,
 ) -> String {
     let mut out = String::new();
-    let indent = if c.action == Action::Forget {
+    // Drift says what happened: deleted, or changed.
+    let head = match (drift, c.action) {
+        (true, Action::Delete) => format!("# {} has been deleted", c.addr),
+        (true, _) => format!("# {} has changed", c.addr),
+        (false, _) => headline(c, moved_from),
+    };
+    let indent = if c.action == Action::Forget && !drift {
         " "
     } else {
         "  "
     };
-    let _ = writeln!(out, "{indent}{}", style.bold(&headline(c, moved_from)));
+    let _ = writeln!(out, "{indent}{}", style.bold(&head));
     let (mode, ty, name) = (
         &c.addr.resource.mode,
         &c.addr.resource.ty,
@@ -312,7 +360,7 @@ pub fn resource(
     } else {
         "resource"
     };
-    let sym = if drift {
+    let sym = if drift && c.action != Action::Delete {
         symbol(style, Action::Update)
     } else {
         symbol(style, c.action)
@@ -371,8 +419,85 @@ pub fn terraform_order(ds: &[Diagnostic]) -> Vec<&Diagnostic> {
     out
 }
 
-/// A diagnostic with its source snippet, as Terraform prints them.
+/// The width Terraform assumes for a stream that is not a terminal, and
+/// for one whose size it cannot tell.
+pub const DEFAULT_COLUMNS: usize = 78;
+
+/// `text` broken into lines of at most `limit` characters at white space,
+/// as Terraform's word wrapping breaks a diagnostic's detail: a run of
+/// blanks at a break is dropped, a word longer than the limit stays whole
+/// on its own line, line breaks already there are kept.
+pub fn word_wrap(text: &str, limit: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let (mut word, mut space) = (String::new(), String::new());
+    let (mut word_len, mut space_len, mut current) = (0usize, 0usize, 0usize);
+    for c in text.chars() {
+        if c == '\n' {
+            out.push_str(&space);
+            out.push_str(&word);
+            out.push('\n');
+            (word, space) = (String::new(), String::new());
+            (word_len, space_len, current) = (0, 0, 0);
+        } else if c.is_whitespace() && c != '\u{a0}' {
+            if space.is_empty() || !word.is_empty() {
+                current += space_len + word_len;
+                out.push_str(&space);
+                out.push_str(&word);
+                (word, space) = (String::new(), String::new());
+                (word_len, space_len) = (0, 0);
+            }
+            space.push(c);
+            space_len += 1;
+        } else {
+            word.push(c);
+            word_len += 1;
+            if current + space_len + word_len > limit && word_len < limit {
+                out.push('\n');
+                current = 0;
+                space.clear();
+                space_len = 0;
+            }
+        }
+    }
+    if word.is_empty() {
+        if current + space_len <= limit {
+            out.push_str(&space);
+        }
+    } else {
+        out.push_str(&space);
+        out.push_str(&word);
+    }
+    out
+}
+
+/// A diagnostic's detail as Terraform prints it for a stream `columns`
+/// wide: each line wrapped to one less than the width, except lines that
+/// start with a blank (preformatted: lists, snippets).
+pub fn wrap_detail(detail: &str, columns: usize) -> String {
+    if columns <= 1 {
+        return detail.to_string();
+    }
+    detail
+        .split('\n')
+        .map(|l| {
+            if l.starts_with(' ') {
+                l.to_string()
+            } else {
+                word_wrap(l, columns - 1)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A diagnostic with its source snippet, as Terraform prints them to a
+/// stream that is not a terminal ([`DEFAULT_COLUMNS`] wide).
 pub fn diagnostic(style: &Style, d: &Diagnostic) -> String {
+    diagnostic_for(style, d, DEFAULT_COLUMNS)
+}
+
+/// [`diagnostic`] for a stream `columns` wide.
+pub fn diagnostic_for(style: &Style, d: &Diagnostic, columns: usize) -> String {
     let mut out = String::new();
     let (sev, paint): (&str, fn(&Style, &str) -> String) = match d.severity {
         Severity::Error => ("Error", |s, t| s.red(t)),
@@ -386,26 +511,31 @@ pub fn diagnostic(style: &Style, d: &Diagnostic) -> String {
     );
     if let Some(r) = &d.range {
         // Terraform names root-module files without "./" and adds the
-        // block the line is in: `on main.tf line 3, in resource "a" "b":`.
+        // block the line is in: `on main.tf line 3, in resource "a" "b":`
+        // (`in run "r":` in a test file).
         let file = r.file.strip_prefix("./").unwrap_or(&r.file);
         let text = std::fs::read_to_string(&*r.file).ok();
         let context = text
             .as_deref()
-            .filter(|_| file.ends_with(".tf"))
-            .and_then(|t| block_context(t, r.start.line))
+            .filter(|_| file.ends_with(".tf") || file.ends_with(".tftest.hcl"))
+            .and_then(|t| block_context(t, r.start.line, r.start.col))
             .map(|c| format!(", in {c}"))
             .unwrap_or_default();
         let _ = writeln!(out, "  on {file} line {}{context}:", r.start.line);
-        if let Some(line) = text
-            .as_deref()
-            .and_then(|t| t.lines().nth(r.start.line.saturating_sub(1)))
-        {
-            let _ = writeln!(out, "  {:>3}: {}", r.start.line, line);
+        match text {
+            Some(t) => {
+                if let Some(line) = t.lines().nth(r.start.line.saturating_sub(1)) {
+                    let _ = writeln!(out, "{:>4}: {}", r.start.line, line);
+                }
+            }
+            // As Terraform says of a source it cannot read (a console
+            // line, a file gone since).
+            None => out.push_str("  (source code not available)\n"),
         }
         out.push('\n');
     }
     if !d.detail.is_empty() {
-        let _ = writeln!(out, "{}", d.detail);
+        let _ = writeln!(out, "{}", wrap_detail(&d.detail, columns));
     }
     out
 }
@@ -413,14 +543,25 @@ pub fn diagnostic(style: &Style, d: &Diagnostic) -> String {
 /// The top-level block that line `line` (1-based) of a `.tf` file is in,
 /// as Terraform names it (`resource "a" "b"`, `provider "p"`): the nearest
 /// header at column 0 at or above the line, unless a closing brace at
-/// column 0 comes first.
-fn block_context(text: &str, line: usize) -> Option<String> {
+/// column 0 comes first. A range starting at column `col` of a header's own
+/// line at its first character is the header itself, which is in no block.
+fn block_context(text: &str, line: usize, col: usize) -> Option<String> {
     let lines: Vec<&str> = text.lines().take(line).collect();
     for (i, l) in lines.iter().enumerate().rev() {
         if l.starts_with('}') && i + 1 < line {
             return None;
         }
-        let Some(head) = l.trim_end().strip_suffix('{') else {
+        // A range that starts at a block's header (its type name) is not
+        // inside that block: Terraform names the block around it.
+        let indent = l.len() - l.trim_start().len();
+        if i + 1 == line && col <= indent + 1 {
+            continue;
+        }
+        // A one-line block (`run "r" {}`) is the context of its own line.
+        let one_line = (i + 1 == line)
+            .then(|| l.trim_end().strip_suffix('}')?.trim_end().strip_suffix('{'))
+            .flatten();
+        let Some(head) = one_line.or_else(|| l.trim_end().strip_suffix('{')) else {
             continue;
         };
         if !l.starts_with(|c: char| c.is_ascii_alphabetic()) {
@@ -477,6 +618,33 @@ pub fn outputs(outs: &std::collections::BTreeMap<String, (Value, bool)>) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Item 4: details wrapped as Terraform wraps them when its output is
+    /// not a terminal (78 columns: lines of at most 77 characters), the
+    /// expected texts copied from real Terraform 1.15's output.
+    #[test]
+    fn item4_diagnostic_detail_wrapped_as_terraform() {
+        let check = |name: &str, detail: &str, want: &str| {
+            assert_eq!(wrap_detail(detail, DEFAULT_COLUMNS), want, "case {name}");
+        };
+        check(
+            "unknown_condition",
+            "Condition expression could not be evaluated at this time. This means you have executed a `run` block with `command = plan` and one of the values your condition depended on is not known until after the plan has been applied. Either remove this value from your condition, or execute an `apply` command from this `run` block. Alternatively, if there is an override for this value, you can make it available during the plan phase by setting `override_during = plan` in the `override_` block.",
+            "Condition expression could not be evaluated at this time. This means you have\nexecuted a `run` block with `command = plan` and one of the values your\ncondition depended on is not known until after the plan has been applied.\nEither remove this value from your condition, or execute an `apply` command\nfrom this `run` block. Alternatively, if there is an override for this value,\nyou can make it available during the plan phase by setting `override_during =\nplan` in the `override_` block.",
+        );
+        check(
+            "dev_overrides_list_kept",
+            "The following provider development overrides are set in the CLI configuration:\n - hashicorp/random in /a/very/long/path/that/goes/on/and/on/and/on/and/on/and/on/plugins/r\n\nThe behavior may therefore not match any released version of the provider and applying changes may cause the state to become incompatible with published releases.",
+            "The following provider development overrides are set in the CLI\nconfiguration:\n - hashicorp/random in /a/very/long/path/that/goes/on/and/on/and/on/and/on/and/on/plugins/r\n\nThe behavior may therefore not match any released version of the provider and\napplying changes may cause the state to become incompatible with published\nreleases.",
+        );
+        check("short_unchanged", "A short detail.", "A short detail.");
+        let long_word = "x".repeat(90);
+        check(
+            "long_word_alone",
+            &format!("see {long_word} here"),
+            &format!("see\n{long_word}\nhere"),
+        );
+    }
     use crate::text::show_value;
     use terrane_engine::OutputChange;
 
@@ -511,7 +679,7 @@ mod tests {
         let cases: Vec<(&str, Value, &str)> = vec![
             ("string", s("x"), "\"x\""),
             ("number", Value::number(42), "42"),
-            ("null", Value::null(Type::String), "null"),
+            ("null", Value::null(Type::String), "tostring(null)"),
             (
                 "tuple",
                 Value::tuple(vec![s("p"), s("q")]),
@@ -554,6 +722,23 @@ mod tests {
                 s("secret").mark_sensitive(),
                 "(sensitive value)",
             ),
+            // As Terraform's console prints `convert(null, ...)` results.
+            (
+                "item1_typed_null_string",
+                Value::null(Type::String),
+                "tostring(null)",
+            ),
+            (
+                "item1_typed_null_list",
+                Value::null(Type::list(Type::String)),
+                "tolist(null) /* of string */",
+            ),
+            (
+                "item1_typed_null_in_object",
+                obj(&[("b", Value::null(Type::Number))]),
+                "{\n  \"b\" = tonumber(null)\n}",
+            ),
+            ("item1_untyped_null", Value::null(Type::Dynamic), "null"),
         ];
         for (name, v, want) in cases {
             check(name, hcl_value(&v, 0), want);

@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
 use terrane_engine::{Action, Plan};
-use terrane_state::{InstanceKey, Mode, Snapshot};
+use terrane_state::{InstanceKey, Mode, ResourceAddr, ResourceState, Snapshot};
 use terrane_value::{Kind, Value};
 
 /// A value with unknowns left out (unknown attributes omitted, unknown
@@ -78,76 +78,141 @@ fn provider_name(provider: &str) -> String {
     provider.split('"').nth(1).unwrap_or(provider).to_string()
 }
 
-/// `values` of the JSON state format, from a snapshot (values decoded
-/// without a schema: state JSON is already the value).
-pub fn state_values(s: &Snapshot) -> Json {
-    // Dependencies as Terraform records them (terrane keeps direct ones).
-    let full = terrane_engine::with_closure_dependencies(s);
-    let s = &full;
-    let mut modules: BTreeMap<String, Vec<Json>> = BTreeMap::new();
-    for (raddr, r) in &s.resources {
+/// One stored object (a current one, or a deposed one with its key) of
+/// `show -json`'s state values, with the dependencies Terraform records
+/// (`deps`: the object's closure, see
+/// [`terrane_engine::closure_dependencies`]).
+fn object_json(
+    raddr: &ResourceAddr,
+    provider: &str,
+    key: &InstanceKey,
+    o: &terrane_state::ObjectState,
+    deposed: Option<&String>,
+    deps: &[String],
+) -> Json {
+    let addr = raddr.instance(key.clone());
+    let attributes = unwrap_dynamic(&o.attributes);
+    let value = terrane_value::json::decode_loose(&attributes);
+    let value = terrane_value::marks::mark_paths(&value, &o.sensitive_paths);
+    let mut m = Map::new();
+    m.insert("address".into(), json!(addr.to_string()));
+    m.insert("mode".into(), json!(raddr.mode.as_str()));
+    m.insert("type".into(), json!(raddr.ty));
+    m.insert("name".into(), json!(raddr.name));
+    if let Some(i) = index_json(key) {
+        m.insert("index".into(), i);
+    }
+    m.insert("provider_name".into(), json!(provider_name(provider)));
+    m.insert("schema_version".into(), json!(o.schema_version));
+    m.insert("values".into(), attributes);
+    m.insert("sensitive_values".into(), sensitive_or_empty(&value));
+    if !deps.is_empty() {
+        m.insert("depends_on".into(), json!(deps));
+    }
+    if o.status == terrane_state::Status::Tainted {
+        m.insert("tainted".into(), json!(true));
+    }
+    if let Some(k) = deposed {
+        m.insert("deposed_key".into(), json!(k));
+    }
+    Json::Object(m)
+}
+
+/// `show -json` of a state as a document (a plan's `prior_state`): what
+/// [`write_state`] writes, read back.
+pub fn state(s: &Snapshot) -> Json {
+    let mut out = Vec::new();
+    write_state(s, &mut out).expect("writing to memory cannot fail");
+    serde_json::from_slice(&out).expect("write_state writes valid JSON")
+}
+
+/// The `resources` array of one module in [`write_state`].
+fn write_objects(
+    w: &mut dyn std::io::Write,
+    rs: &[(&ResourceAddr, &ResourceState)],
+    deps: &Deps,
+) -> std::io::Result<()> {
+    w.write_all(b"[")?;
+    let mut first = true;
+    for &(raddr, r) in rs {
         for (key, inst) in &r.instances {
-            // The current object, then the deposed ones (with their keys),
-            // as Terraform lists them.
+            let addr = raddr.instance(key.clone());
             let objects = inst
                 .current
                 .iter()
                 .map(|o| (o, None))
                 .chain(inst.deposed.iter().map(|(k, o)| (o, Some(k))));
             for (o, deposed) in objects {
-                let addr = raddr.instance(key.clone());
-                let attributes = unwrap_dynamic(&o.attributes);
-                let value = terrane_value::json::decode_loose(&attributes);
-                let value = terrane_value::marks::mark_paths(&value, &o.sensitive_paths);
-                let mut m = Map::new();
-                m.insert("address".into(), json!(addr.to_string()));
-                m.insert("mode".into(), json!(raddr.mode.as_str()));
-                m.insert("type".into(), json!(raddr.ty));
-                m.insert("name".into(), json!(raddr.name));
-                if let Some(i) = index_json(key) {
-                    m.insert("index".into(), i);
+                let d = deps.get(&(addr.clone(), deposed.cloned()));
+                let d = d.map(Vec::as_slice).unwrap_or_default();
+                let j = object_json(raddr, &r.provider, key, o, deposed, d);
+                if !first {
+                    w.write_all(b",")?;
                 }
-                m.insert("provider_name".into(), json!(provider_name(&r.provider)));
-                m.insert("schema_version".into(), json!(o.schema_version));
-                m.insert("values".into(), attributes);
-                m.insert("sensitive_values".into(), sensitive_or_empty(&value));
-                if !o.dependencies.is_empty() {
-                    m.insert("depends_on".into(), json!(o.dependencies));
-                }
-                if o.status == terrane_state::Status::Tainted {
-                    m.insert("tainted".into(), json!(true));
-                }
-                if let Some(k) = deposed {
-                    m.insert("deposed_key".into(), json!(k));
-                }
-                modules
-                    .entry(raddr.module.to_string())
-                    .or_default()
-                    .push(Json::Object(m));
+                first = false;
+                serde_json::to_writer(&mut *w, &j)?;
             }
         }
     }
-    let mut outputs = Map::new();
-    for (name, o) in &s.outputs {
-        outputs.insert(
-            name.clone(),
-            json!({"sensitive": o.sensitive, "value": o.value, "type": o.ty}),
-        );
+    w.write_all(b"]")
+}
+
+/// Each object's dependencies, by (instance address, deposed key).
+type Deps = std::collections::HashMap<(terrane_state::InstanceAddr, Option<String>), Vec<String>>;
+
+/// `show -json` of a state (format 1.0), written to `w` as it is built:
+/// one object at a time, so the document never exists whole in memory
+/// beside the state it is made from (issue 19). The bytes are those of the
+/// whole document serialized at once: `format_version`,
+/// `terraform_version`, then `values` with `root_module` (`resources`,
+/// then `child_modules`, each `resources` and `address`) and `outputs`,
+/// modules in address order, objects in state order (the current object,
+/// then the deposed ones, as Terraform lists them); a newline ends it.
+pub fn write_state(s: &Snapshot, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    if s.resources.is_empty() && s.outputs.is_empty() {
+        return writeln!(w, "{}", json!({"format_version": "1.0"}));
     }
-    let mut root = json!({"resources": modules.remove("").unwrap_or_default()});
+    // Dependencies as Terraform records them (terrane keeps direct ones).
+    let deps = terrane_engine::closure_dependencies(s);
+    // Resources by module address, each in state order.
+    let mut modules: BTreeMap<String, Vec<_>> = BTreeMap::new();
+    for (raddr, r) in &s.resources {
+        modules
+            .entry(raddr.module.to_string())
+            .or_default()
+            .push((raddr, r));
+    }
+    let root = modules.remove("").unwrap_or_default();
+    write!(
+        w,
+        "{{\"format_version\":\"1.0\",\"terraform_version\":{},\"values\":{{\"root_module\":{{\"resources\":",
+        Json::from(terrane_engine::TERRAFORM_VERSION)
+    )?;
+    write_objects(w, &root, &deps)?;
     if !modules.is_empty() {
-        root["child_modules"] = Json::Array(
-            modules
-                .into_iter()
-                .map(|(addr, rs)| json!({"resources": rs, "address": addr}))
-                .collect(),
-        );
+        w.write_all(b",\"child_modules\":[")?;
+        for (i, (addr, rs)) in modules.iter().enumerate() {
+            if i > 0 {
+                w.write_all(b",")?;
+            }
+            w.write_all(b"{\"resources\":")?;
+            write_objects(w, rs, &deps)?;
+            write!(w, ",\"address\":{}}}", Json::from(addr.as_str()))?;
+        }
+        w.write_all(b"]")?;
     }
-    let mut values = json!({"root_module": root});
-    if !outputs.is_empty() {
-        values["outputs"] = Json::Object(outputs);
+    w.write_all(b"}")?;
+    if !s.outputs.is_empty() {
+        let mut outputs = Map::new();
+        for (name, o) in &s.outputs {
+            outputs.insert(
+                name.clone(),
+                json!({"sensitive": o.sensitive, "value": o.value, "type": o.ty}),
+            );
+        }
+        write!(w, ",\"outputs\":{}", Json::Object(outputs))?;
     }
-    values
+    w.write_all(b"}}\n")
 }
 
 /// State JSON keeps a `dynamic` attribute's value as `{"value": V, "type":
@@ -212,15 +277,22 @@ fn sensitive_or_empty(v: &Value) -> Json {
     }
 }
 
-/// `show -json` of a state.
-pub fn state(s: &Snapshot) -> Json {
-    if s.resources.is_empty() && s.outputs.is_empty() {
-        return json!({"format_version": "1.0"});
-    }
-    json!({"format_version": "1.0", "terraform_version": terrane_engine::TERRAFORM_VERSION, "values": state_values(s)})
+/// `show -json` of a plan.
+/// One deferred part of a plan, as Terraform's `deferred_changes` entry
+/// (`reason`, `resource_change`), with terrane's `detail` for people.
+fn deferred_json(d: &terrane_engine::Deferred) -> Json {
+    json!({
+        "reason": d.reason.json(),
+        "detail": d.detail,
+        "resource_change": {
+            "address": d.addr,
+            "mode": d.mode.as_str(),
+            "type": d.ty,
+            "name": d.name,
+        },
+    })
 }
 
-/// `show -json` of a plan.
 pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
     let mut changes = Vec::new();
     let mut planned: BTreeMap<String, Vec<Json>> = BTreeMap::new();
@@ -258,26 +330,7 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         } else {
             known(&c.after.unmark_deep())
         };
-        // As Terraform writes it: a wholly known value has nothing unknown
-        // to show (no empty collections shaped like it either).
-        let after_unknown = if c.after.is_null() || c.after.is_wholly_known() {
-            json!({})
-        } else {
-            match unknown_as_bool(&c.after) {
-                Json::Bool(false) => json!({}),
-                j => j,
-            }
-        };
-        let before_sensitive = if before_v.is_null() {
-            json!(false)
-        } else {
-            sensitive_or_empty(&before_v)
-        };
-        let after_sensitive = if c.after.is_null() {
-            json!(false)
-        } else {
-            sensitive_or_empty(&c.after)
-        };
+        let (after_unknown, before_sensitive, after_sensitive) = marks_json(&before_v, &c.after);
         let mut change = json!({
             "actions": c.action.json_actions(),
             "before": before,
@@ -321,8 +374,20 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
             }
             r.insert("provider_name".into(), json!(c.provider.addr.to_string()));
             r.insert("schema_version".into(), json!(c.schema_version));
-            r.insert("values".into(), known(&c.after.unmark_deep()));
-            r.insert("sensitive_values".into(), sensitive_or_empty(&c.after));
+            // Terraform leaves out values that are all unknown (a data
+            // source read at apply whose configuration is unknown).
+            let values = known(&c.after.unmark_deep());
+            if values.as_object().is_none_or(|m| !m.is_empty()) {
+                r.insert("values".into(), values);
+            }
+            // Nothing planned (an object forgotten by a `removed` block):
+            // no sensitive values at all, as Terraform writes it.
+            let sensitive = if c.after.is_null() {
+                json!(false)
+            } else {
+                sensitive_or_empty(&c.after)
+            };
+            r.insert("sensitive_values".into(), sensitive);
             planned
                 .entry(c.addr.resource.module.to_string())
                 .or_default()
@@ -363,10 +428,14 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         }
         output_changes.insert(name.clone(), change);
         if !removed {
-            planned_outputs.insert(
-                name.clone(),
-                json!({"sensitive": sens, "value": known(&o.after.unmark_deep())}),
-            );
+            // A value and its type only when wholly known, as Terraform.
+            let after = o.after.unmark_deep();
+            let mut planned = json!({"sensitive": sens});
+            if after.is_wholly_known() {
+                planned["value"] = known(&after);
+                planned["type"] = terrane_value::typejson::to_json(after.ty());
+            }
+            planned_outputs.insert(name.clone(), planned);
         }
     }
     let mut root = json!({"resources": planned.remove("").unwrap_or_default()});
@@ -386,9 +455,16 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         "output_changes": output_changes,
         "configuration": configuration(config),
         "applyable": p.applyable && p.has_changes(),
-        "complete": true,
+        // A plan with deferred parts is partial: the next plan has more.
+        "complete": p.deferred.is_empty(),
         "errored": p.has_errors(),
     });
+    if !p.timestamp.is_empty() {
+        out["timestamp"] = json!(p.timestamp);
+    }
+    if !p.deferred.is_empty() {
+        out["deferred_changes"] = Json::Array(p.deferred.iter().map(deferred_json).collect());
+    }
     if !p.variables.is_empty() {
         out["variables"] = Json::Object(
             p.variables
@@ -398,21 +474,94 @@ pub fn plan(p: &Plan, config: &terrane_config::Config) -> Json {
         );
     }
     if let Some(s) = &p.prior_state {
-        out["prior_state"] = state(s);
+        // Without the data sources read at apply: Terraform's prior state
+        // holds no object for them until apply reads them (what depends
+        // on them keeps its dependencies through them).
+        let mut s = terrane_engine::with_closure_dependencies(s);
+        for c in &p.changes {
+            if c.action != Action::Read || c.deposed.is_some() {
+                continue;
+            }
+            let now_empty = s.resources.get_mut(&c.addr.resource).is_some_and(|r| {
+                r.instances.remove(&c.addr.key);
+                r.instances.is_empty()
+            });
+            if now_empty {
+                s.resources.remove(&c.addr.resource);
+            }
+        }
+        // Terraform's plan writes every output whose value it knows into
+        // the refreshed state: the prior state holds those values.
+        for (name, o) in &p.outputs {
+            let after = o.after.unmark_deep();
+            let removed = after.is_null() && after.ty().is_dynamic() && o.before.is_some();
+            if removed {
+                // A removed output stays in the refreshed state until apply.
+                continue;
+            }
+            if after.is_null() {
+                // A null value is no output in state.
+                s.outputs.remove(name);
+                continue;
+            }
+            if !after.is_wholly_known() {
+                continue;
+            }
+            if let Ok(value) = terrane_value::json::encode(&after, after.ty()) {
+                s.outputs.insert(
+                    name.clone(),
+                    terrane_state::OutputState {
+                        value,
+                        ty: terrane_value::typejson::to_json(after.ty()),
+                        sensitive: o.sensitive || o.after.has_sensitive(),
+                    },
+                );
+            }
+        }
+        out["prior_state"] = state(&s);
     }
     if !p.drift.is_empty() {
         out["resource_drift"] = Json::Array(
             p.drift
                 .iter()
                 .map(|c| {
+                    let (after_unknown, before_sensitive, after_sensitive) =
+                        marks_json(&c.before, &c.after);
                     json!({"address": c.addr.to_string(), "mode": c.addr.resource.mode.as_str(), "type": c.addr.resource.ty, "name": c.addr.resource.name,
                         "provider_name": c.provider.addr.to_string(),
-                        "change": {"actions": c.action.json_actions(), "before": known(&c.before.unmark_deep()), "after": known(&c.after.unmark_deep())}})
+                        "change": {"actions": c.action.json_actions(), "before": known(&c.before.unmark_deep()), "after": known(&c.after.unmark_deep()),
+                            "after_unknown": after_unknown, "before_sensitive": before_sensitive, "after_sensitive": after_sensitive}})
                 })
                 .collect(),
         );
     }
     out
+}
+
+/// A change's `after_unknown`, `before_sensitive` and `after_sensitive`
+/// (resource changes and drift alike).
+fn marks_json(before: &Value, after: &Value) -> (Json, Json, Json) {
+    // As Terraform writes it: a wholly known value has nothing unknown to
+    // show (no empty collections shaped like it either).
+    let after_unknown = if after.is_null() || after.is_wholly_known() {
+        json!({})
+    } else {
+        match unknown_as_bool(after) {
+            Json::Bool(false) => json!({}),
+            j => j,
+        }
+    };
+    let before_sensitive = if before.is_null() {
+        json!(false)
+    } else {
+        sensitive_or_empty(before)
+    };
+    let after_sensitive = if after.is_null() {
+        json!(false)
+    } else {
+        sensitive_or_empty(after)
+    };
+    (after_unknown, before_sensitive, after_sensitive)
 }
 
 fn step_json(s: &terrane_value::Step) -> Json {
@@ -573,4 +722,157 @@ fn constant(e: &hcl_edit::expr::Expression) -> Option<Json> {
         E::Parenthesis(p) => constant(p.inner())?,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A v4 state file of `resources` (and `outputs`).
+    fn snapshot(resources: Json, outputs: Json) -> Snapshot {
+        let doc = json!({
+            "version": 4, "terraform_version": "1.9.0", "serial": 3,
+            "lineage": "11111111-2222-3333-4444-555555555555",
+            "outputs": outputs, "resources": resources,
+        });
+        terrane_state::tfstate::import(doc.to_string().as_bytes()).expect("state")
+    }
+
+    fn resource(module: Option<&str>, name: &str, instances: Json) -> Json {
+        let mut r = json!({
+            "mode": "managed", "type": "terraform_data", "name": name,
+            "provider": "provider[\"terraform.io/builtin/terraform\"]",
+            "instances": instances,
+        });
+        if let Some(m) = module {
+            r["module"] = json!(m);
+        }
+        r
+    }
+
+    fn object(id: &str) -> Json {
+        json!({"schema_version": 0, "attributes": {"id": id, "input": null}})
+    }
+
+    /// One object as `show -json` lists it, keys in Terraform's order.
+    fn listed(address: &str, name: &str, id: &str, extra: &[(&str, Json)]) -> Json {
+        let mut m = Map::new();
+        m.insert("address".into(), json!(address));
+        m.insert("mode".into(), json!("managed"));
+        m.insert("type".into(), json!("terraform_data"));
+        m.insert("name".into(), json!(name));
+        for (k, v) in extra.iter().filter(|(k, _)| *k == "index") {
+            m.insert((*k).into(), v.clone());
+        }
+        m.insert(
+            "provider_name".into(),
+            json!("terraform.io/builtin/terraform"),
+        );
+        m.insert("schema_version".into(), json!(0));
+        m.insert("values".into(), json!({"id": id, "input": null}));
+        m.insert("sensitive_values".into(), json!({}));
+        for (k, v) in extra.iter().filter(|(k, _)| *k != "index") {
+            m.insert((*k).into(), v.clone());
+        }
+        Json::Object(m)
+    }
+
+    struct Case {
+        name: &'static str,
+        state: Snapshot,
+        want: Json,
+    }
+
+    /// `write_state`'s bytes are the whole document serialized at once
+    /// (key order included), then a newline.
+    fn check(c: &Case) {
+        let mut out = Vec::new();
+        write_state(&c.state, &mut out).expect("write");
+        let got = String::from_utf8(out).expect("utf-8");
+        assert_eq!(got, format!("{}\n", c.want), "case {}", c.name);
+    }
+
+    #[test]
+    fn issue19_show_json_streams_the_same_document() {
+        let tv = terrane_engine::TERRAFORM_VERSION;
+        let a = || resource(None, "a", json!([object("a")]));
+        // `b` depends on `a`; `m.c` on `b`, so it lists both (the closure).
+        let mut b = resource(None, "b", json!([object("b")]));
+        b["instances"][0]["dependencies"] = json!(["terraform_data.a"]);
+        let mut c = resource(
+            Some("module.m"),
+            "c",
+            json!([object("c0"), object("c1"), object("cd")]),
+        );
+        c["instances"][0]["index_key"] = json!(0);
+        c["instances"][0]["dependencies"] = json!(["terraform_data.b"]);
+        c["instances"][1]["index_key"] = json!(1);
+        c["instances"][1]["status"] = json!("tainted");
+        c["instances"][2]["index_key"] = json!(1);
+        c["instances"][2]["deposed"] = json!("00000001");
+        let outputs = json!({"o": {"value": "x", "type": "string", "sensitive": true}});
+        let cases = [
+            Case {
+                name: "empty",
+                state: snapshot(json!([]), json!({})),
+                want: json!({"format_version": "1.0"}),
+            },
+            Case {
+                name: "root resources and outputs",
+                state: snapshot(json!([a()]), outputs.clone()),
+                want: json!({
+                    "format_version": "1.0", "terraform_version": tv,
+                    "values": {
+                        "root_module": {"resources": [listed("terraform_data.a", "a", "a", &[])]},
+                        "outputs": {"o": {"sensitive": true, "value": "x", "type": "string"}},
+                    },
+                }),
+            },
+            Case {
+                name: "outputs only",
+                state: snapshot(json!([]), outputs),
+                want: json!({
+                    "format_version": "1.0", "terraform_version": tv,
+                    "values": {
+                        "root_module": {"resources": []},
+                        "outputs": {"o": {"sensitive": true, "value": "x", "type": "string"}},
+                    },
+                }),
+            },
+            Case {
+                name: "child module, deposed, tainted, closure dependencies",
+                state: snapshot(json!([a(), b, c]), json!({})),
+                want: json!({
+                    "format_version": "1.0", "terraform_version": tv,
+                    "values": {"root_module": {
+                        "resources": [
+                            listed("terraform_data.a", "a", "a", &[]),
+                            listed("terraform_data.b", "b", "b",
+                                &[("depends_on", json!(["terraform_data.a"]))]),
+                        ],
+                        "child_modules": [{
+                            "resources": [
+                                listed("module.m.terraform_data.c[0]", "c", "c0", &[
+                                    ("index", json!(0)),
+                                    ("depends_on", json!(["terraform_data.a", "terraform_data.b"])),
+                                ]),
+                                listed("module.m.terraform_data.c[1]", "c", "c1", &[
+                                    ("index", json!(1)),
+                                    ("tainted", json!(true)),
+                                ]),
+                                listed("module.m.terraform_data.c[1]", "c", "cd", &[
+                                    ("index", json!(1)),
+                                    ("deposed_key", json!("00000001")),
+                                ]),
+                            ],
+                            "address": "module.m",
+                        }],
+                    }},
+                }),
+            },
+        ];
+        for c in &cases {
+            check(c);
+        }
+    }
 }

@@ -14,8 +14,8 @@ use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 use terrane_engine::provider::{ProviderAddr, ProviderConfigKey};
 use terrane_engine::Reason;
-use terrane_engine::{Action, Change, OutputChange, Plan, PlanMode};
-use terrane_state::InstanceAddr;
+use terrane_engine::{Action, Change, DeferReason, Deferred, OutputChange, Plan, PlanMode};
+use terrane_state::{InstanceAddr, Mode};
 use terrane_value::marks::{mark_paths, sensitive_paths};
 use terrane_value::{typejson, Path, Type, Value};
 
@@ -219,6 +219,49 @@ pub fn write(p: &Plan, cipher: Option<&terrane_state::Cipher>) -> Vec<u8> {
     }
 }
 
+/// A deferred part of the plan (its source range is not kept: `show`
+/// and apply need the address, reason and detail).
+fn deferred_json(d: &Deferred) -> Json {
+    json!({
+        "addr": d.addr,
+        "module": d.module_cfg,
+        "mode": d.mode.as_str(),
+        "type": d.ty,
+        "name": d.name,
+        "reason": d.reason.json(),
+        "detail": d.detail,
+    })
+}
+
+fn deferred_from(d: &Json) -> Result<Deferred, String> {
+    let text = |k: &str| {
+        d[k].as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("deferred change without {k:?}"))
+    };
+    let reason = text("reason")?;
+    Ok(Deferred {
+        addr: text("addr")?,
+        module_cfg: d["module"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m.as_str().map(str::to_string))
+            .collect(),
+        mode: if text("mode")? == "data" {
+            Mode::Data
+        } else {
+            Mode::Managed
+        },
+        ty: text("type")?,
+        name: text("name")?,
+        reason: DeferReason::from_json(&reason)
+            .ok_or_else(|| format!("unknown deferral reason {reason:?}"))?,
+        detail: text("detail")?,
+        range: None,
+    })
+}
+
 fn write_plain(p: &Plan) -> Vec<u8> {
     let changes: Vec<Json> = p.changes.iter().map(change_json).collect();
     let outputs: BTreeMap<String, Json> = p
@@ -231,12 +274,14 @@ fn write_plain(p: &Plan) -> Vec<u8> {
         "mode": match p.mode { PlanMode::Normal => "normal", PlanMode::Destroy => "destroy", PlanMode::RefreshOnly => "refresh-only" },
         "lineage": p.lineage,
         "serial": p.serial,
+        "timestamp": p.timestamp,
         "variables": p.variables.iter().map(|(k, v)| (k.clone(), value_json(v))).collect::<BTreeMap<_, _>>(),
         "changes": changes,
         "outputs": outputs,
         "prior_state": p.prior_state.as_ref().map(terrane_state::tfstate::export),
         "drift": p.drift.iter().map(change_json).collect::<Vec<_>>(),
         "moved": p.moved.iter().map(|(a, b)| json!([a.to_string(), b.to_string()])).collect::<Vec<_>>(),
+        "deferred": p.deferred.iter().map(deferred_json).collect::<Vec<_>>(),
     });
     serde_json::to_vec_pretty(&doc).unwrap_or_default()
 }
@@ -271,6 +316,7 @@ fn read_plain(bytes: &[u8]) -> Result<Plan, String> {
         },
         lineage: doc["lineage"].as_str().unwrap_or_default().to_string(),
         serial: doc["serial"].as_u64().unwrap_or(0),
+        timestamp: doc["timestamp"].as_str().unwrap_or_default().to_string(),
         applyable: true,
         ..Default::default()
     };
@@ -307,6 +353,9 @@ fn read_plain(bytes: &[u8]) -> Result<Plan, String> {
             );
             p.moved.push((a, b));
         }
+    }
+    for d in doc["deferred"].as_array().into_iter().flatten() {
+        p.deferred.push(deferred_from(d)?);
     }
     if let Some(s) = doc["prior_state"].as_str() {
         p.prior_state =

@@ -35,6 +35,12 @@ fn provider(s: &ProviderSchema) -> Json {
     if !s.data_sources.is_empty() {
         o.insert("data_source_schemas".into(), named(&s.data_sources));
     }
+    if !s.ephemeral_resources.is_empty() {
+        o.insert(
+            "ephemeral_resource_schemas".into(),
+            named(&s.ephemeral_resources),
+        );
+    }
     if !s.functions.is_empty() {
         let fs: Map<String, Json> = s
             .functions

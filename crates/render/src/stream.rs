@@ -7,7 +7,8 @@ use serde_json::{json, Value as Json};
 use terrane_config::Diagnostic;
 use terrane_engine::{Action, Plan};
 
-fn line(level: &str, message: &str, kind: &str, mut extra: Json) -> String {
+/// One line of the stream: `extra`'s fields after the common ones.
+pub fn line(level: &str, message: &str, kind: &str, mut extra: Json) -> String {
     let obj = extra
         .as_object_mut()
         .map(std::mem::take)
@@ -85,6 +86,23 @@ pub fn plan(p: &Plan, operation: &str) -> Vec<String> {
             json!({"change": change}),
         ));
     }
+    // The deferred part of a partial plan, one line each.
+    for d in &p.deferred {
+        out.push(line(
+            "info",
+            &format!("{}: Deferred ({})", d.addr, d.reason.json()),
+            "deferred_change",
+            json!({"deferred_change": {
+                "resource": {
+                    "addr": d.addr,
+                    "resource_type": d.ty,
+                    "resource_name": d.name,
+                },
+                "reason": d.reason.json(),
+                "detail": d.detail,
+            }}),
+        ));
+    }
     let (add, change, remove) = p.counts();
     let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
     out.push(line(
@@ -96,14 +114,22 @@ pub fn plan(p: &Plan, operation: &str) -> Vec<String> {
     out
 }
 
-pub fn apply_summary(added: usize, changed: usize, removed: usize, operation: &str) -> String {
+/// The closing `change_summary` message; `counts` are (imported, added,
+/// changed, removed).
+pub fn apply_summary(counts: (usize, usize, usize, usize), operation: &str) -> String {
+    let (imported, added, changed, removed) = counts;
+    let imports = if imported > 0 {
+        format!("{imported} imported, ")
+    } else {
+        String::new()
+    };
     line(
         "info",
         &format!(
-            "Apply complete! Resources: {added} added, {changed} changed, {removed} destroyed."
+            "Apply complete! Resources: {imports}{added} added, {changed} changed, {removed} destroyed."
         ),
         "change_summary",
-        json!({"changes": {"add": added, "change": changed, "import": 0, "remove": removed, "operation": operation}}),
+        json!({"changes": {"add": added, "change": changed, "import": imported, "remove": removed, "operation": operation}}),
     )
 }
 

@@ -167,6 +167,65 @@ pub fn show_value(v: &Value, indent: usize) -> String {
     }
 }
 
+/// A type as Terraform's console prints `type(...)`'s result: primitive
+/// names bare, a collection of a primitive on one line (`list(number)`),
+/// anything else over several lines, four spaces a level, every element
+/// ending in a comma, object attributes as `name: type`.
+pub fn type_text(ty: &Type, indent: usize) -> String {
+    let pad = " ".repeat(indent + 4);
+    let close = " ".repeat(indent);
+    let simple = |t: &Type| matches!(t, Type::String | Type::Number | Type::Bool | Type::Dynamic);
+    match ty {
+        Type::String => "string".into(),
+        Type::Number => "number".into(),
+        Type::Bool => "bool".into(),
+        Type::Dynamic => "dynamic".into(),
+        Type::List(e) | Type::Set(e) | Type::Map(e) => {
+            let kind = match ty {
+                Type::List(_) => "list",
+                Type::Set(_) => "set",
+                _ => "map",
+            };
+            if simple(e) {
+                format!("{kind}({})", type_text(e, indent))
+            } else {
+                format!("{kind}(\n{pad}{},\n{close})", type_text(e, indent + 4))
+            }
+        }
+        Type::Tuple(es) if es.is_empty() => "tuple([])".into(),
+        Type::Object(o) if o.attrs().is_empty() => "object({})".into(),
+        Type::Tuple(es) => {
+            let mut out = String::from("tuple([\n");
+            for e in es.iter() {
+                let _ = writeln!(out, "{pad}{},", type_text(e, indent + 4));
+            }
+            format!("{out}{close}])")
+        }
+        Type::Object(o) => {
+            let mut out = String::from("object({\n");
+            for (k, t) in o.attrs() {
+                let _ = writeln!(out, "{pad}{k}: {},", type_text(t, indent + 4));
+            }
+            format!("{out}{close}}})")
+        }
+    }
+}
+
+/// A null as Terraform's console and output print it: with its type
+/// (`tostring(null)`, `tolist(null) /* of string */`, `null /* object */`).
+fn typed_null(ty: &Type) -> String {
+    match ty {
+        Type::Dynamic => "null".into(),
+        Type::String => "tostring(null)".into(),
+        Type::Number => "tonumber(null)".into(),
+        Type::Bool => "tobool(null)".into(),
+        Type::List(e) => format!("tolist(null) /* of {} */", e.friendly_name()),
+        Type::Set(e) => format!("toset(null) /* of {} */", e.friendly_name()),
+        Type::Map(e) => format!("tomap(null) /* of {} */", e.friendly_name()),
+        other => format!("null /* {} */", other.friendly_name()),
+    }
+}
+
 /// A value in HCL syntax, as Terraform's `output` command and apply's
 /// "Outputs:" print it: typed collections wrapped in `tolist(...)`,
 /// `toset(...)` or `tomap(...)` (tuples and objects bare), keys always
@@ -179,7 +238,7 @@ pub fn hcl_value(v: &Value, indent: usize) -> String {
         Err(hidden) => return hidden,
     };
     match v.kind() {
-        Kind::Null => "null".into(),
+        Kind::Null => typed_null(v.ty()),
         Kind::Unknown(_) => "(known after apply)".into(),
         Kind::String(s) if s.contains('\n') => {
             let lines: Vec<&str> = s.split('\n').collect();

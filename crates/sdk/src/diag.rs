@@ -13,6 +13,7 @@ pub use terrane_diag::{DiagId, Diagnostic, Severity};
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
+    /// No diagnostics.
     pub fn new() -> Diagnostics {
         Diagnostics(Vec::new())
     }
@@ -33,22 +34,27 @@ impl Diagnostics {
         Diagnostics(vec![Diagnostic::error(summary, detail, None).at_path(path)])
     }
 
+    /// Adds an error.
     pub fn push_error(&mut self, summary: impl Into<String>, detail: impl Into<String>) {
         self.0.push(Diagnostic::error(summary, detail, None));
     }
 
+    /// Adds a warning.
     pub fn push_warning(&mut self, summary: impl Into<String>, detail: impl Into<String>) {
         self.0.push(Diagnostic::warning(summary, detail, None));
     }
 
+    /// Adds every diagnostic of `other`.
     pub fn extend(&mut self, other: Diagnostics) {
         self.0.extend(other.0);
     }
 
+    /// Whether any diagnostic is an error (the call then failed).
     pub fn has_errors(&self) -> bool {
         self.0.iter().any(|d| d.severity == Severity::Error)
     }
 
+    /// Whether there are no diagnostics at all.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -10,11 +10,17 @@ use std::io::Write;
 use terrane_value::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// How important a log line is (`TF_LOG` filters on it).
 pub enum Level {
+    /// Finest detail.
     Trace,
+    /// Detail for debugging.
     Debug,
+    /// Normal progress.
     Info,
+    /// Something unexpected but not fatal.
     Warn,
+    /// A failure.
     Error,
 }
 
@@ -94,14 +100,17 @@ pub fn log(level: Level, message: &str, fields: &[(&str, String)]) {
     let _ = writeln!(err, "{}", line(level, message, fields));
 }
 
+/// Logs at debug level (never log secrets).
 pub fn debug(message: &str, fields: &[(&str, String)]) {
     log(Level::Debug, message, fields)
 }
 
+/// Logs at info level (never log secrets).
 pub fn info(message: &str, fields: &[(&str, String)]) {
     log(Level::Info, message, fields)
 }
 
+/// Logs at warn level (never log secrets).
 pub fn warn(message: &str, fields: &[(&str, String)]) {
     log(Level::Warn, message, fields)
 }

@@ -16,15 +16,21 @@ use terrane_value::{Number, Path, Type, Value};
 
 /// A struct mapped to an object value.
 pub trait Model: Sized {
+    /// The object type the struct maps to.
     fn object_type() -> Type;
+    /// Reads the struct from an object; mismatches are diagnostics on the attribute's path.
     fn from_value(v: &Value) -> Result<Self, Diagnostics>;
+    /// The struct as an object value.
     fn to_value(&self) -> Value;
 }
 
 /// A field type.
 pub trait Field: Sized {
+    /// The value type of the field.
     fn ty() -> Type;
+    /// Reads the field from `v`, found at `path`.
     fn from_value(v: &Value, path: &Path) -> Result<Self, Diagnostics>;
+    /// The field as a value.
     fn to_value(&self) -> Value;
 }
 
@@ -32,18 +38,23 @@ pub trait Field: Sized {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Known<T> {
     #[default]
+    /// "Known after apply".
     Unknown,
+    /// Null (not set).
     Null,
+    /// A known value.
     Value(T),
 }
 
 impl<T> Known<T> {
+    /// The value, if known and not null.
     pub fn value(&self) -> Option<&T> {
         match self {
             Known::Value(v) => Some(v),
             _ => None,
         }
     }
+    /// Whether the value is not known yet.
     pub fn is_unknown(&self) -> bool {
         matches!(self, Known::Unknown)
     }

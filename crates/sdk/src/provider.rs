@@ -1,50 +1,107 @@
 //! The traits a provider author implements.
 //!
-//! Following the instantiation seed, resource *types* are separate from
-//! resource *instances*: a [`ResourceType`] declares the schema and holds
-//! what all instances share (a client, a request limiter), and makes a
-//! fresh [`Resource`] for every call with the data the provider's
-//! `configure` produced. [`SimpleResource`] lets a small provider ignore
-//! the split. Schemas are methods that can fail with diagnostics.
+//! Resource *types* are separate from resource *instances*: a
+//! [`ResourceType`] declares the schema and holds what all instances share
+//! (a client, a request limiter), and makes a fresh [`Resource`] for every
+//! call with the data the provider's `configure` produced. That data is
+//! typed: it is the provider's [`Provider::Data`], handed over as
+//! `Option<Arc<Provider::Data>>` (no `Any`, no downcast).
+//! [`ResourceTypeOf`] and [`DataSourceTypeOf`] are the one-line types of a
+//! provider with configuration; [`SimpleResource`] and [`SimpleDataSource`]
+//! serve providers that need none. Schemas are methods that can fail with
+//! diagnostics.
 
+pub use crate::ctx::Ctx;
 use crate::diag::Diagnostics;
 use crate::schema::ResourceSchema;
 use async_trait::async_trait;
-use std::any::Any;
 use std::sync::Arc;
 use terrane_value::Value;
-use tokio_util::sync::CancellationToken;
 
-/// What `configure` hands to resource types: anything shareable.
-pub type ProviderData = Arc<dyn Any + Send + Sync>;
-
-/// Per-call context: cancelled when Terraform stops the provider.
-#[derive(Clone, Default)]
-pub struct Ctx {
-    pub cancel: CancellationToken,
+/// The data `configure` produced, or an error diagnostic saying the
+/// provider is not configured yet (its configuration held values known only
+/// after apply, so `configure` returned `None`).
+///
+/// ```
+/// use std::sync::Arc;
+/// let data: Option<Arc<String>> = Some(Arc::new("/tmp/kv.json".into()));
+/// assert_eq!(terrane_sdk::configured(&data).unwrap(), "/tmp/kv.json");
+/// let none: Option<Arc<String>> = None;
+/// assert!(terrane_sdk::configured(&none).is_err());
+/// ```
+pub fn configured<D>(data: &Option<Arc<D>>) -> Result<&D, Diagnostics> {
+    data.as_deref().ok_or_else(|| {
+        Diagnostics::error(
+            "Provider Not Configured",
+            "The provider has no configuration yet: its configuration depends on values \
+             known only after apply. Apply the resources it depends on first.",
+        )
+    })
 }
 
-/// A provider.
+/// A provider: its name, its configuration and what it manages.
+///
+/// `Data` is what [`configure`](Provider::configure) produces from the
+/// provider block (a client, a path, a connection pool); every resource and
+/// data-source instance receives it as `Option<Arc<Data>>`. A provider
+/// without configuration uses `()`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use terrane_sdk::{async_trait, DataSourceType, Provider, ResourceType};
+///
+/// struct Empty;
+///
+/// #[async_trait]
+/// impl Provider for Empty {
+///     type Data = ();
+///     fn type_name(&self) -> &str {
+///         "empty"
+///     }
+///     fn version(&self) -> &str {
+///         "0.1.0"
+///     }
+///     fn resources(&self) -> Vec<Arc<dyn ResourceType<()>>> {
+///         Vec::new()
+///     }
+/// }
+/// # let _ = Empty;
+/// ```
 #[async_trait]
 pub trait Provider: Send + Sync + 'static {
+    /// What `configure` hands to every resource and data-source instance.
+    type Data: Send + Sync + 'static;
     /// The provider's type name, e.g. `random`.
     fn type_name(&self) -> &str;
+    /// The provider's version, shown in logs (usually
+    /// `env!("CARGO_PKG_VERSION")`).
     fn version(&self) -> &str;
     /// The provider configuration schema (empty by default).
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok(ResourceSchema::new(0))
     }
-    /// Receives the provider configuration (during plan it may hold
-    /// unknown values) and returns data shared with all resources.
+    /// Receives the provider configuration, already checked against
+    /// [`schema`](Provider::schema) and its validators, and returns the data
+    /// shared with all instances. During plan the configuration may hold
+    /// unknown values; return `Ok(None)` then, and instances receive `None`
+    /// (see [`configured`](crate::configured)).
     async fn configure(
         &self,
         _ctx: &Ctx,
         _config: &Value,
-    ) -> Result<Option<ProviderData>, Diagnostics> {
+    ) -> Result<Option<Self::Data>, Diagnostics> {
         Ok(None)
     }
-    fn resources(&self) -> Vec<Arc<dyn ResourceType>>;
-    fn data_sources(&self) -> Vec<Arc<dyn DataSourceType>> {
+    /// The managed resource types.
+    fn resources(&self) -> Vec<Arc<dyn ResourceType<Self::Data>>>;
+    /// The data source types (none by default).
+    fn data_sources(&self) -> Vec<Arc<dyn DataSourceType<Self::Data>>> {
+        Vec::new()
+    }
+    /// Ephemeral resource types (`ephemeral` blocks).
+    fn ephemeral_resources(
+        &self,
+    ) -> Vec<Arc<dyn crate::ephemeral::EphemeralResourceType<Self::Data>>> {
         Vec::new()
     }
     /// Provider-defined functions.
@@ -53,44 +110,97 @@ pub trait Provider: Send + Sync + 'static {
     }
 }
 
-/// A resource type: schema and shared state.
-pub trait ResourceType: Send + Sync {
+/// A resource type: schema and shared state, for a provider whose
+/// [`Provider::Data`] is `D`.
+pub trait ResourceType<D = ()>: Send + Sync {
     /// Full type name, e.g. `random_id`.
     fn name(&self) -> &str;
+    /// The resource's schema.
     fn schema(&self) -> Result<ResourceSchema, Diagnostics>;
-    /// A fresh instance for one call.
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource>;
+    /// A fresh instance for one call, given what `configure` produced.
+    fn instance(&self, data: Option<Arc<D>>) -> Box<dyn Resource>;
 }
 
 /// The common resource type of a provider with configuration: a fixed
 /// name, a schema built by a function, and instances made from the data
 /// `configure` produced (the configured counterpart of [`SimpleResource`]).
 /// Declared as a constant next to the resource:
-/// `pub(crate) const ROLE: ResourceTypeOf<Role> = ResourceTypeOf::new("x_role", role_schema, |data| Role { data });`
-pub struct ResourceTypeOf<R> {
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use terrane_sdk::*;
+/// struct Settings { path: String }
+/// struct Entry { data: Option<Arc<Settings>> }
+/// # #[async_trait]
+/// # impl Resource for Entry {
+/// #     async fn create(&self, _: &Ctx, p: &Value, _: &Value) -> Result<Applied, Diagnostics> { Ok(Applied::new(p.clone())) }
+/// #     async fn read(&self, _: &Ctx, s: &Value, _: &[u8]) -> Result<Option<Applied>, Diagnostics> { Ok(Some(Applied::new(s.clone()))) }
+/// #     async fn update(&self, _: &Ctx, _: &Value, p: &Value, _: &Value) -> Result<Applied, Diagnostics> { Ok(Applied::new(p.clone())) }
+/// #     async fn delete(&self, _: &Ctx, _: &Value) -> Result<(), Diagnostics> { Ok(()) }
+/// # }
+/// fn entry_schema() -> Schema {
+///     Schema::new(0).attr("key", Attr::string().required())
+/// }
+/// const ENTRY: ResourceTypeOf<Entry, Settings> =
+///     ResourceTypeOf::new("kv_entry", entry_schema, |data| Entry { data });
+/// # let _ = ENTRY;
+/// ```
+pub struct ResourceTypeOf<R, D = ()> {
     name: &'static str,
     schema: fn() -> ResourceSchema,
-    make: fn(Option<ProviderData>) -> R,
+    make: fn(Option<Arc<D>>) -> R,
 }
 
-impl<R> ResourceTypeOf<R> {
+impl<R, D> ResourceTypeOf<R, D> {
+    /// A resource type named `name` whose instances `make` builds.
     pub const fn new(
         name: &'static str,
         schema: fn() -> ResourceSchema,
-        make: fn(Option<ProviderData>) -> R,
-    ) -> ResourceTypeOf<R> {
+        make: fn(Option<Arc<D>>) -> R,
+    ) -> ResourceTypeOf<R, D> {
         ResourceTypeOf { name, schema, make }
     }
 }
 
-impl<R: Resource + 'static> ResourceType for ResourceTypeOf<R> {
+impl<R: Resource + 'static, D: Send + Sync> ResourceType<D> for ResourceTypeOf<R, D> {
     fn name(&self) -> &str {
         self.name
     }
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok((self.schema)())
     }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
+    fn instance(&self, data: Option<Arc<D>>) -> Box<dyn Resource> {
+        Box::new((self.make)(data))
+    }
+}
+
+/// The data-source counterpart of [`ResourceTypeOf`]: a fixed name, a
+/// schema function and instances made from the provider's data.
+pub struct DataSourceTypeOf<S, D = ()> {
+    name: &'static str,
+    schema: fn() -> ResourceSchema,
+    make: fn(Option<Arc<D>>) -> S,
+}
+
+impl<S, D> DataSourceTypeOf<S, D> {
+    /// A data source type named `name` whose instances `make` builds.
+    pub const fn new(
+        name: &'static str,
+        schema: fn() -> ResourceSchema,
+        make: fn(Option<Arc<D>>) -> S,
+    ) -> DataSourceTypeOf<S, D> {
+        DataSourceTypeOf { name, schema, make }
+    }
+}
+
+impl<S: DataSource + 'static, D: Send + Sync> DataSourceType<D> for DataSourceTypeOf<S, D> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
+        Ok((self.schema)())
+    }
+    fn instance(&self, data: Option<Arc<D>>) -> Box<dyn DataSource> {
         Box::new((self.make)(data))
     }
 }
@@ -105,6 +215,7 @@ pub struct Applied {
 }
 
 impl Applied {
+    /// A new state with no private bytes.
     pub fn new(state: Value) -> Applied {
         Applied {
             state,
@@ -116,15 +227,24 @@ impl Applied {
 /// A plan being made; `modify_plan` may change `planned` and
 /// `requires_replace`.
 pub struct PlanState {
+    /// The prior state (null when creating).
     pub prior: Value,
+    /// The configuration (may hold unknown values).
     pub config: Value,
+    /// The planned new state after the framework's plan logic.
     pub planned: Value,
+    /// Attributes whose change forces replacement.
     pub requires_replace: Vec<terrane_value::Path>,
 }
 
 /// One resource instance's lifecycle operations.
+///
+/// `read` must rebuild the whole object from the remote system: after an
+/// import, every attribute but the one `import` set is null.
 #[async_trait]
 pub trait Resource: Send + Sync {
+    /// Creates the object; `planned` holds defaults and unknown computed
+    /// attributes, which the returned state must fill in.
     async fn create(
         &self,
         ctx: &Ctx,
@@ -138,6 +258,7 @@ pub trait Resource: Send + Sync {
         state: &Value,
         private: &[u8],
     ) -> Result<Option<Applied>, Diagnostics>;
+    /// Changes the object in place to match `planned`.
     async fn update(
         &self,
         ctx: &Ctx,
@@ -145,6 +266,7 @@ pub trait Resource: Send + Sync {
         planned: &Value,
         config: &Value,
     ) -> Result<Applied, Diagnostics>;
+    /// Deletes the object.
     async fn delete(&self, ctx: &Ctx, prior: &Value) -> Result<(), Diagnostics>;
     /// Extra configuration checks beyond the schema's validators.
     async fn validate(&self, _config: &Value) -> Diagnostics {
@@ -175,54 +297,64 @@ pub trait Resource: Send + Sync {
     }
 }
 
-/// A data source type.
-pub trait DataSourceType: Send + Sync {
+/// A data source type, for a provider whose [`Provider::Data`] is `D`.
+pub trait DataSourceType<D = ()>: Send + Sync {
+    /// Full type name, e.g. `local_file`.
     fn name(&self) -> &str;
+    /// The data source's schema.
     fn schema(&self) -> Result<ResourceSchema, Diagnostics>;
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn DataSource>;
+    /// A fresh instance for one call, given what `configure` produced.
+    fn instance(&self, data: Option<Arc<D>>) -> Box<dyn DataSource>;
 }
 
 /// Reading a data source.
 #[async_trait]
 pub trait DataSource: Send + Sync {
+    /// The whole object: `config` with its computed attributes filled in.
     async fn read(&self, ctx: &Ctx, config: &Value) -> Result<Value, Diagnostics>;
 }
 
-/// A resource type for providers that need no type/instance split: the
-/// same value serves every call.
+/// A resource type for providers that need no type/instance split and no
+/// provider data: the same value serves every call.
 pub struct SimpleResource<R> {
+    /// Full type name.
     pub name: &'static str,
+    /// The schema function.
     pub schema: fn() -> ResourceSchema,
+    /// The instance, cloned for every call.
     pub resource: R,
 }
 
-impl<R: Resource + Clone + 'static> ResourceType for SimpleResource<R> {
+impl<R: Resource + Clone + 'static, D> ResourceType<D> for SimpleResource<R> {
     fn name(&self) -> &str {
         self.name
     }
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok((self.schema)())
     }
-    fn instance(&self, _data: Option<ProviderData>) -> Box<dyn Resource> {
+    fn instance(&self, _data: Option<Arc<D>>) -> Box<dyn Resource> {
         Box::new(self.resource.clone())
     }
 }
 
 /// The data-source counterpart of [`SimpleResource`].
-pub struct SimpleDataSource<D> {
+pub struct SimpleDataSource<S> {
+    /// Full type name.
     pub name: &'static str,
+    /// The schema function.
     pub schema: fn() -> ResourceSchema,
-    pub source: D,
+    /// The instance, cloned for every call.
+    pub source: S,
 }
 
-impl<D: DataSource + Clone + 'static> DataSourceType for SimpleDataSource<D> {
+impl<S: DataSource + Clone + 'static, D> DataSourceType<D> for SimpleDataSource<S> {
     fn name(&self) -> &str {
         self.name
     }
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok((self.schema)())
     }
-    fn instance(&self, _data: Option<ProviderData>) -> Box<dyn DataSource> {
+    fn instance(&self, _data: Option<Arc<D>>) -> Box<dyn DataSource> {
         Box::new(self.source.clone())
     }
 }

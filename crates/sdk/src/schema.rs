@@ -47,12 +47,15 @@ impl Attr {
             default_fn: None,
         }
     }
+    /// An optional string attribute.
     pub fn string() -> Attr {
         Attr::of(Type::String)
     }
+    /// An optional number attribute.
     pub fn number() -> Attr {
         Attr::of(Type::Number)
     }
+    /// An optional bool attribute.
     pub fn bool() -> Attr {
         Attr::of(Type::Bool)
     }
@@ -62,26 +65,33 @@ impl Attr {
         self.proto.computed = computed;
         self
     }
+    /// Must be set in configuration.
     pub fn required(self) -> Attr {
         self.flags(true, false, false)
     }
+    /// May be set in configuration; null otherwise.
     pub fn optional(self) -> Attr {
         self.flags(false, true, false)
     }
+    /// Set by the provider only.
     pub fn computed(self) -> Attr {
         self.flags(false, false, true)
     }
+    /// May be set in configuration; the provider fills it in otherwise.
     pub fn optional_computed(self) -> Attr {
         self.flags(false, true, true)
     }
+    /// Hidden in plans and output (still stored in state).
     pub fn sensitive(mut self) -> Attr {
         self.proto.sensitive = true;
         self
     }
+    /// Sent by configuration, never planned, stored or returned.
     pub fn write_only(mut self) -> Attr {
         self.proto.write_only = true;
         self
     }
+    /// The documentation of the attribute.
     pub fn describe(mut self, text: &str) -> Attr {
         self.proto.description = text.into();
         self
@@ -132,10 +142,12 @@ impl Attr {
         self.semantic_eq = Some(Arc::new(f));
         self
     }
+    /// Adds a [`Validator`] run on every configuration.
     pub fn validate(mut self, v: impl Validator + 'static) -> Attr {
         self.validators.push(Arc::new(v));
         self
     }
+    /// The attribute's value type.
     pub fn ty(&self) -> Type {
         self.proto.implied_type()
     }
@@ -144,19 +156,23 @@ impl Attr {
 /// A resource, data source or provider schema.
 #[derive(Clone, Default)]
 pub struct ResourceSchema {
+    /// The schema version, raised when the state layout changes (see `Resource::upgrade_state`).
     pub version: i64,
+    /// The documentation of the resource.
     pub description: String,
     pub(crate) attrs: BTreeMap<String, Attr>,
     pub(crate) blocks: BTreeMap<String, NestedBlock>,
 }
 
 impl ResourceSchema {
+    /// An empty schema at `version` (0 for a new resource).
     pub fn new(version: i64) -> ResourceSchema {
         ResourceSchema {
             version,
             ..Default::default()
         }
     }
+    /// Adds attribute `name`.
     pub fn attr(mut self, name: &str, a: Attr) -> ResourceSchema {
         self.attrs.insert(name.into(), a);
         self
@@ -166,9 +182,46 @@ impl ResourceSchema {
         self.blocks.insert(name.into(), b);
         self
     }
+    /// Sets the description.
     pub fn describe(mut self, text: &str) -> ResourceSchema {
         self.description = text.into();
         self
+    }
+    /// The schema of a data source that looks up what this resource
+    /// schema describes: the attributes named in `arguments` become
+    /// required, every other attribute computed (sensitivity and
+    /// descriptions kept; defaults, plan modifiers and validators dropped).
+    /// Nested blocks are left out. The SDKv2 counterpart is
+    /// `DataSourceSchemaFromResourceSchema`.
+    ///
+    /// ```
+    /// use terrane_sdk::{Attr, Schema};
+    /// let resource = Schema::new(0)
+    ///     .attr("key", Attr::string().required().requires_replace())
+    ///     .attr("value", Attr::string().required());
+    /// let data = resource.data_source(&["key"]).block_schema();
+    /// assert!(data.attributes["key"].required);
+    /// assert!(data.attributes["value"].computed && !data.attributes["value"].required);
+    /// ```
+    pub fn data_source(&self, arguments: &[&str]) -> ResourceSchema {
+        let mut out = ResourceSchema::new(0).describe(&self.description);
+        for (name, a) in &self.attrs {
+            let mut b = Attr::of(a.ty());
+            b.proto.description = a.proto.description.clone();
+            b.proto.sensitive = a.proto.sensitive;
+            b = if arguments.contains(&name.as_str()) {
+                b.required()
+            } else {
+                b.computed()
+            };
+            out = out.attr(name, b);
+        }
+        out
+    }
+    /// The type of the objects this schema describes (its protocol
+    /// block's implied type).
+    pub fn value_type(&self) -> Type {
+        self.block_schema().implied_type()
     }
     /// The protocol block.
     pub fn block_schema(&self) -> Block {
@@ -181,6 +234,7 @@ impl ResourceSchema {
         }
         b
     }
+    /// The attributes, by name.
     pub fn attrs(&self) -> impl Iterator<Item = (&String, &Attr)> {
         self.attrs.iter()
     }

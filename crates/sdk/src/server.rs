@@ -5,8 +5,9 @@
 //! the schema so a provider bug becomes a diagnostic, not a corrupt state.
 
 use crate::diag::Diagnostics;
+use crate::ephemeral::EphemeralResourceType;
 use crate::plan;
-use crate::provider::{Ctx, DataSourceType, PlanState, Provider, ProviderData, ResourceType};
+use crate::provider::{Ctx, DataSourceType, PlanState, Provider, ResourceType};
 use crate::schema::ResourceSchema;
 use crate::wire;
 use std::collections::BTreeMap;
@@ -20,9 +21,9 @@ use tonic::{Request, Response, Status};
 /// A framework schema with its value type, computed once: every call
 /// decodes and encodes against it.
 pub(crate) struct Typed {
-    schema: ResourceSchema,
-    block: terrane_schema::Block,
-    ty: Type,
+    pub(crate) schema: ResourceSchema,
+    pub(crate) block: terrane_schema::Block,
+    pub(crate) ty: Type,
 }
 
 impl Typed {
@@ -43,16 +44,21 @@ impl std::ops::Deref for Typed {
     }
 }
 
-/// A provider served over tfplugin6.
-pub struct ProviderServer<P> {
-    provider: P,
-    resources: BTreeMap<String, (Arc<dyn ResourceType>, Typed)>,
-    data_sources: BTreeMap<String, (Arc<dyn DataSourceType>, Typed)>,
-    provider_schema: Typed,
-    schema_diags: Diagnostics,
-    functions: BTreeMap<String, Arc<dyn crate::function::Function>>,
-    data: RwLock<Option<ProviderData>>,
-    stop: Mutex<CancellationToken>,
+/// A resource or data source type with its checked schema.
+pub(crate) type Entry<T> = (Arc<T>, Typed);
+
+/// A provider served over tfplugin6: what [`serve`](crate::serve) runs and
+/// [`Harness`](crate::testing::Harness) drives.
+pub struct ProviderServer<P: Provider> {
+    pub(crate) provider: P,
+    pub(crate) resources: BTreeMap<String, Entry<dyn ResourceType<P::Data>>>,
+    pub(crate) data_sources: BTreeMap<String, Entry<dyn DataSourceType<P::Data>>>,
+    ephemerals: BTreeMap<String, Entry<dyn EphemeralResourceType<P::Data>>>,
+    pub(crate) provider_schema: Typed,
+    pub(crate) schema_diags: Diagnostics,
+    pub(crate) functions: BTreeMap<String, Arc<dyn crate::function::Function>>,
+    pub(crate) data: RwLock<Option<Arc<P::Data>>>,
+    pub(crate) stop: Mutex<CancellationToken>,
 }
 
 type R<T> = Result<Response<T>, Status>;
@@ -103,6 +109,18 @@ impl<P: Provider> ProviderServer<P> {
                 Err(e) => diags.extend(e),
             }
         }
+        let mut ephemerals = BTreeMap::new();
+        for e in provider.ephemeral_resources() {
+            match e.schema() {
+                // An ephemeral schema follows a data source's rules: no
+                // write-only attributes (nothing is stored anyway).
+                Ok(s) => {
+                    let s = checked(SchemaKind::DataSource, e.name(), s, &mut diags);
+                    ephemerals.insert(e.name().to_string(), (e, s));
+                }
+                Err(d) => diags.extend(d),
+            }
+        }
         let functions = provider
             .functions()
             .into_iter()
@@ -112,6 +130,7 @@ impl<P: Provider> ProviderServer<P> {
             provider,
             resources,
             data_sources,
+            ephemerals,
             functions,
             provider_schema,
             schema_diags: diags,
@@ -120,17 +139,20 @@ impl<P: Provider> ProviderServer<P> {
         }
     }
 
-    fn ctx(&self) -> Ctx {
+    pub(crate) fn ctx(&self) -> Ctx {
         Ctx {
             cancel: self.stop.lock().map(|t| t.clone()).unwrap_or_default(),
         }
     }
 
-    fn data(&self) -> Option<ProviderData> {
+    pub(crate) fn data(&self) -> Option<Arc<P::Data>> {
         self.data.read().ok().and_then(|d| d.clone())
     }
 
-    fn resource(&self, name: &str) -> Result<&(Arc<dyn ResourceType>, Typed), Diagnostics> {
+    pub(crate) fn resource(
+        &self,
+        name: &str,
+    ) -> Result<&Entry<dyn ResourceType<P::Data>>, Diagnostics> {
         self.resources.get(name).ok_or_else(|| {
             Diagnostics::error(
                 "Resource Type Not Found",
@@ -139,12 +161,65 @@ impl<P: Provider> ProviderServer<P> {
         })
     }
 
+    /// Cancels every call in flight (StopProvider, Pulumi's Cancel).
+    pub(crate) fn cancel(&self) {
+        if let Ok(mut t) = self.stop.lock() {
+            t.cancel();
+            *t = CancellationToken::new();
+        }
+    }
+
+    /// UpgradeResourceState for a caller in this process that holds the
+    /// stored object as JSON (the engine's built-ins): the value the wire
+    /// call would answer, without the JSON text and msgpack between them.
+    /// Only for an object stored at the type's current schema version,
+    /// where no upgrade function runs; `None` for any other version (make
+    /// the call). Errors come as the wire call's diagnostics.
+    pub fn upgrade_current(
+        &self,
+        type_name: &str,
+        version: i64,
+        json: &serde_json::Value,
+    ) -> Option<Result<Value, Vec<tf::Diagnostic>>> {
+        let result = match self.resource(type_name) {
+            Ok((_, s)) if s.version != version => return None,
+            Ok((_, s)) => decode_stored(json, s),
+            Err(d) => Err(d),
+        };
+        Some(result.map_err(|d| wire::diagnostics(&d)))
+    }
+
     /// The framework schema of a resource type.
     pub(crate) fn schema_of(&self, name: &str) -> Result<ResourceSchema, Diagnostics> {
         self.resource(name).map(|(_, s)| s.schema.clone())
     }
 
-    fn data_source(&self, name: &str) -> Result<&(Arc<dyn DataSourceType>, Typed), Diagnostics> {
+    fn ephemeral(
+        &self,
+        name: &str,
+    ) -> Result<&Entry<dyn EphemeralResourceType<P::Data>>, Diagnostics> {
+        self.ephemerals.get(name).ok_or_else(|| {
+            Diagnostics::error(
+                "Ephemeral Resource Type Not Found",
+                format!("The provider does not have an ephemeral resource type named {name:?}."),
+            )
+        })
+    }
+
+    /// The framework schema of a data source.
+    pub(crate) fn data_schema_of(&self, name: &str) -> Result<ResourceSchema, Diagnostics> {
+        self.data_source(name).map(|(_, s)| s.schema.clone())
+    }
+
+    /// The provider configuration schema.
+    pub(crate) fn provider_schema(&self) -> &ResourceSchema {
+        &self.provider_schema.schema
+    }
+
+    pub(crate) fn data_source(
+        &self,
+        name: &str,
+    ) -> Result<&Entry<dyn DataSourceType<P::Data>>, Diagnostics> {
         self.data_sources.get(name).ok_or_else(|| {
             Diagnostics::error(
                 "Data Source Type Not Found",
@@ -155,7 +230,7 @@ impl<P: Provider> ProviderServer<P> {
 }
 
 /// Runs the schema's validators over a configuration object.
-fn run_validators(schema: &ResourceSchema, config: &Value) -> Diagnostics {
+pub(crate) fn run_validators(schema: &ResourceSchema, config: &Value) -> Diagnostics {
     let mut d = Diagnostics::new();
     for (name, attr) in schema.attrs() {
         let v = config
@@ -171,7 +246,7 @@ fn run_validators(schema: &ResourceSchema, config: &Value) -> Diagnostics {
 }
 
 /// Write-only attributes are never planned, stored or returned.
-fn null_write_only(schema: &ResourceSchema, v: Value) -> Value {
+pub(crate) fn null_write_only(schema: &ResourceSchema, v: Value) -> Value {
     let Some(entries) = v.entries() else { return v };
     if !schema
         .attrs()
@@ -189,7 +264,7 @@ fn null_write_only(schema: &ResourceSchema, v: Value) -> Value {
 }
 
 /// A new state must be wholly known and of the schema's type.
-fn check_result(v: &Value, ty: &Type, what: &str) -> Diagnostics {
+pub(crate) fn check_result(v: &Value, ty: &Type, what: &str) -> Diagnostics {
     if !v.ty().conforms_to(ty) {
         return Diagnostics::error("Invalid Result Object", format!("{what} returned a value of type {}, which does not match the schema's {ty}. This is a bug in the provider.", v.ty()));
     }
@@ -199,17 +274,46 @@ fn check_result(v: &Value, ty: &Type, what: &str) -> Diagnostics {
     Diagnostics::new()
 }
 
+/// One debug line per ephemeral call (hclog, shown under `TF_LOG`), so
+/// the order of open, renew and close can be followed from outside. Only
+/// the type name: values and private bytes are never logged.
+fn ephemeral_log(rpc: &str, type_name: &str) {
+    crate::log::debug(
+        "ephemeral resource call",
+        &[
+            ("tf_rpc", rpc.to_string()),
+            ("tf_resource_type", type_name.to_string()),
+        ],
+    );
+}
+
 /// Drops attributes the current schema no longer has (state from an older
 /// provider build at the same schema version).
-fn prune(json: serde_json::Value, schema: &Typed) -> serde_json::Value {
+fn prune(json: &serde_json::Value, schema: &Typed) -> Option<serde_json::Value> {
+    let block = &schema.block;
+    let known = |k: &String| block.attributes.contains_key(k) || block.block_types.contains_key(k);
     match json {
-        serde_json::Value::Object(mut m) => {
-            let block = &schema.block;
-            m.retain(|k, _| block.attributes.contains_key(k) || block.block_types.contains_key(k));
-            serde_json::Value::Object(m)
+        serde_json::Value::Object(m) if !m.keys().all(known) => {
+            let mut m = m.clone();
+            m.retain(|k, _| known(k));
+            Some(serde_json::Value::Object(m))
         }
-        other => other,
+        _ => None,
     }
+}
+
+/// A stored object's JSON, at the schema's current version, as the value
+/// UpgradeResourceState answers: attributes the schema no longer has
+/// dropped (copied only when there are some), write-only ones nulled.
+fn decode_stored(json: &serde_json::Value, s: &Typed) -> Result<Value, Diagnostics> {
+    let pruned = prune(json, s);
+    let v = terrane_value::json::decode(pruned.as_ref().unwrap_or(json), &s.ty).map_err(|e| {
+        Diagnostics::error(
+            "Unable to Read Prior State",
+            format!("The stored state does not match the schema: {e}"),
+        )
+    })?;
+    Ok(null_write_only(s, v))
 }
 
 #[tonic::async_trait]
@@ -239,6 +343,13 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
                     type_name: n.clone(),
                 })
                 .collect(),
+            ephemeral_resources: self
+                .ephemerals
+                .keys()
+                .map(|n| tf::get_metadata::EphemeralResourceMetadata {
+                    type_name: n.clone(),
+                })
+                .collect(),
             ..Default::default()
         }))
     }
@@ -257,6 +368,11 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
                 .collect(),
             data_source_schemas: self
                 .data_sources
+                .iter()
+                .map(|(n, (_, s))| (n.clone(), to(s)))
+                .collect(),
+            ephemeral_resource_schemas: self
+                .ephemerals
                 .iter()
                 .map(|(n, (_, s))| (n.clone(), to(s)))
                 .collect(),
@@ -298,7 +414,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
             Ok(cfg) => match self.provider.configure(&self.ctx(), &cfg).await {
                 Ok(data) => {
                     if let Ok(mut slot) = self.data.write() {
-                        *slot = data;
+                        *slot = data.map(Arc::new);
                     }
                     Diagnostics::new()
                 }
@@ -354,6 +470,14 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         let result = (|| {
             let (rt, s) = self.resource(&req.type_name)?;
             let ty = &s.ty;
+            if req.version > s.version {
+                return Err(newer_version(req.version, s.version));
+            }
+            if let Some(flat) = req.raw_state.as_ref().map(|r| &r.flatmap) {
+                if !flat.is_empty() {
+                    return upgrade_flatmap(s, flat);
+                }
+            }
             let raw = req
                 .raw_state
                 .as_ref()
@@ -368,23 +492,12 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
                     format!("The stored state is not valid JSON: {e}"),
                 )
             })?;
-            let json = if req.version > s.version {
-                return Err(Diagnostics::error(
-                    "Resource Managed by Newer Provider Version",
-                    format!("The state was written with schema version {}, newer than this provider's {}. Use the newer provider.", req.version, s.version),
-                ));
-            } else if req.version < s.version {
+            let json = if req.version < s.version {
                 rt.instance(self.data()).upgrade_state(req.version, json)?
             } else {
                 json
             };
-            let v = terrane_value::json::decode(&prune(json, s), ty).map_err(|e| {
-                Diagnostics::error(
-                    "Unable to Read Prior State",
-                    format!("The stored state does not match the schema: {e}"),
-                )
-            })?;
-            wire::encode(&null_write_only(s, v), ty)
+            wire::encode(&decode_stored(&json, s)?, ty)
         })();
         Ok(Response::new(match result {
             Ok(v) => tf::upgrade_resource_state::Response {
@@ -678,6 +791,112 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         }))
     }
 
+    async fn validate_ephemeral_resource_config(
+        &self,
+        r: Request<tf::validate_ephemeral_resource_config::Request>,
+    ) -> R<tf::validate_ephemeral_resource_config::Response> {
+        let req = r.get_ref();
+        let d = async {
+            let (et, s) = self.ephemeral(&req.type_name)?;
+            let cfg = wire::decode(req.config.as_ref(), &s.ty)?;
+            let mut d = run_validators(s, &cfg);
+            d.extend(et.instance(self.data()).validate(&cfg).await);
+            Ok::<_, Diagnostics>(d)
+        }
+        .await
+        .unwrap_or_else(|d| d);
+        Ok(Response::new(
+            tf::validate_ephemeral_resource_config::Response {
+                diagnostics: wire::diagnostics(&d),
+            },
+        ))
+    }
+
+    async fn open_ephemeral_resource(
+        &self,
+        r: Request<tf::open_ephemeral_resource::Request>,
+    ) -> R<tf::open_ephemeral_resource::Response> {
+        let req = r.get_ref();
+        ephemeral_log("OpenEphemeralResource", &req.type_name);
+        let result = async {
+            let (et, s) = self.ephemeral(&req.type_name)?;
+            let config = wire::decode(req.config.as_ref(), &s.ty)?;
+            if !config.is_wholly_known() {
+                return Err(Diagnostics::error(
+                    "Unknown Ephemeral Resource Configuration",
+                    "The host asked to open an ephemeral resource whose configuration is not yet known; it must wait until it is. This is a bug in the host.",
+                ));
+            }
+            let opened = et
+                .instance(self.data())
+                .open(&self.ctx(), &config)
+                .await?;
+            let d = check_result(&opened.result, &s.ty, "Open");
+            if d.has_errors() {
+                return Err(d);
+            }
+            Ok((wire::encode(&opened.result, &s.ty)?, opened))
+        }
+        .await;
+        Ok(Response::new(match result {
+            Ok((v, opened)) => tf::open_ephemeral_resource::Response {
+                result: Some(v),
+                private: Some(opened.private),
+                renew_at: opened.renew_at.map(prost_types::Timestamp::from),
+                ..Default::default()
+            },
+            Err(d) => tf::open_ephemeral_resource::Response {
+                diagnostics: wire::diagnostics(&d),
+                ..Default::default()
+            },
+        }))
+    }
+
+    async fn renew_ephemeral_resource(
+        &self,
+        r: Request<tf::renew_ephemeral_resource::Request>,
+    ) -> R<tf::renew_ephemeral_resource::Response> {
+        let req = r.get_ref();
+        ephemeral_log("RenewEphemeralResource", &req.type_name);
+        let result = async {
+            let (et, _) = self.ephemeral(&req.type_name)?;
+            let private = req.private.as_deref().unwrap_or_default();
+            et.instance(self.data()).renew(&self.ctx(), private).await
+        }
+        .await;
+        Ok(Response::new(match result {
+            Ok(renewed) => tf::renew_ephemeral_resource::Response {
+                private: Some(renewed.private),
+                renew_at: renewed.renew_at.map(prost_types::Timestamp::from),
+                diagnostics: Vec::new(),
+            },
+            Err(d) => tf::renew_ephemeral_resource::Response {
+                private: req.private.clone(),
+                renew_at: None,
+                diagnostics: wire::diagnostics(&d),
+            },
+        }))
+    }
+
+    async fn close_ephemeral_resource(
+        &self,
+        r: Request<tf::close_ephemeral_resource::Request>,
+    ) -> R<tf::close_ephemeral_resource::Response> {
+        let req = r.get_ref();
+        ephemeral_log("CloseEphemeralResource", &req.type_name);
+        let d = async {
+            let (et, _) = self.ephemeral(&req.type_name)?;
+            let private = req.private.as_deref().unwrap_or_default();
+            et.instance(self.data()).close(&self.ctx(), private).await
+        }
+        .await
+        .err()
+        .unwrap_or_default();
+        Ok(Response::new(tf::close_ephemeral_resource::Response {
+            diagnostics: wire::diagnostics(&d),
+        }))
+    }
+
     async fn stop_provider(
         &self,
         _r: Request<tf::stop_provider::Request>,
@@ -688,4 +907,35 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         }
         Ok(Response::new(Default::default()))
     }
+}
+
+/// The state of a resource type stored under a newer schema version than
+/// the provider's.
+fn newer_version(stored: i64, ours: i64) -> Diagnostics {
+    Diagnostics::error(
+        "Resource Managed by Newer Provider Version",
+        format!("The state was written with schema version {stored}, newer than this provider's {ours}. Use the newer provider."),
+    )
+}
+
+/// UpgradeResourceState of a pre-0.12 object (RawState.flatmap, from a v4
+/// state's `attributes_flat`): decoded against the resource type's schema
+/// as the legacy SDK decodes one (`NAME.#` for lists and sets, `NAME.%` for
+/// maps, nested blocks at `NAME.INDEX.ATTR`, set elements by hash). The
+/// flatmap is read with the current schema, as the legacy SDK reads it for
+/// a resource without state upgraders (the JSON upgraders take JSON, and
+/// no state that old was written as JSON).
+fn upgrade_flatmap(
+    s: &Typed,
+    flat: &std::collections::HashMap<String, String>,
+) -> Result<tf::DynamicValue, Diagnostics> {
+    let flat: std::collections::BTreeMap<String, String> =
+        flat.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let v = terrane_value::flatmap::decode(&flat, &s.ty).map_err(|e| {
+        Diagnostics::error(
+            "Unable to Read Prior State",
+            format!("The stored state (a flatmap, from before Terraform 0.12) does not match the schema: {e}"),
+        )
+    })?;
+    wire::encode(&null_write_only(s, v), &s.ty)
 }

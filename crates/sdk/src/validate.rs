@@ -1,13 +1,29 @@
 //! Validators: checks on configured values that a schema alone cannot
 //! express, each reporting a diagnostic on the attribute's path. Unknown
 //! and null values are left alone (they are checked again once known).
+//!
+//! Messages are whole sentences. [`Pattern`] and [`Check`] take the
+//! sentence from the author, with `{path}` and `{value}` replaced by the
+//! attribute's path as Terraform prints it (`name`, `tags["env"]`,
+//! `rule[0].port`; see [`terraform_path`]) and the offending value:
+//!
+//! ```
+//! use terrane_sdk::validate::{Pattern, Validator};
+//! use terrane_sdk::{values, Path};
+//!
+//! let key = Pattern::new("^[a-z_]+$", "Attribute {path} must be lowercase letters and underscores, got {value}.");
+//! let d = key.check(&Path::root().attr("key"), &values::string("Colour"), &values::object([]));
+//! assert_eq!(d[0].detail, "Attribute key must be lowercase letters and underscores, got \"Colour\".");
+//! assert_eq!(d[0].path, Some(Path::root().attr("key")));
+//! ```
 
 use crate::diag::Diagnostic;
-use terrane_value::{Kind, Path, Value};
+use terrane_value::{Kind, Path, Step, Value};
 
 /// A check of one attribute value; `config` is the whole configuration
 /// object, for checks that relate attributes.
 pub trait Validator: Send + Sync {
+    /// The diagnostics for value `v` at `path` (none when it is valid).
     fn check(&self, path: &Path, v: &Value, config: &Value) -> Vec<Diagnostic>;
 }
 
@@ -15,10 +31,125 @@ fn invalid(path: &Path, summary: &str, detail: String) -> Vec<Diagnostic> {
     vec![Diagnostic::error(summary, detail, None).at_path(path.clone())]
 }
 
-/// A path as the plugin framework's validators print it (`length`, not
-/// `.length`).
+/// A path as Terraform and the plugin framework print it in diagnostics:
+/// `key`, `tags["env"]`, `rule[0].port` (no leading dot).
+///
+/// ```
+/// use terrane_sdk::{validate::terraform_path, Path};
+/// assert_eq!(terraform_path(&Path::root().attr("tags").key("env")), "tags[\"env\"]");
+/// assert_eq!(terraform_path(&Path::root().attr("rule").index(0).attr("port")), "rule[0].port");
+/// ```
+pub fn terraform_path(path: &Path) -> String {
+    let mut out = String::new();
+    for step in path.steps() {
+        match step {
+            Step::Attr(n) if out.is_empty() => out.push_str(n),
+            Step::Attr(n) => {
+                out.push('.');
+                out.push_str(n);
+            }
+            Step::Key(k) => out.push_str(&format!("[{k:?}]")),
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
 fn framework_path(path: &Path) -> String {
-    path.to_string().trim_start_matches('.').to_string()
+    terraform_path(path)
+}
+
+/// `message` with `{path}` and `{value}` filled in.
+fn sentence(message: &str, path: &Path, v: &Value) -> String {
+    message
+        .replace("{path}", &terraform_path(path))
+        .replace("{value}", &v.to_string())
+}
+
+/// A string matching a regular expression, with the author's own sentence
+/// when it does not (`{path}` and `{value}` are filled in). An invalid
+/// expression is reported as a provider bug when the validator runs, not a
+/// panic.
+pub struct Pattern {
+    re: Result<regex::Regex, String>,
+    message: String,
+}
+
+impl Pattern {
+    /// Values must match `re`; `message` is the whole sentence shown when
+    /// they do not.
+    pub fn new(re: &str, message: &str) -> Pattern {
+        Pattern {
+            re: regex::Regex::new(re).map_err(|e| e.to_string()),
+            message: message.to_string(),
+        }
+    }
+}
+
+impl Validator for Pattern {
+    fn check(&self, path: &Path, v: &Value, _c: &Value) -> Vec<Diagnostic> {
+        let re = match &self.re {
+            Ok(re) => re,
+            Err(e) => {
+                return invalid(
+                    path,
+                    "Invalid Validator",
+                    format!(
+                        "The pattern for {} does not compile: {e}. This is a bug in the provider.",
+                        terraform_path(path)
+                    ),
+                )
+            }
+        };
+        match v.as_str() {
+            Some(s) if settled(v) && !re.is_match(s) => invalid(
+                path,
+                "Invalid Attribute Value Match",
+                sentence(&self.message, path, v),
+            ),
+            _ => vec![],
+        }
+    }
+}
+
+/// Any check on a known, non-null value, with the author's own sentence
+/// when it fails (`{path}` and `{value}` are filled in).
+///
+/// ```
+/// use terrane_sdk::validate::{Check, Validator};
+/// use terrane_sdk::{values, Path};
+/// let even = Check::new("Attribute {path} must be even, got {value}.", |v| {
+///     v.as_number().and_then(|n| n.to_i64()).is_some_and(|n| n % 2 == 0)
+/// });
+/// let d = even.check(&Path::root().attr("n"), &values::number(3), &values::object([]));
+/// assert_eq!(d[0].detail, "Attribute n must be even, got 3.");
+/// ```
+pub struct Check {
+    message: String,
+    ok: Box<dyn Fn(&Value) -> bool + Send + Sync>,
+}
+
+impl Check {
+    /// Values for which `ok` is false get `message`.
+    pub fn new(message: &str, ok: impl Fn(&Value) -> bool + Send + Sync + 'static) -> Check {
+        Check {
+            message: message.to_string(),
+            ok: Box::new(ok),
+        }
+    }
+}
+
+impl Validator for Check {
+    fn check(&self, path: &Path, v: &Value, _c: &Value) -> Vec<Diagnostic> {
+        if !settled(v) || (self.ok)(v) {
+            return vec![];
+        }
+        invalid(
+            path,
+            "Invalid Attribute Value",
+            sentence(&self.message, path, v),
+        )
+    }
 }
 
 fn settled(v: &Value) -> bool {
@@ -42,8 +173,10 @@ impl Validator for LengthBetween {
                 path,
                 "Invalid Attribute Value Length",
                 format!(
-                    "Attribute {path} length must be between {} and {}, got: {n}",
-                    self.0, self.1
+                    "Attribute {} length must be between {} and {}, got: {n}",
+                    framework_path(path),
+                    self.0,
+                    self.1
                 ),
             );
         }
@@ -115,7 +248,10 @@ impl Validator for OneOf {
                 invalid(
                     path,
                     "Invalid Attribute Value Match",
-                    format!("Attribute {path} value must be one of: [{list}], got: {v}"),
+                    format!(
+                        "Attribute {} value must be one of: [{list}], got: {v}",
+                        framework_path(path)
+                    ),
                 )
             }
             _ => vec![],
@@ -123,7 +259,9 @@ impl Validator for OneOf {
     }
 }
 
-/// A string matching a regular expression.
+/// A string matching a regular expression; the message is spliced into
+/// "Attribute PATH MESSAGE, got: VALUE". [`Pattern`] takes a whole
+/// sentence instead.
 pub struct Matches(pub regex::Regex, pub String);
 
 impl Validator for Matches {
@@ -132,7 +270,7 @@ impl Validator for Matches {
             Some(s) if settled(v) && !self.0.is_match(s) => invalid(
                 path,
                 "Invalid Attribute Value Match",
-                format!("Attribute {path} {}, got: {v}", self.1),
+                format!("Attribute {} {}, got: {v}", framework_path(path), self.1),
             ),
             _ => vec![],
         }
@@ -200,7 +338,9 @@ impl Validator for AlsoRequires {
 /// Exactly one (`exactly`) or at least one of the named attributes must be
 /// set; attach it to any one of them.
 pub struct OneOfAttributes {
+    /// The attributes, by name.
     pub names: Vec<String>,
+    /// Exactly one (not at least one) must be set.
     pub exactly: bool,
 }
 

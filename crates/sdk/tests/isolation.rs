@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use std::sync::Arc;
 use terrane_sdk::testing::Harness;
 use terrane_sdk::{
-    with_attr, Applied, Attr, Ctx, Diagnostics, Provider, ProviderData, Resource, ResourceSchema,
-    ResourceType, Value,
+    with_attr, Applied, Attr, Ctx, Diagnostics, Provider, Resource, ResourceSchema, ResourceType,
+    Value,
 };
 use tokio::sync::Notify;
 
@@ -24,6 +24,7 @@ struct Tagged(Arc<Gate>);
 
 #[async_trait]
 impl Provider for Tagged {
+    type Data = String;
     fn type_name(&self) -> &str {
         "tagged"
     }
@@ -33,23 +34,19 @@ impl Provider for Tagged {
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok(ResourceSchema::new(0).attr("tag", Attr::string().required()))
     }
-    async fn configure(
-        &self,
-        _ctx: &Ctx,
-        config: &Value,
-    ) -> Result<Option<ProviderData>, Diagnostics> {
-        Ok(Some(Arc::new(
+    async fn configure(&self, _ctx: &Ctx, config: &Value) -> Result<Option<String>, Diagnostics> {
+        Ok(Some(
             terrane_sdk::str_attr(config, "tag").unwrap_or_default(),
-        )))
+        ))
     }
-    fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
+    fn resources(&self) -> Vec<Arc<dyn ResourceType<String>>> {
         vec![Arc::new(ThingType(self.0.clone()))]
     }
 }
 
 struct ThingType(Arc<Gate>);
 
-impl ResourceType for ThingType {
+impl ResourceType<String> for ThingType {
     fn name(&self) -> &str {
         "tagged_thing"
     }
@@ -58,10 +55,8 @@ impl ResourceType for ThingType {
             .attr("wait", Attr::bool().optional())
             .attr("seen", Attr::string().computed()))
     }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn Resource> {
-        let tag = data
-            .and_then(|d| d.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
+    fn instance(&self, data: Option<Arc<String>>) -> Box<dyn Resource> {
+        let tag = data.as_deref().cloned().unwrap_or_default();
         Box::new(Thing {
             tag,
             gate: self.0.clone(),

@@ -5,8 +5,8 @@
 use async_trait::async_trait;
 use std::sync::Arc;
 use terrane_sdk::{
-    with_attr, Applied, Attr, Ctx, Diagnostics, ProviderData, Resource, ResourceSchema,
-    ResourceType, ResourceTypeOf, Value,
+    with_attr, Applied, Attr, Ctx, Diagnostics, Resource, ResourceSchema, ResourceType,
+    ResourceTypeOf, Value,
 };
 
 fn label_schema() -> ResourceSchema {
@@ -15,11 +15,11 @@ fn label_schema() -> ResourceSchema {
         .attr("full", Attr::string().computed())
 }
 
-const LABEL: ResourceTypeOf<Label> =
+const LABEL: ResourceTypeOf<Label, String> =
     ResourceTypeOf::new("labels_label", label_schema, |data| Label { data });
 
 struct Label {
-    data: Option<ProviderData>,
+    data: Option<Arc<String>>,
 }
 
 #[async_trait]
@@ -32,8 +32,8 @@ impl Resource for Label {
     ) -> Result<Applied, Diagnostics> {
         let prefix = self
             .data
-            .as_ref()
-            .and_then(|d| d.downcast_ref::<String>().cloned())
+            .as_deref()
+            .cloned()
             .unwrap_or_else(|| "<unconfigured>".into());
         let name = terrane_sdk::str_attr(planned, "name").unwrap_or_default();
         let full = Value::string(format!("{prefix}-{name}"));
@@ -70,7 +70,7 @@ async fn item5_resource_type_of_makes_instances_from_configured_data() {
         cancel: tokio_util::sync::CancellationToken::new(),
     };
     let planned = Value::object_from([("name", Value::string("x"))]);
-    let cases: [(&str, Option<ProviderData>, &str); 3] = [
+    let cases: [(&str, Option<Arc<String>>, &str); 3] = [
         ("configured_a", Some(Arc::new("a".to_string())), "a-x"),
         ("configured_b", Some(Arc::new("b".to_string())), "b-x"),
         ("unconfigured", None, "<unconfigured>-x"),

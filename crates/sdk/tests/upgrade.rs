@@ -13,6 +13,7 @@ use terrane_sdk::{
 struct P;
 
 impl Provider for P {
+    type Data = ();
     fn type_name(&self) -> &str {
         "up"
     }

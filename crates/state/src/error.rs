@@ -51,6 +51,10 @@ pub enum StateError {
     Postgres(#[from] postgres::Error),
     #[error("PostgreSQL state store: {0}")]
     PostgresSession(String),
+    /// A Terraform backend (terrane-backend) failed: the message names the
+    /// backend and the object.
+    #[error("{0}")]
+    Backend(String),
     #[error("state data for {what} is invalid: {detail}")]
     Data { what: String, detail: String },
 }

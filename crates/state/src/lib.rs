@@ -17,6 +17,7 @@
 pub mod addr;
 pub mod crypt;
 mod error;
+pub use terrane_value::flatmap;
 mod lock;
 pub mod model;
 mod pg;
@@ -51,6 +52,21 @@ pub enum StoreLocation {
     Sqlite(std::path::PathBuf),
     /// The PostgreSQL store in `schema` of the database at `url`.
     Postgres { url: String, schema: String },
+    /// A Terraform backend (`backend "KIND" { }` settings, merged with
+    /// `-backend-config`), opened by terrane-backend (which depends on
+    /// this crate: the CLI opens it); changes not yet uploaded are
+    /// journalled in `journal_dir`.
+    Backend {
+        kind: String,
+        settings: std::collections::BTreeMap<String, serde_json::Value>,
+        journal_dir: std::path::PathBuf,
+    },
+}
+
+fn backend_elsewhere(kind: &str) -> StateError {
+    StateError::Backend(format!(
+        "the {kind:?} backend is opened through terrane-backend, not terrane-state"
+    ))
 }
 
 /// Opens the store `config` describes.
@@ -65,6 +81,7 @@ pub fn open_store(config: &StoreConfig) -> Result<Box<dyn StateStore>> {
             path,
             config.encryption.as_ref(),
         )?)),
+        StoreLocation::Backend { kind, .. } => Err(backend_elsewhere(kind)),
     }
 }
 
@@ -82,6 +99,7 @@ pub fn open_store_for_rotation(config: &StoreConfig) -> Result<Box<dyn StateStor
             schema,
             config.encryption.as_ref(),
         )?)),
+        StoreLocation::Backend { kind, .. } => Err(backend_elsewhere(kind)),
     }
 }
 

@@ -19,8 +19,14 @@ pub enum Status {
 /// One remote object as last recorded.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ObjectState {
-    /// State JSON of the attribute value.
+    /// State JSON of the attribute value (null while `attributes_flat`
+    /// holds the object).
     pub attributes: serde_json::Value,
+    /// An object as Terraform before 0.12 wrote it (a v4 state file's
+    /// `attributes_flat`), kept verbatim until the provider's
+    /// UpgradeResourceState turns it into attributes (Terraform sends it as
+    /// RawState.flatmap); None for every object written since.
+    pub attributes_flat: Option<BTreeMap<String, String>>,
     pub schema_version: u64,
     pub status: Status,
     /// Provider-private bytes, opaque to terrane.
@@ -39,6 +45,42 @@ pub struct ObjectState {
 pub struct InstanceState {
     pub current: Option<ObjectState>,
     pub deposed: BTreeMap<String, ObjectState>,
+    /// The instance key of the provider configuration (one with OpenTofu's
+    /// provider `for_each`) this instance's objects belong to; None for a
+    /// configuration without for_each.
+    pub provider_key: Option<String>,
+}
+
+/// `provider["..."].by_region["a"]` split into the configuration
+/// (`provider["..."].by_region`) and the instance key (`a`), as OpenTofu
+/// writes an instance's provider; a configuration without a key is whole.
+pub fn split_provider_instance(s: &str) -> (String, Option<String>) {
+    let base = match s.find("provider[\"") {
+        Some(i) => i + "provider[".len(),
+        None => return (s.to_string(), None),
+    };
+    // The end of the quoted source address.
+    let Some(end) = s[base + 1..].find("\"]").map(|e| base + 1 + e + 2) else {
+        return (s.to_string(), None);
+    };
+    let rest = &s[end..];
+    let Some(open) = rest.find('[') else {
+        return (s.to_string(), None);
+    };
+    let quoted = rest[open + 1..].strip_suffix(']').unwrap_or_default();
+    match serde_json::from_str::<String>(quoted) {
+        Ok(k) => (s[..end + open].to_string(), Some(k)),
+        Err(_) => (s.to_string(), None),
+    }
+}
+
+/// A configuration address with an optional instance key, as state
+/// records an instance's provider.
+pub fn provider_instance_string(config: &str, key: Option<&str>) -> String {
+    match key {
+        Some(k) => format!("{config}[{}]", serde_json::Value::String(k.into())),
+        None => config.to_string(),
+    }
 }
 
 /// A resource: its provider configuration address and its instances.
@@ -47,6 +89,18 @@ pub struct ResourceState {
     /// e.g. `provider["registry.terraform.io/hashicorp/random"]`.
     pub provider: String,
     pub instances: BTreeMap<InstanceKey, InstanceState>,
+}
+
+impl ResourceState {
+    /// The provider (configuration and, for a configuration with for_each,
+    /// instance key) the instance at `key` belongs to.
+    pub fn instance_provider(&self, key: &InstanceKey) -> String {
+        let k = self
+            .instances
+            .get(key)
+            .and_then(|i| i.provider_key.as_deref());
+        provider_instance_string(&self.provider, k)
+    }
 }
 
 /// A root-module output value.
@@ -152,15 +206,24 @@ impl Snapshot {
                 provider,
                 object,
             } => {
+                let (config, key) = split_provider_instance(provider);
                 let res = self
                     .resources
                     .entry(addr.resource.clone())
                     .or_insert_with(|| ResourceState {
-                        provider: provider.clone(),
+                        provider: config.clone(),
                         instances: BTreeMap::new(),
                     });
-                res.provider = provider.clone();
+                if res.provider != config {
+                    // Another configuration: the stores rewrite every
+                    // object's provider to it (without instance keys).
+                    res.provider = config;
+                    res.instances
+                        .values_mut()
+                        .for_each(|i| i.provider_key = None);
+                }
                 let inst = res.instances.entry(addr.key.clone()).or_default();
+                inst.provider_key = key;
                 match deposed {
                     None => inst.current = Some(object.clone()),
                     Some(k) => {
@@ -223,11 +286,12 @@ pub fn changes_for(s: &Snapshot) -> Vec<Change> {
                 .iter()
                 .map(|o| (None, o))
                 .chain(inst.deposed.iter().map(|(k, o)| (Some(k.clone()), o)));
+            let provider = r.instance_provider(key);
             for (deposed, o) in objects {
                 out.push(Change::SetObject {
                     addr: addr.clone(),
                     deposed,
-                    provider: r.provider.clone(),
+                    provider: provider.clone(),
                     object: o.clone(),
                 });
             }

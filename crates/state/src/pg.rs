@@ -88,6 +88,9 @@ impl PgStore {
                tainted BOOLEAN NOT NULL, attributes BYTEA NOT NULL, private BYTEA, sensitive TEXT NOT NULL,
                dependencies TEXT NOT NULL, cbd BOOLEAN NOT NULL, identity_schema_version BIGINT,
                PRIMARY KEY(workspace, module, mode, type, name, key, deposed));
+             -- Schemas made before objects could hold a pre-0.12 flatmap
+             -- (sealed like the attributes; NULL once upgraded) migrate here.
+             ALTER TABLE {s}.objects ADD COLUMN IF NOT EXISTS attributes_flat BYTEA;
              CREATE TABLE IF NOT EXISTS {s}.outputs(workspace TEXT NOT NULL, name TEXT NOT NULL, value BYTEA NOT NULL, type TEXT NOT NULL,
                sensitive BOOLEAN NOT NULL, PRIMARY KEY(workspace, name));
              CREATE TABLE IF NOT EXISTS {s}.locks(workspace TEXT PRIMARY KEY, id TEXT NOT NULL, operation TEXT NOT NULL, info TEXT NOT NULL,
@@ -163,18 +166,22 @@ impl PgStore {
                 what: "a stored value".into(),
             })
         };
-        let rows = tx.query(&format!("SELECT workspace, module, mode, type, name, key, deposed, attributes, private FROM {s}.objects"), &[])?;
+        let rows = tx.query(&format!("SELECT workspace, module, mode, type, name, key, deposed, attributes, private, attributes_flat FROM {s}.objects"), &[])?;
         for r in rows {
             let (attrs, private): (Vec<u8>, Option<Vec<u8>>) = (r.get(7), r.get(8));
+            let flat: Option<Vec<u8>> = r.get(9);
             let col = |i: usize| r.get::<_, String>(i);
             let aad = |column: &str| {
                 object_aad(&col(0), &col(1), &col(2), &col(3), &col(4), &col(5), column)
             };
             let private = private.map(|p| recode(&p, &aad("private"))).transpose()?;
+            let flat = flat
+                .map(|f| recode(&f, &aad("attributes_flat")))
+                .transpose()?;
             let attrs = recode(&attrs, &aad("attributes"))?;
             tx.execute(
-                &format!("UPDATE {s}.objects SET attributes=$8, private=$9 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 AND key=$6 AND deposed=$7"),
-                &[&r.get::<_, String>(0), &r.get::<_, String>(1), &r.get::<_, String>(2), &r.get::<_, String>(3), &r.get::<_, String>(4), &r.get::<_, String>(5), &r.get::<_, String>(6), &attrs, &private],
+                &format!("UPDATE {s}.objects SET attributes=$8, private=$9, attributes_flat=$10 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 AND key=$6 AND deposed=$7"),
+                &[&r.get::<_, String>(0), &r.get::<_, String>(1), &r.get::<_, String>(2), &r.get::<_, String>(3), &r.get::<_, String>(4), &r.get::<_, String>(5), &r.get::<_, String>(6), &attrs, &private, &flat],
             )?;
         }
         for r in tx.query(
@@ -284,7 +291,7 @@ fn read_snapshot(
     };
     let objects: Vec<ObjectRow> = c
         .query(
-            &format!("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version FROM {s}.objects WHERE workspace=$1"),
+            &format!("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat FROM {s}.objects WHERE workspace=$1"),
             &[&workspace],
         )?
         .iter()
@@ -304,6 +311,7 @@ fn read_snapshot(
             dependencies: r.get(12),
             cbd: r.get(13),
             identity_schema_version: r.get(14),
+            attributes_flat: r.get(15),
         })
         .collect();
     let outputs: Vec<OutputRow> = c
@@ -519,21 +527,25 @@ fn apply_change(
             let current: Option<String> = tx
                 .query_opt(&format!("SELECT provider FROM {s}.objects WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5 LIMIT 1"), &[&ws, &r.module, &r.mode, &r.ty, &r.name])?
                 .map(|row| row.get(0));
-            if current.as_deref().is_some_and(|p| p != r.provider) {
+            // (An instance key of a provider with for_each is the
+            // object's own: only the configuration is compared.)
+            let config = crate::model::split_provider_instance(&r.provider).0;
+            if current.is_some_and(|p| crate::model::split_provider_instance(&p).0 != config) {
                 tx.execute(
                     &format!("UPDATE {s}.objects SET provider=$6 WHERE workspace=$1 AND module=$2 AND mode=$3 AND type=$4 AND name=$5"),
-                    &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.provider],
+                    &[&ws, &r.module, &r.mode, &r.ty, &r.name, &config],
                 )?;
             }
             tx.execute(
                 &format!(
-                    "INSERT INTO {s}.objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version)
-                     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+                    "INSERT INTO {s}.objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat)
+                     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)
                      ON CONFLICT (workspace, module, mode, type, name, key, deposed) DO UPDATE SET provider=EXCLUDED.provider,
                      schema_version=EXCLUDED.schema_version, tainted=EXCLUDED.tainted, attributes=EXCLUDED.attributes, private=EXCLUDED.private,
-                     sensitive=EXCLUDED.sensitive, dependencies=EXCLUDED.dependencies, cbd=EXCLUDED.cbd, identity_schema_version=EXCLUDED.identity_schema_version"
+                     sensitive=EXCLUDED.sensitive, dependencies=EXCLUDED.dependencies, cbd=EXCLUDED.cbd, identity_schema_version=EXCLUDED.identity_schema_version,
+                     attributes_flat=EXCLUDED.attributes_flat"
                 ),
-                &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.key, &r.deposed, &r.provider, &r.schema_version, &r.tainted, &r.attributes, &r.private, &r.sensitive, &r.dependencies, &r.cbd, &r.identity_schema_version],
+                &[&ws, &r.module, &r.mode, &r.ty, &r.name, &r.key, &r.deposed, &r.provider, &r.schema_version, &r.tainted, &r.attributes, &r.private, &r.sensitive, &r.dependencies, &r.cbd, &r.identity_schema_version, &r.attributes_flat],
             )?;
         }
         Change::RemoveObject { addr, deposed } => {

@@ -24,6 +24,9 @@ pub(crate) struct ObjectRow {
     pub schema_version: i64,
     pub tainted: bool,
     pub attributes: Vec<u8>,
+    /// A pre-0.12 object's flatmap (JSON of a string map), sealed like
+    /// `attributes` under its own column name; NULL once upgraded.
+    pub attributes_flat: Option<Vec<u8>>,
     pub private: Option<Vec<u8>>,
     pub sensitive: String,
     pub dependencies: String,
@@ -188,6 +191,13 @@ pub(crate) fn object_row(
             serde_json::to_vec(&o.attributes).unwrap_or_default(),
             &aad("attributes"),
         ),
+        attributes_flat: o.attributes_flat.as_ref().map(|f| {
+            seal(
+                cipher,
+                serde_json::to_vec(f).unwrap_or_default(),
+                &aad("attributes_flat"),
+            )
+        }),
         private: o
             .private
             .as_ref()
@@ -246,7 +256,8 @@ pub(crate) fn snapshot_from_rows(
                 workspace, &r.module, &r.mode, &r.ty, &r.name, &r.key, column,
             )
         };
-        let (attributes_aad, private_aad) = (aad("attributes"), aad("private"));
+        let (attributes_aad, private_aad, flat_aad) =
+            (aad("attributes"), aad("private"), aad("attributes_flat"));
         let module = match parse_json("module path", &r.module)? {
             Json::Array(steps) => ModulePath(
                 steps
@@ -281,6 +292,15 @@ pub(crate) fn snapshot_from_rows(
             path,
         )?)
         .map_err(|e| bad(&what, &e.to_string()))?;
+        let attributes_flat = match &r.attributes_flat {
+            Some(f) => Some(
+                serde_json::from_slice::<BTreeMap<String, String>>(&unseal(
+                    cipher, f, &flat_aad, &what, path,
+                )?)
+                .map_err(|e| bad(&what, &format!("attributes_flat: {e}")))?,
+            ),
+            None => None,
+        };
         let private = match &r.private {
             Some(p) => Some(unseal(cipher, p, &private_aad, &what, path)?),
             None => None,
@@ -296,6 +316,7 @@ pub(crate) fn snapshot_from_rows(
             .map_err(|e| bad(&what, &e.to_string()))?;
         let object = ObjectState {
             attributes,
+            attributes_flat,
             schema_version: u64::try_from(r.schema_version)
                 .map_err(|_| bad(&what, "negative schema version"))?,
             status: if r.tainted {
@@ -314,13 +335,15 @@ pub(crate) fn snapshot_from_rows(
                 })
                 .transpose()?,
         };
+        let (config, provider_key) = crate::model::split_provider_instance(&r.provider);
         let res = resources
             .entry(addr.resource.clone())
             .or_insert_with(|| ResourceState {
-                provider: r.provider.clone(),
+                provider: config,
                 instances: BTreeMap::new(),
             });
         let inst = res.instances.entry(addr.key.clone()).or_default();
+        inst.provider_key = provider_key;
         if r.deposed.is_empty() {
             inst.current = Some(object);
         } else {

@@ -36,7 +36,7 @@ CREATE TABLE objects(
   workspace TEXT NOT NULL, module TEXT NOT NULL, mode TEXT NOT NULL, type TEXT NOT NULL, name TEXT NOT NULL,
   key TEXT NOT NULL, deposed TEXT NOT NULL, provider TEXT NOT NULL, schema_version INTEGER NOT NULL,
   tainted INTEGER NOT NULL, attributes BLOB NOT NULL, private BLOB, sensitive TEXT NOT NULL,
-  dependencies TEXT NOT NULL, cbd INTEGER NOT NULL, identity_schema_version INTEGER,
+  dependencies TEXT NOT NULL, cbd INTEGER NOT NULL, identity_schema_version INTEGER, attributes_flat BLOB,
   PRIMARY KEY(workspace, module, mode, type, name, key, deposed)) WITHOUT ROWID;
 CREATE TABLE outputs(workspace TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL, type TEXT NOT NULL, sensitive INTEGER NOT NULL,
   PRIMARY KEY(workspace, name)) WITHOUT ROWID;
@@ -179,18 +179,11 @@ impl SqliteStore {
             }
             tx.commit().map_err(err)?;
         } else {
-            // Stores made before locks recorded the holder's start time.
-            let has_start: bool = conn
-                .query_row(
-                    "SELECT count(*) > 0 FROM pragma_table_info('locks') WHERE name='start_time'",
-                    [],
-                    |r| r.get(0),
-                )
-                .map_err(err)?;
-            if !has_start {
-                conn.execute_batch("ALTER TABLE locks ADD COLUMN start_time INTEGER")
-                    .map_err(err)?;
-            }
+            // Stores made before locks recorded the holder's start time, and
+            // before objects could hold a pre-0.12 flatmap (encrypted like
+            // the attributes; NULL for every object already stored).
+            add_column(&mut conn, "locks", "start_time INTEGER").map_err(err)?;
+            add_column(&mut conn, "objects", "attributes_flat BLOB").map_err(err)?;
         }
         // Files (and the default `.terrane` directory) left readable by an
         // earlier terrane are tightened, now that the store is known ours.
@@ -298,8 +291,9 @@ impl SqliteStore {
         };
         {
             type Pk = (String, String, String, String, String, String, String);
-            let mut st = tx.prepare("SELECT workspace, module, mode, type, name, key, deposed, attributes, private FROM objects").map_err(err)?;
-            let rows: Vec<(Pk, Vec<u8>, Option<Vec<u8>>)> = st
+            let mut st = tx.prepare("SELECT workspace, module, mode, type, name, key, deposed, attributes, private, attributes_flat FROM objects").map_err(err)?;
+            type Sealed = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+            let rows: Vec<(Pk, Sealed)> = st
                 .query_map([], |r| {
                     Ok((
                         (
@@ -311,20 +305,22 @@ impl SqliteStore {
                             r.get(5)?,
                             r.get(6)?,
                         ),
-                        r.get(7)?,
-                        r.get(8)?,
+                        (r.get(7)?, r.get(8)?, r.get(9)?),
                     ))
                 })
                 .map_err(err)?
                 .collect::<std::result::Result<_, _>>()
                 .map_err(err)?;
-            for ((w, m, mo, t, n, k, d), attrs, private) in rows {
+            for ((w, m, mo, t, n, k, d), (attrs, private, flat)) in rows {
                 let aad = |column: &str| object_aad(&w, &m, &mo, &t, &n, &k, column);
                 let private = private.map(|p| recode(&p, &aad("private"))).transpose()?;
+                let flat = flat
+                    .map(|f| recode(&f, &aad("attributes_flat")))
+                    .transpose()?;
                 let attrs = recode(&attrs, &aad("attributes"))?;
                 tx.execute(
-                    "UPDATE objects SET attributes=?8, private=?9 WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=?7",
-                    params![w, m, mo, t, n, k, d, attrs, private],
+                    "UPDATE objects SET attributes=?8, private=?9, attributes_flat=?10 WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 AND key=?6 AND deposed=?7",
+                    params![w, m, mo, t, n, k, d, attrs, private, flat],
                 )
                 .map_err(err)?;
             }
@@ -421,7 +417,7 @@ fn read_snapshot(
         return Ok(Snapshot::empty());
     };
     let mut st = conn
-        .prepare("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version FROM objects WHERE workspace=?1")
+        .prepare("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat FROM objects WHERE workspace=?1")
         .map_err(err)?;
     let objects: Vec<ObjectRow> = st
         .query_map(params![workspace], |r| {
@@ -441,6 +437,7 @@ fn read_snapshot(
                 dependencies: r.get(12)?,
                 cbd: r.get(13)?,
                 identity_schema_version: r.get(14)?,
+                attributes_flat: r.get(15)?,
             })
         })
         .map_err(err)?
@@ -646,16 +643,34 @@ impl SqliteRun {
     }
 }
 
+/// Adds the column `decl` (its name, then its type) to `table` unless the
+/// table has it: a store made by an earlier terrane migrates on open, its
+/// rows kept. One IMMEDIATE transaction, so two processes opening the same
+/// old store at once add it once.
+fn add_column(conn: &mut Connection, table: &str, decl: &str) -> rusqlite::Result<()> {
+    let column = decl.split_whitespace().next().unwrap_or_default();
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let has: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name=?2",
+        params![table, column],
+        |r| r.get(0),
+    )?;
+    if !has {
+        tx.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {decl}"))?;
+    }
+    tx.commit()
+}
+
 fn insert_object(
     tx: &rusqlite::Transaction<'_>,
     workspace: &str,
     r: &ObjectRow,
 ) -> rusqlite::Result<()> {
     tx.prepare_cached(
-        "INSERT OR REPLACE INTO objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        "INSERT OR REPLACE INTO objects(workspace, module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     )?
-    .execute(params![workspace, r.module, r.mode, r.ty, r.name, r.key, r.deposed, r.provider, r.schema_version, r.tainted, r.attributes, r.private, r.sensitive, r.dependencies, r.cbd, r.identity_schema_version],
+    .execute(params![workspace, r.module, r.mode, r.ty, r.name, r.key, r.deposed, r.provider, r.schema_version, r.tainted, r.attributes, r.private, r.sensitive, r.dependencies, r.cbd, r.identity_schema_version, r.attributes_flat],
     )?;
     Ok(())
 }
@@ -686,10 +701,13 @@ fn apply_change(
                 .prepare_cached("SELECT provider FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5 LIMIT 1")?
                 .query_row(params![workspace, m, mode, addr.resource.ty, addr.resource.name], |r| r.get(0))
                 .optional()?;
-            if current.as_deref().is_some_and(|p| p != provider) {
+            // (An instance key of a provider with for_each is the
+            // object's own: only the configuration is compared.)
+            let config = crate::model::split_provider_instance(provider).0;
+            if current.is_some_and(|p| crate::model::split_provider_instance(&p).0 != config) {
                 tx.execute(
                     "UPDATE objects SET provider=?6 WHERE workspace=?1 AND module=?2 AND mode=?3 AND type=?4 AND name=?5",
-                    params![workspace, m, mode, addr.resource.ty, addr.resource.name, provider],
+                    params![workspace, m, mode, addr.resource.ty, addr.resource.name, config],
                 )?;
             }
             insert_object(

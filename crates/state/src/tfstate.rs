@@ -123,8 +123,64 @@ fn check_name(name: &str, what: &str) -> Result<()> {
 
 /// Reads a v4 state file: every object once, names that are identifiers,
 /// serials and versions in range, attributes an object. Nothing needing a
-/// provider schema is checked here (this crate has none).
+/// provider schema is checked here (this crate has none): an object in
+/// Terraform's pre-0.12 flatmap form (`attributes_flat`) must be a map of
+/// strings and is kept verbatim for the provider's UpgradeResourceState
+/// (see [`import_with`] to check it against a schema too).
 pub fn import(bytes: &[u8]) -> Result<Snapshot> {
+    import_with(bytes, &|_, _, _| None)
+}
+
+/// The resources of a v4 state file that hold objects in flatmap form
+/// (`attributes_flat`), with their provider addresses: the schemas
+/// [`import_with`] needs to decode them.
+pub fn flatmap_resources(bytes: &[u8]) -> Result<Vec<(ResourceAddr, String)>> {
+    let top: Json = serde_json::from_slice(bytes)
+        .map_err(|e| invalid(format!("the state is not valid JSON: {e}")))?;
+    let mut out = Vec::new();
+    for r in top
+        .get("resources")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let flat = r
+            .get("instances")
+            .and_then(Json::as_array)
+            .is_some_and(|is| {
+                is.iter()
+                    .any(|i| i.get("attributes_flat").is_some_and(|a| !a.is_null()))
+            });
+        let field = |k: &str| r.get(k).and_then(Json::as_str).unwrap_or_default();
+        let Some(mode) = Mode::parse(field("mode")).filter(|_| flat) else {
+            continue;
+        };
+        out.push((
+            ResourceAddr {
+                module: parse_module(field("module"))?,
+                mode,
+                ty: field("type").into(),
+                name: field("name").into(),
+            },
+            field("provider").to_string(),
+        ));
+    }
+    Ok(out)
+}
+
+/// [`import`], checking objects in flatmap form (`attributes_flat`, states
+/// written before Terraform 0.12) against the type `flat_type` gives for
+/// their resource address, provider address and recorded schema version
+/// (the resource type schema's implied type, when the provider's schema
+/// is at that version; an older object is the provider's to migrate)
+/// when it gives one: a flatmap that does not decode is
+/// refused, naming the object and the flat key. The flatmap itself is
+/// kept, as Terraform keeps it, until the provider's UpgradeResourceState
+/// turns it into attributes (RawState.flatmap) on the next plan.
+pub fn import_with(
+    bytes: &[u8],
+    flat_type: &dyn Fn(&ResourceAddr, &str, u64) -> Option<terrane_value::Type>,
+) -> Result<Snapshot> {
     let root: Json =
         serde_json::from_slice(bytes).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
     let top = as_object(&root, "the state")?;
@@ -214,7 +270,19 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
         check_name(&addr.ty, "resource type")?;
         check_name(&addr.name, "resource name")?;
         let what = addr.to_string();
-        let provider = str_field(r, "provider", &what)?.to_string();
+        // OpenTofu writes the provider on each instance instead when a
+        // configuration with for_each serves the resource.
+        let first_instance_provider = r
+            .get("instances")
+            .and_then(Json::as_array)
+            .and_then(|is| is.first())
+            .and_then(|i| i.get("provider"))
+            .and_then(Json::as_str)
+            .map(|p| crate::model::split_provider_instance(p).0);
+        let provider = match (r.get("provider"), first_instance_provider) {
+            (None | Some(Json::Null), Some(p)) => p,
+            _ => str_field(r, "provider", &what)?.to_string(),
+        };
         if provider.chars().any(char::is_control) {
             return Err(invalid(format!(
                 "{what}: the provider address has control characters"
@@ -244,6 +312,7 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
                     "index_key",
                     "status",
                     "deposed",
+                    "provider",
                     "schema_version",
                     "attributes",
                     "attributes_flat",
@@ -266,9 +335,15 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
                 Some(other) => return Err(invalid(format!("{what}: invalid index_key {other}"))),
             };
             let iwhat = addr.instance(key.clone()).to_string();
-            if i.get("attributes_flat").is_some_and(|a| !a.is_null()) {
-                return Err(invalid(format!("{iwhat} has legacy flatmap attributes (state written before Terraform 0.12); upgrade it with Terraform first")));
-            }
+            let schema_version =
+                bounded_u64(i.get("schema_version"), &format!("{iwhat}: schema_version"))?
+                    .unwrap_or(0);
+            let flat = match i.get("attributes_flat") {
+                None | Some(Json::Null) => None,
+                Some(f) => Some(flat_attributes(f, &iwhat, || {
+                    flat_type(&addr, &res.provider, schema_version)
+                })?),
+            };
             if i.get("identity").is_some_and(|a| !a.is_null()) {
                 return Err(invalid(format!(
                     "{iwhat} has a resource identity, which terrane does not store yet"
@@ -307,12 +382,18 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
                 Some(d) => serde_json::from_value::<Vec<String>>(d.clone())
                     .map_err(|_| invalid(format!("{iwhat}: dependencies must be strings")))?,
             };
-            let attributes = match i.get("attributes") {
-                Some(a @ Json::Object(_)) => a.clone(),
-                None | Some(Json::Null) => {
+            let attributes = match (i.get("attributes"), &flat) {
+                (None | Some(Json::Null), Some(_)) => Json::Null,
+                (Some(_), Some(_)) => {
+                    return Err(invalid(format!(
+                        "{iwhat} has both \"attributes\" and \"attributes_flat\""
+                    )))
+                }
+                (Some(a @ Json::Object(_)), None) => a.clone(),
+                (None | Some(Json::Null), None) => {
                     return Err(invalid(format!("{iwhat} has no \"attributes\"")))
                 }
-                Some(_) => {
+                (Some(_), None) => {
                     return Err(invalid(format!(
                         "{iwhat}: \"attributes\" must be an object"
                     )))
@@ -320,11 +401,8 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
             };
             let object = ObjectState {
                 attributes,
-                schema_version: bounded_u64(
-                    i.get("schema_version"),
-                    &format!("{iwhat}: schema_version"),
-                )?
-                .unwrap_or(0),
+                attributes_flat: flat,
+                schema_version,
                 status,
                 private,
                 sensitive_paths,
@@ -339,6 +417,16 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
                 )?,
             };
             let slot = res.instances.entry(key).or_default();
+            if let Some(p) = i.get("provider").and_then(Json::as_str) {
+                let (config, k) = crate::model::split_provider_instance(p);
+                if config != res.provider {
+                    return Err(invalid(format!(
+                        "{iwhat}: its provider {p:?} is not the resource's {:?}",
+                        res.provider
+                    )));
+                }
+                slot.provider_key = k;
+            }
             match i.get("deposed").and_then(Json::as_str) {
                 Some(d) if !d.is_empty() => {
                     if !d.chars().all(|c| c.is_ascii_alphanumeric()) {
@@ -362,6 +450,25 @@ pub fn import(bytes: &[u8]) -> Result<Snapshot> {
         }
     }
     Ok(snap)
+}
+
+/// An `attributes_flat` object: a map of strings, checked against its
+/// resource type's type when one is known.
+fn flat_attributes(
+    f: &Json,
+    iwhat: &str,
+    ty: impl FnOnce() -> Option<terrane_value::Type>,
+) -> Result<BTreeMap<String, String>> {
+    let flat: BTreeMap<String, String> = serde_json::from_value(f.clone()).map_err(|_| {
+        invalid(format!(
+            "{iwhat}: \"attributes_flat\" must be an object of strings"
+        ))
+    })?;
+    if let Some(ty) = ty() {
+        crate::flatmap::decode(&flat, &ty)
+            .map_err(|e| invalid(format!("{iwhat}: attributes_flat: {e}")))?;
+    }
+    Ok(flat)
 }
 
 /// Writes a snapshot as Terraform writes v4 state: fields in Terraform's
@@ -403,7 +510,12 @@ pub fn export(s: &Snapshot) -> String {
         m.insert("mode".into(), json!(addr.mode.as_str()));
         m.insert("type".into(), json!(addr.ty));
         m.insert("name".into(), json!(addr.name));
-        m.insert("provider".into(), json!(r.provider));
+        // As OpenTofu writes it: with provider instance keys, each instance
+        // names its provider and the resource none.
+        let keyed = r.instances.values().any(|i| i.provider_key.is_some());
+        if !keyed {
+            m.insert("provider".into(), json!(r.provider));
+        }
         let mut instances = Vec::new();
         for (key, inst) in &r.instances {
             let objects = inst
@@ -412,7 +524,11 @@ pub fn export(s: &Snapshot) -> String {
                 .map(|o| (None, o))
                 .chain(inst.deposed.iter().map(|(k, o)| (Some(k), o)));
             for (deposed, o) in objects {
-                instances.push(instance_json(key, deposed, o));
+                let mut j = instance_json(key, deposed, o);
+                if let (true, Json::Object(m)) = (keyed, &mut j) {
+                    m.insert("provider".into(), json!(r.instance_provider(key)));
+                }
+                instances.push(j);
             }
         }
         m.insert("instances".into(), Json::Array(instances));
@@ -443,7 +559,12 @@ fn instance_json(key: &InstanceKey, deposed: Option<&String>, o: &ObjectState) -
         m.insert("deposed".into(), json!(d));
     }
     m.insert("schema_version".into(), json!(o.schema_version));
-    m.insert("attributes".into(), o.attributes.clone());
+    // Terraform writes one of the two: the flatmap while no provider has
+    // upgraded the object yet.
+    match &o.attributes_flat {
+        Some(flat) => m.insert("attributes_flat".into(), json!(flat)),
+        None => m.insert("attributes".into(), o.attributes.clone()),
+    };
     m.insert(
         "sensitive_attributes".into(),
         Json::Array(o.sensitive_paths.iter().map(path_to_json).collect()),

@@ -883,3 +883,82 @@ fn item14_postgres_format1_store_refused_then_migrated_by_rotation() {
         "case pg_migrated_by_rotation"
     );
 }
+
+/// Provider for_each (issue 21 item 3): each object keeps the key of its
+/// provider instance; a change through one instance leaves the others'
+/// keys alone; moving the resource to another configuration drops them
+/// (the stores rewrite every row's provider then), as the model does.
+fn provider_instance_keys(store: &dyn StateStore, ws: &str) {
+    let by = r#"provider["example.com/terrane/blocks"].by_region"#;
+    let keyed = |name: &str, key: &str, pkey: &str| Change::SetObject {
+        addr: ResourceAddr::managed("blocks_server", name).instance(InstanceKey::Str(key.into())),
+        deposed: None,
+        provider: format!(r#"{by}["{pkey}"]"#),
+        object: obj(key),
+    };
+    let mut run = store
+        .lock(ws, LockInfo::new("OperationTypeApply", "keys"))
+        .unwrap();
+    run.persist(&[keyed("s", "a", "eu"), keyed("s", "b", "us")])
+        .unwrap();
+    run.persist(&[keyed("s", "a", "eu2")]).unwrap();
+    let mut want = run.snapshot().unwrap();
+    run.finish().unwrap();
+    let got = store.snapshot(ws).unwrap();
+    let r = got.resources.values().next().unwrap();
+    assert_eq!(r.provider, by, "case config_part_on_the_resource");
+    let keys: Vec<Option<&str>> = r
+        .instances
+        .values()
+        .map(|i| i.provider_key.as_deref())
+        .collect();
+    assert_eq!(
+        keys,
+        [Some("eu2"), Some("us")],
+        "case each_instance_its_own_key"
+    );
+    want.serial = got.serial;
+    assert_eq!(
+        got.resources, want.resources,
+        "case store_agrees_with_model"
+    );
+    // Another configuration: every row rewritten, keys gone.
+    let mut run = store
+        .lock(ws, LockInfo::new("OperationTypeApply", "keys"))
+        .unwrap();
+    let plain = r#"provider["example.com/terrane/blocks"]"#;
+    run.persist(&[Change::SetObject {
+        addr: ResourceAddr::managed("blocks_server", "s").instance(InstanceKey::Str("a".into())),
+        deposed: None,
+        provider: plain.into(),
+        object: obj("a"),
+    }])
+    .unwrap();
+    let model = run.snapshot().unwrap();
+    run.finish().unwrap();
+    let got = store.snapshot(ws).unwrap();
+    assert_eq!(got.resources, model.resources, "case moved_config_agrees");
+    let r = got.resources.values().next().unwrap();
+    assert_eq!(r.provider, plain, "case moved_config");
+    assert!(
+        r.instances.values().all(|i| i.provider_key.is_none()),
+        "case moved_config_drops_keys"
+    );
+}
+
+#[test]
+fn item3_sqlite_provider_instance_keys() {
+    let dir = terrane_testkit::temp_dir();
+    let store = SqliteStore::open(&SqliteStore::default_path(dir.path()), None).unwrap();
+    provider_instance_keys(&store, "default");
+}
+
+#[test]
+fn item3_postgres_provider_instance_keys() {
+    let Some(url) = terrane_testkit::pg_url() else {
+        return;
+    };
+    let schema = format!("t_pfe_keys_{}", std::process::id());
+    let store = PgStore::open(&url, &schema, None).unwrap();
+    provider_instance_keys(&store, "default");
+}

@@ -156,6 +156,28 @@ fn postgres_sigkill_loses_nothing_acknowledged() {
     crash_loop(&url, &open, &[("TERRANE_PG_SCHEMA", &schema)]);
 }
 
+/// Waits until the child `pid` has exited but is not reaped yet (state
+/// `Z` in /proc/PID/stat): a synchronization on the process itself, not a
+/// timed guess that a loaded machine can outrun.
+fn wait_until_zombie(pid: u32) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // The state follows the command name, which is in parentheses.
+        let state = stat
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.chars().next());
+        if state == Some('Z') {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "case zombie_appears: process {pid} is still {state:?} after 60s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// Two processes ask for the lock at once. The winner holds it until its
 /// standard input closes, which happens only after both answered, so the
 /// loser always finds it held: no timed hold for a slow machine to outrun.
@@ -274,9 +296,10 @@ fn item3_lock_of_a_dead_holder_is_taken_over() {
 
     // Planted holders: who is provably dead, who is not. A holder that
     // exited but was not reaped yet (a zombie) holds nothing either.
-    let mut zombie = Command::new("sleep").arg("0.2").spawn().unwrap();
+    let mut zombie = Command::new("true").spawn().unwrap();
+    wait_until_zombie(zombie.id());
     let zombie_start = terrane_state::process_start_time(zombie.id());
-    std::thread::sleep(std::time::Duration::from_millis(700));
+    assert!(zombie_start.is_some(), "case zombie_has_start_time");
     let me = LockInfo::new("OperationTypeApply", "");
     let cases: Vec<(&str, LockInfo, bool)> = vec![
         (

@@ -11,6 +11,8 @@
 //!
 //! Used only as a dev-dependency; nothing in the product depends on it.
 
+pub mod httpstate;
+pub mod pulumi;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -203,6 +205,13 @@ pub fn pg_log() -> Option<PathBuf> {
         "the PostgreSQL test server's log",
         "server.log",
     )
+}
+
+/// `text` with every run of whitespace made one space. Diagnostics are
+/// wrapped at 78 columns, as Terraform wraps them, so a phrase a test looks
+/// for may span lines: compare `unwrapped(out).contains(phrase)`.
+pub fn unwrapped(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A fresh temporary directory, removed when dropped.
@@ -474,6 +483,9 @@ pub fn refused_port() -> RefusedPort {
         _socket: socket,
     }
 }
+
+#[cfg(feature = "registry")]
+pub mod registry;
 
 #[cfg(test)]
 mod tests {

@@ -65,7 +65,7 @@ fn conv(v: &Value, want: &Type, path: &mut Path) -> Result<Value, ConvertError> 
     if want.is_dynamic() || v.ty() == want {
         return Ok(v.clone());
     }
-    let sensitive = v.is_sensitive();
+    let marks = v.marks();
     let out = match v.kind() {
         Kind::Null => {
             check_convertible(v.ty(), want, path)?;
@@ -88,7 +88,7 @@ fn conv(v: &Value, want: &Type, path: &mut Path) -> Result<Value, ConvertError> 
         }
         _ => conv_known(v, want, path)?,
     };
-    Ok(out.with_sensitive(sensitive))
+    Ok(out.with_marks(marks))
 }
 
 fn conv_known(v: &Value, want: &Type, path: &mut Path) -> Result<Value, ConvertError> {

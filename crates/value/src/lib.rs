@@ -16,6 +16,7 @@
 //! on no other terrane crate. It knows nothing about schemas, HCL or gRPC.
 
 pub mod convert;
+pub mod flatmap;
 pub mod json;
 pub mod marks;
 pub mod msgpack;
@@ -33,4 +34,4 @@ pub use number::{Number, ParseNumberError};
 pub use path::{Path, PathError, Step};
 pub use refine::{Bound, Refinements, MAX_PREFIX_BYTES};
 pub use ty::{ObjectType, Type};
-pub use value::{Kind, Value};
+pub use value::{Kind, Marks, Value};

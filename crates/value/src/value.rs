@@ -36,12 +36,48 @@ pub enum Kind {
     Map(Arc<BTreeMap<String, Value>>),
 }
 
+/// The marks a value carries: sensitive, ephemeral. Functions and
+/// operators carry their operands' marks over to their results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Marks(u8);
+
+impl Marks {
+    pub const NONE: Marks = Marks(0);
+    pub const SENSITIVE: Marks = Marks(1);
+    pub const EPHEMERAL: Marks = Marks(2);
+
+    pub fn contains(self, m: Marks) -> bool {
+        self.0 & m.0 == m.0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn without(self, m: Marks) -> Marks {
+        Marks(self.0 & !m.0)
+    }
+}
+
+impl std::ops::BitOr for Marks {
+    type Output = Marks;
+    fn bitor(self, o: Marks) -> Marks {
+        Marks(self.0 | o.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Marks {
+    fn bitor_assign(&mut self, o: Marks) {
+        self.0 |= o.0;
+    }
+}
+
 /// A value of the terrane value model.
 #[derive(Clone)]
 pub struct Value {
     ty: Type,
     kind: Kind,
-    sensitive: bool,
+    marks: Marks,
 }
 
 impl Value {
@@ -51,7 +87,7 @@ impl Value {
         Value {
             ty,
             kind: Kind::Null,
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -59,7 +95,7 @@ impl Value {
         Value {
             ty,
             kind: Kind::Unknown(None),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -100,7 +136,7 @@ impl Value {
         Value {
             ty,
             kind,
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -108,7 +144,7 @@ impl Value {
         Value {
             ty: Type::String,
             kind: Kind::String(s.into()),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -116,7 +152,7 @@ impl Value {
         Value {
             ty: Type::Number,
             kind: Kind::Number(Arc::new(n.into())),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -124,7 +160,7 @@ impl Value {
         Value {
             ty: Type::Bool,
             kind: Kind::Bool(b),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -136,7 +172,7 @@ impl Value {
         Value {
             ty: Type::list(elem),
             kind: Kind::Seq(elems.into()),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -151,7 +187,7 @@ impl Value {
         Value {
             ty: Type::set(elem),
             kind: Kind::Set(canonical_set(elems).into()),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -178,7 +214,7 @@ impl Value {
         Value {
             ty: Type::map(elem),
             kind: Kind::Map(Arc::new(entries)),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -193,7 +229,7 @@ impl Value {
         Value {
             ty,
             kind: Kind::Map(Arc::new(attrs)),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -207,7 +243,7 @@ impl Value {
         Value {
             ty: ty.clone(),
             kind: Kind::Map(Arc::new(attrs)),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -225,7 +261,7 @@ impl Value {
         Value {
             ty,
             kind: Kind::Seq(elems.into()),
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -236,7 +272,7 @@ impl Value {
         Value {
             ty,
             kind,
-            sensitive: false,
+            marks: Marks::NONE,
         }
     }
 
@@ -339,37 +375,91 @@ impl Value {
     // ---- sensitive marks ---------------------------------------------
 
     pub fn is_sensitive(&self) -> bool {
-        self.sensitive
+        self.marks.contains(Marks::SENSITIVE)
     }
 
     /// This value with the sensitive mark set.
     pub fn mark_sensitive(mut self) -> Value {
-        self.sensitive = true;
+        self.marks |= Marks::SENSITIVE;
         self
     }
 
-    /// This value with the mark set to `sensitive` (other marks inside kept).
+    /// This value with the sensitive mark set to `sensitive` (its other
+    /// marks, and the marks inside it, kept).
     pub fn with_sensitive(mut self, sensitive: bool) -> Value {
-        self.sensitive = sensitive;
+        self.marks = if sensitive {
+            self.marks | Marks::SENSITIVE
+        } else {
+            self.marks.without(Marks::SENSITIVE)
+        };
         self
     }
 
     /// Whether this value or anything inside it is sensitive.
     pub fn has_sensitive(&self) -> bool {
-        self.sensitive
-            || match &self.kind {
-                Kind::Seq(es) | Kind::Set(es) => es.iter().any(Value::has_sensitive),
-                Kind::Map(m) => m.values().any(Value::has_sensitive),
-                _ => false,
-            }
+        self.deep_marks().contains(Marks::SENSITIVE)
+    }
+
+    /// The marks on this value itself (not those inside it).
+    pub fn marks(&self) -> Marks {
+        self.marks
+    }
+
+    /// This value with `marks` added to its own.
+    pub fn with_marks(mut self, marks: Marks) -> Value {
+        self.marks |= marks;
+        self
+    }
+
+    /// The marks on this value and on everything inside it.
+    pub fn deep_marks(&self) -> Marks {
+        let inner = match &self.kind {
+            Kind::Seq(es) | Kind::Set(es) => es.iter().fold(Marks::NONE, |m, e| m | e.deep_marks()),
+            Kind::Map(m) => m.values().fold(Marks::NONE, |acc, e| acc | e.deep_marks()),
+            _ => Marks::NONE,
+        };
+        self.marks | inner
+    }
+
+    /// Whether this value itself is ephemeral (Terraform 1.10: it may not
+    /// reach state or a plan).
+    pub fn is_ephemeral(&self) -> bool {
+        self.marks.contains(Marks::EPHEMERAL)
+    }
+
+    /// This value with the ephemeral mark set.
+    pub fn mark_ephemeral(self) -> Value {
+        self.with_marks(Marks::EPHEMERAL)
+    }
+
+    /// Whether this value or anything inside it is ephemeral.
+    pub fn has_ephemeral(&self) -> bool {
+        self.deep_marks().contains(Marks::EPHEMERAL)
+    }
+
+    /// `ephemeralasnull`: every ephemeral part (this value, or values
+    /// inside it, however deep) replaced by a null of its type; other
+    /// marks kept.
+    pub fn ephemeral_as_null(&self) -> Value {
+        if self.is_ephemeral() {
+            let mut null = Value::null(self.ty.clone());
+            null.marks = self.marks.without(Marks::EPHEMERAL);
+            return null;
+        }
+        if !self.has_ephemeral() {
+            return self.clone();
+        }
+        self.map_children(Value::ephemeral_as_null)
     }
 
     /// The value with every mark removed, deeply.
     pub fn unmark_deep(&self) -> Value {
-        if !self.has_sensitive() {
+        if self.deep_marks() == Marks::NONE {
             return self.clone();
         }
-        self.map_children(|v| v.unmark_deep()).with_sensitive(false)
+        let mut out = self.map_children(|v| v.unmark_deep());
+        out.marks = Marks::NONE;
+        out
     }
 
     /// Rebuilds a composite value with each child replaced by `f(child)`;
@@ -385,7 +475,7 @@ impl Value {
         Value {
             ty: self.ty.clone(),
             kind,
-            sensitive: self.sensitive,
+            marks: self.marks,
         }
     }
 
@@ -395,7 +485,7 @@ impl Value {
             Kind::Unknown(Some(_)) => Value {
                 ty: self.ty.clone(),
                 kind: Kind::Unknown(None),
-                sensitive: self.sensitive,
+                marks: self.marks,
             },
             Kind::Seq(_) | Kind::Set(_) | Kind::Map(_) if !self.is_wholly_known() => {
                 self.map_children(Value::strip_refinements)
@@ -524,7 +614,7 @@ impl Value {
 /// Raw equality: same type, same kind, same refinements, same marks.
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
-        if self.sensitive != other.sensitive || self.ty != other.ty {
+        if self.marks != other.marks || self.ty != other.ty {
             return false;
         }
         match (&self.kind, &other.kind) {
@@ -586,7 +676,7 @@ pub(crate) fn canonical_set(mut elems: Vec<Value>) -> Vec<Value> {
                     && last.total_cmp(&e) == Ordering::Equal
                     && same_ignoring_marks(last, &e) =>
             {
-                if e.has_sensitive() && !last.has_sensitive() {
+                if !last.deep_marks().contains(e.deep_marks()) {
                     *last = e;
                 }
             }

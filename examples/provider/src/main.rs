@@ -9,24 +9,24 @@
 //! }
 //! ```
 
-use async_trait::async_trait;
 use std::sync::Arc;
 use terrane_sdk::validate::LengthBetween;
 use terrane_sdk::{
-    Applied, Attr, Ctx, Diagnostics, Known, Model, Provider, Resource, ResourceSchema,
-    ResourceType, SimpleResource, Value,
+    async_trait, Applied, Attr, Ctx, Known, Model, Provider, Resource, ResourceType, Result,
+    Schema, SimpleResource, Value,
 };
 
 struct Greeting;
 
 impl Provider for Greeting {
+    type Data = ();
     fn type_name(&self) -> &str {
         "greeting"
     }
     fn version(&self) -> &str {
         env!("CARGO_PKG_VERSION")
     }
-    fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
+    fn resources(&self) -> Vec<Arc<dyn ResourceType<()>>> {
         vec![Arc::new(SimpleResource {
             name: "greeting_message",
             schema,
@@ -36,8 +36,8 @@ impl Provider for Greeting {
 }
 
 /// Arguments, computed attributes and their behaviour, in one place.
-fn schema() -> ResourceSchema {
-    ResourceSchema::new(0)
+fn schema() -> Schema {
+    Schema::new(0)
         .describe("A greeting for someone.")
         .attr(
             "name",
@@ -87,23 +87,13 @@ fn greet(mut s: State) -> Value {
 
 #[async_trait]
 impl Resource for Message {
-    async fn create(
-        &self,
-        _ctx: &Ctx,
-        planned: &Value,
-        _config: &Value,
-    ) -> Result<Applied, Diagnostics> {
+    async fn create(&self, _ctx: &Ctx, planned: &Value, _config: &Value) -> Result<Applied> {
         let mut s = State::from_value(planned)?;
         s.id = Known::Value(format!("greeting-{}", s.name.to_lowercase()));
         Ok(Applied::new(greet(s)))
     }
 
-    async fn read(
-        &self,
-        _ctx: &Ctx,
-        state: &Value,
-        _private: &[u8],
-    ) -> Result<Option<Applied>, Diagnostics> {
+    async fn read(&self, _ctx: &Ctx, state: &Value, _private: &[u8]) -> Result<Option<Applied>> {
         Ok(Some(Applied::new(state.clone())))
     }
 
@@ -113,11 +103,11 @@ impl Resource for Message {
         _prior: &Value,
         planned: &Value,
         _config: &Value,
-    ) -> Result<Applied, Diagnostics> {
+    ) -> Result<Applied> {
         Ok(Applied::new(greet(State::from_value(planned)?)))
     }
 
-    async fn delete(&self, _ctx: &Ctx, _prior: &Value) -> Result<(), Diagnostics> {
+    async fn delete(&self, _ctx: &Ctx, _prior: &Value) -> Result<()> {
         Ok(())
     }
 }

@@ -2,7 +2,7 @@
 //! behaviour users know from the widely used `local` provider:
 //! `local_file` and `local_sensitive_file` (content, content_base64 or
 //! source; filename; permissions; computed id and content hashes) and the
-//! `local_file` data source.
+//! `local_file` and `local_sensitive_file` data sources.
 //!
 //! Drift: reading a file that was deleted or edited outside Terraform
 //! removes it from state, so the next plan creates it again. Import takes
@@ -25,6 +25,7 @@ use terrane_sdk::{
 pub struct LocalProvider;
 
 impl Provider for LocalProvider {
+    type Data = ();
     fn type_name(&self) -> &str {
         "local"
     }
@@ -46,11 +47,18 @@ impl Provider for LocalProvider {
         ]
     }
     fn data_sources(&self) -> Vec<Arc<dyn DataSourceType>> {
-        vec![Arc::new(SimpleDataSource {
-            name: "local_file",
-            schema: data_schema,
-            source: DataFile,
-        })]
+        vec![
+            Arc::new(SimpleDataSource {
+                name: "local_file",
+                schema: data_schema,
+                source: DataFile,
+            }),
+            Arc::new(SimpleDataSource {
+                name: "local_sensitive_file",
+                schema: sensitive_data_schema,
+                source: DataFile,
+            }),
+        ]
     }
     fn functions(&self) -> Vec<Arc<dyn Function>> {
         vec![Arc::new(DirExists)]
@@ -163,6 +171,18 @@ fn data_schema() -> ResourceSchema {
             .attr("filename", Attr::string().required())
             .attr("content", Attr::string().computed())
             .attr("content_base64", Attr::string().computed())
+            .attr("id", Attr::string().computed()),
+    )
+}
+
+/// `data "local_sensitive_file"`: `local_file`'s reader with the content
+/// sensitive.
+fn sensitive_data_schema() -> ResourceSchema {
+    hashes_into(
+        ResourceSchema::new(0)
+            .attr("filename", Attr::string().required())
+            .attr("content", Attr::string().computed().sensitive())
+            .attr("content_base64", Attr::string().computed().sensitive())
             .attr("id", Attr::string().computed()),
     )
 }

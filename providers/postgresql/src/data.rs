@@ -5,8 +5,9 @@
 use crate::pool::{read_diag, Pool};
 use crate::values::{b, list_value, pool_of, s, strings, with};
 use async_trait::async_trait;
+use std::sync::Arc;
 use terrane_sdk::{
-    Attr, Ctx, DataSource, DataSourceType, Diagnostics, ProviderData, ResourceSchema, Type, Value,
+    Attr, Ctx, DataSource, DataSourceType, Diagnostics, ResourceSchema, Type, Value,
 };
 
 fn patterns(s: ResourceSchema) -> ResourceSchema {
@@ -92,20 +93,20 @@ async fn conn_for(pool: &Pool, config: &Value) -> Result<(crate::pool::Conn, Str
 
 pub struct SchemasType;
 
-impl DataSourceType for SchemasType {
+impl DataSourceType<Pool> for SchemasType {
     fn name(&self) -> &str {
         "postgresql_schemas"
     }
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok(schemas_schema())
     }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn DataSource> {
+    fn instance(&self, data: Option<Arc<Pool>>) -> Box<dyn DataSource> {
         Box::new(Schemas { data })
     }
 }
 
 struct Schemas {
-    data: Option<ProviderData>,
+    data: Option<Arc<Pool>>,
 }
 
 #[async_trait]
@@ -130,20 +131,20 @@ impl DataSource for Schemas {
 
 pub struct TablesType;
 
-impl DataSourceType for TablesType {
+impl DataSourceType<Pool> for TablesType {
     fn name(&self) -> &str {
         "postgresql_tables"
     }
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok(tables_schema())
     }
-    fn instance(&self, data: Option<ProviderData>) -> Box<dyn DataSource> {
+    fn instance(&self, data: Option<Arc<Pool>>) -> Box<dyn DataSource> {
         Box::new(Tables { data })
     }
 }
 
 struct Tables {
-    data: Option<ProviderData>,
+    data: Option<Arc<Pool>>,
 }
 
 #[async_trait]

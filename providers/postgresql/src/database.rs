@@ -14,10 +14,11 @@ use crate::values::{
     b, n, oid_of, oid_private, pool_of, s, str_value, typed_object, with, Identifier,
 };
 use async_trait::async_trait;
+use std::sync::Arc;
 use terrane_sdk::validate::AtLeast;
 use terrane_sdk::{
-    Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
-    ResourceTypeOf, Type, Value,
+    Applied, Attr, Ctx, Diagnostics, Path, PlanState, Resource, ResourceSchema, ResourceTypeOf,
+    Type, Value,
 };
 
 fn str_pair(p: &Value, c: &Value) -> Option<(String, String)> {
@@ -56,13 +57,13 @@ pub fn database_schema() -> ResourceSchema {
 }
 
 /// The `postgresql_database` resource type.
-pub(crate) const DATABASE: ResourceTypeOf<Database> =
+pub(crate) const DATABASE: ResourceTypeOf<Database, Pool> =
     ResourceTypeOf::new("postgresql_database", database_schema, |data| Database {
         data,
     });
 
 pub(crate) struct Database {
-    data: Option<ProviderData>,
+    data: Option<Arc<Pool>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -6,9 +6,10 @@ use crate::pool::{code_of, read_diag, run_in_tx, ConnectError, Pool};
 use crate::sql::Stmt;
 use crate::values::{b, pool_of, s, typed_object, with, Identifier};
 use async_trait::async_trait;
+use std::sync::Arc;
 use terrane_sdk::{
-    Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
-    ResourceTypeOf, Type, Value,
+    Applied, Attr, Ctx, Diagnostics, Path, PlanState, Resource, ResourceSchema, ResourceTypeOf,
+    Type, Value,
 };
 
 pub fn extension_schema() -> ResourceSchema {
@@ -46,13 +47,13 @@ pub fn extension_schema() -> ResourceSchema {
 }
 
 /// The `postgresql_extension` resource type.
-pub(crate) const EXTENSION: ResourceTypeOf<Extension> =
+pub(crate) const EXTENSION: ResourceTypeOf<Extension, Pool> =
     ResourceTypeOf::new("postgresql_extension", extension_schema, |data| Extension {
         data,
     });
 
 pub(crate) struct Extension {
-    data: Option<ProviderData>,
+    data: Option<Arc<Pool>>,
 }
 
 pub fn create_stmt(planned: &Value) -> Stmt {

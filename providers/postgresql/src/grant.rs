@@ -16,10 +16,11 @@ use crate::sql::Stmt;
 use crate::values::{b, pool_of, s, set_value, string_set, typed_object, with, Identifier};
 use async_trait::async_trait;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use terrane_sdk::validate::{OneOf, Validator};
 use terrane_sdk::{
-    Applied, Attr, Ctx, Diagnostic, Diagnostics, Path, PlanState, ProviderData, Resource,
-    ResourceSchema, ResourceTypeOf, Type, Value,
+    Applied, Attr, Ctx, Diagnostic, Diagnostics, Path, PlanState, Resource, ResourceSchema,
+    ResourceTypeOf, Type, Value,
 };
 
 const OBJECT_TYPES: [&str; 5] = ["database", "schema", "table", "sequence", "function"];
@@ -99,11 +100,11 @@ pub fn grant_schema() -> ResourceSchema {
 }
 
 /// The `postgresql_grant` resource type.
-pub(crate) const GRANT: ResourceTypeOf<Grant> =
+pub(crate) const GRANT: ResourceTypeOf<Grant, Pool> =
     ResourceTypeOf::new("postgresql_grant", grant_schema, |data| Grant { data });
 
 pub(crate) struct Grant {
-    data: Option<ProviderData>,
+    data: Option<Arc<Pool>>,
 }
 
 /// What a grant is about, from a state, plan or import ID.

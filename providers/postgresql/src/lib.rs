@@ -36,8 +36,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use terrane_sdk::validate::{AtLeast, OneOf};
 use terrane_sdk::{
-    Attr, Ctx, DataSourceType, Diagnostics, Path, Provider, ProviderData, ResourceSchema,
-    ResourceType, Value,
+    Attr, Ctx, DataSourceType, Diagnostics, Path, Provider, ResourceSchema, ResourceType, Value,
 };
 use values::{n, s};
 
@@ -113,6 +112,7 @@ pub fn resolve(config: &Value) -> Result<Settings, Diagnostics> {
 
 #[async_trait]
 impl Provider for PostgresProvider {
+    type Data = Pool;
     fn type_name(&self) -> &str {
         "postgresql"
     }
@@ -122,11 +122,7 @@ impl Provider for PostgresProvider {
     fn schema(&self) -> Result<ResourceSchema, Diagnostics> {
         Ok(provider_schema())
     }
-    async fn configure(
-        &self,
-        _ctx: &Ctx,
-        config: &Value,
-    ) -> Result<Option<ProviderData>, Diagnostics> {
+    async fn configure(&self, _ctx: &Ctx, config: &Value) -> Result<Option<Pool>, Diagnostics> {
         if !config.is_wholly_known() {
             return Ok(None);
         }
@@ -143,9 +139,9 @@ impl Provider for PostgresProvider {
                 ("database", db),
             ],
         );
-        Ok(Some(Arc::new(pool)))
+        Ok(Some(pool))
     }
-    fn resources(&self) -> Vec<Arc<dyn ResourceType>> {
+    fn resources(&self) -> Vec<Arc<dyn ResourceType<Pool>>> {
         vec![
             Arc::new(role::ROLE),
             Arc::new(database::DATABASE),
@@ -154,7 +150,7 @@ impl Provider for PostgresProvider {
             Arc::new(extension::EXTENSION),
         ]
     }
-    fn data_sources(&self) -> Vec<Arc<dyn DataSourceType>> {
+    fn data_sources(&self) -> Vec<Arc<dyn DataSourceType<Pool>>> {
         vec![Arc::new(data::SchemasType), Arc::new(data::TablesType)]
     }
 }

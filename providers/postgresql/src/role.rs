@@ -18,10 +18,11 @@ use crate::values::{
 };
 use async_trait::async_trait;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use terrane_sdk::validate::{AlsoRequires, AtLeast, ConflictsWith};
 use terrane_sdk::{
-    Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
-    ResourceTypeOf, Type, Value,
+    Applied, Attr, Ctx, Diagnostics, Path, PlanState, Resource, ResourceSchema, ResourceTypeOf,
+    Type, Value,
 };
 
 const FLAGS: [(&str, &str, bool); 7] = [
@@ -53,11 +54,11 @@ pub fn role_schema() -> ResourceSchema {
 }
 
 /// The `postgresql_role` resource type.
-pub(crate) const ROLE: ResourceTypeOf<Role> =
+pub(crate) const ROLE: ResourceTypeOf<Role, Pool> =
     ResourceTypeOf::new("postgresql_role", role_schema, |data| Role { data });
 
 pub(crate) struct Role {
-    data: Option<ProviderData>,
+    data: Option<Arc<Pool>>,
 }
 
 /// A role as the server has it.

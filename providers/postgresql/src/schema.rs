@@ -7,9 +7,10 @@ use crate::pool::{code_of, read_diag, run_in_tx, ConnectError, Pool};
 use crate::sql::Stmt;
 use crate::values::{b, oid_of, oid_private, pool_of, s, typed_object, with, Identifier};
 use async_trait::async_trait;
+use std::sync::Arc;
 use terrane_sdk::{
-    Applied, Attr, Ctx, Diagnostics, Path, PlanState, ProviderData, Resource, ResourceSchema,
-    ResourceTypeOf, Type, Value,
+    Applied, Attr, Ctx, Diagnostics, Path, PlanState, Resource, ResourceSchema, ResourceTypeOf,
+    Type, Value,
 };
 
 pub fn schema_schema() -> ResourceSchema {
@@ -37,11 +38,11 @@ pub fn schema_schema() -> ResourceSchema {
 }
 
 /// The `postgresql_schema` resource type.
-pub(crate) const SCHEMA: ResourceTypeOf<Schema> =
+pub(crate) const SCHEMA: ResourceTypeOf<Schema, Pool> =
     ResourceTypeOf::new("postgresql_schema", schema_schema, |data| Schema { data });
 
 pub(crate) struct Schema {
-    data: Option<ProviderData>,
+    data: Option<Arc<Pool>>,
 }
 
 pub fn create_stmts(planned: &Value) -> Vec<Stmt> {

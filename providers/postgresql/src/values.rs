@@ -5,8 +5,9 @@
 use crate::pool::Pool;
 use crate::sql::identifier_problem;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use terrane_sdk::validate::Validator;
-use terrane_sdk::{Diagnostic, Diagnostics, Path, ProviderData, Type, Value};
+use terrane_sdk::{Diagnostic, Diagnostics, Path, Type, Value};
 
 pub fn s(v: &Value, name: &str) -> Option<String> {
     v.get_attr(name).and_then(Value::as_str).map(str::to_string)
@@ -86,8 +87,8 @@ pub fn typed_object(
 }
 
 /// The pool `configure` made, or a clear error if there is none.
-pub fn pool_of(data: &Option<ProviderData>) -> Result<Pool, Diagnostics> {
-    data.as_ref().and_then(|d| d.downcast_ref::<Pool>()).cloned().ok_or_else(|| {
+pub fn pool_of(data: &Option<Arc<Pool>>) -> Result<Pool, Diagnostics> {
+    data.as_deref().cloned().ok_or_else(|| {
         Diagnostics::error("Provider not configured", "The postgresql provider has no connection settings yet (its configuration may depend on values known only after apply).")
     })
 }

@@ -4,7 +4,9 @@
 //! bcrypt hash), `random_integer`, `random_pet`, `random_uuid`,
 //! `random_shuffle`. Every argument, including `keepers`, forces
 //! replacement; results are generated once at create and kept.
+//! `random_password` is also an ephemeral resource (`ephemeral.rs`).
 
+mod ephemeral;
 mod words;
 
 use async_trait::async_trait;
@@ -14,14 +16,15 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use terrane_sdk::validate::Between;
 use terrane_sdk::{
-    Applied, Attr, Ctx, Diagnostics, Provider, Resource, ResourceSchema, ResourceType,
-    SimpleResource, Type, Value,
+    Applied, Attr, Ctx, Diagnostics, EphemeralResourceType, Provider, Resource, ResourceSchema,
+    ResourceType, SimpleEphemeral, SimpleResource, Type, Value,
 };
 
 /// The provider.
 pub struct RandomProvider;
 
 impl Provider for RandomProvider {
+    type Data = ();
     fn type_name(&self) -> &str {
         "random"
     }
@@ -47,6 +50,13 @@ impl Provider for RandomProvider {
             }) as Arc<dyn ResourceType>
         })
         .collect()
+    }
+    fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResourceType>> {
+        vec![Arc::new(SimpleEphemeral {
+            name: "random_password",
+            schema: ephemeral::password_schema,
+            resource: ephemeral::EphemeralPassword,
+        })]
     }
 }
 

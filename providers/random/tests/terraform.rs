@@ -27,6 +27,7 @@ resource "random_id" "server" {
 resource "random_string" "s" {
   length      = 16
   special     = false
+  upper       = false
   min_numeric = 3
 }
 
@@ -154,6 +155,12 @@ fn random_provider_lifecycle_under_terraform() {
         s.chars().all(|c| c.is_ascii_alphanumeric())
             && s.chars().filter(|c| c.is_ascii_digit()).count() >= 3,
         "case random_string_rules: {s}"
+    );
+    // Issue 22's first mutation (upper = false ignored) must fail here too,
+    // not only in the differential suite's constraint check.
+    assert!(
+        !s.chars().any(|c| c.is_ascii_uppercase()),
+        "case random_string_upper_false: {s}"
     );
     let port = by_addr("random_integer.port")["values"]["result"]
         .as_i64()
@@ -325,5 +332,126 @@ fn item6_oversized_lengths_refused_under_terraform() {
             out.stdout,
             out.stderr
         );
+    }
+}
+
+/// An ephemeral random_password feeding a provisioner (which Terraform
+/// allows) that writes what it got to `seen.out`, so the test knows the
+/// value that must not be in the state or the plan file.
+const EPHEMERAL: &str = r#"
+terraform {
+  required_providers {
+    random = { source = "terrane/random" }
+  }
+}
+
+ephemeral "random_password" "db" {
+  length  = 24
+  special = false
+  lifecycle {
+    postcondition {
+      condition     = length(self.result) == 24 && can(regex("^[A-Za-z0-9]+$", self.result))
+      error_message = "wrong password shape"
+    }
+  }
+}
+
+resource "terraform_data" "use" {
+  input = "kept"
+  provisioner "local-exec" {
+    command = "printf '%s' '${ephemeral.random_password.db.result}' > seen.out"
+  }
+}
+"#;
+
+/// Every entry of a zip file (Terraform's plan file), decompressed.
+fn unzipped(path: &Path) -> Vec<u8> {
+    let mut z = zip::ZipArchive::new(std::fs::File::open(path).expect("plan file"))
+        .expect("the plan file is a zip");
+    let mut all = Vec::new();
+    for i in 0..z.len() {
+        let mut e = z.by_index(i).expect("zip entry");
+        std::io::Read::read_to_end(&mut e, &mut all).expect("zip entry read");
+    }
+    all
+}
+
+/// The ephemeral RPCs the provider logged, in order (its `tf_rpc` field).
+fn ephemeral_calls(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|l| l.contains("ephemeral resource call"))
+        .filter_map(|l| l.split("tf_rpc=").nth(1))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect()
+}
+
+/// Issue 21 item 2: `ephemeral "random_password"` served by the SDK over
+/// protocol 5 and over 6, run by real Terraform: opened then closed once
+/// in each phase, its value reaching the provisioner and never the state
+/// or the saved plan.
+#[test]
+fn item2_ephemeral_random_password_under_terraform() {
+    let Some(tf) = terrane_testkit::terraform() else {
+        return;
+    };
+    for protocol in ["5", "6"] {
+        let dir = terrane_testkit::temp_dir();
+        let rc = setup(dir.path());
+        std::fs::write(dir.path().join("main.tf"), EPHEMERAL).unwrap();
+        let env = [
+            ("TF_CLI_CONFIG_FILE", rc.as_str()),
+            ("TERRANE_PLUGIN_PROTOCOL", protocol),
+            ("TF_LOG", "DEBUG"),
+        ];
+        let case = format!("protocol {protocol}");
+        let expect = |args: &[&str], code: i32| {
+            let out = tf.run(dir.path(), args, &env);
+            assert_eq!(
+                out.code, code,
+                "{case}: terraform {args:?}\n{}\n{}",
+                out.stdout, out.stderr
+            );
+            out
+        };
+        expect(&["init", "-input=false", "-no-color"], 0);
+        let plan = expect(&["plan", "-input=false", "-no-color", "-out=tfplan"], 0);
+        assert_eq!(
+            ephemeral_calls(&plan.stderr),
+            ["OpenEphemeralResource", "CloseEphemeralResource"],
+            "{case}: plan opens and closes once"
+        );
+        let apply = expect(&["apply", "-input=false", "-no-color", "tfplan"], 0);
+        assert_eq!(
+            ephemeral_calls(&apply.stderr),
+            ["OpenEphemeralResource", "CloseEphemeralResource"],
+            "{case}: apply opens and closes once"
+        );
+        let seen = std::fs::read_to_string(dir.path().join("seen.out")).expect("seen.out");
+        assert_eq!(seen.len(), 24, "{case}: the provisioner got the password");
+        assert!(
+            seen.chars().all(|c| c.is_ascii_alphanumeric()),
+            "{case}: special = false honoured"
+        );
+        let state = std::fs::read_to_string(dir.path().join("terraform.tfstate")).unwrap();
+        assert!(
+            !state.contains(&seen),
+            "{case}: the password is in the state"
+        );
+        assert!(
+            !state.contains("\"ephemeral\""),
+            "{case}: an ephemeral resource is in the state"
+        );
+        let planfile = unzipped(&dir.path().join("tfplan"));
+        let needle = seen.as_bytes();
+        assert!(
+            !planfile.windows(needle.len()).any(|w| w == needle),
+            "{case}: the password is in the plan file"
+        );
+        for out in [&plan, &apply] {
+            assert!(
+                !out.stdout.contains(&seen) && !out.stderr.contains(&seen),
+                "{case}: the password was printed or logged"
+            );
+        }
     }
 }

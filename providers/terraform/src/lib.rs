@@ -1,5 +1,7 @@
 //! `terraform_data`, the one resource of Terraform's built-in `terraform`
-//! provider, so configurations that use it run unchanged: `input` (any
+//! provider, and its data source `terraform_remote_state` (outputs of
+//! another configuration's state, read from any backend terrane serves),
+//! so configurations that use them run unchanged. `terraform_data`: `input` (any
 //! value) is echoed to `output`; a change of `input` updates in place (with
 //! `output` unknown in the plan, as Terraform plans it, except a null
 //! `input` at create); any change of
@@ -9,13 +11,16 @@
 use async_trait::async_trait;
 use std::sync::Arc;
 use terrane_sdk::{
-    with_attr, Applied, Attr, Ctx, Diagnostics, PlanState, Provider, Resource, ResourceSchema,
-    ResourceType, SimpleResource, Type, Value,
+    with_attr, Applied, Attr, Ctx, DataSourceType, Diagnostics, PlanState, Provider, Resource,
+    ResourceSchema, ResourceType, SimpleDataSource, SimpleResource, Type, Value,
 };
+
+mod remote_state;
 
 pub struct TerraformProvider;
 
 impl Provider for TerraformProvider {
+    type Data = ();
     fn type_name(&self) -> &str {
         "terraform"
     }
@@ -27,6 +32,13 @@ impl Provider for TerraformProvider {
             name: "terraform_data",
             schema,
             resource: Data,
+        })]
+    }
+    fn data_sources(&self) -> Vec<Arc<dyn DataSourceType>> {
+        vec![Arc::new(SimpleDataSource {
+            name: "terraform_remote_state",
+            schema: remote_state::schema,
+            source: remote_state::RemoteState,
         })]
     }
 }

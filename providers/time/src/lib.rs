@@ -18,6 +18,7 @@ use terrane_sdk::{
 pub struct TimeProvider;
 
 impl Provider for TimeProvider {
+    type Data = ();
     fn type_name(&self) -> &str {
         "time"
     }

@@ -25,7 +25,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         Ok(e) => e,
         Err(c) => return c,
     };
-    let config = match store_config(ui, dir, engine.core.config.module.state.as_ref()) {
+    let config = match store_config(ui, dir, &engine.core.config.module) {
         Ok(c) => c,
         Err(c) => return c,
     };
@@ -42,7 +42,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 Err(e) => return ui.error("Failed to load the saved plan", format!("{f}: {e}")),
             };
             let store = match store_or_config {
-                Err(config) => match off_runtime(|| terrane_state::open_store(&config)) {
+                Err(config) => match off_runtime(|| crate::backendconf::open(&config)) {
                     Ok(s) => s,
                     Err(e) => return StateFailure::Open(e.to_string()).report(ui),
                 },
@@ -62,7 +62,15 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         Err(c) => return c,
     };
     if let Some(p) = &saved {
-        opts.vars = p.variables.clone();
+        // The plan's variables, and the ephemeral ones given now: a plan
+        // file never records those.
+        let given = std::mem::replace(&mut opts.vars, p.variables.clone());
+        let declared = &engine.core.config.module.variables;
+        for (k, v) in given {
+            if declared.get(&k).is_some_and(|d| d.ephemeral) {
+                opts.vars.insert(k, v);
+            }
+        }
         opts.mode = p.mode;
     }
     let op = if opts.mode == PlanMode::Destroy {
@@ -89,7 +97,9 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             return f.report(ui);
         }
     };
-    if let Some(d) = crate::stateconf::unmigrated_tfstate(dir, &snapshot) {
+    if let Some(d) =
+        crate::stateconf::unmigrated_tfstate(dir, &engine.core.config.module, &snapshot)
+    {
         engine.shutdown().await;
         let _ = off_runtime(|| run.finish());
         ui.diags(&[d]);
@@ -108,6 +118,9 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             let p = engine.plan(&snapshot, opts.clone()).await;
             ui.plan_diags(&p.diagnostics, a);
             if p.has_errors() {
+                if !ui.stream {
+                    print!("{}", human::plan(&ui.style, &p));
+                }
                 engine.shutdown().await;
                 let _ = off_runtime(|| run.finish());
                 return 1;
@@ -116,7 +129,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 for l in stream::plan(&p, "apply") {
                     println!("{l}");
                 }
-            } else {
+            } else if !refresh_command(a) {
                 print!("{}", human::plan(&ui.style, &p));
                 ui.compact_warnings(&p.diagnostics, a);
             }
@@ -134,9 +147,11 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 engine.shutdown().await;
                 let _ = off_runtime(|| run.finish());
                 if ui.stream {
-                    println!("{}", stream::apply_summary(0, 0, 0, "apply"));
+                    println!("{}", stream::apply_summary((0, 0, 0, 0), "apply"));
                 } else {
-                    println!("\n{}", ui.style.bold(&summary(opts.mode, 0, 0, 0)));
+                    if !refresh_command(a) {
+                        println!("\n{}", ui.style.bold(&summary(opts.mode, (0, 0, 0, 0))));
+                    }
                     print_outputs_after(&snapshot);
                 }
                 return 0;
@@ -192,18 +207,50 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         };
         println!(
             "{}",
-            stream::apply_summary(result.added, result.changed, result.destroyed, op)
+            stream::apply_summary(
+                (
+                    result.imported,
+                    result.added,
+                    result.changed,
+                    result.destroyed
+                ),
+                op
+            )
         );
         println!("{}", stream::outputs(&result.outputs));
         return 0;
     }
-    let line = summary(opts.mode, result.added, result.changed, result.destroyed);
-    println!("\n{}", ui.style.bold(&line));
+    // `refresh` says only what it refreshed and the outputs, as
+    // Terraform's does.
+    if !refresh_command(a) {
+        let line = summary(
+            opts.mode,
+            (
+                result.imported,
+                result.added,
+                result.changed,
+                result.destroyed,
+            ),
+        );
+        println!("\n{}", ui.style.bold(&line));
+    }
+    if !plan.deferred.is_empty() {
+        let n = plan.deferred.len();
+        println!("\n{}", human::wrap(&format!("The plan was partial: {n} deferred part(s) were not applied. Run \"terrane apply\" again to plan and apply them.")));
+    }
     if !result.outputs.is_empty() {
         println!("\n{}\n", ui.style.bold("Outputs:"));
         print!("{}", human::outputs(&result.outputs));
+    } else if let Some(s) = result.state.as_ref().filter(|_| refresh_command(a)) {
+        // A refresh evaluates no outputs: those it recorded.
+        print_outputs_after(s);
     }
     0
+}
+
+/// Whether this is the `refresh` command (not `apply -refresh-only`).
+fn refresh_command(a: &Args) -> bool {
+    a.command.first().is_some_and(|c| c == "refresh")
 }
 
 fn confirm(ui: &Ui, a: &Args, what: &str) -> bool {
@@ -212,7 +259,7 @@ fn confirm(ui: &Ui, a: &Args, what: &str) -> bool {
         return false;
     }
     // `refresh` changes no remote object: it never asks, as Terraform's.
-    if a.has("auto-approve") || a.command.first().is_some_and(|c| c == "refresh") {
+    if a.has("auto-approve") || refresh_command(a) {
         return true;
     }
     if a.is_false("input") {
@@ -268,13 +315,20 @@ fn print_outputs_after(s: &Snapshot) {
     );
 }
 
-/// The closing line of an apply or a destroy.
-fn summary(mode: PlanMode, added: usize, changed: usize, destroyed: usize) -> String {
+/// The closing line of an apply or a destroy (imports counted only when
+/// there were some, as Terraform words it).
+fn summary(mode: PlanMode, counts: (usize, usize, usize, usize)) -> String {
+    let (imported, added, changed, destroyed) = counts;
     if mode == PlanMode::Destroy {
         format!("Destroy complete! Resources: {destroyed} destroyed.")
     } else {
+        let imported = if imported > 0 {
+            format!("{imported} imported, ")
+        } else {
+            String::new()
+        };
         format!(
-            "Apply complete! Resources: {added} added, {changed} changed, {destroyed} destroyed."
+            "Apply complete! Resources: {imported}{added} added, {changed} changed, {destroyed} destroyed."
         )
     }
 }
@@ -296,7 +350,7 @@ fn without_configuration(ui: &Ui, dir: &Path, mode: Option<PlanMode>) -> Option<
                 ..Default::default()
             };
             print!("{}", human::plan(&ui.style, &empty));
-            println!("\n{}", ui.style.bold(&summary(mode, 0, 0, 0)));
+            println!("\n{}", ui.style.bold(&summary(mode, (0, 0, 0, 0))));
             Some(0)
         }
         Ok(false) => {

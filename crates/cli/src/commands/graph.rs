@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub fn graph(ui: &Ui, dir: &Path, a: &Args) -> u8 {
-    let (config, diags) = terrane_config::load_config(dir);
+    let (config, diags) = terrane_config::load_config(dir, &crate::vars::statics(dir));
     if has_errors(&diags) {
         ui.diags(&diags);
         return 1;

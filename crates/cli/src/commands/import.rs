@@ -29,12 +29,12 @@ pub async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Ok(o) => o,
         Err(c) => return c,
     };
-    let config = match store_config(ui, dir, engine.core.config.module.state.as_ref()) {
+    let config = match store_config(ui, dir, &engine.core.config.module) {
         Ok(c) => c,
         Err(c) => return c,
     };
     let started = off_runtime(|| {
-        let store = terrane_state::open_store(&config)
+        let store = crate::backendconf::open(&config)
             .map_err(|e| ui.error("Failed to open state", e.to_string()))?;
         let mut run = lock(ui, store.as_ref(), "OperationTypeImport", a)?;
         match run.snapshot() {
@@ -50,13 +50,38 @@ pub async fn import(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Err(c) => return c,
     };
     println!("{}: Importing from ID {id:?}...", addr);
-    let (diags, run) = engine.import(&snapshot, run, &addr, id, opts).await;
+    let (diags, mut run) = engine.import(&snapshot, run, &addr, id, opts).await;
     engine.shutdown().await;
-    let _ = off_runtime(|| run.finish());
+    // The imported object's id, for the refresh line as Terraform words it.
+    let imported = off_runtime(|| {
+        let id = run.snapshot().ok().and_then(|s| imported_id(&s, &addr));
+        let _ = run.finish();
+        id
+    });
     ui.diags(&diags);
     if has_errors(&diags) {
         return 1;
     }
-    println!("{addr}: Import prepared!\n{addr}: Refreshing state...\n\n{}\n\nThe resources that were imported are shown above. These resources are now in\nyour terrane state and will henceforth be managed by terrane.", ui.style.bold(&ui.style.bold("Import successful!")));
+    let id = imported.map(|i| format!(" [id={i}]")).unwrap_or_default();
+    println!(
+        "{}\n  Prepared {} for import\n{}\n\n{}\n\nThe resources that were imported are shown above. These resources are now in\nyour terrane state and will henceforth be managed by terrane.",
+        ui.style.bold(&format!("{addr}: Import prepared!")),
+        addr.resource.ty,
+        ui.style.bold(&format!("{addr}: Refreshing state...{id}")),
+        ui.style.bold(&ui.style.bold("Import successful!"))
+    );
     0
+}
+
+/// The `id` attribute of the object imported at `addr`, when it is a
+/// known string (Terraform's UI shows it as `[id=...]`).
+fn imported_id(s: &terrane_state::Snapshot, addr: &InstanceAddr) -> Option<String> {
+    let object = s
+        .resources
+        .get(&addr.resource)?
+        .instances
+        .get(&addr.key)?
+        .current
+        .as_ref()?;
+    object.attributes.get("id")?.as_str().map(str::to_string)
 }

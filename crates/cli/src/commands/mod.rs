@@ -5,18 +5,26 @@
 //! another, except `show` using `state::show` for the state's objects.
 
 mod apply;
+mod console;
 mod fmt;
 mod force_unlock;
+mod generate;
+mod get;
 mod graph;
 mod import;
 mod init;
+mod init_backend;
+mod metadata;
 mod output;
 mod plan;
 mod providers;
 mod show;
 mod state;
 mod taint;
+mod test;
+mod test_diff;
 mod validate;
+mod workspace;
 
 use crate::args::{ArgError, Args};
 use crate::session::{off_runtime, Ui};
@@ -43,6 +51,7 @@ pub async fn dispatch(a: Args) -> u8 {
         println!("{}", stream::version());
     }
     let dir = PathBuf::from(".");
+    crate::vars::remember(&a);
     match cmd.as_slice() {
         ["version"] => {
             if ui.json {
@@ -60,20 +69,26 @@ pub async fn dispatch(a: Args) -> u8 {
             }
             0
         }
-        ["init"] => init::init(&ui, &dir).await,
-        ["validate"] => validate::validate(&ui, &dir).await,
+        ["init"] => init::init(&ui, &dir, &a).await,
+        ["get"] => get::get(&ui, &dir, &a).await,
+        ["validate"] => validate::validate(&ui, &dir, &a).await,
         ["plan"] => plan::plan(&ui, &dir, &a).await,
         ["apply"] => apply::apply(&ui, &dir, &a, None).await,
         ["destroy"] => apply::apply(&ui, &dir, &a, Some(PlanMode::Destroy)).await,
         ["refresh"] => apply::apply(&ui, &dir, &a, Some(PlanMode::RefreshOnly)).await,
         ["import"] => import::import(&ui, &dir, &a).await,
         ["show"] => show::show(&ui, &dir, &a).await,
+        ["metadata", "functions"] => metadata::functions(&ui),
         ["output"] => off_runtime(|| output::output(&ui, &dir, &a)),
         ["graph"] => graph::graph(&ui, &dir, &a),
+        ["console"] => console::console(&ui, &dir, &a).await,
         ["fmt"] => fmt::fmt(&ui, &dir, &a),
         ["force-unlock"] => off_runtime(|| force_unlock::force_unlock(&ui, &dir, &a)),
         ["providers"] => providers::tree(&ui, &dir),
         ["providers", "schema"] => providers::schema(&ui, &dir).await,
+        ["providers", "lock"] => providers::lock(&ui, &dir, &a).await,
+        ["providers", "mirror"] => providers::mirror(&ui, &dir, &a).await,
+        ["test"] => test::test(&ui, &dir, &a).await,
         ["taint"] => off_runtime(|| taint::taint(&ui, &dir, &a, true)),
         ["untaint"] => off_runtime(|| taint::taint(&ui, &dir, &a, false)),
         ["state", "show"] => state::show::state_show(&ui, &dir, &a).await,
@@ -81,6 +96,7 @@ pub async fn dispatch(a: Args) -> u8 {
             off_runtime(|| state::replace_provider::replace_provider(&ui, &dir, &a))
         }
         ["state", "push"] => state::push(&ui, &dir, &a).await,
+        ["workspace", sub] => off_runtime(|| workspace::workspace(&ui, &dir, sub, &a)),
         ["state", sub] => off_runtime(|| state::subcommand(&ui, &dir, sub, &a)),
         // The parser admits only the commands of the table.
         other => unreachable!("command {other:?} is in the table but not dispatched"),

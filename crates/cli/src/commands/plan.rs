@@ -11,6 +11,11 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     if !crate::session::has_config_files(dir) && !a.has("destroy") {
         return ui.error("No configuration files", "Plan requires configuration to be present. Planning without a configuration would mark everything for destruction, which is normally not what is desired. If you would like to destroy everything, run plan with the -destroy option. Otherwise, create a terrane configuration file (.tf file) and try again.");
     }
+    if let Some(out) = a.value("generate-config-out") {
+        if let Err(c) = super::generate::generate(ui, dir, a, out).await {
+            return c;
+        }
+    }
     let engine = match load(ui, dir) {
         Ok(e) => e,
         Err(c) => return c,
@@ -19,7 +24,7 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Ok(o) => o,
         Err(c) => return c,
     };
-    let config = match store_config(ui, dir, engine.core.config.module.state.as_ref()) {
+    let config = match store_config(ui, dir, &engine.core.config.module) {
         Ok(c) => c,
         Err(c) => return c,
     };
@@ -41,7 +46,9 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
                 return f.report(ui);
             }
         };
-    if let Some(d) = crate::stateconf::unmigrated_tfstate(dir, &snapshot) {
+    if let Some(d) =
+        crate::stateconf::unmigrated_tfstate(dir, &engine.core.config.module, &snapshot)
+    {
         engine.shutdown().await;
         ui.diags(&[d]);
         return 1;
@@ -51,6 +58,10 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     engine.shutdown().await;
     ui.plan_diags(&plan.diagnostics, a);
     if plan.has_errors() {
+        // What was planned before the failure, as Terraform shows it.
+        if !ui.stream {
+            print!("{}", human::plan(&ui.style, &plan));
+        }
         return 1;
     }
     if ui.stream {
@@ -72,7 +83,9 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     } else if !ui.stream && plan.has_changes() && !in_automation() {
         println!("\n{rule}\n\n{}", human::wrap("Note: You didn't use the -out option to save this plan, so terrane can't guarantee to take exactly these actions if you run \"terrane apply\" now."));
     }
-    if a.has("detailed-exitcode") && plan.has_changes() {
+    // A partial plan (deferred parts) is never "nothing to do": the next
+    // plan has more.
+    if a.has("detailed-exitcode") && (plan.has_changes() || !plan.deferred.is_empty()) {
         return 2;
     }
     0

@@ -20,14 +20,24 @@ pub async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         } else {
             None
         };
-        let plan = match planfile::read(&bytes, store.as_ref().and_then(|s| s.cipher())) {
+        let mut plan = match planfile::read(&bytes, store.as_ref().and_then(|s| s.cipher())) {
             Ok(p) => p,
             Err(e) => return ui.error("Failed to read the plan file", format!("{f}: {e}")),
         };
-        let (config, _) = terrane_config::load_config(dir);
+        let (config, _) = terrane_config::load_config(dir, &crate::vars::statics(dir));
         if ui.json {
             println!("{}", json::plan(&plan, &config));
         } else {
+            // The plan file has no schemas: load them as `show` of the
+            // state does, so nested blocks print as blocks.
+            if let Ok(engine) = crate::session::load_engine(dir) {
+                for c in plan.changes.iter_mut().chain(plan.drift.iter_mut()) {
+                    if c.schema.is_none() {
+                        c.schema = engine.change_schema(c).await;
+                    }
+                }
+                engine.shutdown().await;
+            }
             print!("{}", human::plan(&ui.style, &plan));
         }
         return 0;
@@ -37,7 +47,12 @@ pub async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Err(c) => return c,
     };
     if ui.json {
-        println!("{}", json::state(&s));
+        // Streamed: the document is never held whole beside the state. A
+        // write that fails (a reader gone) ends it quietly, as `println!`
+        // does here (crate::out).
+        use std::io::Write;
+        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+        let _ = json::write_state(&s, &mut w).and_then(|()| w.flush());
     } else {
         super::state::show::show_all(dir, &s).await;
     }

@@ -80,7 +80,7 @@ fn mark(
     let provider = s
         .resources
         .get(&addr.resource)
-        .map(|r| r.provider.clone())
+        .map(|r| r.instance_provider(&addr.key))
         .unwrap_or_default();
     let mut object = object.clone();
     object.status = want;

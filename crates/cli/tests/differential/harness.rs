@@ -41,9 +41,11 @@ pub fn peers() -> Option<&'static Peers> {
                 terrane_testkit::built_binary("terrane-provider-local", "terraform-provider-local");
             // The nested-block fixture (scenarios/blocks.rs).
             let blocks = terrane_testkit::fixture("terrane-blocks-fixture");
-            // Per protocol mode, so both modes can run at once.
             // Protocol 5 only, as legacy-SDK providers are.
             let legacy = terrane_testkit::fixture("terrane-legacy-fixture");
+            // Per protocol mode; dev_overrides makes each test process its
+            // own directory under it (a second run copying its plugins
+            // over binaries the first is running would fail).
             let dir = random
                 .parent()
                 .expect("profile dir")
@@ -73,7 +75,11 @@ pub fn peers() -> Option<&'static Peers> {
             std::fs::write(&rc, text).expect("CLI config");
             Some(Peers {
                 terraform,
-                terrane: PathBuf::from(env!("CARGO_BIN_EXE_terrane")),
+                // TERRANE_DIFFERENTIAL_BIN runs another build of terrane
+                // against this suite (a mutation check, a bisection).
+                terrane: std::env::var_os("TERRANE_DIFFERENTIAL_BIN")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_terrane"))),
                 cli_config: rc,
             })
         })
@@ -181,9 +187,8 @@ pub struct Step {
     pub act: Act,
     /// Environment variables for the step's commands (not for `init`).
     pub env: Vec<(&'static str, String)>,
-    /// Terraform's exit code for the step, pinned: the code of its last
-    /// command (the apply of a plan that succeeded, else the plan).
-    pub exit: Option<i32>,
+    /// The exit code Terraform ends the step with (see [`Step::exits`]).
+    pub exit: i32,
 }
 
 /// `main.tf` (with the provider requirements prepended) and a plan/apply.
@@ -193,13 +198,27 @@ pub fn step(main_tf: &str) -> Step {
         outside: None,
         act: Act::Plan(&[]),
         env: vec![],
-        exit: None,
+        exit: 0,
     }
 }
 
 impl Step {
     pub fn act(mut self, act: Act) -> Step {
         self.act = act;
+        self
+    }
+    /// Pins the exit code Terraform ends this step with: the code of the
+    /// step's last command. For [`Act::Plan`] that is the apply of the
+    /// saved plan, or the plan itself when it fails (1); for
+    /// [`Act::PlanOnly`] it is `plan -detailed-exitcode`: 0 without
+    /// changes, 2 with changes, 1 on error; otherwise the one command.
+    /// Default 0, so a `PlanOnly` step that expects changes says
+    /// `.exits(2)` and a step expected to fail says `.exits(1)`. A
+    /// Terraform run that ends otherwise fails the scenario (a scenario in
+    /// which both tools fail the same way cannot pass by accident), and
+    /// terrane must exit as Terraform does at every command.
+    pub fn exits(mut self, code: i32) -> Step {
+        self.exit = code;
         self
     }
     pub fn file(mut self, name: &'static str, text: &str) -> Step {
@@ -215,11 +234,6 @@ impl Step {
         self.env.push((name, value.to_string()));
         self
     }
-    /// Pins Terraform's exit code for the step (see `Step::exit`).
-    pub fn exits(mut self, code: i32) -> Step {
-        self.exit = Some(code);
-        self
-    }
     /// A step that changes nothing in the configuration.
     pub fn same(act: Act) -> Step {
         Step {
@@ -227,7 +241,7 @@ impl Step {
             outside: None,
             act,
             env: vec![],
-            exit: None,
+            exit: 0,
         }
     }
 }
@@ -238,7 +252,11 @@ struct Side {
 }
 
 /// Runs the scenario and returns every difference found (empty: the tools
-/// agree), each prefixed with the step it came from.
+/// agree), each prefixed with the step it came from. Every step compares
+/// the exit codes (Terraform's against the step's pin, terrane's against
+/// Terraform's), the diagnostics, the human plan, the saved plan's JSON,
+/// what apply, destroy, refresh, import and `state rm` print, and the
+/// final state; random values are paired by [`Subst`].
 pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
     let root = terrane_testkit::temp_dir();
     let sides = [
@@ -252,8 +270,16 @@ pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
         },
     ];
     let mut problems = Vec::new();
-    let mut subst = Subst::default();
+    // Random values are learned per workspace: the same address holds
+    // another object in each.
+    let mut substs: std::collections::BTreeMap<String, Subst> = Default::default();
     for (i, st) in steps.iter().enumerate() {
+        let workspace = st
+            .env
+            .iter()
+            .find(|(k, _)| *k == "TF_WORKSPACE")
+            .map_or("default", |(_, v)| v.as_str());
+        let subst = substs.entry(workspace.to_string()).or_default();
         let at = format!("{name} step {}", i + 1);
         for s in &sides {
             std::fs::create_dir_all(&s.dir).expect("scenario dir");
@@ -298,45 +324,108 @@ pub fn run(peers: &Peers, name: &str, steps: Vec<Step>) -> Vec<String> {
             .map(|s| run_step(peers, s, &st.act, &env))
             .collect();
         let (tf, tr) = (&outs[0], &outs[1]);
-        if let Some(want) = st.exit {
-            let got = tf.apply_code.or(tf.plan_code);
-            if got != Some(want) {
-                problems.push(format!(
-                    "{at}: terraform exit code {got:?}, the scenario pins {want}\n--- terraform:\n{}",
-                    tf.log
-                ));
-            }
-        }
-        for (what, a, b) in [
-            ("plan", &tf.plan_code, &tr.plan_code),
-            ("apply", &tf.apply_code, &tr.apply_code),
-        ] {
-            if a != b {
-                problems.push(format!("{at}: {what} exit code: terraform {a:?}, terrane {b:?}\n--- terraform:\n{}\n--- terrane:\n{}", tf.log, tr.log));
-            }
-        }
-        if let (Some(a), Some(b)) = (&tf.plan, &tr.plan) {
-            problems.extend(
-                normalize::compare_plans(a, b, &subst)
-                    .into_iter()
-                    .map(|d| format!("{at}: plan: {d}")),
-            );
-        }
-        if let (Some(a), Some(b)) = (&tf.plan_text, &tr.plan_text) {
-            if let Some(d) = normalize::compare_plan_texts(a, b, &subst) {
-                problems.push(format!("{at}: plan text: {d}"));
-            }
-        }
-        let mut learned = subst.clone();
-        learned.learn(&tf.state, &tr.state);
         problems.extend(
-            normalize::compare_states(&tf.state, &tr.state, &learned)
+            compare_step(st, tf, tr, subst)
                 .into_iter()
-                .map(|d| format!("{at}: state: {d}")),
+                .map(|d| format!("{at}: {d}")),
         );
-        subst = learned;
     }
     problems
+}
+
+/// Every difference between the two sides' runs of one step; `subst`
+/// learns the step's random values.
+fn compare_step(st: &Step, tf: &StepOut, tr: &StepOut, subst: &mut Subst) -> Vec<String> {
+    let mut problems = Vec::new();
+    let logs = || format!("--- terraform:\n{}\n--- terrane:\n{}", tf.log, tr.log);
+    if tf.last_code() != Some(st.exit) {
+        problems.push(format!(
+            "terraform ended the step with exit code {:?}, the scenario pins {}\n{}",
+            tf.last_code(),
+            st.exit,
+            logs()
+        ));
+    }
+    for (what, a, b) in [
+        ("plan", &tf.plan_code, &tr.plan_code),
+        ("apply", &tf.apply_code, &tr.apply_code),
+    ] {
+        if a != b {
+            problems.push(format!(
+                "{what} exit code: terraform {a:?}, terrane {b:?}\n{}",
+                logs()
+            ));
+        }
+    }
+    if let Some(d) = normalize::compare_diagnostics(&tf.printed, &tr.printed) {
+        problems.push(format!("diagnostics differ:\n{d}"));
+    }
+    if let Some(p) = &tf.plan {
+        subst.learn_plan_deps(p);
+        subst.learn_moves(p);
+    }
+    if let (Some(a), Some(b)) = (&tf.plan, &tr.plan) {
+        problems.extend(
+            normalize::compare_plans(a, b, subst)
+                .into_iter()
+                .map(|d| format!("plan: {d}")),
+        );
+    }
+    if let (Some(a), Some(b)) = (&tf.plan_text, &tr.plan_text) {
+        if let Some(d) = normalize::compare_plan_texts(a, b, subst) {
+            problems.push(format!("plan text: {d}"));
+        }
+    }
+    // What the step may replace: what Terraform's saved plan creates;
+    // anything for an apply without a saved plan; nothing otherwise.
+    let replaced: Option<std::collections::BTreeSet<String>> = match (&st.act, &tf.plan) {
+        (Act::Apply(_), _) => None,
+        (_, Some(p)) => Some(
+            p["resource_changes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|rc| {
+                    rc["change"]["actions"]
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|x| x == "create"))
+                })
+                .filter_map(|rc| rc["address"].as_str().map(str::to_string))
+                .collect(),
+        ),
+        _ => Some(Default::default()),
+    };
+    let before = subst.clone();
+    problems.extend(
+        subst
+            .learn(&tf.state, &tr.state, replaced.as_ref())
+            .into_iter()
+            .map(|d| format!("state: {d}")),
+    );
+    problems.extend(
+        normalize::compare_states(&tf.state, &tr.state, subst)
+            .into_iter()
+            .map(|d| format!("state: {d}")),
+    );
+    if let (Some(a), Some(b)) = (&tf.apply_text, &tr.apply_text) {
+        if let Some(d) = normalize::compare_run_texts(a, b, &[&before, subst]) {
+            problems.push(format!("{} output: {d}", st.act.command()));
+        }
+    }
+    problems
+}
+
+impl Act {
+    /// The command whose output a step compares after the plan.
+    fn command(&self) -> &'static str {
+        match self {
+            Act::Plan(_) | Act::PlanOnly(_) | Act::Apply(_) => "apply",
+            Act::Destroy => "destroy",
+            Act::Refresh => "refresh",
+            Act::Import(..) => "import",
+            Act::StateRm(_) => "state rm",
+        }
+    }
 }
 
 struct StepOut {
@@ -344,9 +433,21 @@ struct StepOut {
     /// What `plan` printed for people.
     plan_text: Option<String>,
     apply_code: Option<i32>,
+    /// What the step's command after the plan printed (stdout).
+    apply_text: Option<String>,
     plan: Option<Value>,
     state: Value,
+    /// Everything the step's commands printed (stdout and stderr), for
+    /// the diagnostics.
+    printed: String,
     log: String,
+}
+
+impl StepOut {
+    /// The exit code of the step's last command.
+    fn last_code(&self) -> Option<i32> {
+        self.apply_code.or(self.plan_code)
+    }
 }
 
 fn json_of(o: &Out, what: &str) -> Value {
@@ -356,24 +457,41 @@ fn json_of(o: &Out, what: &str) -> Value {
 
 fn run_step(peers: &Peers, s: &Side, act: &Act, env: &[(&str, &str)]) -> StepOut {
     let mut log = String::new();
+    let mut printed = String::new();
     let mut cmd = |args: &[&str]| {
         let o = peers.run_with(s.tool, &s.dir, args, env);
         log.push_str(&format!(
             "$ {args:?} -> {}\n{}{}",
             o.code, o.stdout, o.stderr
         ));
+        if args.first() != Some(&"show") {
+            printed.push_str(&o.stdout);
+            printed.push('\n');
+            printed.push_str(&o.stderr);
+            printed.push('\n');
+        }
         o
     };
     let mut out = StepOut {
         plan_code: None,
         plan_text: None,
         apply_code: None,
+        apply_text: None,
         plan: None,
         state: Value::Null,
+        printed: String::new(),
         log: String::new(),
+    };
+    // terrane defers what an unknown count or for_each holds up by default
+    // (tests/deferred.rs); Terraform fails instead, which is terrane's
+    // -defer=false, the behaviour this suite compares.
+    let strict: &[&str] = match s.tool {
+        Tool::Terrane => &["-defer=false"],
+        Tool::Terraform => &[],
     };
     let plan = |extra: &[&str], cmd: &mut dyn FnMut(&[&str]) -> Out, out: &mut StepOut| -> bool {
         let mut args = vec!["plan", "-input=false", "-out=p", "-detailed-exitcode"];
+        args.extend_from_slice(strict);
         args.extend_from_slice(extra);
         let o = cmd(&args);
         out.plan_code = Some(o.code);
@@ -384,10 +502,14 @@ fn run_step(peers: &Peers, s: &Side, act: &Act, env: &[(&str, &str)]) -> StepOut
         out.plan = Some(json_of(&cmd(&["show", "-json", "p"]), "show -json p"));
         true
     };
+    let last = |o: Out, out: &mut StepOut| {
+        out.apply_code = Some(o.code);
+        out.apply_text = Some(o.stdout);
+    };
     match act {
         Act::Plan(extra) => {
             if plan(extra, &mut cmd, &mut out) {
-                out.apply_code = Some(cmd(&["apply", "-input=false", "p"]).code);
+                last(cmd(&["apply", "-input=false", "p"]), &mut out);
             }
         }
         Act::PlanOnly(extra) => {
@@ -395,19 +517,17 @@ fn run_step(peers: &Peers, s: &Side, act: &Act, env: &[(&str, &str)]) -> StepOut
         }
         Act::Apply(extra) => {
             let mut args = vec!["apply", "-input=false", "-auto-approve"];
+            args.extend_from_slice(strict);
             args.extend_from_slice(extra);
-            out.apply_code = Some(cmd(&args).code);
+            last(cmd(&args), &mut out);
         }
-        Act::Destroy => {
-            out.apply_code = Some(cmd(&["destroy", "-input=false", "-auto-approve"]).code)
-        }
-        Act::Refresh => out.apply_code = Some(cmd(&["refresh", "-input=false"]).code),
-        Act::Import(addr, id) => {
-            out.apply_code = Some(cmd(&["import", "-input=false", addr, id]).code)
-        }
-        Act::StateRm(addr) => out.apply_code = Some(cmd(&["state", "rm", addr]).code),
+        Act::Destroy => last(cmd(&["destroy", "-input=false", "-auto-approve"]), &mut out),
+        Act::Refresh => last(cmd(&["refresh", "-input=false"]), &mut out),
+        Act::Import(addr, id) => last(cmd(&["import", "-input=false", addr, id]), &mut out),
+        Act::StateRm(addr) => last(cmd(&["state", "rm", addr]), &mut out),
     }
     out.state = json_of(&cmd(&["show", "-json"]), "show -json");
+    out.printed = printed;
     out.log = log;
     out
 }

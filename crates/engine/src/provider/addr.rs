@@ -134,6 +134,10 @@ pub struct ProviderConfigKey {
     pub module: String,
     pub addr: ProviderAddr,
     pub alias: Option<String>,
+    /// The instance key of a configuration with `for_each` (OpenTofu's
+    /// provider for_each): `provider["..."].by_region["a"]`. Keys are
+    /// always strings there.
+    pub key: Option<String>,
 }
 
 impl ProviderConfigKey {
@@ -142,6 +146,21 @@ impl ProviderConfigKey {
             module: String::new(),
             addr,
             alias: None,
+            key: None,
+        }
+    }
+
+    /// The instance `key` of this configuration.
+    pub fn with_key(mut self, key: impl Into<String>) -> ProviderConfigKey {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The configuration without its instance key.
+    pub fn config(&self) -> ProviderConfigKey {
+        ProviderConfigKey {
+            key: None,
+            ..self.clone()
         }
     }
 
@@ -160,6 +179,9 @@ impl fmt::Display for ProviderConfigKey {
         write!(f, "provider[\"{}\"]", self.addr)?;
         if let Some(a) = &self.alias {
             write!(f, ".{a}")?;
+        }
+        if let Some(k) = &self.key {
+            write!(f, "[{}]", serde_json::Value::String(k.clone()))?;
         }
         Ok(())
     }
@@ -241,10 +263,15 @@ mod tests {
             module: "module.m".into(),
             addr: a.clone(),
             alias: Some("east".into()),
+            key: None,
         };
         assert_eq!(
             k.to_string(),
             "module.m.provider[\"registry.terraform.io/hashicorp/random\"].east"
+        );
+        assert_eq!(
+            k.clone().with_key("eu \"1\"").to_string(),
+            "module.m.provider[\"registry.terraform.io/hashicorp/random\"].east[\"eu \\\"1\\\"\"]"
         );
         assert_eq!(a.for_display(), "hashicorp/random");
         assert!(ProviderAddr::builtin_terraform().is_builtin());

@@ -58,6 +58,26 @@ pub trait Provider: Send + Sync {
         &self,
         req: UpgradeRequest<'_>,
     ) -> Result<UpgradeResponse, ProviderError>;
+    /// UpgradeResourceState of a stored object whose `attributes` JSON is
+    /// at hand: by default serialized and passed to
+    /// [`Provider::upgrade_resource_state`]; an in-process provider may
+    /// answer an object at the current schema version without the call's
+    /// encodings (the same answer).
+    async fn upgrade_stored(
+        &self,
+        type_name: &str,
+        version: i64,
+        attributes: &serde_json::Value,
+    ) -> Result<UpgradeResponse, ProviderError> {
+        let raw = serde_json::to_vec(attributes).unwrap_or_default();
+        self.upgrade_resource_state(UpgradeRequest {
+            type_name,
+            version,
+            raw_state_json: &raw,
+            raw_state_flatmap: None,
+        })
+        .await
+    }
     async fn read_resource(&self, req: ReadRequest<'_>) -> Result<ReadResponse, ProviderError>;
     async fn plan_resource_change(
         &self,
@@ -76,6 +96,31 @@ pub trait Provider: Send + Sync {
         &self,
         req: ReadDataRequest<'_>,
     ) -> Result<ReadDataResponse, ProviderError>;
+
+    /// Ephemeral resources (`ephemeral` blocks): validated like the other
+    /// kinds, opened with a wholly known configuration, renewed while held
+    /// when the provider asked, closed at the end of the phase. Their
+    /// results and private bytes never leave memory.
+    async fn validate_ephemeral_resource_config(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Result<Diagnostics, ProviderError>;
+    async fn open_ephemeral_resource(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Result<OpenEphemeralResponse, ProviderError>;
+    async fn renew_ephemeral_resource(
+        &self,
+        type_name: &str,
+        private: &[u8],
+    ) -> Result<RenewEphemeralResponse, ProviderError>;
+    async fn close_ephemeral_resource(
+        &self,
+        type_name: &str,
+        private: &[u8],
+    ) -> Result<Diagnostics, ProviderError>;
     /// Calls a provider-defined function; `Ok(Err(_))` is the function's
     /// own error (an argument it refused).
     async fn call_function(
@@ -130,7 +175,9 @@ answers!(
     PlanResponse,
     ApplyResponse,
     ImportResponse,
-    ReadDataResponse
+    ReadDataResponse,
+    OpenEphemeralResponse,
+    RenewEphemeralResponse
 );
 
 impl Diagnostics {
@@ -224,6 +271,7 @@ pub struct ProviderSchema {
     pub provider_meta: Option<Schema>,
     pub resources: BTreeMap<String, Schema>,
     pub data_sources: BTreeMap<String, Schema>,
+    pub ephemeral_resources: BTreeMap<String, Schema>,
     pub functions: BTreeMap<String, FunctionSignature>,
     pub capabilities: ServerCapabilities,
     /// Diagnostics the provider reported with its schema (errors mean the
@@ -265,8 +313,11 @@ pub struct UpgradeRequest<'a> {
     pub type_name: &'a str,
     /// The `schema_version` recorded with the state.
     pub version: i64,
-    /// The stored `attributes` JSON, verbatim.
+    /// The stored `attributes` JSON, verbatim (empty for a flatmap).
     pub raw_state_json: &'a [u8],
+    /// A pre-0.12 object's flatmap (a v4 state's `attributes_flat`),
+    /// verbatim, sent as RawState.flatmap in place of the JSON.
+    pub raw_state_flatmap: Option<&'a std::collections::BTreeMap<String, String>>,
 }
 
 #[derive(Clone, Debug)]
@@ -370,6 +421,26 @@ pub struct ReadDataResponse {
     pub diagnostics: Diagnostics,
 }
 
+/// OpenEphemeralResource's answer.
+#[derive(Clone, Debug)]
+pub struct OpenEphemeralResponse {
+    /// Of the ephemeral resource type's implied type.
+    pub result: Value,
+    pub private: Vec<u8>,
+    /// When to renew it while it is still held.
+    pub renew_at: Option<std::time::SystemTime>,
+    pub deferred: Option<DeferredReason>,
+    pub diagnostics: Diagnostics,
+}
+
+/// RenewEphemeralResource's answer.
+#[derive(Clone, Debug)]
+pub struct RenewEphemeralResponse {
+    pub private: Vec<u8>,
+    pub renew_at: Option<std::time::SystemTime>,
+    pub diagnostics: Diagnostics,
+}
+
 /// A provider-defined function refused its arguments.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{text}")]
@@ -384,6 +455,7 @@ pub struct FunctionError {
 pub enum SchemaKind {
     Resource,
     DataSource,
+    EphemeralResource,
     Function,
 }
 
@@ -392,6 +464,7 @@ impl fmt::Display for SchemaKind {
         f.write_str(match self {
             SchemaKind::Resource => "resource type",
             SchemaKind::DataSource => "data source",
+            SchemaKind::EphemeralResource => "ephemeral resource type",
             SchemaKind::Function => "function",
         })
     }

@@ -145,6 +145,7 @@ mod tests {
 
     #[async_trait::async_trait]
     impl terrane_sdk::Provider for Named {
+        type Data = ();
         fn type_name(&self) -> &str {
             self.0
         }

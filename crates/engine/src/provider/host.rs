@@ -44,13 +44,16 @@ use tokio::sync::OnceCell;
 /// Host settings; `Default` is what `terrane` uses.
 #[derive(Clone, Debug)]
 pub struct HostOptions {
-    /// Sent to every provider (default: no deferrals, write-only allowed).
+    /// Sent to every provider (default: deferrals and write-only allowed).
     pub client_capabilities: ClientCapabilities,
     /// How long a plugin may take to print its handshake (default 60 s, as
     /// go-plugin).
     pub launch_timeout: Duration,
     /// Extra environment for plugin processes (default none).
     pub plugin_env: Vec<(String, String)>,
+    /// Deferral refused (see [`ProviderHost::refuse_deferral`]); shared
+    /// with every plugin instance and read at each call.
+    pub refuse_deferral: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Default for HostOptions {
@@ -59,6 +62,7 @@ impl Default for HostOptions {
             client_capabilities: ClientCapabilities::default(),
             launch_timeout: Duration::from_secs(60),
             plugin_env: Vec::new(),
+            refuse_deferral: Default::default(),
         }
     }
 }
@@ -85,17 +89,39 @@ pub struct ProviderHost {
     started: Mutex<Vec<Instance>>,
     /// The instances that answer provider functions, on the side runtime.
     functions: Mutex<HashMap<ProviderAddr, Instance>>,
+    /// Deferral refused for instances started from now on (a plan with
+    /// `-defer=false`, see [`ProviderHost::refuse_deferral`]).
+    no_deferral: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl ProviderHost {
     pub fn new(opts: HostOptions) -> ProviderHost {
+        let refusal = opts.refuse_deferral.clone();
         ProviderHost {
             opts,
             providers: Mutex::default(),
             instances: Mutex::default(),
             started: Mutex::default(),
             functions: Mutex::default(),
+            no_deferral: refusal,
         }
+    }
+
+    /// Tells providers started from now on that they may not defer
+    /// (ClientCapabilities.deferral_allowed false), as Terraform does
+    /// without deferral. Set before a run starts its providers.
+    pub fn refuse_deferral(&self, refuse: bool) {
+        self.no_deferral
+            .store(refuse, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The options instances start with now.
+    fn launch_opts(&self) -> HostOptions {
+        let mut opts = self.opts.clone();
+        if self.no_deferral.load(std::sync::atomic::Ordering::SeqCst) {
+            opts.client_capabilities.deferral_allowed = false;
+        }
+        opts
     }
 
     /// Records where `addr` comes from (the result of discovery).
@@ -125,8 +151,13 @@ impl ProviderHost {
     }
 
     async fn start(&self, addr: &ProviderAddr, entry: &Entry) -> Result<Instance, ProviderError> {
-        let instance =
-            start_instance(&self.opts, addr, &entry.source, entry.schema.clone()).await?;
+        let instance = start_instance(
+            &self.launch_opts(),
+            addr,
+            &entry.source,
+            entry.schema.clone(),
+        )
+        .await?;
         lock(&self.started).push(instance.clone());
         Ok(instance)
     }
@@ -142,7 +173,7 @@ impl ProviderHost {
             Some(s) => OnceCell::new_with(Some(s.clone())),
             None => OnceCell::new(),
         });
-        let (opts, addr2, source) = (self.opts.clone(), addr.clone(), entry.source.clone());
+        let (opts, addr2, source) = (self.launch_opts(), addr.clone(), entry.source.clone());
         let instance = on_side(addr, "startup", async move {
             start_instance(&opts, &addr2, &source, schema).await
         })??;
@@ -329,6 +360,9 @@ async fn start_instance(
     let caps = opts.client_capabilities;
     Ok(match source {
         ProviderSource::Builtin(b) => b.instance(&name, schema, caps),
+        ProviderSource::Pulumi(p) => {
+            crate::provider::pulumi::start(&name, p, schema, opts.plugin_env.clone()).await?
+        }
         ProviderSource::Plugin(p) => {
             let launch = terrane_plugin::LaunchOptions {
                 // As Terraform does: the plugin picks the highest it speaks.
@@ -342,12 +376,10 @@ async fn start_instance(
                     provider: name.clone(),
                     source,
                 })?;
-            Arc::new(ProtocolProvider::new(
-                name,
-                Plugin::new(client),
-                schema,
-                caps,
-            ))
+            Arc::new(
+                ProtocolProvider::new(name, Plugin::new(client), schema, caps)
+                    .with_deferral_refusal(opts.refuse_deferral.clone()),
+            )
         }
     })
 }

@@ -10,6 +10,8 @@
 //! * [`addr`]: source addresses and provider configuration keys.
 //! * [`discovery`]: CLI config, plugin directory, lock file, versions.
 //! * [`host`]: the per-run host (schema cache, one instance per alias).
+//! * [`pulumi`]: Pulumi resource plugins (`source = "pulumi/<pkg>"`).
+//! * [`mock`]: `terrane test`'s mocked providers and overridden resources.
 
 pub mod addr;
 pub mod api;
@@ -17,6 +19,8 @@ pub mod builtin;
 pub mod discovery;
 pub mod grpc;
 pub mod host;
+pub mod mock;
+pub mod pulumi;
 
 pub use addr::{ProviderAddr, ProviderConfigKey};
 pub use api::*;

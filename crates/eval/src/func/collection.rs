@@ -84,13 +84,7 @@ fn is_seq(t: &Type) -> bool {
 
 fn length(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     let v = &a[0];
-    let mark = |out: Value| {
-        if v.is_sensitive() {
-            out.mark_sensitive()
-        } else {
-            out
-        }
-    };
+    let mark = |out: Value| out.with_marks(v.marks());
     match v.ty() {
         Type::Tuple(ts) => return Ok(mark(Value::number(Number::from_u64(ts.len() as u64)))),
         Type::Object(o) => {

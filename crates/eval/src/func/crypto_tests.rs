@@ -43,6 +43,8 @@ fn impure_functions_are_unknown_during_validation() {
         base_dir: Path::new("."),
         render_template: &render_stub,
         pure_only: true,
+        plan_timestamp: None,
+        console: false,
     };
     assert_eq!(call("uuid", vec![], &ctx), Ok(unk_nn(Type::String)));
     assert_eq!(

@@ -19,7 +19,7 @@ pub(super) const NAMES: &[&str] = &[
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
         "jsonencode" => Func::new(
-            vec![p_any("val").null().unknown()],
+            vec![p_any("val").null().unknown().dynamic()],
             Type::String,
             jsonencode,
         ),
@@ -126,12 +126,173 @@ fn jsonencode(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
     json_text(v).map(Value::string).or_else(call_err)
 }
 
-fn parse_json(i: usize, text: &str) -> Res<serde_json::Value> {
+/// Parses `jsondecode`'s argument. Terraform's function (cty's) fails the
+/// call as a whole, not the argument ("Error in function call"), with Go's
+/// streaming decoder's words for a syntax error.
+fn parse_json(text: &str) -> Res<serde_json::Value> {
+    if let Some(msg) = GoJson::syntax_error(text) {
+        return call_err(msg);
+    }
     serde_json::from_str(text).or_else(|e| {
         let msg = e.to_string();
         let msg = msg.split(" at line").next().unwrap_or(&msg).to_string();
-        arg_err(i, msg)
+        call_err(msg)
     })
+}
+
+/// A JSON syntax check that words its first error as Go's `json.Decoder`
+/// does token by token (what cty's `jsondecode` reads with): `EOF` when
+/// the text ends between tokens, `unexpected EOF` inside one, `invalid
+/// character 'c' CONTEXT` otherwise, `extraneous data after JSON object`
+/// after the value. Numbers and escapes are left to the full parser.
+struct GoJson<'t> {
+    b: &'t [u8],
+    i: usize,
+}
+
+impl GoJson<'_> {
+    fn syntax_error(text: &str) -> Option<String> {
+        let mut p = GoJson {
+            b: text.as_bytes(),
+            i: 0,
+        };
+        if let Err(e) = p.value() {
+            return Some(e);
+        }
+        p.ws();
+        (p.i < p.b.len()).then(|| "extraneous data after JSON object".to_string())
+    }
+
+    fn ws(&mut self) {
+        while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    /// Go's rendering of the character at the cursor in a syntax error.
+    fn invalid(&self, context: &str) -> String {
+        let c = match std::str::from_utf8(&self.b[self.i..]) {
+            Ok(rest) => rest.chars().next().unwrap_or_default(),
+            Err(e) => std::str::from_utf8(&self.b[self.i..self.i + e.valid_up_to()])
+                .ok()
+                .and_then(|r| r.chars().next())
+                .unwrap_or(char::REPLACEMENT_CHARACTER),
+        };
+        let q = match c {
+            '\'' => "\\'".to_string(),
+            '"' => "\"".to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        };
+        format!("invalid character '{q}' {context}")
+    }
+
+    /// The next token's first byte, whitespace skipped; `EOF` at the end.
+    fn next(&mut self) -> Result<u8, String> {
+        self.ws();
+        self.b.get(self.i).copied().ok_or_else(|| "EOF".to_string())
+    }
+
+    fn value(&mut self) -> Result<(), String> {
+        match self.next()? {
+            b'{' => {
+                self.i += 1;
+                if self.next()? == b'}' {
+                    self.i += 1;
+                    return Ok(());
+                }
+                loop {
+                    if self.next()? != b'"' {
+                        return Err(self.invalid("looking for beginning of object key string"));
+                    }
+                    self.string()?;
+                    if self.next()? != b':' {
+                        return Err(self.invalid("after object key"));
+                    }
+                    self.i += 1;
+                    self.value()?;
+                    match self.next()? {
+                        b',' => self.i += 1,
+                        b'}' => {
+                            self.i += 1;
+                            return Ok(());
+                        }
+                        _ => return Err(self.invalid("after object key:value pair")),
+                    }
+                }
+            }
+            b'[' => {
+                self.i += 1;
+                if self.next()? == b']' {
+                    self.i += 1;
+                    return Ok(());
+                }
+                loop {
+                    self.value()?;
+                    match self.next()? {
+                        b',' => self.i += 1,
+                        b']' => {
+                            self.i += 1;
+                            return Ok(());
+                        }
+                        _ => return Err(self.invalid("after array element")),
+                    }
+                }
+            }
+            b'"' => self.string(),
+            b'-' | b'0'..=b'9' => {
+                while self.i < self.b.len()
+                    && matches!(
+                        self.b[self.i],
+                        b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'
+                    )
+                {
+                    self.i += 1;
+                }
+                Ok(())
+            }
+            c @ (b't' | b'f' | b'n') => {
+                let word: &[u8] = match c {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                for (k, want) in word.iter().enumerate() {
+                    match self.b.get(self.i) {
+                        None => return Err("unexpected EOF".into()),
+                        Some(got) if got == want => self.i += 1,
+                        Some(_) => {
+                            let lit = std::str::from_utf8(word).unwrap_or_default();
+                            return Err(self.invalid(&format!(
+                                "in literal {lit} (expecting '{}')",
+                                word[k] as char
+                            )));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            _ => Err(self.invalid("looking for beginning of value")),
+        }
+    }
+
+    /// A string at the cursor (its opening quote); escapes are skipped,
+    /// not checked.
+    fn string(&mut self) -> Result<(), String> {
+        self.i += 1;
+        while let Some(&c) = self.b.get(self.i) {
+            match c {
+                b'\\' => self.i += 2,
+                b'"' => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                c if c < 0x20 => return Err(self.invalid("in string literal")),
+                _ => self.i += 1,
+            }
+        }
+        Err("unexpected EOF".into())
+    }
 }
 
 fn json_type(j: &serde_json::Value) -> Type {
@@ -170,11 +331,11 @@ fn jsondecode_ret(a: &[Value]) -> Res<Type> {
     if !a[0].is_known() {
         return Ok(Type::Dynamic);
     }
-    Ok(json_type(&parse_json(0, s(&a[0]))?))
+    Ok(json_type(&parse_json(s(&a[0]))?))
 }
 
 fn jsondecode(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
-    Ok(json_value(&parse_json(0, s(&a[0]))?))
+    Ok(json_value(&parse_json(s(&a[0]))?))
 }
 
 fn base64decode(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {

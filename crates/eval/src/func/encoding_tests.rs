@@ -100,3 +100,27 @@ fn go_json_escapes() {
         "\"a\\u0001\\u2028\\u0026\""
     );
 }
+
+/// `jsondecode` of broken JSON fails the call (not the argument), in Go's
+/// words, as `terraform validate` showed for each input.
+#[test]
+fn item1_jsondecode_syntax_errors_fail_the_call() {
+    let cases = [
+        ("{", "EOF"),
+        ("", "EOF"),
+        ("[1,", "EOF"),
+        ("tru", "unexpected EOF"),
+        ("a", "invalid character 'a' looking for beginning of value"),
+        (
+            "{\"a\":}",
+            "invalid character '}' looking for beginning of value",
+        ),
+        ("[1 2]", "invalid character '2' after array element"),
+        ("1 2", "extraneous data after JSON object"),
+    ];
+    for (text, msg) in cases {
+        let want =
+            format!("Error in function call: Call to function \"jsondecode\" failed: {msg}.");
+        check("jsondecode", vec![st(text)], Err(want.as_str()));
+    }
+}

@@ -13,9 +13,9 @@ pub(super) const NAMES: &[&str] = &["format", "formatlist"];
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
         "format" => Func::new(vec![p_str("format")], Type::String, format)
-            .variadic(p_any("args").null().unknown()),
+            .variadic(p_any("args").null().unknown().dynamic()),
         "formatlist" => Func::new(vec![p_str("format")], Type::list(Type::String), formatlist)
-            .variadic(p_any("args").null().unknown()),
+            .variadic(p_any("args").null().unknown().dynamic()),
         _ => return None,
     })
 }

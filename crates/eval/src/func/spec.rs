@@ -213,13 +213,13 @@ pub(crate) fn invoke(
         let p = f.param(i).expect("arity checked");
         conv.push(convert_msg(a, &p.ty).map_err(|m| err(Fail::Arg(i, m)))?);
     }
-    let mut sensitive = false;
+    let mut marks = terrane_value::Marks::NONE;
     let mut dynamic = false;
     let mut unknown = false;
     for (i, a) in conv.iter_mut().enumerate() {
         let p = f.param(i).expect("arity checked");
-        if !p.allow_marked && a.has_sensitive() {
-            sensitive = true;
+        if !p.allow_marked && !a.deep_marks().is_empty() {
+            marks |= a.deep_marks();
             *a = a.unmark_deep();
         }
         if a.is_null() && !p.allow_null {
@@ -232,7 +232,7 @@ pub(crate) fn invoke(
             unknown = true;
         }
     }
-    let mark = |v: Value| if sensitive { v.mark_sensitive() } else { v };
+    let mark = |v: Value| v.with_marks(marks);
     let ret = if dynamic {
         Type::Dynamic
     } else {

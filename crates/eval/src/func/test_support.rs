@@ -31,6 +31,8 @@ pub(crate) fn run_in(dir: &Path, name: &str, args: Vec<Value>) -> Result<Value, 
         base_dir: dir,
         render_template: &render_stub,
         pure_only: false,
+        plan_timestamp: None,
+        console: false,
     };
     call(name, args, &ctx).map_err(|e| format!("{}: {}", e.summary, e.detail))
 }

@@ -1,12 +1,18 @@
 //! Time functions over RFC 3339 timestamps: `timestamp` (impure),
-//! `timeadd` (Go duration syntax), `timecmp`, `formatdate`.
+//! `plantimestamp` (the plan's, from [`FuncCtx::plan_timestamp`]), `timeadd` (Go duration syntax), `timecmp`, `formatdate`.
 
 use super::spec::{arg_err, call_err, p_str, s, Func, Res};
 use super::FuncCtx;
 use chrono::{DateTime, Datelike, FixedOffset, SecondsFormat, Timelike, Utc};
 use terrane_value::{Number, Type, Value};
 
-pub(super) const NAMES: &[&str] = &["timestamp", "timeadd", "timecmp", "formatdate"];
+pub(super) const NAMES: &[&str] = &[
+    "timestamp",
+    "plantimestamp",
+    "timeadd",
+    "timecmp",
+    "formatdate",
+];
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
@@ -16,6 +22,14 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
             ))
         })
         .impure(),
+        // The plan's time, the same at plan and at apply; unknown during
+        // validation (Terraform's result there is unknown, unrefined).
+        "plantimestamp" => Func::new(vec![], Type::String, |_, _, ctx| {
+            Ok(match ctx.plan_timestamp {
+                Some(t) => Value::string(t),
+                None => Value::unknown(Type::String),
+            })
+        }),
         "timeadd" => Func::new(
             vec![p_str("timestamp"), p_str("duration")],
             Type::String,
@@ -36,6 +50,12 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
         ),
         _ => return None,
     })
+}
+
+/// The current time as `plantimestamp` gives it: RFC 3339 in UTC, whole
+/// seconds (Go's `time.RFC3339`).
+pub fn now_rfc3339() -> String {
+    Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 fn parse_ts(a: &[Value], i: usize) -> Res<DateTime<FixedOffset>> {

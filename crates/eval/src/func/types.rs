@@ -19,10 +19,19 @@ pub(super) const NAMES: &[&str] = &[
     "sensitive",
     "nonsensitive",
     "issensitive",
+    "ephemeralasnull",
+    "convert",
 ];
 
 fn p_v() -> Param {
-    Param::new("v", Type::Dynamic)
+    p_any_value("v")
+}
+
+/// A parameter taking any value at all (null, unknown, of any type,
+/// marked): `v` for the conversions, `value` for the sensitivity functions,
+/// as Terraform names them.
+fn p_any_value(name: &'static str) -> Param {
+    Param::new(name, Type::Dynamic)
         .null()
         .unknown()
         .dynamic()
@@ -42,18 +51,43 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
             Ok(Value::string(a[0].ty().to_string()))
         }),
         "sensitive" => Func::ret_fn(
-            vec![p_v()],
+            vec![p_any_value("value")],
             |a| Ok(a[0].ty().clone()),
             |a, _, _| Ok(a[0].clone().mark_sensitive()),
         )
         .may_be_null(),
         "nonsensitive" => Func::ret_fn(
-            vec![p_v()],
+            vec![p_any_value("value")],
             |a| Ok(a[0].ty().clone()),
             |a, _, _| Ok(a[0].clone().with_sensitive(false)),
         )
         .may_be_null(),
-        "issensitive" => Func::new(vec![p_v()], Type::Bool, |a, _, _| {
+        // Every ephemeral part, however deep, becomes a null of its type.
+        "ephemeralasnull" => Func::ret_fn(
+            vec![p_any_value("value")],
+            |a| Ok(a[0].ty().clone()),
+            |a, _, _| Ok(a[0].ephemeral_as_null()),
+        )
+        .may_be_null(),
+        // `convert(value, type)`: its second argument is a type constraint
+        // expression, which only the evaluator can read (`Evaluator`'s
+        // `convert_call` does the work). This entry gives the signature
+        // Terraform lists, and refuses calls made with values.
+        "convert" => Func::ret_fn(
+            vec![
+                Param::new("value", Type::Dynamic).null().dynamic(),
+                Param::new("type", Type::Dynamic),
+            ],
+            |_| Ok(Type::Dynamic),
+            |_, _, _| {
+                Err(super::spec::Fail::Call(
+                    "its second argument must be a type constraint expression, such as list(string)"
+                        .into(),
+                ))
+            },
+        )
+        .may_be_null(),
+        "issensitive" => Func::new(vec![p_any_value("value")], Type::Bool, |a, _, _| {
             Ok(Value::bool(a[0].is_sensitive()))
         }),
         _ => return None,

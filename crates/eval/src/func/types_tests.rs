@@ -61,3 +61,37 @@ fn marks() {
     );
     check("type", vec![strs(&["a"])], Ok(st("list(string)")));
 }
+
+/// `ephemeralasnull` (issue 21 item 2): ephemeral parts, however deep,
+/// become nulls of their types; the rest (and the sensitive mark) stays.
+#[test]
+fn item2_ephemeralasnull_deep() {
+    let e = |v: Value| v.mark_ephemeral();
+    let cases: Vec<(&str, Value, Value)> = vec![
+        ("plain", st("x"), st("x")),
+        ("ephemeral", e(st("x")), Value::null(Type::String)),
+        (
+            "sensitive_kept",
+            e(st("x")).mark_sensitive(),
+            Value::null(Type::String).mark_sensitive(),
+        ),
+        ("unknown", e(unk(Type::String)), Value::null(Type::String)),
+        (
+            "deep",
+            Value::object_from([
+                ("a", e(st("x"))),
+                ("b", st("y")),
+                ("c", Value::tuple(vec![st("z"), e(Value::number(1))])),
+            ]),
+            Value::object_from([
+                ("a", Value::null(Type::String)),
+                ("b", st("y")),
+                ("c", Value::tuple(vec![st("z"), Value::null(Type::Number)])),
+            ]),
+        ),
+    ];
+    for (name, arg, want) in cases {
+        let got = run("ephemeralasnull", vec![arg]);
+        assert_eq!(got, Ok(want), "case {name}");
+    }
+}

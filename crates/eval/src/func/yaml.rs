@@ -14,14 +14,18 @@ pub(super) const NAMES: &[&str] = &["yamlencode", "yamldecode"];
 
 pub(super) fn lookup(name: &str) -> Option<Func> {
     Some(match name {
-        "yamlencode" => Func::new(vec![p_any("value").null()], Type::String, |a, _, _| {
-            let mut out = String::new();
-            encode(&a[0], 0, &mut out).or_else(call_err)?;
-            if a[0].is_null() {
-                out.push_str("...\n");
-            }
-            Ok(Value::string(out))
-        }),
+        "yamlencode" => Func::new(
+            vec![p_any("value").null().dynamic()],
+            Type::String,
+            |a, _, _| {
+                let mut out = String::new();
+                encode(&a[0], 0, &mut out).or_else(call_err)?;
+                if a[0].is_null() {
+                    out.push_str("...\n");
+                }
+                Ok(Value::string(out))
+            },
+        ),
         "yamldecode" => {
             Func::ret_fn(vec![p_str("src")], decode_ret, |a, _, _| decode(s(&a[0]))).may_be_null()
         }

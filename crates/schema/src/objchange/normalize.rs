@@ -27,6 +27,17 @@ pub fn normalize_from_legacy_sdk(block: &Block, v: &Value) -> Value {
             false => v.clone(),
         };
     }
+    // Without nested blocks there is nothing to settle: an unmarked object
+    // holding exactly the block's attributes comes back as it is, without
+    // rebuilding it or its implied type (every read of a block-less type).
+    if block.block_types.is_empty()
+        && !v.is_sensitive()
+        && v.entries().is_some_and(|e| {
+            e.len() == block.attributes.len() && block.attributes.keys().all(|k| e.contains_key(k))
+        })
+    {
+        return v.clone();
+    }
     let mut attrs = BTreeMap::new();
     for name in block.attributes.keys() {
         if let Some(a) = v.get_attr(name) {

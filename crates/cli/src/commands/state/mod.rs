@@ -6,7 +6,7 @@ pub mod show;
 
 use crate::args::Args;
 use crate::session::{lock, off_runtime, open_store, store_config, workspace, Ui};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use terrane_config::Diagnostic;
 // `StateChange`: a write to the store, not the engine's planned `Change`.
@@ -187,7 +187,7 @@ fn mutate(ui: &Ui, run: &mut dyn terrane_state::Run, sub: &str, a: &Args) -> u8 
             let provider = s
                 .resources
                 .get(&from.resource)
-                .map(|r| r.provider.clone())
+                .map(|r| r.instance_provider(&from.key))
                 .unwrap_or_default();
             let changes = vec![
                 StateChange::SetObject {
@@ -251,6 +251,85 @@ fn provider_of(s: &str) -> Option<terrane_engine::provider::ProviderAddr> {
     terrane_engine::provider::ProviderAddr::parse(&s[start..end]).ok()
 }
 
+/// The implied type and schema version of a resource type in the state,
+/// from its provider's schema (the provider must be installed).
+async fn resource_type(
+    engine: &terrane_engine::Engine,
+    raddr: &terrane_state::ResourceAddr,
+    provider: &str,
+) -> Result<(terrane_value::Type, i64), Diagnostic> {
+    let Some(paddr) = provider_of(provider) else {
+        return Err(Diagnostic::error(
+            "Invalid state file",
+            format!("{raddr}: {provider:?} is not a provider configuration address"),
+            None,
+        ));
+    };
+    let schema = match engine.core.ensure_provider(&paddr) {
+        Ok(()) => engine
+            .core
+            .host
+            .schema(&paddr)
+            .await
+            .map_err(|e| e.to_string()),
+        Err(e) => Err(e),
+    };
+    let schema = schema.map_err(|e| {
+        Diagnostic::error(
+            "Cannot check the state against its provider",
+            format!("{raddr} belongs to {}, whose schema is not available ({e}); run terrane init with a configuration that requires it, then push again.", paddr.for_display()),
+            None,
+        )
+    })?;
+    let rs = match raddr.mode {
+        terrane_state::Mode::Managed => schema.resource(&raddr.ty),
+        terrane_state::Mode::Data => schema.data_source(&raddr.ty),
+    };
+    let Some(rs) = rs else {
+        return Err(Diagnostic::error(
+            "Invalid state file",
+            format!(
+                "{raddr}: provider {} has no {} type {:?}",
+                paddr.for_display(),
+                if raddr.mode == terrane_state::Mode::Data {
+                    "data source"
+                } else {
+                    "resource"
+                },
+                raddr.ty
+            ),
+            None,
+        ));
+    };
+    Ok((rs.block.implied_type(), rs.version))
+}
+
+/// The types (and schema versions) that check the state file's flatmap
+/// objects (Terraform 0.11's `attributes_flat`), by resource and provider
+/// address; the objects themselves are kept for the provider to upgrade.
+async fn flatmap_types(
+    engine: &terrane_engine::Engine,
+    bytes: &[u8],
+) -> Result<BTreeMap<(String, String), (terrane_value::Type, i64)>, Vec<Diagnostic>> {
+    // A file that does not parse is reported by the import itself.
+    let wanted = terrane_state::tfstate::flatmap_resources(bytes).unwrap_or_default();
+    let mut types = BTreeMap::new();
+    let mut diags = Vec::new();
+    for (raddr, provider) in wanted {
+        match resource_type(engine, &raddr, &provider).await {
+            Ok(tv) => {
+                types.insert((raddr.to_string(), provider), tv);
+            }
+            Err(d) => diags.push(d),
+        }
+    }
+    if diags.is_empty() {
+        Ok(types)
+    } else {
+        Err(diags)
+    }
+}
+
 /// Checks every object's attributes against its provider's schema (the
 /// state crate has no schemas): the resource type must exist, its schema
 /// version must not be newer than the provider's, and attributes at the
@@ -259,59 +338,13 @@ fn provider_of(s: &str) -> Option<terrane_engine::provider::ProviderAddr> {
 async fn check_schemas(engine: &terrane_engine::Engine, snap: &Snapshot) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for (raddr, r) in &snap.resources {
-        let Some(paddr) = provider_of(&r.provider) else {
-            diags.push(Diagnostic::error(
-                "Invalid state file",
-                format!(
-                    "{raddr}: {:?} is not a provider configuration address",
-                    r.provider
-                ),
-                None,
-            ));
-            continue;
-        };
-        let schema = match engine.core.ensure_provider(&paddr) {
-            Ok(()) => engine
-                .core
-                .host
-                .schema(&paddr)
-                .await
-                .map_err(|e| e.to_string()),
-            Err(e) => Err(e),
-        };
-        let schema = match schema {
-            Ok(s) => s,
-            Err(e) => {
-                diags.push(Diagnostic::error(
-                    "Cannot check the state against its provider",
-                    format!("{raddr} belongs to {}, whose schema is not available ({e}); run terrane init with a configuration that requires it, then push again.", paddr.for_display()),
-                    None,
-                ));
+        let (ty, version) = match resource_type(engine, raddr, &r.provider).await {
+            Ok(x) => x,
+            Err(d) => {
+                diags.push(d);
                 continue;
             }
         };
-        let rs = match raddr.mode {
-            terrane_state::Mode::Managed => schema.resource(&raddr.ty),
-            terrane_state::Mode::Data => schema.data_source(&raddr.ty),
-        };
-        let Some(rs) = rs else {
-            diags.push(Diagnostic::error(
-                "Invalid state file",
-                format!(
-                    "{raddr}: provider {} has no {} type {:?}",
-                    paddr.for_display(),
-                    if raddr.mode == terrane_state::Mode::Data {
-                        "data source"
-                    } else {
-                        "resource"
-                    },
-                    raddr.ty
-                ),
-                None,
-            ));
-            continue;
-        };
-        let ty = rs.block.implied_type();
         for (key, inst) in &r.instances {
             let addr = raddr.instance(key.clone());
             for (deposed, o) in inst
@@ -324,16 +357,16 @@ async fn check_schemas(engine: &terrane_engine::Engine, snap: &Snapshot) -> Vec<
                     Some(k) => format!("{addr} (deposed object {k})"),
                     None => addr.to_string(),
                 };
-                if o.schema_version as i64 > rs.version {
+                if o.schema_version as i64 > version {
                     diags.push(Diagnostic::error(
                         "Invalid state file",
                         format!(
                             "{what}: schema version {} is newer than the provider's ({})",
-                            o.schema_version, rs.version
+                            o.schema_version, version
                         ),
                         None,
                     ));
-                } else if o.schema_version as i64 == rs.version {
+                } else if o.schema_version as i64 == version && o.attributes_flat.is_none() {
                     if let Err(e) = terrane_value::json::decode(&o.attributes, &ty) {
                         diags.push(Diagnostic::error(
                             "Invalid state file",
@@ -379,7 +412,7 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         }
     };
     let settings = engine.core.config.module.state.as_ref();
-    let config = match store_config(ui, dir, settings) {
+    let config = match store_config(ui, dir, &engine.core.config.module) {
         Ok(c) => c,
         Err(c) => return c,
     };
@@ -393,9 +426,27 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         Ok(b) => b,
         Err(e) => return ui.error("Invalid state file", format!("{f}: {e}")),
     };
-    let incoming = match terrane_state::tfstate::import(&bytes) {
+    let flat = match flatmap_types(&engine, &bytes).await {
+        Ok(t) => t,
+        Err(d) => {
+            engine.shutdown().await;
+            ui.diags(&d);
+            return 1;
+        }
+    };
+    // Only an object at the provider's schema version can be checked here:
+    // an older one is the provider's to migrate (its UpgradeResourceState).
+    let flat_type = |raddr: &terrane_state::ResourceAddr, provider: &str, version: u64| {
+        flat.get(&(raddr.to_string(), provider.to_string()))
+            .filter(|(_, v)| *v == version as i64)
+            .map(|(ty, _)| ty.clone())
+    };
+    let incoming = match terrane_state::tfstate::import_with(&bytes, &flat_type) {
         Ok(x) => x,
-        Err(e) => return ui.error("Invalid state file", format!("{f}: {e}")),
+        Err(e) => {
+            engine.shutdown().await;
+            return ui.error("Invalid state file", format!("{f}: {e}"));
+        }
     };
     let diags = check_schemas(&engine, &incoming).await;
     engine.shutdown().await;
@@ -404,7 +455,7 @@ pub async fn push(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         return 1;
     }
     off_runtime(|| {
-        let store = match terrane_state::open_store(&config) {
+        let store = match crate::backendconf::open(&config) {
             Ok(s) => s,
             Err(e) => return ui.error("Failed to open state", e.to_string()),
         };
@@ -443,14 +494,14 @@ fn rotate_key(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         },
         (None, true) => None,
     };
-    let settings = match crate::stateconf::settings_of(dir) {
-        Ok(s) => s,
+    let module = match crate::stateconf::module_of(dir) {
+        Ok(m) => m,
         Err(d) => {
             ui.diags(&d);
             return 1;
         }
     };
-    let config = match store_config(ui, dir, settings.as_ref()) {
+    let config = match store_config(ui, dir, &module) {
         Ok(c) => c,
         Err(c) => return c,
     };

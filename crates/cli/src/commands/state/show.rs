@@ -63,9 +63,14 @@ fn loose(o: &ObjectState) -> Value {
 
 /// `show` without a plan file: every object, then the outputs.
 pub async fn show_all(dir: &Path, s: &Snapshot) {
+    print!("{}", render_all(dir, s).await);
+}
+
+/// The text of [`show_all`]: every object, then the outputs (also what
+/// `test -verbose` prints under an apply run).
+pub async fn render_all(dir: &Path, s: &Snapshot) -> String {
     if s.resources.is_empty() && s.outputs.is_empty() {
-        println!("The state file is empty. No resources are represented.");
-        return;
+        return "The state file is empty. No resources are represented.\n".to_string();
     }
     let d = Decoder::new(dir);
     let mut blocks = Vec::new();
@@ -76,14 +81,15 @@ pub async fn show_all(dir: &Path, s: &Snapshot) {
     }
     d.shutdown().await;
     // Blocks are separated by one blank line, and the outputs by two.
-    print!("{}", blocks.join("\n"));
+    let mut out = blocks.join("\n");
     if !s.outputs.is_empty() {
         let gap = if blocks.is_empty() { "" } else { "\n\n" };
-        print!(
+        out.push_str(&format!(
             "{gap}Outputs:\n\n{}",
             human::stored_outputs(s, "(sensitive value)", text::show_value)
-        );
+        ));
     }
+    out
 }
 
 /// `state show ADDRESS`.

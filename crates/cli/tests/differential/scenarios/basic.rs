@@ -33,6 +33,11 @@ resource "random_integer" "n" {
 }
 resource "random_password" "pw" { length = 16 }
 resource "random_uuid" "u" {}
+resource "random_string" "lower" {
+  length  = 48
+  upper   = false
+  special = false
+}
 "#,
     )]
 }

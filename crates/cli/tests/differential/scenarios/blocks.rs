@@ -244,6 +244,20 @@ pub fn blocks_write_only() -> Vec<Step> {
     ]
 }
 
+/// Issue 21 item 2: an ephemeral token (opened at plan and at apply, never
+/// stored) feeding a write-only attribute, then a no-change plan.
+pub fn blocks_ephemeral_write_only() -> Vec<Step> {
+    let v1 = r#"ephemeral "blocks_token" "t" {
+  name = "db"
+}
+
+resource "blocks_server" "s" {
+  name     = "w"
+  password = ephemeral.blocks_token.t.token
+}"#;
+    vec![with_provider(v1), Step::same(Act::PlanOnly(&[]))]
+}
+
 const STORED: &str = r#"provider "blocks" {
   features {}
   store = "store"
@@ -272,7 +286,9 @@ fn delete_outside(d: &Path) {
 pub fn blocks_drift_refresh_only() -> Vec<Step> {
     vec![
         step(STORED),
-        Step::same(Act::PlanOnly(&["-refresh-only"])).outside(change_outside),
+        Step::same(Act::PlanOnly(&["-refresh-only"]))
+            .outside(change_outside)
+            .exits(2),
         Step::same(Act::Plan(&[])),
     ]
 }
@@ -280,7 +296,9 @@ pub fn blocks_drift_refresh_only() -> Vec<Step> {
 pub fn blocks_drift_deleted() -> Vec<Step> {
     vec![
         step(STORED),
-        Step::same(Act::PlanOnly(&["-refresh-only"])).outside(delete_outside),
+        Step::same(Act::PlanOnly(&["-refresh-only"]))
+            .outside(delete_outside)
+            .exits(2),
     ]
 }
 
@@ -439,7 +457,8 @@ pub fn provider_required_block_missing() -> Vec<Step> {
   region = "eu"
 }
 resource "blocks_server" "s" { name = "x" }"#,
-    )]
+    )
+    .exits(1)]
 }
 
 pub fn provider_block_rejected() -> Vec<Step> {
@@ -451,7 +470,8 @@ pub fn provider_block_rejected() -> Vec<Step> {
   }
 }
 resource "blocks_server" "s" { name = "x" }"#,
-    )]
+    )
+    .exits(1)]
 }
 
 pub fn provider_assume_role_missing_argument() -> Vec<Step> {
@@ -463,5 +483,6 @@ pub fn provider_assume_role_missing_argument() -> Vec<Step> {
   }
 }
 resource "blocks_server" "s" { name = "x" }"#,
-    )]
+    )
+    .exits(1)]
 }

@@ -75,7 +75,7 @@ pub fn drift_refresh_command() -> Vec<Step> {
     vec![
         step(FILE),
         Step::same(Act::Refresh).outside(delete),
-        Step::same(Act::PlanOnly(&[])),
+        Step::same(Act::PlanOnly(&[])).exits(2),
     ]
 }
 
@@ -108,7 +108,7 @@ resource "terraform_data" "after" {{ input = kv_item.t.id }}"#
         )
     };
     vec![
-        step(&tf("fail-on-create")),
+        step(&tf("fail-on-create")).exits(1),
         step(&tf("fine")),
         Step::same(Act::PlanOnly(&[])),
     ]
@@ -126,7 +126,7 @@ pub fn tainted_cbd_replacement() -> Vec<Step> {
 }}"#
         )
     };
-    vec![step(&tf("fail-on-create")), step(&tf("fine"))]
+    vec![step(&tf("fail-on-create")).exits(1), step(&tf("fine"))]
 }
 
 pub fn ignore_changes_attribute() -> Vec<Step> {
@@ -194,7 +194,7 @@ pub fn prevent_destroy_blocks_replacement() -> Vec<Step> {
 }}"#
         )
     };
-    vec![step(&tf("a")), step(&tf("b"))]
+    vec![step(&tf("a")), step(&tf("b")).exits(1)]
 }
 
 pub fn moved_rename() -> Vec<Step> {
@@ -290,6 +290,6 @@ resource "kv_item" "b" { key = "b" }"#;
     vec![
         step(tf),
         Step::same(Act::StateRm("kv_item.b")),
-        Step::same(Act::PlanOnly(&[])),
+        Step::same(Act::PlanOnly(&[])).exits(2),
     ]
 }

@@ -8,6 +8,7 @@ pub mod expand;
 pub mod exprs;
 pub mod legacy;
 pub mod lifecycle;
+pub mod point8;
 pub mod removed_check;
 pub mod tfvars;
 pub mod upgrade;

@@ -20,10 +20,10 @@
 //! in `dev_overrides`; those are rewritten to placeholder identifiers before
 //! hcl-edit parses the text, and mapped back.
 //!
-//! Other top-level settings (credentials, plugin_cache_dir, ...) are
-//! accepted and ignored. `direct` and `network_mirror` are recorded but
-//! terrane never downloads: only dev overrides and filesystem mirrors
-//! supply binaries.
+//! Also read for `init`'s installer (terrane-registry): `host` blocks
+//! (a registry's services without service discovery), `credentials`
+//! blocks (bearer tokens by host; the token is never shown) and
+//! `plugin_cache_dir`. Other top-level settings are accepted and ignored.
 
 use super::{hcl_string, hcl_strings};
 use crate::provider::addr::{ProviderAddr, DEFAULT_HOST};
@@ -76,6 +76,23 @@ pub struct CliConfig {
     /// Installation methods in order; `None` when the file had no
     /// `provider_installation` block (Terraform's implied defaults).
     pub methods: Option<Vec<Method>>,
+    /// `host "NAME" { services = { "providers.v1" = "URL" } }`, by host
+    /// name in lower case.
+    pub hosts: BTreeMap<String, BTreeMap<String, String>>,
+    /// `credentials "NAME" { token = "..." }`, by host name in lower case.
+    pub credentials: BTreeMap<String, Secret>,
+    /// `plugin_cache_dir`.
+    pub plugin_cache_dir: Option<PathBuf>,
+}
+
+/// A credential: its `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("(sensitive value)")
+    }
 }
 
 /// A CLI configuration that cannot be used.
@@ -132,8 +149,43 @@ impl CliConfig {
         };
         let body = hcl_edit::parser::parse_body(&text).map_err(|e| format!("invalid HCL: {e}"))?;
         let mut out = CliConfig::default();
+        for a in body.attributes() {
+            if a.key.as_str() == "plugin_cache_dir" {
+                let dir = hcl_string(&a.value).ok_or_else(|| {
+                    "plugin_cache_dir must be a directory path string".to_string()
+                })?;
+                out.plugin_cache_dir = Some(resolve(base, &dir));
+            }
+        }
         for block in body.blocks() {
-            if block.ident.as_str() != "provider_installation" {
+            let ident = block.ident.as_str();
+            if ident == "host" || ident == "credentials" {
+                let [label] = block.labels.as_slice() else {
+                    return Err(format!("a {ident} block needs one label, the host name"));
+                };
+                let host = label.as_str().to_ascii_lowercase();
+                for a in block.body.attributes() {
+                    match (ident, a.key.as_str()) {
+                        ("host", "services") => {
+                            let services = hcl_string_map(&a.value, &key).ok_or_else(|| {
+                                format!("host {host:?}: services must be an object of strings")
+                            })?;
+                            out.hosts.insert(host.clone(), services);
+                        }
+                        ("credentials", "token") => {
+                            let token = hcl_string(&a.value).ok_or_else(|| {
+                                format!("credentials {host:?}: token must be a string")
+                            })?;
+                            out.credentials.insert(host.clone(), Secret(token));
+                        }
+                        (_, k) => {
+                            return Err(format!("{ident} {host:?}: unsupported argument {k:?}"))
+                        }
+                    }
+                }
+                continue;
+            }
+            if ident != "provider_installation" {
                 continue;
             }
             if out.methods.is_some() {
@@ -234,6 +286,26 @@ impl CliConfig {
     }
 }
 
+/// An object of strings (`{ "providers.v1" = "https://..." }`); `key`
+/// maps the placeholders of HCL 1 quoted names back.
+fn hcl_string_map(
+    e: &hcl_edit::expr::Expression,
+    key: &dyn Fn(&str) -> String,
+) -> Option<BTreeMap<String, String>> {
+    let hcl_edit::expr::Expression::Object(o) = e else {
+        return None;
+    };
+    o.iter()
+        .map(|(k, v)| {
+            let key = match k {
+                hcl_edit::expr::ObjectKey::Ident(i) => key(i.as_str()),
+                hcl_edit::expr::ObjectKey::Expression(x) => hcl_string(x)?,
+            };
+            Some((key, hcl_string(v.expr())?))
+        })
+        .collect()
+}
+
 const QUOTED: &str = "terrane_quoted_key_";
 
 /// Rewrites HCL 1 quoted argument names (`"a/b" = ...` at the start of a
@@ -299,7 +371,11 @@ mod tests {
     #[test]
     fn parsing() {
         check("empty", "", Ok("implied"));
-        check("other_settings_ignored", "plugin_cache_dir = \"/tmp/x\"\ncredentials \"app.terraform.io\" {\n  token = \"t\"\n}\n", Ok("implied"));
+        check(
+            "other_settings_ignored",
+            "disable_checkpoint = true\n",
+            Ok("implied"),
+        );
         check(
             "dev_overrides",
             "provider_installation {\n  dev_overrides {\n    \"hashicorp/random\" = \"/src/random\"\n    \"example.com/acme/thing\" = \"bin\"\n  }\n  direct {}\n}\n",
@@ -347,6 +423,57 @@ mod tests {
             Err("only one"),
         );
         check("bad_hcl", "provider_installation {", Err("invalid HCL"));
+    }
+
+    /// `host`, `credentials` and `plugin_cache_dir`, read for the
+    /// installer; a token never shows in `Debug`.
+    #[test]
+    fn registry_settings() {
+        let text = "plugin_cache_dir = \"cache\"\nhost \"Registry.Terrane.Test\" {\n  services = {\n    \"providers.v1\" = \"https://127.0.0.1:1/v1/providers/\"\n  }\n}\ncredentials \"registry.terrane.test\" {\n  token = \"s3cret\"\n}\n";
+        let c = CliConfig::parse(text, Path::new("/etc")).unwrap();
+        assert_eq!(
+            c.plugin_cache_dir.as_deref(),
+            Some(Path::new("/etc/cache")),
+            "case cache_dir_relative_to_file"
+        );
+        assert_eq!(
+            c.hosts["registry.terrane.test"]["providers.v1"], "https://127.0.0.1:1/v1/providers/",
+            "case host_services"
+        );
+        assert_eq!(
+            c.credentials["registry.terrane.test"].0, "s3cret",
+            "case token"
+        );
+        assert!(
+            !format!("{c:?}").contains("s3cret"),
+            "case token_not_in_debug"
+        );
+        let bad = [
+            (
+                "host_without_label",
+                "host {\n  services = {}\n}\n",
+                "one label",
+            ),
+            (
+                "services_not_object",
+                "host \"h\" {\n  services = \"x\"\n}\n",
+                "object of strings",
+            ),
+            (
+                "token_not_string",
+                "credentials \"h\" {\n  token = 1\n}\n",
+                "token must be a string",
+            ),
+            (
+                "unknown_credential_argument",
+                "credentials \"h\" {\n  password = \"x\"\n}\n",
+                "unsupported argument",
+            ),
+        ];
+        for (case, text, want) in bad {
+            let e = CliConfig::parse(text, Path::new("/")).unwrap_err();
+            assert!(e.contains(want), "case {case}: {e}");
+        }
     }
 
     #[test]

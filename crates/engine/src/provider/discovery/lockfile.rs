@@ -4,8 +4,8 @@
 //! the file round-trips between terrane and Terraform.
 //!
 //! Checksums: `h1:` is Go's dirhash "Hash1" of an unpacked package
-//! directory ([`hash_dir`]); `zh:` is the SHA-256 of a release zip, which
-//! terrane keeps but cannot check (it never downloads archives).
+//! directory ([`hash_dir`]); `zh:` is the SHA-256 of a release zip (the
+//! installer in terrane-registry records them from the signed SHA256SUMS).
 
 use super::version::Version;
 use super::{hcl_string, hcl_strings};
@@ -217,6 +217,30 @@ impl LockFile {
     }
 }
 
+impl LockFile {
+    /// Records a package installed from a registry: version, constraints
+    /// and every hash given (the caller merges old hashes when the
+    /// version is unchanged).
+    pub fn record_hashes(
+        &mut self,
+        addr: &ProviderAddr,
+        version: Version,
+        constraints: Option<String>,
+        mut hashes: Vec<String>,
+    ) {
+        hashes.sort();
+        hashes.dedup();
+        self.providers.insert(
+            addr.clone(),
+            LockedProvider {
+                version,
+                constraints: constraints.filter(|c| !c.is_empty()),
+                hashes,
+            },
+        );
+    }
+}
+
 /// Go dirhash's Hash1 of a directory: SHA-256 over the lines
 /// `"<sha256 hex>  <relative/path>\n"` of every file, sorted by path,
 /// base64-encoded with the `h1:` prefix (Terraform's package hash for an
@@ -245,8 +269,14 @@ pub fn hash_dir(dir: &Path) -> std::io::Result<String> {
     files.sort();
     let mut summary = Sha256::new();
     for f in &files {
-        let bytes = std::fs::read(dir.join(f))?;
-        summary.update(format!("{}  {f}\n", hex::encode(Sha256::digest(&bytes))).as_bytes());
+        // Streamed through a small buffer: reading a whole provider binary
+        // (tens of MB) into memory first cost more in page faults than the
+        // hashing itself (issue 16's profile of a warm init).
+        let mut file =
+            std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(dir.join(f))?);
+        let mut sha = Sha256::new();
+        std::io::copy(&mut file, &mut sha)?;
+        summary.update(format!("{}  {f}\n", hex::encode(sha.finalize())).as_bytes());
     }
     Ok(format!(
         "h1:{}",

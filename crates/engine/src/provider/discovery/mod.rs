@@ -5,7 +5,10 @@
 //!    always the in-process one.
 //! 2. A `dev_overrides` entry of the CLI configuration: the binary in that
 //!    directory, no version selection, no lock check (as in Terraform).
-//! 3. Unpacked packages in the CLI configuration's `filesystem_mirror`s
+//! 3. Packages `init` installed under `<data dir>/providers` (the data
+//!    dir is `TF_DATA_DIR`, default `.terraform`, Terraform's layout, so a
+//!    directory Terraform initialized works too); then unpacked packages
+//!    in the CLI configuration's `filesystem_mirror`s
 //!    (those whose include/exclude admit the address, in file order) and
 //!    then in the plugin directory `.terrane/plugins`; without a
 //!    `provider_installation` block the mirrors are Terraform's implied
@@ -17,6 +20,10 @@
 //!    match the lock when the lock has `h1:` hashes.
 //! 4. The in-process built-in registered for the address, if any (the
 //!    `terrane` binary registers random, local, time and postgresql).
+//!
+//! 5. `pulumi/<package>` (default registry host) is a Pulumi resource
+//!    plugin, `pulumi-resource-<package>` (see [`crate::provider::pulumi`]),
+//!    looked up after dev overrides.
 //!
 //! Anything else is a [`DiscoveryError::NotFound`] listing where we looked.
 
@@ -32,8 +39,29 @@ use lockfile::{hash_dir, LockFile};
 use std::path::{Path, PathBuf};
 use version::{Constraints, Version};
 
-/// The plugin directory, relative to the working directory.
+/// The plugin directory, relative to the working directory, when
+/// `TF_DATA_DIR` is not set.
 pub const PLUGIN_DIR: &str = ".terrane/plugins";
+
+/// The data directory of `working_dir`, Terraform's: `TF_DATA_DIR` when
+/// set (relative to the working directory unless absolute), else
+/// `.terraform`. It holds installed providers (`providers`) and the
+/// backend record, so a directory either tool initialized works for the
+/// other. terrane's own `.terrane` (the SQLite state, the plugin
+/// directory) stays where it is whatever `TF_DATA_DIR` says, as
+/// Terraform's local state stays in `terraform.tfstate`: another data
+/// directory must never mean another, empty, state.
+pub fn data_dir(working_dir: &Path) -> PathBuf {
+    data_dir_for(working_dir, std::env::var_os("TF_DATA_DIR"))
+}
+
+/// [`data_dir`] for a given value of `TF_DATA_DIR` (empty is unset).
+fn data_dir_for(working_dir: &Path, tf_data_dir: Option<std::ffi::OsString>) -> PathBuf {
+    match tf_data_dir.filter(|d| !d.is_empty()) {
+        Some(d) => working_dir.join(d),
+        None => working_dir.join(".terraform"),
+    }
+}
 
 /// Where a provider comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +70,8 @@ pub enum ProviderSource {
     Builtin(Builtin),
     /// A plugin binary.
     Plugin(PluginSource),
+    /// A Pulumi resource plugin (`pulumi/<package>`).
+    Pulumi(crate::provider::pulumi::PulumiSource),
 }
 
 /// A plugin binary and how it was found.
@@ -118,6 +148,9 @@ pub enum DiscoveryError {
 #[derive(Clone, Debug)]
 pub struct Discovery {
     pub cli_config: CliConfig,
+    /// Where `init` installs packages (`<data dir>/providers`), searched
+    /// first; `None` to leave installed packages out.
+    pub installed_dir: Option<PathBuf>,
     /// The plugin directory (default `<working dir>/.terrane/plugins`).
     pub plugin_dir: PathBuf,
     /// Implied mirrors used when the CLI configuration has no
@@ -138,6 +171,7 @@ impl Discovery {
         }
         Discovery {
             cli_config,
+            installed_dir: Some(data_dir(working_dir).join("providers")),
             plugin_dir: working_dir.join(PLUGIN_DIR),
             implied_mirrors,
             os_arch: plugindir::current_os_arch(),
@@ -147,7 +181,8 @@ impl Discovery {
 
     /// The directories searched for packages of `addr`, in order.
     pub fn search_dirs(&self, addr: &ProviderAddr) -> Vec<PathBuf> {
-        let mut dirs: Vec<PathBuf> = match &self.cli_config.methods {
+        let mut dirs: Vec<PathBuf> = self.installed_dir.iter().cloned().collect();
+        dirs.extend(match &self.cli_config.methods {
             Some(_) => self
                 .cli_config
                 .mirrors_for(addr)
@@ -155,7 +190,7 @@ impl Discovery {
                 .map(Path::to_path_buf)
                 .collect(),
             None => self.implied_mirrors.clone(),
-        };
+        });
         dirs.push(self.plugin_dir.clone());
         dirs
     }
@@ -188,6 +223,21 @@ impl Discovery {
                 h1: None,
                 dev_override: true,
             }));
+        }
+        if addr.host == crate::provider::addr::DEFAULT_HOST
+            && addr.namespace == crate::provider::pulumi::NAMESPACE
+        {
+            return crate::provider::pulumi::discover(
+                &addr.type_name,
+                constraints,
+                &self.plugin_dir,
+            )
+            .map(ProviderSource::Pulumi)
+            .map_err(|searched| DiscoveryError::NotFound {
+                addr: addr.to_string(),
+                os_arch: self.os_arch.clone(),
+                searched,
+            });
         }
         let dirs = self.search_dirs(addr);
         let packages: Vec<plugindir::Package> = dirs
@@ -298,3 +348,18 @@ pub(crate) fn hcl_strings(e: &hcl_edit::expr::Expression) -> Option<Vec<String>>
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod data_dir_tests {
+    #[test]
+    fn item1_data_dir_follows_tf_data_dir() {
+        let check = |case: &str, value: Option<&str>, want: &str| {
+            let got = super::data_dir_for(std::path::Path::new("/w"), value.map(Into::into));
+            assert_eq!(got, std::path::PathBuf::from(want), "case {case}");
+        };
+        check("unset", None, "/w/.terraform");
+        check("empty_is_unset", Some(""), "/w/.terraform");
+        check("relative", Some("elsewhere/data"), "/w/elsewhere/data");
+        check("absolute", Some("/var/data"), "/var/data");
+    }
+}

@@ -48,6 +48,7 @@ fn package(root: &Path, addr: &str, version: &str) {
 fn describe(w: &World, r: Result<ProviderSource, DiscoveryError>) -> String {
     match r {
         Ok(ProviderSource::Builtin(b)) => format!("builtin:{}", b.name()),
+        Ok(ProviderSource::Pulumi(p)) => format!("pulumi:{}", p.binary.display()),
         Ok(ProviderSource::Plugin(p)) if p.dev_override => {
             format!("dev:{}", p.binary.file_name().unwrap().to_string_lossy())
         }

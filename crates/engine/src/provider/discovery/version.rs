@@ -248,6 +248,53 @@ impl Constraints {
         self.items.iter().all(|c| c.allows(v))
     }
 
+    /// The constraints as Terraform writes them in the lock file and its
+    /// messages: each normalized (`>= 3` as `>= 3.0.0`, `~> 3` as
+    /// `~> 3.0`, an exact version without `=`), duplicates removed, ordered
+    /// by version and, for one version, `>`, `>=`, exact, `~>`, `<=`, `<`,
+    /// `!=`.
+    pub fn lock_text(&self) -> String {
+        let rank = |op: Op| match op {
+            Op::Gt => 0,
+            Op::Ge => 1,
+            Op::Eq => 2,
+            Op::Pessimistic => 3,
+            Op::Le => 4,
+            Op::Lt => 5,
+            Op::Ne => 6,
+        };
+        let mut items: Vec<(&Version, u8, String)> = self
+            .items
+            .iter()
+            .map(|c| {
+                let v = &c.version;
+                let pre = if v.pre.is_empty() {
+                    String::new()
+                } else {
+                    format!("-{}", v.pre)
+                };
+                let text = match c.op {
+                    Op::Pessimistic if c.parts < 3 => format!("~> {}.{}{pre}", v.major, v.minor),
+                    Op::Pessimistic => format!("~> {v}"),
+                    Op::Eq => v.to_string(),
+                    Op::Gt => format!("> {v}"),
+                    Op::Ge => format!(">= {v}"),
+                    Op::Lt => format!("< {v}"),
+                    Op::Le => format!("<= {v}"),
+                    Op::Ne => format!("!= {v}"),
+                };
+                (v, rank(c.op), text)
+            })
+            .collect();
+        items.sort_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        items.dedup_by(|a, b| a.2 == b.2);
+        items
+            .into_iter()
+            .map(|(_, _, t)| t)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The newest of `versions` these constraints allow.
     pub fn newest<'a>(
         &self,
@@ -266,6 +313,38 @@ impl fmt::Display for Constraints {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Terraform's normalized constraint text (the lock file's
+    /// `constraints`), cases from Terraform's documented behaviour.
+    #[test]
+    fn item1_lock_constraints_text() {
+        let cases = [
+            ("exact", "1.2.3", "1.2.3"),
+            ("exact_with_operator", "= 1.2.3", "1.2.3"),
+            ("prerelease", "1.2.3-beta", "1.2.3-beta"),
+            ("major_only", ">= 3", ">= 3.0.0"),
+            ("pessimistic_major", "~> 3", "~> 3.0"),
+            ("pessimistic_minor", "~>3.0", "~> 3.0"),
+            ("pessimistic_patch", "~> 3.0.0", "~> 3.0.0"),
+            ("multiple", ">= 3.0, < 4.0", ">= 3.0.0, < 4.0.0"),
+            ("duplicates", ">= 1.2.3, 1.2.3, ~> 1.2, 1.2.3", "~> 1.2, >= 1.2.3, 1.2.3"),
+            ("equivalent_duplicates", ">= 2.68, >= 2.68.0", ">= 2.68.0"),
+            (
+                "same_version_operator_order",
+                "< 1.2.3, <= 1.2.3, != 1.2.3, = 1.2.4, = 1.2.3, > 2, > 1.2.3, >= 1.2.3, ~> 1.2.3, ~> 1.2",
+                "~> 1.2, > 1.2.3, >= 1.2.3, 1.2.3, ~> 1.2.3, <= 1.2.3, < 1.2.3, != 1.2.3, 1.2.4, > 2.0.0",
+            ),
+            ("typical", "~> 1.2, >= 1.2, 1.2.4", ">= 1.2.0, ~> 1.2, 1.2.4"),
+            ("disjoint", ">= 2, >= 1.2, < 1.3", ">= 1.2.0, < 1.3.0, >= 2.0.0"),
+        ];
+        for (case, text, want) in cases {
+            assert_eq!(
+                Constraints::parse(text).unwrap().lock_text(),
+                want,
+                "case {case}"
+            );
+        }
+    }
 
     fn check(case: &str, constraints: &str, version: &str, want: bool) {
         let c = Constraints::parse(constraints).unwrap_or_else(|e| panic!("case {case}: {e}"));

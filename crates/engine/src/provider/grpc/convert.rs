@@ -225,6 +225,10 @@ pub fn provider_schema(r: &tf::get_provider_schema::Response) -> Result<Provider
         out.data_sources
             .insert(n.clone(), schema(Some(s), &format!("data.{n}"))?);
     }
+    for (n, s) in &r.ephemeral_resource_schemas {
+        out.ephemeral_resources
+            .insert(n.clone(), schema(Some(s), &format!("ephemeral.{n}"))?);
+    }
     for (n, f) in &r.functions {
         out.functions.insert(n.clone(), function(n, f)?);
     }

@@ -31,8 +31,9 @@ pub type SchemaCell = Arc<OnceCell<Arc<ProviderSchema>>>;
 /// What the client tells providers it supports (ClientCapabilities).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClientCapabilities {
-    /// May the provider defer changes? Off by default: the walks do not
-    /// implement deferred actions yet.
+    /// May the provider defer changes? On by default: the plan walk lists
+    /// what a provider defers ([`crate::defer`]); a plan with deferral off
+    /// (`-defer=false`) refuses such an answer, as Terraform does.
     pub deferral_allowed: bool,
     /// The engine nulls write-only attributes itself. On by default.
     pub write_only_attributes_allowed: bool,
@@ -41,7 +42,7 @@ pub struct ClientCapabilities {
 impl Default for ClientCapabilities {
     fn default() -> ClientCapabilities {
         ClientCapabilities {
-            deferral_allowed: false,
+            deferral_allowed: true,
             write_only_attributes_allowed: true,
         }
     }
@@ -55,8 +56,12 @@ pub struct ProtocolProvider<R> {
     /// This instance has itself answered GetProviderSchema.
     asked_schema: AtomicBool,
     caps: ClientCapabilities,
-    /// Implied types by (is data source, type name).
-    types: std::sync::Mutex<std::collections::HashMap<(bool, String), Type>>,
+    /// Set: deferral refused from now on (read at every call, so an
+    /// instance started before a `-defer=false` plan is told too).
+    refuse_deferral: Option<Arc<AtomicBool>>,
+    /// Implied types by type name: resources' at 0, data sources' at 1
+    /// (looked up by `&str` on every call, without building a key).
+    types: std::sync::Mutex<[std::collections::HashMap<String, Type>; 2]>,
     /// Validation answers already given; see [`Validated`].
     validated: std::sync::Mutex<Validated>,
 }
@@ -116,6 +121,7 @@ impl<R: Rpc> ProtocolProvider<R> {
             schema,
             asked_schema: AtomicBool::new(false),
             caps,
+            refuse_deferral: None,
             types: Default::default(),
             validated: Default::default(),
         }
@@ -148,9 +154,19 @@ impl<R: Rpc> ProtocolProvider<R> {
         }
     }
 
+    /// Shares the host's deferral refusal ([`super::ProviderHost::refuse_deferral`]).
+    pub fn with_deferral_refusal(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.refuse_deferral = Some(flag);
+        self
+    }
+
     fn capabilities(&self) -> Option<tf::ClientCapabilities> {
+        let refused = self
+            .refuse_deferral
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst));
         Some(tf::ClientCapabilities {
-            deferral_allowed: self.caps.deferral_allowed,
+            deferral_allowed: self.caps.deferral_allowed && !refused,
             write_only_attributes_allowed: self.caps.write_only_attributes_allowed,
             ..Default::default()
         })
@@ -244,11 +260,12 @@ impl<R: Rpc> ProtocolProvider<R> {
         make: impl FnOnce() -> Option<Type>,
     ) -> Option<Type> {
         let mut cache = self.types.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(t) = cache.get(&(data, name.to_string())) {
+        let cache = &mut cache[usize::from(data)];
+        if let Some(t) = cache.get(name) {
             return Some(t.clone());
         }
         let t = make()?;
-        cache.insert((data, name.to_string()), t.clone());
+        cache.insert(name.to_string(), t.clone());
         Some(t)
     }
 
@@ -305,6 +322,24 @@ impl<R: Rpc> ProtocolProvider<R> {
             }),
         }
     }
+}
+
+impl<R: Rpc> ProtocolProvider<R> {
+    async fn ephemeral_type(&self, name: &str) -> Res<Type> {
+        let s = self.schema().await?;
+        s.ephemeral_resources
+            .get(name)
+            .map(|r| r.block.implied_type())
+            .ok_or_else(|| ProviderError::UnknownType {
+                provider: self.address.clone(),
+                kind: SchemaKind::EphemeralResource,
+                name: name.into(),
+            })
+    }
+}
+
+fn timestamp(t: Option<&prost_types::Timestamp>) -> Option<std::time::SystemTime> {
+    t.and_then(|t| std::time::SystemTime::try_from(*t).ok())
 }
 
 fn code_name(c: tonic::Code) -> String {
@@ -415,7 +450,10 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
             version: req.version,
             raw_state: Some(tf::RawState {
                 json: req.raw_state_json.to_vec(),
-                flatmap: Default::default(),
+                flatmap: req
+                    .raw_state_flatmap
+                    .map(|f| f.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                    .unwrap_or_default(),
             }),
         };
         let r = self
@@ -427,6 +465,35 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
             upgraded_state: self.decode(OP, "upgraded_state", r.upgraded_state.as_ref(), &ty)?,
             diagnostics: convert::diagnostics(&r.diagnostics),
         })
+    }
+
+    async fn upgrade_stored(
+        &self,
+        type_name: &str,
+        version: i64,
+        attributes: &serde_json::Value,
+    ) -> Res<UpgradeResponse> {
+        let (_, ty) = self.resource_type(type_name).await?;
+        match self.rpc.upgrade_current(type_name, version, attributes) {
+            Some(Ok(v)) => Ok(UpgradeResponse {
+                upgraded_state: v,
+                diagnostics: Diagnostics::default(),
+            }),
+            Some(Err(d)) => Ok(UpgradeResponse {
+                upgraded_state: Value::null(ty),
+                diagnostics: convert::diagnostics(&d),
+            }),
+            None => {
+                let raw = serde_json::to_vec(attributes).unwrap_or_default();
+                self.upgrade_resource_state(UpgradeRequest {
+                    type_name,
+                    version,
+                    raw_state_json: &raw,
+                    raw_state_flatmap: None,
+                })
+                .await
+            }
+        }
     }
 
     async fn read_resource(&self, req: ReadRequest<'_>) -> Res<ReadResponse> {
@@ -565,6 +632,87 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
             deferred: convert::deferred(r.deferred.as_ref()),
             diagnostics: convert::diagnostics(&r.diagnostics),
         })
+    }
+
+    async fn validate_ephemeral_resource_config(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Res<Diagnostics> {
+        const OP: &str = "ValidateEphemeralResourceConfig";
+        let ty = self.ephemeral_type(type_name).await?;
+        let req = tf::validate_ephemeral_resource_config::Request {
+            type_name: type_name.into(),
+            config: self.encode(OP, config, &ty)?,
+        };
+        let r = self
+            .rpc
+            .validate_ephemeral_resource_config(req)
+            .await
+            .map_err(self.call_err(OP))?;
+        Ok(convert::diagnostics(&r.diagnostics))
+    }
+
+    async fn open_ephemeral_resource(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Res<OpenEphemeralResponse> {
+        const OP: &str = "OpenEphemeralResource";
+        let ty = self.ephemeral_type(type_name).await?;
+        let req = tf::open_ephemeral_resource::Request {
+            type_name: type_name.into(),
+            config: self.encode(OP, config, &ty)?,
+            client_capabilities: self.capabilities(),
+        };
+        let r = self
+            .rpc
+            .open_ephemeral_resource(req)
+            .await
+            .map_err(self.call_err(OP))?;
+        Ok(OpenEphemeralResponse {
+            result: self.decode(OP, "result", r.result.as_ref(), &ty)?,
+            private: r.private.unwrap_or_default(),
+            renew_at: timestamp(r.renew_at.as_ref()),
+            deferred: convert::deferred(r.deferred.as_ref()),
+            diagnostics: convert::diagnostics(&r.diagnostics),
+        })
+    }
+
+    async fn renew_ephemeral_resource(
+        &self,
+        type_name: &str,
+        private: &[u8],
+    ) -> Res<RenewEphemeralResponse> {
+        const OP: &str = "RenewEphemeralResource";
+        let req = tf::renew_ephemeral_resource::Request {
+            type_name: type_name.into(),
+            private: Some(private.to_vec()),
+        };
+        let r = self
+            .rpc
+            .renew_ephemeral_resource(req)
+            .await
+            .map_err(self.call_err(OP))?;
+        Ok(RenewEphemeralResponse {
+            private: r.private.unwrap_or_default(),
+            renew_at: timestamp(r.renew_at.as_ref()),
+            diagnostics: convert::diagnostics(&r.diagnostics),
+        })
+    }
+
+    async fn close_ephemeral_resource(&self, type_name: &str, private: &[u8]) -> Res<Diagnostics> {
+        const OP: &str = "CloseEphemeralResource";
+        let req = tf::close_ephemeral_resource::Request {
+            type_name: type_name.into(),
+            private: Some(private.to_vec()),
+        };
+        let r = self
+            .rpc
+            .close_ephemeral_resource(req)
+            .await
+            .map_err(self.call_err(OP))?;
+        Ok(convert::diagnostics(&r.diagnostics))
     }
 
     async fn call_function(&self, name: &str, args: &[Value]) -> Res<Result<Value, FunctionError>> {

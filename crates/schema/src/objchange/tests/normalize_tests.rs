@@ -78,3 +78,34 @@ fn item3_legacy_sdk_results_are_normalized() {
         check(name, input, want);
     }
 }
+
+/// Issue 13 ("no slower"): a block-less schema has nothing to settle, and
+/// the early return gives back the very object, whatever its attributes
+/// hold; with blocks, the full normalization still runs.
+#[test]
+fn item1_block_less_schema_is_the_identity() {
+    let flat = inner().attr("name", Attribute::optional(Type::String));
+    let ty = flat.implied_type();
+    let cases = [
+        ("known_attributes", "{ port = 1, name = \"a\" }"),
+        ("null_attributes", "{ port = null, name = null }"),
+        ("unknown_attribute", "{ port = ?, name = \"a\" }"),
+        ("null_object", "null"),
+    ];
+    for (name, input) in cases {
+        let v = val(&ty, input);
+        assert_eq!(normalize_from_legacy_sdk(&flat, &v), v, "case {name}");
+    }
+    let sensitive = val(&ty, "{ port = 1, name = \"a\" }").mark_sensitive();
+    let got = normalize_from_legacy_sdk(&flat, &sensitive);
+    assert_eq!(
+        got.unmark_deep(),
+        sensitive.unmark_deep(),
+        "case sensitive_object"
+    );
+    check(
+        "blocks_still_normalized",
+        "{ name = \"a\", rule = null, tag = null, group = {} }",
+        "{ name = \"a\", rule = [], tag = [], group = {} }",
+    );
+}

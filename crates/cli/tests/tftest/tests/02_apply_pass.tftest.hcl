@@ -1,0 +1,6 @@
+run "apply" {
+  assert {
+    condition     = output.greeting == "hello world"
+    error_message = "wrong greeting"
+  }
+}

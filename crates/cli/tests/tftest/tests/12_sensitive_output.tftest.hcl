@@ -1,0 +1,6 @@
+run "secret" {
+  assert {
+    condition     = output.secret == "s3cret"
+    error_message = "secret differs"
+  }
+}

@@ -1,0 +1,11 @@
+run "too_high" {
+  command = plan
+
+  variables {
+    limit = 200
+  }
+}
+
+run "fine" {
+  command = plan
+}

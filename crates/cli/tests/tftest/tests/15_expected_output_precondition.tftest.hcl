@@ -1,0 +1,9 @@
+run "forty_two" {
+  command = plan
+
+  variables {
+    limit = 42
+  }
+
+  expect_failures = [output.checked]
+}

@@ -1,0 +1,6 @@
+run "just_plan" {
+  command = plan
+}
+
+run "just_apply" {
+}

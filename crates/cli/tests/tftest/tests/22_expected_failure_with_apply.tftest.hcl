@@ -1,0 +1,7 @@
+run "bad_name" {
+  variables {
+    name = "no"
+  }
+
+  expect_failures = [var.name]
+}

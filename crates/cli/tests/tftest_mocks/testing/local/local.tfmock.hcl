@@ -1,0 +1,5 @@
+mock_data "local_file" {
+  defaults = {
+    content = "from file"
+  }
+}

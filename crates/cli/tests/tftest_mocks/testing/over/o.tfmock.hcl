@@ -1,0 +1,6 @@
+override_data {
+  target = data.local_file.f
+  values = {
+    content = "overridden"
+  }
+}

@@ -1,0 +1,5 @@
+run "a" {
+  backend "local" {
+    path = "x.tfstate"
+  }
+}

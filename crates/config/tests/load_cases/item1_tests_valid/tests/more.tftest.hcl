@@ -1,0 +1,3 @@
+run "again" {
+  command = apply
+}

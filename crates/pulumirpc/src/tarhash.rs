@@ -1,0 +1,304 @@
+//! The hash Pulumi's engine gives an archive that is not an archive file
+//! (an archive of assets, or a directory): the SHA-256 of the tar stream Go's
+//! `archive/tar` writer makes of its members. Each member is a USTAR header
+//! (its name, mode 0600, its size; every other field zero or empty) and its
+//! contents padded to 512 bytes; the stream ends with two zero blocks.
+//! Members come in the archive reader's order, and a name already written is
+//! skipped.
+//!
+//! Go writes a PAX header where USTAR cannot hold a member (a name that is
+//! not ASCII, or is too long to split into prefix and name; a member of
+//! 8 GiB or more). terrane does not reproduce those: [`tar_hash`] gives no
+//! hash for such an archive, and the archive goes without one.
+//!
+//! This module also reads the members of what an archive may point at:
+//! a directory ([`dir_members`], in the order Go's `filepath.Walk` visits
+//! it) and a tar, gzipped tar or zip file ([`file_members`]).
+
+use sha2::Digest as _;
+use std::collections::BTreeSet;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+/// The contents of a member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Blob {
+    Bytes(Vec<u8>),
+    /// A file, read when the stream is hashed.
+    File(PathBuf),
+}
+
+/// A header field: `s` and a NUL terminator when there is room (Go's
+/// formatString).
+fn put_str(field: &mut [u8], s: &[u8]) {
+    field[..s.len()].copy_from_slice(s);
+    if let Some(end) = field.get_mut(s.len()) {
+        *end = 0;
+    }
+}
+
+/// A numeric field: octal, zero-padded, leaving room for the NUL (Go's
+/// formatOctal). The caller has checked that the number fits.
+fn put_octal(field: &mut [u8], n: u64) {
+    let digits = format!("{n:0width$o}", width = field.len() - 1);
+    put_str(field, digits.as_bytes());
+}
+
+/// Go's splitUSTARPath: a name over 100 bytes split at a slash into a
+/// prefix of at most 155 bytes and a name of at most 100.
+fn split_name(name: &str) -> Option<(&str, &str)> {
+    let mut length = name.len();
+    if length <= 100 || !name.is_ascii() {
+        return None;
+    }
+    if length > 156 {
+        length = 156;
+    } else if name.as_bytes()[length - 1] == b'/' {
+        length -= 1;
+    }
+    let i = name[..length].rfind('/')?;
+    let (prefix, rest) = (&name[..i], &name[i + 1..]);
+    (i > 0 && !rest.is_empty() && rest.len() <= 100 && prefix.len() <= 155)
+        .then_some((prefix, rest))
+}
+
+/// The USTAR header Go writes for a regular file; None where Go would
+/// write another format.
+fn header(name: &str, size: u64) -> Option<[u8; 512]> {
+    if size >= 1 << 33 {
+        return None;
+    }
+    let (prefix, name) = match split_name(name) {
+        Some(p) => p,
+        None if name.len() <= 100 && name.is_ascii() => ("", name),
+        None => return None,
+    };
+    let mut b = [0u8; 512];
+    put_str(&mut b[0..100], name.as_bytes());
+    put_octal(&mut b[100..108], 0o600);
+    put_octal(&mut b[108..116], 0); // uid
+    put_octal(&mut b[116..124], 0); // gid
+    put_octal(&mut b[124..136], size);
+    put_octal(&mut b[136..148], 0); // mtime: the Unix epoch
+    b[156] = b'0';
+    put_str(&mut b[257..263], b"ustar\0");
+    put_str(&mut b[263..265], b"00");
+    put_octal(&mut b[329..337], 0); // devmajor
+    put_octal(&mut b[337..345], 0); // devminor
+    put_str(&mut b[345..500], prefix.as_bytes());
+    // The checksum counts its own field as spaces; six digits, NUL, space.
+    b[148..156].fill(b' ');
+    let sum: u64 = b.iter().map(|&c| u64::from(c)).sum();
+    put_octal(&mut b[148..155], sum);
+    b[155] = b' ';
+    Some(b)
+}
+
+/// The hex SHA-256 of the tar stream of `members`; Ok(None) where Go would
+/// not write USTAR (see the module notes). A file that cannot be read, or
+/// changes size while it is read, is an error naming it.
+pub(crate) fn tar_hash(members: Vec<(String, Blob)>) -> Result<Option<String>, String> {
+    let mut h = sha2::Sha256::new();
+    let mut seen = BTreeSet::new();
+    for (name, blob) in members {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let size = match &blob {
+            Blob::Bytes(b) => b.len() as u64,
+            Blob::File(f) => std::fs::metadata(f)
+                .map_err(|e| format!("cannot read {} to hash it: {e}", f.display()))?
+                .len(),
+        };
+        let Some(head) = header(&name, size) else {
+            return Ok(None);
+        };
+        h.update(head);
+        match &blob {
+            Blob::Bytes(b) => h.update(b),
+            Blob::File(f) => {
+                let err =
+                    |e: std::io::Error| format!("cannot read {} to hash it: {e}", f.display());
+                let mut file = std::fs::File::open(f).map_err(err)?;
+                let mut buf = vec![0u8; 64 * 1024];
+                let mut read = 0u64;
+                loop {
+                    let n = file.read(&mut buf).map_err(err)?;
+                    if n == 0 {
+                        break;
+                    }
+                    read += n as u64;
+                    h.update(&buf[..n]);
+                }
+                if read != size {
+                    return Err(format!(
+                        "{} changed while it was hashed ({size} bytes, then {read})",
+                        f.display()
+                    ));
+                }
+            }
+        }
+        let pad = (512 - size % 512) % 512;
+        h.update(vec![0u8; pad as usize]);
+    }
+    h.update([0u8; 1024]);
+    Ok(Some(hex::encode(h.finalize())))
+}
+
+/// Go's path.Clean: the shortest lexically equal path.
+pub(crate) fn clean(p: &str) -> String {
+    let rooted = p.starts_with('/');
+    let mut out: Vec<&str> = Vec::new();
+    for part in p.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if out.last().is_some_and(|l| *l != "..") {
+                    out.pop();
+                } else if !rooted {
+                    out.push("..");
+                }
+            }
+            _ => out.push(part),
+        }
+    }
+    let body = out.join("/");
+    match (rooted, body.is_empty()) {
+        (true, _) => format!("/{body}"),
+        (false, true) => ".".to_string(),
+        (false, false) => body,
+    }
+}
+
+/// Go's filepath.Join of two names.
+pub(crate) fn join(root: &str, name: &str) -> String {
+    match (root.is_empty(), name.is_empty()) {
+        (true, true) => String::new(),
+        (true, false) => clean(name),
+        (false, true) => clean(root),
+        (false, false) => clean(&format!("{root}/{name}")),
+    }
+}
+
+/// The file name endings Pulumi's engine takes for archive files.
+pub(crate) const ARCHIVE_EXTS: [&str; 5] = [".tar", ".tgz", ".tar.gz", ".zip", ".jar"];
+
+/// Whether Pulumi's engine reads `path` as an archive file.
+pub(crate) fn is_archive_file(path: &str) -> bool {
+    ARCHIVE_EXTS.iter().any(|e| path.ends_with(e))
+}
+
+/// The files under `dir`, as Go's filepath.Walk visits them (each
+/// directory's entries sorted by name, depth first), named relative to it
+/// with `/`. Directories are not members; `.pulumi` is skipped; a symbolic
+/// link to a file is the file, one to a directory is skipped.
+pub(crate) fn dir_members(dir: &Path) -> Result<Vec<(String, Blob)>, String> {
+    fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, Blob)>) -> Result<(), String> {
+        let err = |e: std::io::Error| format!("cannot read {} to hash it: {e}", dir.display());
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .map_err(err)?
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<Result<_, _>>()
+            .map_err(err)?;
+        names.sort();
+        for name in names {
+            let Some(n) = name.to_str() else {
+                return Err(format!(
+                    "{} holds a file name that is not UTF-8",
+                    dir.display()
+                ));
+            };
+            if n == ".pulumi" {
+                continue;
+            }
+            let path = dir.join(n);
+            let member = if rel.is_empty() {
+                n.to_string()
+            } else {
+                format!("{rel}/{n}")
+            };
+            let err = |e: std::io::Error| format!("cannot read {} to hash it: {e}", path.display());
+            let meta = std::fs::symlink_metadata(&path).map_err(err)?;
+            if meta.is_dir() {
+                walk(&path, &member, out)?;
+            } else if meta.file_type().is_symlink() {
+                if !std::fs::metadata(&path).map_err(err)?.is_dir() {
+                    out.push((member, Blob::File(path)));
+                }
+            } else {
+                out.push((member, Blob::File(path)));
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(dir, "", &mut out)?;
+    Ok(out)
+}
+
+/// The files of a tar, gzipped tar or zip file, in the order they are
+/// stored, names cleaned; directories are not members.
+pub(crate) fn file_members(path: &Path) -> Result<Vec<(String, Blob)>, String> {
+    let shown = path.display();
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {shown} to hash it: {e}"))?;
+    let name = path.to_string_lossy();
+    if name.ends_with(".zip") || name.ends_with(".jar") {
+        let mut zip = zip::ZipArchive::new(file)
+            .map_err(|e| format!("cannot read the zip archive {shown}: {e}"))?;
+        let mut out = Vec::new();
+        for i in 0..zip.len() {
+            let mut f = zip
+                .by_index(i)
+                .map_err(|e| format!("cannot read the zip archive {shown}: {e}"))?;
+            if f.is_dir() {
+                continue;
+            }
+            let member = clean(
+                &f.name()
+                    .map_err(|e| format!("cannot read the zip archive {shown}: {e}"))?,
+            );
+            let mut bytes = Vec::new();
+            f.read_to_end(&mut bytes)
+                .map_err(|e| format!("cannot read {member} in {shown}: {e}"))?;
+            out.push((member, Blob::Bytes(bytes)));
+        }
+        return Ok(out);
+    }
+    let reader: Box<dyn std::io::Read> = if name.ends_with(".tar") {
+        Box::new(file)
+    } else {
+        Box::new(flate2::read::GzDecoder::new(file))
+    };
+    let mut tar = tar::Archive::new(reader);
+    let mut out = Vec::new();
+    let entries = tar
+        .entries()
+        .map_err(|e| format!("cannot read the tar archive {shown}: {e}"))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| format!("cannot read the tar archive {shown}: {e}"))?;
+        let raw = entry.path_bytes().into_owned();
+        let member = String::from_utf8_lossy(&raw).into_owned();
+        // Go reads the old regular-file flag (NUL) on a name ending in `/`
+        // as a directory.
+        let ty = entry.header().entry_type();
+        if ty.is_dir() || (ty.as_byte() == 0 && member.ends_with('/')) {
+            continue;
+        }
+        if !ty.is_file() {
+            return Err(format!(
+                "{member} in {shown} is neither a file nor a directory ({ty:?}); Pulumi's engine cannot read it either"
+            ));
+        }
+        let mut bytes = Vec::new();
+        entry
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {member} in {shown}: {e}"))?;
+        out.push((clean(&member), Blob::Bytes(bytes)));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "tarhash_tests.rs"]
+mod tests;

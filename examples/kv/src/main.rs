@@ -1,0 +1,3 @@
+fn main() {
+    terrane_sdk::serve("terrane", terrane_example_kv::Kv)
+}

@@ -1,0 +1,3 @@
+fn main() {
+    terrane_sdk::serve("example", terraform_provider_notes::Notes)
+}
