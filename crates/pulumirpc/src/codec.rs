@@ -647,7 +647,9 @@ fn archive_hash(
     if !archive_members(attrs, "", path, &mut members)? {
         return Ok(None);
     }
-    crate::tarhash::tar_hash(members).map_err(|e| path.err(e))
+    crate::tarhash::tar_hash(members)
+        .map(Some)
+        .map_err(|e| path.err(e))
 }
 
 /// A string member of an asset or archive object, when set, known and not

@@ -6,10 +6,10 @@
 //! Members come in the archive reader's order, and a name already written is
 //! skipped.
 //!
-//! Go writes a PAX header where USTAR cannot hold a member (a name that is
-//! not ASCII, or is too long to split into prefix and name; a member of
-//! 8 GiB or more). terrane does not reproduce those: [`tar_hash`] gives no
-//! hash for such an archive, and the archive goes without one.
+//! Where USTAR cannot hold a member (a name that is not ASCII, or is too
+//! long to split into prefix and name; a member of 8 GiB or more), Go
+//! writes a PAX extended header before it, and so does this module
+//! ([`headers`]).
 //!
 //! This module also reads the members of what an archive may point at:
 //! a directory ([`dir_members`], in the order Go's `filepath.Walk` visits
@@ -62,42 +62,149 @@ fn split_name(name: &str) -> Option<(&str, &str)> {
         .then_some((prefix, rest))
 }
 
-/// The USTAR header Go writes for a regular file; None where Go would
-/// write another format.
-fn header(name: &str, size: u64) -> Option<[u8; 512]> {
-    if size >= 1 << 33 {
-        return None;
+/// Go's isASCII: every character below 0x80 and none NUL.
+fn go_ascii(s: &str) -> bool {
+    s.bytes().all(|c| c != 0 && c < 0x80)
+}
+
+/// Go's toASCII: `s` without its non-ASCII characters and NULs.
+fn to_ascii(s: &str) -> String {
+    s.chars().filter(|&c| c != '\0' && c.is_ascii()).collect()
+}
+
+/// Go's formatString for the name field when the name may be longer than
+/// it: the bytes that fit, NUL-terminated when shorter; a cut name that
+/// would end in `/` loses its trailing slashes.
+fn put_name(field: &mut [u8], s: &[u8]) {
+    let n = s.len().min(field.len());
+    field[..n].copy_from_slice(&s[..n]);
+    if s.len() < field.len() {
+        field[s.len()] = 0;
     }
-    let (prefix, name) = match split_name(name) {
-        Some(p) => p,
-        None if name.len() <= 100 && name.is_ascii() => ("", name),
-        None => return None,
-    };
-    let mut b = [0u8; 512];
-    put_str(&mut b[0..100], name.as_bytes());
-    put_octal(&mut b[100..108], 0o600);
-    put_octal(&mut b[108..116], 0); // uid
-    put_octal(&mut b[116..124], 0); // gid
-    put_octal(&mut b[124..136], size);
-    put_octal(&mut b[136..148], 0); // mtime: the Unix epoch
-    b[156] = b'0';
+    if s.len() > field.len() && field[field.len() - 1] == b'/' {
+        let kept = s[..field.len()]
+            .iter()
+            .rposition(|&c| c != b'/')
+            .map_or(0, |i| i + 1);
+        field[kept] = 0;
+    }
+}
+
+/// Sets the USTAR magic and version, then the checksum, which counts its
+/// own field as spaces: six octal digits, NUL, space (Go's setFormat).
+fn finish(b: &mut [u8; 512]) {
     put_str(&mut b[257..263], b"ustar\0");
     put_str(&mut b[263..265], b"00");
-    put_octal(&mut b[329..337], 0); // devmajor
-    put_octal(&mut b[337..345], 0); // devminor
-    put_str(&mut b[345..500], prefix.as_bytes());
-    // The checksum counts its own field as spaces; six digits, NUL, space.
     b[148..156].fill(b' ');
     let sum: u64 = b.iter().map(|&c| u64::from(c)).sum();
     put_octal(&mut b[148..155], sum);
     b[155] = b' ';
-    Some(b)
 }
 
-/// The hex SHA-256 of the tar stream of `members`; Ok(None) where Go would
-/// not write USTAR (see the module notes). A file that cannot be read, or
+/// The header of a regular file, as Go's templateV7Plus fills it: the name
+/// field, mode 0600, owner 0, the size (0 where it does not fit in octal:
+/// a PAX record carries it), mtime 0, the device numbers 0, and `prefix`.
+fn file_header(name: &[u8], prefix: &[u8], size: u64) -> [u8; 512] {
+    let mut b = [0u8; 512];
+    put_name(&mut b[0..100], name);
+    put_octal(&mut b[100..108], 0o600);
+    put_octal(&mut b[108..116], 0); // uid
+    put_octal(&mut b[116..124], 0); // gid
+    put_octal(
+        &mut b[124..136],
+        if size < OCTAL_SIZE_LIMIT { size } else { 0 },
+    );
+    put_octal(&mut b[136..148], 0); // mtime: the Unix epoch
+    b[156] = b'0';
+    put_octal(&mut b[329..337], 0); // devmajor
+    put_octal(&mut b[337..345], 0); // devminor
+    put_str(&mut b[345..500], prefix);
+    finish(&mut b);
+    b
+}
+
+/// The largest size an octal size field holds, plus one (8 GiB).
+const OCTAL_SIZE_LIMIT: u64 = 1 << 33;
+
+/// One PAX record, `LEN key=value\n`, LEN counting itself (Go's
+/// formatPAXRecord).
+fn pax_record(key: &str, value: &str) -> String {
+    let body = key.len() + value.len() + 3;
+    let mut size = body + body.to_string().len();
+    if (size).to_string().len() + body != size {
+        size = size.to_string().len() + body;
+    }
+    format!("{size} {key}={value}\n")
+}
+
+/// Go's path.Join(dir, "PaxHeaders.0", file) of `name` split at its last
+/// slash: where Go names a member's extended header.
+fn pax_header_name(name: &str) -> String {
+    let (dir, file) = match name.rfind('/') {
+        Some(i) => (&name[..=i], &name[i + 1..]),
+        None => ("", name),
+    };
+    let joined = [dir, "PaxHeaders.0", file]
+        .iter()
+        .filter(|p| !p.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join("/");
+    clean(&joined)
+}
+
+/// The blocks Go's tar writer puts before a regular file's contents.
+///
+/// USTAR when it can hold the member (an ASCII name of at most 100 bytes,
+/// or one that splits into prefix and name; a size under 8 GiB). Otherwise
+/// PAX (Go's writePAXHeader): an extended header `PaxHeaders.0/NAME`
+/// (type `x`, mode and owner 0, no device numbers) whose contents are the
+/// sorted records (`path` for a name that is not ASCII or is over 100
+/// bytes, `size` for one that does not fit), padded to a block, then the
+/// file's header with the name reduced to ASCII and cut to 100 bytes, no
+/// prefix. A name holding NUL is an error, as Go refuses it.
+fn headers(name: &str, size: u64) -> Result<Vec<u8>, String> {
+    if name.contains('\0') {
+        return Err(format!(
+            "the archive member name {name:?} holds a NUL byte, which no tar header can carry"
+        ));
+    }
+    let ascii = go_ascii(name);
+    let name_ustar = ascii && name.len() <= 100;
+    let split = split_name(name);
+    if (name_ustar || split.is_some()) && size < OCTAL_SIZE_LIMIT {
+        let (prefix, rest) = split.unwrap_or(("", name));
+        return Ok(file_header(rest.as_bytes(), prefix.as_bytes(), size).to_vec());
+    }
+    let mut records = String::new();
+    if !name_ustar {
+        records.push_str(&pax_record("path", name));
+    }
+    if size >= OCTAL_SIZE_LIMIT {
+        records.push_str(&pax_record("size", &size.to_string()));
+    }
+    let mut xname = to_ascii(&pax_header_name(name));
+    xname.truncate(100);
+    let xname = xname.trim_end_matches('/');
+    let mut x = [0u8; 512];
+    put_str(&mut x[0..100], xname.as_bytes());
+    put_octal(&mut x[100..108], 0);
+    put_octal(&mut x[108..116], 0);
+    put_octal(&mut x[116..124], 0);
+    put_octal(&mut x[124..136], records.len() as u64);
+    put_octal(&mut x[136..148], 0);
+    x[156] = b'x';
+    finish(&mut x);
+    let mut out = x.to_vec();
+    out.extend_from_slice(records.as_bytes());
+    out.resize(out.len().div_ceil(512) * 512, 0);
+    out.extend_from_slice(&file_header(to_ascii(name).as_bytes(), b"", size));
+    Ok(out)
+}
+
+/// The hex SHA-256 of the tar stream of `members`. A file that cannot be read, or
 /// changes size while it is read, is an error naming it.
-pub(crate) fn tar_hash(members: Vec<(String, Blob)>) -> Result<Option<String>, String> {
+pub(crate) fn tar_hash(members: Vec<(String, Blob)>) -> Result<String, String> {
     let mut h = sha2::Sha256::new();
     let mut seen = BTreeSet::new();
     for (name, blob) in members {
@@ -110,10 +217,7 @@ pub(crate) fn tar_hash(members: Vec<(String, Blob)>) -> Result<Option<String>, S
                 .map_err(|e| format!("cannot read {} to hash it: {e}", f.display()))?
                 .len(),
         };
-        let Some(head) = header(&name, size) else {
-            return Ok(None);
-        };
-        h.update(head);
+        h.update(headers(&name, size)?);
         match &blob {
             Blob::Bytes(b) => h.update(b),
             Blob::File(f) => {
@@ -142,7 +246,7 @@ pub(crate) fn tar_hash(members: Vec<(String, Blob)>) -> Result<Option<String>, S
         h.update(vec![0u8; pad as usize]);
     }
     h.update([0u8; 1024]);
-    Ok(Some(hex::encode(h.finalize())))
+    Ok(hex::encode(h.finalize()))
 }
 
 /// Go's path.Clean: the shortest lexically equal path.
