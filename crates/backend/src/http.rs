@@ -244,14 +244,14 @@ impl HttpClient {
 }
 
 /// A URL without any user:password part.
-fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     match (url.find("://"), url.find('@')) {
         (Some(s), Some(at)) if at > s => format!("{}***@{}", &url[..s + 3], &url[at + 1..]),
         _ => url.to_string(),
     }
 }
 
-fn transport(e: &ureq::Error) -> String {
+pub(crate) fn transport(e: &ureq::Error) -> String {
     match e {
         ureq::Error::Transport(t) => t.to_string(),
         other => other.to_string(),

@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 
 pub mod azurerm;
 mod cloud;
+pub mod fetch;
 pub mod gcs;
 pub mod http;
 mod httptls;

@@ -13,12 +13,20 @@
 //!
 //! All but the first give way to a plugin binary discovery finds for the
 //! same address.
+//!
+//! It also gives the engine the `terrane` binary's HTTP client, for the
+//! URIs of Pulumi assets and archives.
 
 pub use terrane_engine::provider::Builtins;
 
-/// The built-ins of the `terrane` binary.
+/// The built-ins of the `terrane` binary, and how it fetches the
+/// `http(s)://` contents of Pulumi assets and archives to hash them
+/// (`terrane_backend::fetch::get`: TLS as the http backend's).
 pub fn standard() -> Builtins {
     Builtins::none()
+        .fetch_uris_with(terrane_engine::provider::UriFetcher(std::sync::Arc::new(
+            terrane_backend::fetch::get,
+        )))
         .register(&["terraform"], || {
             terrane_provider_terraform::TerraformProvider
         })

@@ -1113,3 +1113,84 @@ fn item1_per_value_secret_is_never_shown() {
     );
     check("plain output", &o, &[]);
 }
+
+/// The hashes the plugin's Check received (journaled raw as RawCheck).
+fn raw_hashes(p: &Project) -> J {
+    p.journal_entries()
+        .into_iter()
+        .find(|e| e["op"] == "RawCheck")
+        .map(|e| e["hashes"].clone())
+        .expect("Check called for the bundle")
+}
+
+/// Issue 18, data exchange: assets and archives behind `https://` URIs
+/// are fetched and hashed as Pulumi's engine hashes them before they go to
+/// the plugin: an asset as the SHA-256 of its bytes, an archive file as
+/// that of the file, an archive of assets (one of them remote) as that of
+/// the tar stream Go's writer makes of its members. The server is a real
+/// HTTPS server on loopback; a URL that answers 404 is an error naming it,
+/// and the state stays as it was.
+#[test]
+fn item2_uri_assets_and_archives_are_fetched_and_hashed() {
+    use sha2::Digest as _;
+    let reg = terrane_testkit::registry::Registry::start();
+    let zip = terrane_testkit::registry::zip_files(&[("index.js", "exports.x = 1;\n")]);
+    reg.set(
+        "/files/hello.txt",
+        terrane_testkit::registry::Answer::Body(b"hello".to_vec()),
+    );
+    reg.set(
+        "/files/site.zip",
+        terrane_testkit::registry::Answer::Body(zip.clone()),
+    );
+    let base = reg.base();
+    let config = |source: &str| {
+        format!(
+            "{HEADER}\nresource \"echo_bundle\" \"b\" {{\n  source = {{ uri = \"{base}/files/{source}\" }}\n  code   = {{ uri = \"{base}/files/site.zip\" }}\n  files  = {{ assets = {{\n    \"a.txt\"      = {{ text = \"A\" }}\n    \"remote.txt\" = {{ uri = \"{base}/files/hello.txt\" }}\n  }} }}\n}}\n"
+        )
+    };
+    let mut p = Project::new(&config("hello.txt"));
+    p.env = reg.env();
+    p.env.retain(|(k, _)| k != "TF_CLI_CONFIG_FILE");
+    let sha = |b: &[u8]| hex::encode(sha2::Sha256::digest(b));
+    // Go's archive/tar over the members a.txt "A" and remote.txt "hello"
+    // (headers {Name, Mode 0600, Size}), as Pulumi's engine writes them.
+    let files = "ed72688c56e73e1ec2492866a6baae26ceb0bcdd3fcf9dc36a839d30f6c717b0";
+    p.step("apply", &["apply", "-auto-approve", "-no-color"], 0);
+    assert_eq!(
+        raw_hashes(&p),
+        serde_json::json!({"source": sha(b"hello"), "code": sha(&zip), "files": files}),
+        "the hashes the plugin received"
+    );
+    // Each URL fetched once in the run, though two properties name one.
+    let gets = |reg: &terrane_testkit::registry::Registry| {
+        reg.requests()
+            .iter()
+            .filter(|r| r.path.starts_with("/files/"))
+            .count()
+    };
+    assert_eq!(gets(&reg), 2, "{:?}", reg.requests());
+    p.step(
+        "no-change plan",
+        &["plan", "-no-color", "-detailed-exitcode"],
+        0,
+    );
+    // The remote contents change: the next Check gets the new hash.
+    reg.set(
+        "/files/hello.txt",
+        terrane_testkit::registry::Answer::Body(b"hello, again".to_vec()),
+    );
+    p.step("plan after a change", &["plan", "-no-color"], 0);
+    assert_eq!(raw_hashes(&p)["source"], sha(b"hello, again"));
+    // A URL that answers 404: an error that names it; nothing changes.
+    let before = p.state();
+    p.write(&config("gone.txt"));
+    let o = p.step("missing", &["apply", "-auto-approve", "-no-color"], 1);
+    assert!(
+        o.stderr
+            .contains(&format!("{base}/files/gone.txt answered 404")),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(p.state()["resources"], before["resources"]);
+}

@@ -77,10 +77,9 @@ pub fn decode_body(
             continue;
         }
         let v = ev.eval(expr);
-        let want = attr.implied_type();
         let want = match &attr.ty {
             AttrType::Type(t) => t.clone(),
-            AttrType::Nested(_) => want,
+            AttrType::Nested(o) => o.spec_type(),
         };
         match convert(&v, &want) {
             Ok(v) => {

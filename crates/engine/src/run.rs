@@ -231,7 +231,10 @@ impl Engine {
         {
             terrane_plugin::withhold_env(name);
         }
-        let host = Arc::new(ProviderHost::new(HostOptions::default()));
+        let host = Arc::new(ProviderHost::new(HostOptions {
+            uri_fetcher: builtins.uri_fetcher(),
+            ..HostOptions::default()
+        }));
         let cli = match CliConfig::load_from_env() {
             Ok(c) => c,
             Err(e) => {

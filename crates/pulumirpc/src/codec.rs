@@ -99,17 +99,30 @@ impl Shape {
     }
 }
 
+/// The contents of `http(s)://` URIs, fetched by the caller, by URI as
+/// written.
+pub type Fetched = BTreeMap<String, Vec<u8>>;
+
 /// How to encode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EncodeOptions {
+pub struct EncodeOptions<'a> {
     /// Send sensitive values as secrets (the plugin accepted secrets);
     /// otherwise they go as plain values.
     pub keep_secrets: bool,
+    /// Hash `http(s)://` assets and archives that come without a hash, as
+    /// Pulumi's engine does: their contents are looked up here, and one
+    /// missing is the error [`CodecError::fetch`] naming the URI to fetch
+    /// (then encode again). None: such assets and archives go without a
+    /// hash.
+    pub fetched: Option<&'a Fetched>,
 }
 
-impl Default for EncodeOptions {
+impl Default for EncodeOptions<'_> {
     fn default() -> Self {
-        EncodeOptions { keep_secrets: true }
+        EncodeOptions {
+            keep_secrets: true,
+            fetched: None,
+        }
     }
 }
 
@@ -120,6 +133,9 @@ pub struct CodecError {
     /// The property path, in Pulumi's syntax (`a.b[0]["odd key"]`).
     pub path: String,
     pub message: String,
+    /// The `http(s)://` URI whose contents the encoding needs and
+    /// [`EncodeOptions::fetched`] lacks.
+    pub fetch: Option<String>,
 }
 
 /// A property path under construction.
@@ -147,6 +163,7 @@ impl PathBuf {
         CodecError {
             path: self.to_string(),
             message: message.into(),
+            fetch: None,
         }
     }
 }
@@ -418,7 +435,11 @@ fn decode_blob<const N: usize>(
 // ---- encode -----------------------------------------------------------
 
 /// Encodes a property object (resource inputs or state) as a Struct.
-pub fn encode_struct(v: &Value, shape: &Shape, opts: EncodeOptions) -> Result<Struct, CodecError> {
+pub fn encode_struct(
+    v: &Value,
+    shape: &Shape,
+    opts: EncodeOptions<'_>,
+) -> Result<Struct, CodecError> {
     let path = PathBuf::default();
     match encode_at(v, shape, opts, false, &path)?.kind {
         Some(PKind::StructValue(s)) => Ok(s),
@@ -427,7 +448,7 @@ pub fn encode_struct(v: &Value, shape: &Shape, opts: EncodeOptions) -> Result<St
 }
 
 /// Encodes one value of the given shape.
-pub fn encode(v: &Value, shape: &Shape, opts: EncodeOptions) -> Result<PValue, CodecError> {
+pub fn encode(v: &Value, shape: &Shape, opts: EncodeOptions<'_>) -> Result<PValue, CodecError> {
     encode_at(v, shape, opts, false, &PathBuf::default())
 }
 
@@ -446,7 +467,7 @@ fn special(sig: &str, fields: impl IntoIterator<Item = (String, PValue)>) -> PVa
 fn encode_at(
     v: &Value,
     shape: &Shape,
-    opts: EncodeOptions,
+    opts: EncodeOptions<'_>,
     in_secret: bool,
     path: &PathBuf,
 ) -> Result<PValue, CodecError> {
@@ -524,7 +545,7 @@ fn encode_at(
 fn encode_blob(
     v: &Value,
     archive: bool,
-    opts: EncodeOptions,
+    opts: EncodeOptions<'_>,
     in_secret: bool,
     path: &PathBuf,
 ) -> Result<PValue, CodecError> {
@@ -546,9 +567,9 @@ fn encode_blob(
     let mut fields = Vec::new();
     if attrs.get("hash").is_none_or(Value::is_null) {
         let hash = if archive {
-            archive_hash(attrs, path)?
+            archive_hash(attrs, opts, path)?
         } else {
-            asset_hash(attrs, path)?
+            asset_hash(attrs, opts, path)?
         };
         if let Some(h) = hash {
             fields.push(("hash".to_string(), pv(PKind::StringValue(h))));
@@ -582,54 +603,91 @@ fn encode_blob(
     ))
 }
 
+/// The contents at `uri` for hashing: a `file://` file read here, an
+/// `http(s)://` one looked up in [`EncodeOptions::fetched`] (Ok(None)
+/// without a map, the error naming the URI to fetch when the map lacks
+/// it). `localhost_ok` as [`crate::uri::source`].
+fn uri_contents(
+    uri: &str,
+    localhost_ok: bool,
+    opts: EncodeOptions<'_>,
+    path: &PathBuf,
+) -> Result<Option<Vec<u8>>, CodecError> {
+    let at = path.key("uri");
+    match crate::uri::source(uri, localhost_ok).map_err(|e| at.err(e))? {
+        crate::uri::Source::Local(f) => std::fs::read(&f).map(Some).map_err(|e| {
+            at.err(format!(
+                "cannot read {uri:?} ({}) to hash it: {e}",
+                f.display()
+            ))
+        }),
+        crate::uri::Source::Remote(u) => match opts.fetched {
+            None => Ok(None),
+            Some(m) => match m.get(&u) {
+                Some(b) => Ok(Some(b.clone())),
+                None => Err(CodecError {
+                    fetch: Some(u.clone()),
+                    ..at.err(format!("{u:?} has not been fetched"))
+                }),
+            },
+        },
+    }
+}
+
 /// The SHA-256 (hex) of an asset's contents when it has none, as Pulumi's
-/// engine adds it before sending an asset: of its text, or of the file at
-/// its path (an unreadable file is an error naming it). A URI asset's
-/// contents are not fetched: it goes without a hash.
+/// engine adds it before sending an asset: of its text, of the file at its
+/// path, or of what its URI holds (a file that cannot be read is an error
+/// naming it). An asset whose contents are not known yet goes without.
 fn asset_hash(
     attrs: &BTreeMap<String, Value>,
+    opts: EncodeOptions<'_>,
     path: &PathBuf,
 ) -> Result<Option<String>, CodecError> {
     use sha2::Digest as _;
-    let known = |k: &str| {
-        attrs
-            .get(k)
-            .filter(|v| !v.is_null() && v.is_wholly_known())
-            .map(Value::unmark_deep)
-    };
-    if let Some(text) = known("text") {
-        let Some(t) = text.as_str() else {
-            return Ok(None);
-        };
-        return Ok(Some(hex::encode(sha2::Sha256::digest(t.as_bytes()))));
+    Ok(asset_contents(attrs, opts, path)?.map(|b| hex::encode(sha2::Sha256::digest(&b))))
+}
+
+/// An asset's contents (see [`asset_hash`]); None where they are not at
+/// hand (unknown, or a URI no one fetches).
+fn asset_contents(
+    attrs: &BTreeMap<String, Value>,
+    opts: EncodeOptions<'_>,
+    path: &PathBuf,
+) -> Result<Option<Vec<u8>>, CodecError> {
+    if ["path", "text", "uri"].iter().any(|k| unknown_in(attrs, k)) {
+        return Ok(None);
     }
-    if let Some(file) = known("path") {
-        let Some(f) = file.as_str() else {
-            return Ok(None);
-        };
-        let bytes = std::fs::read(f).map_err(|e| {
+    if let Some(text) = attrs.get("text").filter(|v| !v.is_null()) {
+        return Ok(text.unmark_deep().as_str().map(|t| t.as_bytes().to_vec()));
+    }
+    if let Some(f) = blob_str(attrs, "path") {
+        let bytes = std::fs::read(&f).map_err(|e| {
             path.key("path")
                 .err(format!("cannot read the asset file {f:?} to hash it: {e}"))
         })?;
-        return Ok(Some(hex::encode(sha2::Sha256::digest(&bytes))));
+        return Ok(Some(bytes));
+    }
+    if let Some(u) = blob_str(attrs, "uri") {
+        return uri_contents(&u, true, opts, path);
     }
     Ok(None)
 }
 
 /// The SHA-256 (hex) of an archive without one, as Pulumi's engine adds it
 /// before sending the archive:
-/// - a path archive whose file name ends in an archive extension: the
-///   file's bytes as they are;
+/// - a path archive whose file name ends in an archive extension, or a URI
+///   archive (whose path must): the file's bytes as they are;
 /// - a directory, or an archive of assets (nested archives flattened into
 ///   it): the tar stream Go's writer makes of the members
 ///   ([`crate::tarhash`]).
 ///
 /// A path that cannot be read, or is neither an archive file nor a
-/// directory, is an error naming it. An archive with a URI anywhere in it,
-/// or a member that is not known yet, goes without a hash: terrane fetches
-/// no URI, and an unknown has no contents.
+/// directory, is an error naming it. An archive with a member not known
+/// yet goes without a hash, as does one with an `http(s)://` URI when no
+/// one fetches.
 fn archive_hash(
     attrs: &BTreeMap<String, Value>,
+    opts: EncodeOptions<'_>,
     path: &PathBuf,
 ) -> Result<Option<String>, CodecError> {
     use sha2::Digest as _;
@@ -642,14 +700,35 @@ fn archive_hash(
             })?;
             return Ok(Some(hex::encode(sha2::Sha256::digest(&bytes))));
         }
+    } else if let Some(u) = blob_str(attrs, "uri") {
+        let bytes = archive_uri_contents(&u, opts, path)?;
+        return Ok(bytes.map(|b| hex::encode(sha2::Sha256::digest(&b))));
     }
     let mut members = Vec::new();
-    if !archive_members(attrs, "", path, &mut members)? {
+    if !archive_members(attrs, "", opts, path, &mut members)? {
         return Ok(None);
     }
     crate::tarhash::tar_hash(members)
         .map(Some)
         .map_err(|e| path.err(e))
+}
+
+/// The bytes of a URI archive: its path must end in an archive extension,
+/// as Pulumi's engine requires.
+fn archive_uri_contents(
+    uri: &str,
+    opts: EncodeOptions<'_>,
+    path: &PathBuf,
+) -> Result<Option<Vec<u8>>, CodecError> {
+    let at = path.key("uri");
+    let url_path = crate::uri::path_of(uri).map_err(|e| at.err(e))?;
+    if !crate::tarhash::is_archive_file(&url_path) {
+        return Err(at.err(format!(
+            "file at URL {uri:?} is not a recognized archive format (its path must end in one of {})",
+            crate::tarhash::ARCHIVE_EXTS.join(", ")
+        )));
+    }
+    uri_contents(uri, false, opts, path)
 }
 
 /// A string member of an asset or archive object, when set, known and not
@@ -665,22 +744,23 @@ fn blob_str(attrs: &BTreeMap<String, Value>, key: &str) -> Option<String> {
 
 /// Adds the members of an archive under `root` to `out`, in the order
 /// Pulumi's archive reader gives them (a path, else a URI, else the assets
-/// by name). False when a member's contents are not at hand (a URI, an
-/// unknown).
+/// by name). False when a member's contents are not at hand (an unknown,
+/// an `http(s)://` URI no one fetches).
 fn archive_members(
     attrs: &BTreeMap<String, Value>,
     root: &str,
+    opts: EncodeOptions<'_>,
     path: &PathBuf,
     out: &mut Vec<(String, crate::tarhash::Blob)>,
 ) -> Result<bool, CodecError> {
-    use crate::tarhash::{dir_members, file_members, is_archive_file, join};
+    use crate::tarhash::{bytes_members, dir_members, file_members, is_archive_file, join};
     if ["path", "uri", "assets"]
         .iter()
         .any(|k| unknown_in(attrs, k))
     {
         return Ok(false);
     }
-    if let Some(f) = blob_str(attrs, "path") {
+    let found = if let Some(f) = blob_str(attrs, "path") {
         let p = std::path::Path::new(&f);
         let found = if is_archive_file(&f) {
             file_members(p)
@@ -695,12 +775,19 @@ fn archive_members(
                 )),
             }
         };
-        let found = found.map_err(|e| path.key("path").err(e))?;
+        Some(found.map_err(|e| path.key("path").err(e))?)
+    } else if let Some(u) = blob_str(attrs, "uri") {
+        let Some(bytes) = archive_uri_contents(&u, opts, path)? else {
+            return Ok(false);
+        };
+        let name = crate::uri::path_of(&u).map_err(|e| path.key("uri").err(e))?;
+        Some(bytes_members(&name, bytes).map_err(|e| path.key("uri").err(e))?)
+    } else {
+        None
+    };
+    if let Some(found) = found {
         out.extend(found.into_iter().map(|(n, b)| (join(root, &n), b)));
         return Ok(true);
-    }
-    if blob_str(attrs, "uri").is_some() {
-        return Ok(false);
     }
     let Some(assets) = attrs.get("assets").filter(|v| !v.is_null()) else {
         return Ok(true);
@@ -722,23 +809,21 @@ fn archive_members(
             join(root, name)
         };
         if c.contains_key("assets") {
-            if !archive_members(c, &member, &p, out)? {
+            if !archive_members(c, &member, opts, &p, out)? {
                 return Ok(false);
             }
             continue;
         }
-        if ["path", "text", "uri"].iter().any(|k| unknown_in(c, k)) {
-            return Ok(false);
-        }
-        if let Some(text) = c.get("text").filter(|v| !v.is_null()) {
-            let Some(t) = text.as_str() else {
-                return Ok(false);
-            };
-            out.push((member, crate::tarhash::Blob::Bytes(t.as_bytes().to_vec())));
-        } else if let Some(f) = blob_str(c, "path") {
-            out.push((member, crate::tarhash::Blob::File(f.into())));
-        } else {
-            return Ok(false);
+        let text = c.get("text").is_some_and(|t| !t.is_null());
+        match blob_str(c, "path") {
+            // A file is read while the stream is hashed, not held.
+            Some(f) if !text && !unknown_in(c, "uri") => {
+                out.push((member, crate::tarhash::Blob::File(f.into())))
+            }
+            _ => match asset_contents(c, opts, &p)? {
+                Some(bytes) => out.push((member, crate::tarhash::Blob::Bytes(bytes))),
+                None => return Ok(false),
+            },
         }
     }
     Ok(true)

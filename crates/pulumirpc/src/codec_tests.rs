@@ -200,6 +200,7 @@ fn secrets_go_plain_when_the_plugin_does_not_accept_them() {
         &shape,
         EncodeOptions {
             keep_secrets: false,
+            fetched: None,
         },
     )
     .unwrap();
@@ -428,8 +429,40 @@ fn item1_asset_hash_is_added_when_absent() {
             Err(format!("cannot read the asset file {missing:?} to hash it")),
         ),
     ];
-    for (name, v, want) in cases {
-        let got = encode(&v, &Shape::Asset, EncodeOptions::default());
+    let file_uri = format!("file://{file}");
+    let fetched: Fetched = BTreeMap::from([("https://h.test/a".to_string(), b"hello".to_vec())]);
+    let cases = cases.into_iter().map(|(n, v, w)| (n, v, w, None)).chain([
+        (
+            "file_uri",
+            asset("uri", &file_uri, None),
+            Ok(Some(hello)),
+            None,
+        ),
+        (
+            "file_uri_localhost",
+            asset("uri", &format!("file://localhost{file}"), None),
+            Ok(Some(hello)),
+            None,
+        ),
+        (
+            "https_uri_fetched",
+            asset("uri", "https://h.test/a", None),
+            Ok(Some(hello)),
+            Some(&fetched),
+        ),
+        (
+            "https_uri_to_fetch",
+            asset("uri", "https://h.test/b", None),
+            Err("\"https://h.test/b\" has not been fetched".into()),
+            Some(&fetched),
+        ),
+    ]);
+    for (name, v, want, fetched) in cases {
+        let opts = EncodeOptions {
+            fetched,
+            ..EncodeOptions::default()
+        };
+        let got = encode(&v, &Shape::Asset, opts);
         match (got, want) {
             (
                 Ok(PValue {
@@ -651,5 +684,99 @@ fn item2_archive_file_hash_is_added_when_absent() {
             want,
         );
     }
+    // URIs, as Pulumi's engine reads them: `file://` here, `http(s)://`
+    // from what the caller fetched. A URI archive's contents hash as the
+    // same bytes at a path do, and a URI member as the same member given
+    // otherwise.
+    let zip_bytes = std::fs::read(&member_zip).unwrap();
+    let fetched: Fetched = BTreeMap::from([
+        ("https://h.test/m.zip".to_string(), zip_bytes.clone()),
+        ("https://h.test/hello.txt".to_string(), b"hello".to_vec()),
+    ]);
+    let opts = EncodeOptions {
+        fetched: Some(&fetched),
+        ..EncodeOptions::default()
+    };
+    let hash_of = |v: &Value| -> Option<String> {
+        match encode(v, &Shape::Archive, opts) {
+            Ok(PValue {
+                kind: Some(PKind::StructValue(s)),
+            }) => match s.fields.get("hash").and_then(|h| h.kind.clone()) {
+                Some(PKind::StringValue(h)) => Some(h),
+                _ => None,
+            },
+            other => panic!("{other:?}"),
+        }
+    };
+    let by_path = hash_of(&archive("path", &member_zip, None));
+    let zip_member_by_path = hash_of(&with_assets(BTreeMap::from([(
+        "pkg".to_string(),
+        archive("path", &member_zip, None),
+    )])));
+    let text_member = hash_of(&with_assets(BTreeMap::from([(
+        "a.txt".to_string(),
+        asset(0, String::new(), "hello".into()),
+    )])));
+    let file_uri = format!("file://{}", member_zip.replace(' ', "%20"));
+    type UriWant = Result<Option<String>, String>;
+    let uri_cases: Vec<(&str, Value, UriWant)> = vec![
+        (
+            "file_uri",
+            archive("uri", &file_uri, None),
+            Ok(by_path.clone()),
+        ),
+        (
+            "https_uri",
+            archive("uri", "https://h.test/m.zip", None),
+            Ok(by_path.clone()),
+        ),
+        (
+            "https_uri_member_flattened",
+            with_assets(BTreeMap::from([(
+                "pkg".to_string(),
+                archive("uri", "https://h.test/m.zip", None),
+            )])),
+            Ok(zip_member_by_path),
+        ),
+        (
+            "https_asset_member",
+            with_assets(BTreeMap::from([(
+                "a.txt".to_string(),
+                asset(2, String::new(), "https://h.test/hello.txt".into()),
+            )])),
+            Ok(text_member),
+        ),
+        (
+            "not_an_archive_extension",
+            archive("uri", "https://h.test/m.txt", None),
+            Err("is not a recognized archive format".into()),
+        ),
+        (
+            "file_uri_missing",
+            archive("uri", &format!("file://{missing}"), None),
+            Err(format!("cannot read \"file://{missing}\"")),
+        ),
+        (
+            "unsupported_scheme",
+            archive("uri", "ftp://h.test/m.zip", None),
+            Err("unsupported URI scheme".into()),
+        ),
+    ];
+    for (name, v, want) in uri_cases {
+        let want = want.as_ref().map(|h| h.as_deref()).map_err(Clone::clone);
+        check(name, encode(&v, &Shape::Archive, opts), want);
+    }
+    // A URI not fetched yet is the error that names it.
+    let e = encode(
+        &archive("uri", "https://h.test/other.tar.gz", None),
+        &Shape::Archive,
+        opts,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.fetch.as_deref(),
+        Some("https://h.test/other.tar.gz"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

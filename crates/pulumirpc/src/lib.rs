@@ -22,6 +22,7 @@ pub mod pulumirpc {
 pub mod codec;
 pub mod naming;
 mod tarhash;
+mod uri;
 
-pub use codec::{CodecError, EncodeOptions, Shape};
+pub use codec::{CodecError, EncodeOptions, Fetched, Shape};
 pub use naming::{NameError, NameMap};

@@ -343,10 +343,25 @@ pub(crate) fn dir_members(dir: &Path) -> Result<Vec<(String, Blob)>, String> {
 /// The files of a tar, gzipped tar or zip file, in the order they are
 /// stored, names cleaned; directories are not members.
 pub(crate) fn file_members(path: &Path) -> Result<Vec<(String, Blob)>, String> {
-    let shown = path.display();
+    let shown = path.display().to_string();
     let file =
         std::fs::File::open(path).map_err(|e| format!("cannot read {shown} to hash it: {e}"))?;
-    let name = path.to_string_lossy();
+    read_members(&path.to_string_lossy(), &shown, file)
+}
+
+/// The files of an archive file's bytes (fetched from a URI): its format
+/// from `name`'s extension, as [`file_members`].
+pub(crate) fn bytes_members(name: &str, bytes: Vec<u8>) -> Result<Vec<(String, Blob)>, String> {
+    read_members(name, name, std::io::Cursor::new(bytes))
+}
+
+/// The members of the archive `file`, its format told by `name`'s ending;
+/// `shown` names it in errors.
+fn read_members<R: std::io::Read + std::io::Seek>(
+    name: &str,
+    shown: &str,
+    file: R,
+) -> Result<Vec<(String, Blob)>, String> {
     if name.ends_with(".zip") || name.ends_with(".jar") {
         let mut zip = zip::ZipArchive::new(file)
             .map_err(|e| format!("cannot read the zip archive {shown}: {e}"))?;

@@ -60,7 +60,31 @@ impl NestedObject {
 
     /// The type of the whole attribute value.
     pub fn implied_type(&self) -> Type {
-        let obj = self.object_type();
+        self.nest(self.object_type())
+    }
+
+    /// The type configuration values are converted to (Terraform's
+    /// specType): as [`NestedObject::implied_type`], with each optional or
+    /// computed attribute marked optional at every level, so that a
+    /// configuration may leave it out (it becomes null).
+    pub fn spec_type(&self) -> Type {
+        let attrs = self.attributes.iter().map(|(k, a)| {
+            let t = match &a.ty {
+                AttrType::Nested(o) => o.spec_type(),
+                AttrType::Type(t) => t.without_optional_markers(),
+            };
+            (k.clone(), t)
+        });
+        let optional: Vec<&str> = self
+            .attributes
+            .iter()
+            .filter(|(_, a)| a.optional || a.computed)
+            .map(|(k, _)| k.as_str())
+            .collect();
+        self.nest(Type::object_with_optional(attrs, &optional))
+    }
+
+    fn nest(&self, obj: Type) -> Type {
         match self.nesting {
             ObjectNesting::Single => obj,
             ObjectNesting::List => Type::list(obj),
@@ -162,5 +186,65 @@ mod tests {
             "object({na=list(object({p=object({q=number})}))})",
             "{ na = null }",
         );
+    }
+
+    /// A configuration may leave out a nested attribute that is optional
+    /// or computed, at every level (Terraform's specType); a required one
+    /// it may not.
+    #[test]
+    fn nested_spec_type_lets_optional_attributes_be_left_out() {
+        use terrane_value::convert::convert;
+        let inner = Attribute::nested(
+            Attribute::optional(Type::Dynamic),
+            ObjectNesting::Single,
+            [("x".to_string(), Attribute::optional(Type::String))].into(),
+        );
+        let attr = Attribute::nested(
+            Attribute::optional(Type::Dynamic),
+            ObjectNesting::List,
+            [
+                ("a".to_string(), Attribute::required(Type::Number)),
+                ("b".to_string(), Attribute::optional(Type::String)),
+                ("c".to_string(), Attribute::computed(Type::String)),
+                ("n".to_string(), inner),
+            ]
+            .into(),
+        );
+        let AttrType::Nested(o) = &attr.ty else {
+            unreachable!()
+        };
+        let obj = |attrs: &[(&str, Value)]| {
+            Value::object(
+                attrs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.clone()))
+                    .collect(),
+            )
+        };
+        // (case, one element as written, the element converted or None)
+        let cases: Vec<(&str, Value, Option<&str>)> = vec![
+            (
+                "only_required",
+                obj(&[("a", Value::number(1))]),
+                Some("{ a = 1, b = null, c = null, n = null }"),
+            ),
+            (
+                "inner_left_out",
+                obj(&[("a", Value::number(1)), ("n", obj(&[]))]),
+                Some("{ a = 1, b = null, c = null, n = { x = null } }"),
+            ),
+            ("required_missing", obj(&[("b", Value::string("s"))]), None),
+        ];
+        for (name, elem, want) in cases {
+            let got = convert(&Value::tuple(vec![elem]), &o.spec_type());
+            match (got, want) {
+                (Ok(v), Some(w)) => {
+                    assert_eq!(v.ty(), &attr.implied_type(), "case {name}");
+                    assert_eq!(v.to_string(), format!("[{w}]"), "case {name}");
+                }
+                (Err(_), None) => {}
+                (got, want) => panic!("case {name}: got {got:?}, want {want:?}"),
+            }
+        }
     }
 }

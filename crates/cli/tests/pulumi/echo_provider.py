@@ -9,6 +9,9 @@ Package `echo`:
                       whisper (a string the schema does not mark secret,
                       returned as a secret: a per-value secret).
   * echo:index:Slot   name (changing it replaces, delete before create).
+  * echo:index:Bundle source (an asset), code (an archive), files (an
+                      archive) -> the same and serial; the Check request's raw hashes
+                      are journaled as RawCheck (the SDK drops them).
   * echo:index:getGreeting(name) -> greeting   (a function: a data source)
 
 Objects live in the JSON file $ECHO_STORE; every call is journaled as one
@@ -30,6 +33,7 @@ import os
 import sys
 
 import grpc
+import pulumi
 from pulumi.provider.experimental.property_value import PropertyValue, Computed
 from pulumi.provider.experimental.provider import (
     CheckFailure,
@@ -74,6 +78,19 @@ SCHEMA = {
             ),
             "required": ["value", "size", "upperValue", "serial"],
         },
+        "echo:index:Bundle": {
+            "inputProperties": {
+                "source": {"$ref": "pulumi.json#/Asset"},
+                "code": {"$ref": "pulumi.json#/Archive"},
+                "files": {"$ref": "pulumi.json#/Archive"},
+            },
+            "properties": {
+                "source": {"$ref": "pulumi.json#/Asset"},
+                "code": {"$ref": "pulumi.json#/Archive"},
+                "files": {"$ref": "pulumi.json#/Archive"},
+                "serial": {"type": "number"},
+            },
+        },
         "echo:index:Slot": {
             "inputProperties": {"name": STRING},
             "requiredInputs": ["name"],
@@ -97,6 +114,11 @@ def plain(v):
         return {"secret": inner} if v.is_secret else inner
     if isinstance(v, Computed) or v == UNKNOWN:
         return "<unknown>"
+    if isinstance(v, (pulumi.Asset, pulumi.Archive)):
+        tag = "asset" if isinstance(v, pulumi.Asset) else "archive"
+        for kind in ("text", "path", "uri", "assets"):
+            if hasattr(v, kind):
+                return {tag: {kind: plain(getattr(v, kind))}}
     if isinstance(v, (dict,)) or hasattr(v, "items"):
         return {k: plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -171,8 +193,21 @@ def to_store(props):
     return {k: plain(v) for k, v in props.items()}
 
 
+def blob_back(tag, body):
+    """An asset or archive from its stored form (see plain)."""
+    (kind, x), = body.items()
+    if tag == "asset":
+        return {"text": pulumi.StringAsset, "path": pulumi.FileAsset, "uri": pulumi.RemoteAsset}[kind](x)
+    if kind == "assets":
+        return pulumi.AssetArchive({k: blob_back(*next(iter(m.items()))) for k, m in x.items()})
+    return {"path": pulumi.FileArchive, "uri": pulumi.RemoteArchive}[kind](x)
+
+
 def from_store(obj):
     def back(v):
+        if isinstance(v, dict) and len(v) == 1 and set(v) <= {"asset", "archive"}:
+            (tag, body), = v.items()
+            return PropertyValue(blob_back(tag, body))
         if isinstance(v, dict) and set(v) == {"secret"}:
             return PropertyValue(back(v["secret"]).value, is_secret=True)
         if isinstance(v, dict):
@@ -255,7 +290,7 @@ class Echo(Provider):
             old = request.old_state.get(key)
             if old is None:
                 detailed[key] = PropertyDiff(PropertyDiffKind.ADD, True)
-            elif old != new:
+            elif plain(old) != plain(new):
                 if key in ("size", "name"):
                     detailed[key] = PropertyDiff(PropertyDiffKind.UPDATE_REPLACE, True)
                     replaces.append(key)
@@ -344,6 +379,28 @@ async def _update_with_old_inputs(self, request, context):
 
 
 ProviderServicer.Update = _update_with_old_inputs
+
+# The SDK drops the hashes of assets and archives it is sent: record them
+# for Bundle as Check receives them.
+_sdk_check = ProviderServicer.Check
+
+
+def _hashes(v):
+    if isinstance(v, dict):
+        if "hash" in v:
+            return v["hash"]
+        return {k: _hashes(x) for k, x in v.items() if isinstance(x, dict)}
+    return None
+
+
+async def _check_with_hashes(self, request, context):
+    if token(request.urn) == "echo:index:Bundle":
+        news = json_format.MessageToDict(request.news)
+        journal("RawCheck", hashes={k: _hashes(v) for k, v in news.items()})
+    return await _sdk_check(self, request, context)
+
+
+ProviderServicer.Check = _check_with_hashes
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ use crate::provider::addr::ProviderAddr;
 use crate::provider::api::Provider;
 use crate::provider::grpc::rpc::InProcess;
 use crate::provider::grpc::{ClientCapabilities, ProtocolProvider, SchemaCell};
+use crate::provider::pulumi::UriFetcher;
 use std::fmt;
 use std::sync::Arc;
 use terrane_sdk::ProviderServer;
@@ -73,6 +74,9 @@ impl Eq for Builtin {}
 #[derive(Clone, Debug, Default)]
 pub struct Builtins {
     entries: Vec<(ProviderAddr, Builtin)>,
+    /// How this program fetches `http(s)://` contents for Pulumi providers
+    /// (see [`Builtins::fetch_uris_with`]).
+    uri_fetcher: Option<UriFetcher>,
 }
 
 impl Builtins {
@@ -109,6 +113,20 @@ impl Builtins {
             self.entries.push((addr, builtin.clone()));
         }
         self
+    }
+
+    /// Fetches the `http(s)://` URIs of Pulumi assets and archives that
+    /// come without a hash with `f`, so that they are hashed as Pulumi's
+    /// engine hashes them. Without one, such an asset or archive is sent
+    /// without a hash (the plugin may compute it).
+    pub fn fetch_uris_with(mut self, f: UriFetcher) -> Builtins {
+        self.uri_fetcher = Some(f);
+        self
+    }
+
+    /// The fetcher registered with [`Builtins::fetch_uris_with`].
+    pub fn uri_fetcher(&self) -> Option<UriFetcher> {
+        self.uri_fetcher.clone()
     }
 
     /// The built-in serving `addr`, if one was registered for it.

@@ -54,6 +54,9 @@ pub struct HostOptions {
     /// Deferral refused (see [`ProviderHost::refuse_deferral`]); shared
     /// with every plugin instance and read at each call.
     pub refuse_deferral: Arc<std::sync::atomic::AtomicBool>,
+    /// How Pulumi providers' `http(s)://` asset and archive contents are
+    /// fetched for hashing (default: not at all).
+    pub uri_fetcher: Option<crate::provider::UriFetcher>,
 }
 
 impl Default for HostOptions {
@@ -63,6 +66,7 @@ impl Default for HostOptions {
             launch_timeout: Duration::from_secs(60),
             plugin_env: Vec::new(),
             refuse_deferral: Default::default(),
+            uri_fetcher: None,
         }
     }
 }
@@ -361,7 +365,14 @@ async fn start_instance(
     Ok(match source {
         ProviderSource::Builtin(b) => b.instance(&name, schema, caps),
         ProviderSource::Pulumi(p) => {
-            crate::provider::pulumi::start(&name, p, schema, opts.plugin_env.clone()).await?
+            crate::provider::pulumi::start(
+                &name,
+                p,
+                schema,
+                opts.plugin_env.clone(),
+                opts.uri_fetcher.clone(),
+            )
+            .await?
         }
         ProviderSource::Plugin(p) => {
             let launch = terrane_plugin::LaunchOptions {

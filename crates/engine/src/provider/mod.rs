@@ -28,3 +28,4 @@ pub use builtin::{Builtin, Builtins};
 pub use discovery::{Discovery, DiscoveryError, ProviderSource};
 pub use grpc::ClientCapabilities;
 pub use host::{HostOptions, ProviderHost};
+pub use pulumi::UriFetcher;

@@ -85,6 +85,22 @@ fn strict_import_config() -> Option<Value> {
     STRICT_IMPORT.try_with(Clone::clone).ok().flatten()
 }
 
+/// Fetches the contents of an `http(s)://` URI (a blocking call: the
+/// engine runs it on a blocking thread). Registered by the program that
+/// embeds the engine ([`crate::provider::Builtins::fetch_uris_with`]);
+/// errors must not quote credentials the URI may hold.
+#[derive(Clone)]
+pub struct UriFetcher(pub Arc<FetchFn>);
+
+/// The function behind a [`UriFetcher`]: a URI's contents, or why not.
+pub type FetchFn = dyn Fn(&str) -> Result<Vec<u8>, String> + Send + Sync;
+
+impl std::fmt::Debug for UriFetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UriFetcher")
+    }
+}
+
 /// The namespace of `required_providers` sources that name Pulumi
 /// packages (`pulumi/<package>`).
 pub const NAMESPACE: &str = "pulumi";
@@ -304,6 +320,10 @@ pub struct PulumiProvider {
     /// DiffConfig's verdicts, by the recorded configuration they compared
     /// (one call per distinct old configuration in a run).
     verdicts: tokio::sync::Mutex<BTreeMap<Vec<u8>, Verdict>>,
+    /// How `http(s)://` asset and archive contents are fetched for their
+    /// hash; what was fetched, by URI, for the rest of the run.
+    fetcher: Option<UriFetcher>,
+    fetched: tokio::sync::Mutex<codec::Fetched>,
 }
 
 /// What DiffConfig said of a change from a recorded configuration to the
@@ -325,6 +345,7 @@ pub async fn start(
     source: &PulumiSource,
     schema: SchemaCell,
     env: Vec<(String, String)>,
+    fetcher: Option<UriFetcher>,
 ) -> Res<Arc<dyn Provider>> {
     let label = format!("pulumi-resource-{}", source.package);
     let launch_err = |source: terrane_plugin::LaunchError| ProviderError::Launch {
@@ -374,6 +395,8 @@ pub async fn start(
             .unwrap_or_else(|| "terrane".into()),
         config: Mutex::new(None),
         verdicts: tokio::sync::Mutex::new(BTreeMap::new()),
+        fetcher,
+        fetched: tokio::sync::Mutex::new(BTreeMap::new()),
     };
     provider.handshake(&engine_address).await?;
     Ok(Arc::new(provider))
@@ -485,6 +508,65 @@ fn delete_before_replace_private(inputs: &Struct) -> Vec<u8> {
         },
     );
     s.encode_to_vec()
+}
+
+/// `got` with each asset or archive property as `written` wrote it
+/// (the configuration at plan, the planned object at apply) where the two
+/// say the same: the plugin answers an asset as the whole object
+/// `{hash, path, text, uri}`, where HCL wrote `{ uri = "..." }` and no
+/// hash. Members null or absent are the same, and a hash `written` leaves
+/// null matches any; anything else the plugin changed is kept as it
+/// answered.
+fn keep_written_blobs(res: &schema::Resource, written: &Value, got: Value) -> Value {
+    let terrane_value::Kind::Map(attrs) = got.kind() else {
+        return got;
+    };
+    let mut attrs = attrs.as_ref().clone();
+    for p in res.props.iter().filter(|p| p.input && has_blob(&p.ty)) {
+        let Some(w) = written.get_attr(&p.hcl) else {
+            continue;
+        };
+        if w.is_null() || !w.is_wholly_known() {
+            continue;
+        }
+        if attrs.get(&p.hcl).is_some_and(|g| same_blob(w, g)) {
+            attrs.insert(p.hcl.clone(), w.clone());
+        }
+    }
+    Value::object_typed(got.ty(), attrs)
+}
+
+fn has_blob(t: &schema::PType) -> bool {
+    use schema::PType;
+    match t {
+        PType::Asset | PType::Archive | PType::AssetOrArchive => true,
+        PType::Array(e) | PType::Map(e) => has_blob(e),
+        PType::Object(props) => props.iter().any(|p| has_blob(&p.ty)),
+        _ => false,
+    }
+}
+
+/// Whether `got` says what `written` says (see [`keep_written_blobs`]).
+fn same_blob(written: &Value, got: &Value) -> bool {
+    use terrane_value::Kind;
+    match (written.kind(), got.kind()) {
+        (Kind::Map(w), Kind::Map(g)) => {
+            let null_at = |m: &std::collections::BTreeMap<String, Value>, k: &str| {
+                m.get(k).is_none_or(Value::is_null)
+            };
+            w.keys()
+                .chain(g.keys())
+                .all(|k| match (w.get(k), g.get(k)) {
+                    _ if null_at(w, k) && (k == "hash" || null_at(g, k)) => true,
+                    (Some(a), Some(b)) => same_blob(a, b),
+                    _ => false,
+                })
+        }
+        (Kind::Seq(w), Kind::Seq(g)) => {
+            w.len() == g.len() && w.iter().zip(g.iter()).all(|(a, b)| same_blob(a, b))
+        }
+        _ => written.unmark_deep() == got.unmark_deep(),
+    }
 }
 
 /// Whether a Pulumi plugin's plan of a replacement asked to delete the old
@@ -664,15 +746,6 @@ impl PulumiProvider {
             .cloned()
     }
 
-    /// Unknowns go as the UNKNOWN string, as Pulumi's engine sends
-    /// computed values to Check/Diff/Create/Update (output values are for
-    /// Construct and Call).
-    fn opts(&self) -> EncodeOptions {
-        EncodeOptions {
-            keep_secrets: lock(&self.caps).accept_secrets,
-        }
-    }
-
     fn urn(&self, token: &str, name: &str) -> String {
         format!(
             "urn:pulumi:{}::{}::{token}::{name}",
@@ -695,10 +768,68 @@ impl PulumiProvider {
         }
     }
 
-    fn encode_props(&self, v: &Value, props: &[&Prop], operation: &'static str) -> Res<Struct> {
+    /// A resource's properties for Check/Diff/Create/Update: unknowns go
+    /// as the UNKNOWN string, as Pulumi's engine sends computed values
+    /// there (output values are for Construct and Call).
+    async fn encode_props(
+        &self,
+        v: &Value,
+        props: &[&Prop],
+        operation: &'static str,
+    ) -> Res<Struct> {
         let wire = to_wire(v, props);
-        codec::encode_struct(&wire, &object_shape(props.iter().copied()), self.opts())
-            .map_err(|e| self.encode_err(operation, e.to_string()))
+        let shape = object_shape(props.iter().copied());
+        let keep_secrets = lock(&self.caps).accept_secrets;
+        self.encode_fetching(&wire, &shape, keep_secrets, operation)
+            .await
+    }
+
+    /// Encodes `wire`, fetching the `http(s)://` contents of assets and
+    /// archives without a hash first, as Pulumi's engine does to hash
+    /// them (each URI once per run). Without a fetcher they go unhashed.
+    async fn encode_fetching(
+        &self,
+        wire: &Value,
+        shape: &codec::Shape,
+        keep_secrets: bool,
+        operation: &'static str,
+    ) -> Res<Struct> {
+        let Some(fetcher) = &self.fetcher else {
+            let opts = EncodeOptions {
+                keep_secrets,
+                fetched: None,
+            };
+            return codec::encode_struct(wire, shape, opts)
+                .map_err(|e| self.encode_err(operation, e.to_string()));
+        };
+        loop {
+            let uri = {
+                let fetched = self.fetched.lock().await;
+                let opts = EncodeOptions {
+                    keep_secrets,
+                    fetched: Some(&fetched),
+                };
+                match codec::encode_struct(wire, shape, opts) {
+                    Ok(s) => return Ok(s),
+                    Err(e) => match e.fetch.clone() {
+                        Some(uri) => uri,
+                        None => return Err(self.encode_err(operation, e.to_string())),
+                    },
+                }
+            };
+            let f = fetcher.0.clone();
+            let u = uri.clone();
+            let bytes = tokio::task::spawn_blocking(move || (f)(&u))
+                .await
+                .map_err(|e| self.encode_err(operation, format!("fetching a URI: {e}")))?
+                .map_err(|e| {
+                    self.encode_err(
+                        operation,
+                        format!("cannot fetch an asset or archive to hash it: {e}"),
+                    )
+                })?;
+            self.fetched.lock().await.insert(uri, bytes);
+        }
     }
 
     fn decode_props(
@@ -753,7 +884,7 @@ impl PulumiProvider {
         config: &Value,
     ) -> Res<Result<Struct, Diagnostics>> {
         let inputs = res.inputs();
-        let news = self.encode_props(config, &inputs, "Check")?;
+        let news = self.encode_props(config, &inputs, "Check").await?;
         let r = self
             .client
             .clone()
@@ -819,7 +950,7 @@ impl PulumiProvider {
     /// The prior object's outputs as a Struct (Diff/Update/Delete/Read olds).
     /// Secrets go as secrets: those the schema marks and those `private`
     /// records the plugin returned as secrets.
-    fn olds(
+    async fn olds(
         &self,
         res: &schema::Resource,
         prior: &Value,
@@ -829,7 +960,7 @@ impl PulumiProvider {
         let outs: Vec<&Prop> = res.props.iter().filter(|p| p.output).collect();
         let paths = private_secret_paths(private).map_err(|e| self.encode_err(operation, e))?;
         let prior = terrane_value::marks::mark_paths(prior, &paths);
-        self.encode_props(&prior, &outs, operation)
+        self.encode_props(&prior, &outs, operation).await
     }
 
     /// Create, as a preview (plan) or for real (apply).
@@ -1229,7 +1360,7 @@ impl Provider for PulumiProvider {
     async fn configure_provider(&self, _version: &str, config: &Value) -> Res<Diagnostics> {
         let pkg = self.package().await?;
         let props: Vec<&Prop> = pkg.config.iter().collect();
-        let news = self.encode_props(config, &props, "CheckConfig")?;
+        let news = self.encode_props(config, &props, "CheckConfig").await?;
         let urn = self.urn(&format!("pulumi:providers:{}", self.package), "default");
         let checked = self
             .client
@@ -1325,7 +1456,9 @@ impl Provider for PulumiProvider {
         let (_, res) = self.resource(req.type_name).await?;
         let id = object_id(req.prior_state);
         let urn = self.object_urn(&res.token, req.prior_state, "Read")?;
-        let olds = self.olds(&res, req.prior_state, req.private, "Read")?;
+        let olds = self
+            .olds(&res, req.prior_state, req.private, "Read")
+            .await?;
         let r = self
             .client
             .clone()
@@ -1447,7 +1580,9 @@ impl Provider for PulumiProvider {
             (None, Value::unknown(Type::String))
         } else {
             let id = object_id(req.prior_state);
-            let olds = self.olds(&res, req.prior_state, req.prior_private, "Diff")?;
+            let olds = self
+                .olds(&res, req.prior_state, req.prior_private, "Diff")
+                .await?;
             let r = self
                 .client
                 .clone()
@@ -1547,6 +1682,7 @@ impl Provider for PulumiProvider {
             present(w) || (outputs_s.is_none() && res.prop_by_wire(w).is_some_and(|p| p.input))
         };
         let planned = self.merge(&res, &outputs, &all_present, &inputs, true, (id, &urn));
+        let planned = keep_written_blobs(&res, req.config, planned);
         let planned = self.with_timeouts(&res, planned, req.config);
         Ok(PlanResponse {
             planned_state: planned,
@@ -1570,7 +1706,9 @@ impl Provider for PulumiProvider {
         if req.planned_state.is_null() {
             let id = object_id(req.prior_state);
             let urn = self.object_urn(&res.token, req.prior_state, "Delete")?;
-            let olds = self.olds(&res, req.prior_state, req.planned_private, "Delete")?;
+            let olds = self
+                .olds(&res, req.prior_state, req.planned_private, "Delete")
+                .await?;
             let r = self
                 .client
                 .clone()
@@ -1646,7 +1784,9 @@ impl Provider for PulumiProvider {
             (r.properties, r.id, "Create")
         } else {
             let id = object_id(req.prior_state);
-            let olds = self.olds(&res, req.prior_state, req.planned_private, "Update")?;
+            let olds = self
+                .olds(&res, req.prior_state, req.planned_private, "Update")
+                .await?;
             let r = self
                 .call_update(
                     &res,
@@ -1670,6 +1810,7 @@ impl Provider for PulumiProvider {
             false,
             (Value::string(id), &urn),
         );
+        let state = keep_written_blobs(&res, req.planned_state, state);
         let state = self.with_timeouts(&res, state, req.planned_state);
         let private = object_private(&checked, self.current_config().as_ref(), &state);
         Ok(ApplyResponse {
@@ -1763,14 +1904,9 @@ impl Provider for PulumiProvider {
         // Functions take no secrets or unknowns (the guide).
         let plain = req.config.unmark_deep();
         let wire = to_wire(&plain, &ins);
-        let args = codec::encode_struct(
-            &wire,
-            &object_shape(ins.iter().copied()),
-            EncodeOptions {
-                keep_secrets: false,
-            },
-        )
-        .map_err(|e| self.encode_err("Invoke", e.to_string()))?;
+        let args = self
+            .encode_fetching(&wire, &object_shape(ins.iter().copied()), false, "Invoke")
+            .await?;
         let r = self
             .client
             .clone()

@@ -434,6 +434,24 @@ fn attribute(p: &Prop, kind: AttrKind) -> Attribute {
     };
     a.sensitive = p.secret;
     a.description = p.description.clone();
+    // An asset or archive is written as an object with only the members
+    // it uses (`{ uri = "..." }`): a single nested object whose members
+    // are all optional, of the same type as the codec's.
+    let blob = match &p.ty {
+        PType::Asset => Some(terrane_pulumirpc::codec::asset_type()),
+        PType::Archive => Some(terrane_pulumirpc::codec::archive_type()),
+        _ => None,
+    };
+    if let Some(Type::Object(o)) = blob {
+        a.ty = AttrType::Nested(terrane_schema::NestedObject {
+            attributes: o
+                .attrs()
+                .iter()
+                .map(|(k, t)| (k.clone(), Attribute::optional(t.clone())))
+                .collect(),
+            nesting: terrane_schema::ObjectNesting::Single,
+        });
+    }
     a
 }
 
