@@ -767,3 +767,88 @@ fn item6_terraform_remote_state_over_http() {
     let name = terrane(consumer.path(), &["output", "-raw", "name"]);
     assert_eq!(name.stdout, "over-http", "case output_read_over_http");
 }
+
+/// Issue 17 item 1: `init -reconfigure` switches to the new backend
+/// location without copying the state there, as Terraform does: the old
+/// state stays as it was, and the next plan starts from the new, empty
+/// location. Both tools run the same steps, each in its own directory.
+#[test]
+fn item1_reconfigure_switches_location_without_copying() {
+    let Some(tf) = terraform() else {
+        return;
+    };
+    // Each tool's run of a command: its exit code and standard output.
+    type Run<'a> = &'a dyn Fn(&Path, &[&str]) -> (i32, String);
+    let steps = |run: Run, dir: &Path| -> Vec<String> {
+        write(dir, "cli.tfrc", "");
+        write(dir, "main.tf", &config("\"local\" {\n    path = \"a.tfstate\"\n  }", "one"));
+        let mut seen = Vec::new();
+        let step = |seen: &mut Vec<String>, name: &str, args: &[&str]| {
+            let (code, stdout) = run(dir, args);
+            seen.push(format!("{name}: exit {code}"));
+            stdout
+        };
+        step(&mut seen, "init", &["init", "-input=false", "-no-color"]);
+        step(
+            &mut seen,
+            "apply",
+            &["apply", "-auto-approve", "-input=false", "-no-color"],
+        );
+        let before = std::fs::read(dir.join("a.tfstate")).unwrap();
+        write(dir, "main.tf", &config("\"local\" {\n    path = \"b.tfstate\"\n  }", "one"));
+        step(
+            &mut seen,
+            "reconfigure",
+            &["init", "-reconfigure", "-input=false", "-no-color"],
+        );
+        seen.push(format!(
+            "b.tfstate after reconfigure: {}",
+            dir.join("b.tfstate").exists()
+        ));
+        let plan = step(
+            &mut seen,
+            "plan",
+            &["plan", "-detailed-exitcode", "-input=false", "-no-color"],
+        );
+        seen.push(format!(
+            "plan adds: {}",
+            plan.contains("Plan: 1 to add, 0 to change, 0 to destroy.")
+        ));
+        seen.push(format!(
+            "a.tfstate unchanged: {}",
+            std::fs::read(dir.join("a.tfstate")).unwrap() == before
+        ));
+        seen
+    };
+    let theirs_dir = temp_dir();
+    let rc = theirs_dir.path().join("cli.tfrc");
+    let theirs = steps(
+        &|d, args| {
+            let o = tf.run(d, args, &[("TF_CLI_CONFIG_FILE", rc.to_str().unwrap())]);
+            (o.code, o.stdout)
+        },
+        theirs_dir.path(),
+    );
+    let ours_dir = temp_dir();
+    let ours = steps(
+        &|d, args| {
+            let o = terrane(d, args);
+            (o.code, o.stdout)
+        },
+        ours_dir.path(),
+    );
+    assert_eq!(
+        theirs,
+        [
+            "init: exit 0",
+            "apply: exit 0",
+            "reconfigure: exit 0",
+            "b.tfstate after reconfigure: false",
+            "plan: exit 2",
+            "plan adds: true",
+            "a.tfstate unchanged: true",
+        ],
+        "Terraform"
+    );
+    assert_eq!(ours, theirs, "terrane as Terraform");
+}

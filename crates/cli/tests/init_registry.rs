@@ -722,3 +722,57 @@ fn item4_init_failures_leave_no_provider_in_any_cache() {
         }
     }
 }
+
+/// Issue 16 item 1: `init` through a `network_mirror` block (the
+/// registry's releases served under Terraform's Provider Network Mirror
+/// Protocol), side by side with Terraform given the same CLI
+/// configuration: the same lock file byte for byte (the mirror's `h1:`
+/// for this platform, no signed `zh:` list), the same installed tree, and
+/// neither tool asks the registry itself.
+#[test]
+fn item1_init_through_a_network_mirror_like_terraform() {
+    let reg = Registry::start();
+    let bin = random_binary();
+    for (ty, v) in [("random", "1.0.0"), ("random", "1.1.0"), ("other", "0.1.0")] {
+        reg.publish("test", ty, v, &bin, &["6.0"]);
+    }
+    reg.write_cli_config(&format!(
+        "provider_installation {{\n  network_mirror {{\n    url = \"{}\"\n  }}\n}}\n",
+        reg.mirror_url()
+    ));
+    let (_root, ours, theirs) = pair(CONFIG);
+    let since = reg.requests().len();
+    let o = terrane(&reg, &ours, &["init", "-input=false"]);
+    assert_eq!(o.code, 0, "case terrane_init\n{}\n{}", o.stdout, o.stderr);
+    let t = tf(&reg, &theirs, &["init", "-input=false", "-no-color"]);
+    assert_eq!(t.code, 0, "case terraform_init\n{}\n{}", t.stdout, t.stderr);
+    assert_eq!(lock(&ours), lock(&theirs), "case lock_byte_identical");
+    assert!(
+        lock(&ours).contains("version     = \"1.1.0\"") && !lock(&ours).contains("zh:"),
+        "case newest_matching_with_mirror_hashes\n{}",
+        lock(&ours)
+    );
+    let (a, b) = (
+        tree(&ours.join(".terraform/providers")),
+        tree(&theirs.join(".terraform/providers")),
+    );
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "case same_installed_paths"
+    );
+    assert!(a == b, "case same_installed_bytes");
+    let asked: Vec<String> = reg.requests()[since..]
+        .iter()
+        .map(|s| s.path.clone())
+        .filter(|p| !p.starts_with("/mirror/"))
+        .collect();
+    assert_eq!(asked, Vec::<String>::new(), "case only_the_mirror_asked");
+    let plan = terrane(&reg, &ours, &["plan", "-input=false", "-no-color"]);
+    assert!(
+        plan.code == 0 && plan.stdout.contains("Plan: 1 to add"),
+        "case plan\n{}{}",
+        plan.stdout,
+        plan.stderr
+    );
+}

@@ -213,6 +213,109 @@ fn item1_postgres_block_is_honoured() {
     );
 }
 
+/// Issue 17 item 2: a state block wins over the environment. The block's
+/// kind, path, url, schema and key are used whatever `TERRANE_PG_URL`,
+/// `TERRANE_PG_SCHEMA` and `TERRANE_STATE_PASSPHRASE` say; the environment
+/// fills only what the block leaves out (a postgres block's url, the key
+/// of a block without `encryption_key_env`).
+#[test]
+fn item2_state_block_wins_over_the_environment() {
+    let Some(url) = terrane_testkit::pg_url() else {
+        return;
+    };
+    // Nothing listens on port 1: a command that used this would fail.
+    let dead = "postgres://nobody@127.0.0.1:1/none";
+    let schema = format!("t_item2_{}", std::process::id());
+    let sqlite = |extra: &str| {
+        format!("terraform {{\n  state \"sqlite\" {{\n    path = \"b/s.db\"\n{extra}  }}\n}}\n{DATA}")
+    };
+    let postgres = |settings: &str| {
+        format!("terraform {{\n  state \"postgres\" {{\n{settings}  }}\n}}\n{DATA}")
+    };
+    enum Where {
+        /// The sqlite file under the directory, and the key that opens it.
+        Sqlite(&'static str, Option<&'static str>),
+        /// The PostgreSQL schema (at the test server) that holds it.
+        Postgres(String),
+    }
+    // (case, configuration, environment, where the state must land)
+    let cases: Vec<(&str, String, Vec<(&str, String)>, Where)> = vec![
+        (
+            "sqlite_block_over_pg_url",
+            sqlite(""),
+            vec![
+                ("TERRANE_PG_URL", dead.to_string()),
+                ("TERRANE_PG_SCHEMA", "ignored".into()),
+            ],
+            Where::Sqlite("b/s.db", None),
+        ),
+        (
+            "block_key_over_passphrase",
+            sqlite(&format!("    encryption_key_env = \"{KEY_VAR}\"\n")),
+            vec![
+                (KEY_VAR, "block key".into()),
+                ("TERRANE_STATE_PASSPHRASE", "env key".into()),
+            ],
+            Where::Sqlite("b/s.db", Some("block key")),
+        ),
+        (
+            "passphrase_when_the_block_names_no_key",
+            sqlite(""),
+            vec![("TERRANE_STATE_PASSPHRASE", "env key".into())],
+            Where::Sqlite("b/s.db", Some("env key")),
+        ),
+        (
+            "postgres_block_url_and_schema_over_env",
+            postgres(&format!(
+                "    url = \"{url}\"\n    schema = \"{schema}\"\n"
+            )),
+            vec![
+                ("TERRANE_PG_URL", dead.to_string()),
+                ("TERRANE_PG_SCHEMA", "ignored".into()),
+            ],
+            Where::Postgres(schema.clone()),
+        ),
+        (
+            "postgres_url_from_env_when_the_block_has_none",
+            postgres(&format!("    schema = \"{schema}_env\"\n")),
+            vec![("TERRANE_PG_URL", url.clone())],
+            Where::Postgres(format!("{schema}_env")),
+        ),
+    ];
+    for (case, config, env, want) in cases {
+        let dir = setup(&config);
+        let d = dir.path();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        check(case, &run(d, &["apply", "-auto-approve"], &env), 0, &["1 added"]);
+        assert!(
+            !SqliteStore::default_path(d).exists(),
+            "case {case}: the default store was used"
+        );
+        let count = match want {
+            Where::Sqlite(path, key) => {
+                let db = d.join(path);
+                if key.is_some() {
+                    assert!(
+                        SqliteStore::open(&db, None).is_err(),
+                        "case {case}: the state is not encrypted"
+                    );
+                }
+                SqliteStore::open(&db, key.map(Encryption::new).as_ref())
+                    .unwrap_or_else(|e| panic!("case {case}: {e}"))
+                    .snapshot("default")
+                    .unwrap()
+                    .object_count()
+            }
+            Where::Postgres(schema) => terrane_state::PgStore::open(&url, &schema, None)
+                .unwrap_or_else(|e| panic!("case {case}: {e}"))
+                .snapshot("default")
+                .unwrap()
+                .object_count(),
+        };
+        assert_eq!(count, 1, "case {case}: the state is not where the block says");
+    }
+}
+
 const COUNTED: &str = r#"
 resource "terraform_data" "x" {
   count = 40

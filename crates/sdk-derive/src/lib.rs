@@ -9,6 +9,11 @@ use proc_macro::TokenStream;
 use quote::quote;
 use syn::{parse_macro_input, Data, DeriveInput, Fields, LitStr};
 
+/// Derives `terrane_sdk::model::Model` for a struct with named fields:
+/// `object_type` is the object of the fields' types, `from_value` reads
+/// each field from the object attribute of its name (or
+/// `#[model(rename = "...")]`), `to_value` writes them back. Use it
+/// through the SDK's re-export, `terrane_sdk::Model`.
 #[proc_macro_derive(Model, attributes(model))]
 pub fn derive_model(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
