@@ -781,7 +781,11 @@ fn item1_reconfigure_switches_location_without_copying() {
     type Run<'a> = &'a dyn Fn(&Path, &[&str]) -> (i32, String);
     let steps = |run: Run, dir: &Path| -> Vec<String> {
         write(dir, "cli.tfrc", "");
-        write(dir, "main.tf", &config("\"local\" {\n    path = \"a.tfstate\"\n  }", "one"));
+        write(
+            dir,
+            "main.tf",
+            &config("\"local\" {\n    path = \"a.tfstate\"\n  }", "one"),
+        );
         let mut seen = Vec::new();
         let step = |seen: &mut Vec<String>, name: &str, args: &[&str]| {
             let (code, stdout) = run(dir, args);
@@ -795,7 +799,11 @@ fn item1_reconfigure_switches_location_without_copying() {
             &["apply", "-auto-approve", "-input=false", "-no-color"],
         );
         let before = std::fs::read(dir.join("a.tfstate")).unwrap();
-        write(dir, "main.tf", &config("\"local\" {\n    path = \"b.tfstate\"\n  }", "one"));
+        write(
+            dir,
+            "main.tf",
+            &config("\"local\" {\n    path = \"b.tfstate\"\n  }", "one"),
+        );
         step(
             &mut seen,
             "reconfigure",

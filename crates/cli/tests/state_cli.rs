@@ -227,7 +227,9 @@ fn item2_state_block_wins_over_the_environment() {
     let dead = "postgres://nobody@127.0.0.1:1/none";
     let schema = format!("t_item2_{}", std::process::id());
     let sqlite = |extra: &str| {
-        format!("terraform {{\n  state \"sqlite\" {{\n    path = \"b/s.db\"\n{extra}  }}\n}}\n{DATA}")
+        format!(
+            "terraform {{\n  state \"sqlite\" {{\n    path = \"b/s.db\"\n{extra}  }}\n}}\n{DATA}"
+        )
     };
     let postgres = |settings: &str| {
         format!("terraform {{\n  state \"postgres\" {{\n{settings}  }}\n}}\n{DATA}")
@@ -266,9 +268,7 @@ fn item2_state_block_wins_over_the_environment() {
         ),
         (
             "postgres_block_url_and_schema_over_env",
-            postgres(&format!(
-                "    url = \"{url}\"\n    schema = \"{schema}\"\n"
-            )),
+            postgres(&format!("    url = \"{url}\"\n    schema = \"{schema}\"\n")),
             vec![
                 ("TERRANE_PG_URL", dead.to_string()),
                 ("TERRANE_PG_SCHEMA", "ignored".into()),
@@ -286,7 +286,12 @@ fn item2_state_block_wins_over_the_environment() {
         let dir = setup(&config);
         let d = dir.path();
         let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        check(case, &run(d, &["apply", "-auto-approve"], &env), 0, &["1 added"]);
+        check(
+            case,
+            &run(d, &["apply", "-auto-approve"], &env),
+            0,
+            &["1 added"],
+        );
         assert!(
             !SqliteStore::default_path(d).exists(),
             "case {case}: the default store was used"
@@ -312,7 +317,10 @@ fn item2_state_block_wins_over_the_environment() {
                 .unwrap()
                 .object_count(),
         };
-        assert_eq!(count, 1, "case {case}: the state is not where the block says");
+        assert_eq!(
+            count, 1,
+            "case {case}: the state is not where the block says"
+        );
     }
 }
 

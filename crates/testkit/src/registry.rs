@@ -611,8 +611,15 @@ where
         500 => "Internal Server Error",
         _ => "Status",
     };
+    // JSON documents go as JSON: Terraform refuses a network mirror's
+    // answer of any other type.
+    let content_type = if path.split('?').next().unwrap_or("").ends_with(".json") {
+        "application/json"
+    } else {
+        "application/octet-stream"
+    };
     let header = format!(
-        "HTTP/1.1 {status} {reason}\r\n{extra}Content-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status} {reason}\r\n{extra}Content-Length: {}\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     let _ = io.write_all(header.as_bytes()).await;

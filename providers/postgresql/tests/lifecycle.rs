@@ -125,10 +125,26 @@ fn lifecycle_under_terrane_in_process() {
     lifecycle(Tool::TerraneInProcess);
 }
 
+/// Issue 15: the same lifecycle with the plugin offering only protocol 5,
+/// under Terraform and under terrane.
+#[test]
+fn lifecycle_under_terraform_over_protocol_5() {
+    lifecycle_offering(Tool::Terraform, "5");
+}
+
+#[test]
+fn lifecycle_under_terrane_over_protocol_5() {
+    lifecycle_offering(Tool::Terrane, "5");
+}
+
 fn lifecycle(tool: Tool) {
+    lifecycle_offering(tool, "5,6");
+}
+
+fn lifecycle_offering(tool: Tool, protocols: &'static str) {
     let Some((tf, srv)) = peers(tool) else { return };
     let x = suffix();
-    let work = Work::new(tf, tool);
+    let work = Work::new(tf, tool).offering(protocols);
     let wo1 = format!("wo-first-secret-{x}");
     let wo2 = format!("wo-second-secret-{x}");
     let plain = format!("plain-secret-{x}");

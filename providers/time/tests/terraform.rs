@@ -1,10 +1,21 @@
 //! The time provider under real Terraform: time_static fixed at creation
 //! (and importable), time_offset updated in place when an offset changes,
 //! time_rotating re-created on refresh once its rotation time has passed,
-//! time_sleep waiting on create; no-change plans between.
+//! time_sleep waiting on create; no-change plans between. Once with the
+//! provider offering both plugin protocols (Terraform picks 6) and once
+//! offering only protocol 5 (issue 15: the same lifecycle over 5).
 
 #[test]
 fn time_provider_under_terraform() {
+    lifecycle("5,6");
+}
+
+#[test]
+fn time_provider_under_terraform_over_protocol_5() {
+    lifecycle("5");
+}
+
+fn lifecycle(protocols: &str) {
     let Some(tf) = terrane_testkit::terraform() else {
         return;
     };
@@ -29,7 +40,15 @@ fn time_provider_under_terraform() {
         std::fs::write(d.join("main.tf"), cfg).unwrap();
     };
     let run = |args: &[&str], code: i32| {
-        let out = tf.run(d, args, &[("TF_CLI_CONFIG_FILE", &rc)]);
+        let out = tf.run(
+            d,
+            args,
+            // The SDK's TERRANE_PLUGIN_PROTOCOL: the versions it offers.
+            &[
+                ("TF_CLI_CONFIG_FILE", rc.as_str()),
+                ("TERRANE_PLUGIN_PROTOCOL", protocols),
+            ],
+        );
         assert_eq!(
             out.code, code,
             "terraform {args:?}\n{}\n{}",

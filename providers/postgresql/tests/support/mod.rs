@@ -191,6 +191,9 @@ pub struct Work {
     pub tf: Terraform,
     pub dir: tempfile::TempDir,
     pub rc: String,
+    /// The plugin protocols the provider offers (the SDK's
+    /// `TERRANE_PLUGIN_PROTOCOL`; default both, so hosts pick 6).
+    pub protocols: &'static str,
 }
 
 impl Work {
@@ -210,7 +213,18 @@ impl Work {
                 )],
             )
         };
-        Work { tf, dir, rc }
+        Work {
+            tf,
+            dir,
+            rc,
+            protocols: "5,6",
+        }
+    }
+
+    /// The provider offers only `protocols` (`"5"`: hosts must speak 5).
+    pub fn offering(mut self, protocols: &'static str) -> Work {
+        self.protocols = protocols;
+        self
     }
 
     /// Every byte the tool keeps as state in this directory
@@ -246,7 +260,10 @@ impl Work {
     /// Runs Terraform with extra environment variables; never accepts a
     /// provider contract error.
     pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut all = vec![("TF_CLI_CONFIG_FILE", self.rc.as_str())];
+        let mut all = vec![
+            ("TF_CLI_CONFIG_FILE", self.rc.as_str()),
+            ("TERRANE_PLUGIN_PROTOCOL", self.protocols),
+        ];
         all.extend_from_slice(env);
         let out = self.tf.run(self.dir.path(), args, &all);
         assert!(
