@@ -241,7 +241,8 @@ fn item2_state_block_wins_over_the_environment() {
         Postgres(String),
     }
     // (case, configuration, environment, where the state must land)
-    let cases: Vec<(&str, String, Vec<(&str, String)>, Where)> = vec![
+    type Case<'a> = (&'a str, String, Vec<(&'a str, String)>, Where);
+    let cases: Vec<Case> = vec![
         (
             "sqlite_block_over_pg_url",
             sqlite(""),
