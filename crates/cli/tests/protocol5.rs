@@ -440,3 +440,78 @@ fn item1_terrane_drives_a_python_protocol5_provider() {
         assert_eq!(terrane, terraform, "the same states step by step");
     }
 }
+
+/// Issue 15, bad input: a plugin that answers the handshake with a
+/// protocol version neither tool speaks (7). Both refuse it at plan with
+/// go-plugin's "incompatible API version" naming the plugin's version,
+/// and the state keeps what an earlier apply recorded.
+#[test]
+fn item1_a_plugin_choosing_an_unknown_protocol_is_refused_state_intact() {
+    let tf = terrane_testkit::terraform();
+    let mut tools = vec!["terrane"];
+    if tf.is_some() {
+        tools.push("terraform");
+    }
+    for tool in tools {
+        let dir = terrane_testkit::temp_dir();
+        let d = dir.path();
+        let plugin = d.join("terraform-provider-vseven");
+        std::fs::write(
+            &plugin,
+            "#!/bin/sh\necho '1|7|unix|/nowhere|grpc|'\nsleep 5\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let rc =
+            terrane_testkit::dev_overrides(d, &[("registry.terraform.io/terrane/vseven", &plugin)]);
+        let run = |args: &[&str]| -> Out {
+            match (tool, &tf) {
+                ("terraform", Some(tf)) => {
+                    let o = tf.run(d, args, &[("TF_CLI_CONFIG_FILE", rc.as_str())]);
+                    Out {
+                        code: o.code,
+                        stdout: o.stdout,
+                        stderr: o.stderr,
+                    }
+                }
+                _ => terrane(d, &rc, &[], args),
+            }
+        };
+        let keep = "resource \"terraform_data\" \"keep\" {\n  input = \"x\"\n}\n";
+        std::fs::write(d.join("main.tf"), keep).unwrap();
+        let out = run(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(
+            out.code, 0,
+            "case {tool}_apply\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        let before = state(&run(&["state", "pull"]));
+        std::fs::write(
+            d.join("main.tf"),
+            format!("terraform {{\n  required_providers {{\n    vseven = {{ source = \"terrane/vseven\" }}\n  }}\n}}\n{keep}resource \"vseven_thing\" \"t\" {{}}\n"),
+        )
+        .unwrap();
+        let out = run(&["plan", "-no-color"]);
+        assert_eq!(
+            out.code, 1,
+            "case {tool}_refused\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        // Terraform wraps go-plugin's text in its schema-loading error,
+        // lower-cased.
+        let flat = out.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.to_lowercase()
+                .contains("incompatible api version with plugin. plugin version: 7"),
+            "case {tool}_message\n{}",
+            out.stderr
+        );
+        let after = state(&run(&["state", "pull"]));
+        assert_eq!(
+            (&after["serial"], ids(&after)),
+            (&before["serial"], ids(&before)),
+            "case {tool}_state_intact"
+        );
+    }
+}
