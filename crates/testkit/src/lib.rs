@@ -97,6 +97,48 @@ pub struct Terraform {
     pub program: PathBuf,
 }
 
+/// terrane's binary in the target directory this test binary was built
+/// in (`target/debug/deps/NAME` -> `target/debug/terrane`). A test
+/// crate of another package cannot name terrane's binary, so it builds terrane-cli
+/// once per test process (a no-op when it is up to date, and never a
+/// stale binary under test); `TERRANE_BIN` names a prebuilt one instead.
+pub fn terrane_bin() -> std::path::PathBuf {
+    static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(p) = std::env::var_os("TERRANE_BIN") {
+            return p.into();
+        }
+        let exe = std::env::current_exe().expect("test binary path");
+        let profile_dir = exe
+            .ancestors()
+            .skip(1)
+            .find(|a| {
+                a.file_name()
+                    .is_some_and(|n| n == "debug" || n == "release")
+            })
+            .expect("test binary under target/{debug,release}")
+            .to_path_buf();
+        let release = profile_dir.file_name().is_some_and(|n| n == "release");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut cmd = std::process::Command::new(cargo);
+        cmd.args(["build", "-q", "-p", "terrane-cli", "--bin", "terrane"])
+            .current_dir(repo_root());
+        if release {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("cargo runs");
+        assert!(status.success(), "cargo build -p terrane-cli failed");
+        let bin = profile_dir.join(format!("terrane{}", std::env::consts::EXE_SUFFIX));
+        assert!(
+            bin.exists(),
+            "{} missing after cargo build -p terrane-cli",
+            bin.display()
+        );
+        bin
+    })
+    .clone()
+}
+
 /// What one Terraform command did.
 #[derive(Debug)]
 pub struct Output {

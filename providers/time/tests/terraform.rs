@@ -1,22 +1,33 @@
-//! The time provider under real Terraform: time_static fixed at creation
-//! (and importable), time_offset updated in place when an offset changes,
-//! time_rotating re-created on refresh once its rotation time has passed,
-//! time_sleep waiting on create; no-change plans between. Once with the
-//! provider offering both plugin protocols (Terraform picks 6) and once
-//! offering only protocol 5 (issue 15: the same lifecycle over 5).
+//! The time provider under real Terraform and under terrane:
+//! time_static fixed at creation (and importable), time_offset updated in
+//! place when an offset changes, time_rotating re-created on refresh once
+//! its rotation time has passed, time_sleep waiting on create; no-change
+//! plans between. Once with the provider offering both plugin protocols
+//! (hosts pick 6) and once offering only protocol 5 (issue 15: the same
+//! lifecycle over 5).
 
 #[test]
 fn time_provider_under_terraform() {
-    lifecycle("5,6");
+    lifecycle(terrane_testkit::terraform(), "5,6");
 }
 
 #[test]
 fn time_provider_under_terraform_over_protocol_5() {
-    lifecycle("5");
+    lifecycle(terrane_testkit::terraform(), "5");
 }
 
-fn lifecycle(protocols: &str) {
-    let Some(tf) = terrane_testkit::terraform() else {
+#[test]
+fn time_provider_under_terrane_over_protocol_5() {
+    let terrane = terrane_testkit::Terraform {
+        program: terrane_testkit::terrane_bin(),
+    };
+    lifecycle(Some(terrane), "5");
+}
+
+/// The lifecycle driven by `tool` (Terraform, or terrane given the same
+/// arguments), the plugin offering `protocols`.
+fn lifecycle(tool: Option<terrane_testkit::Terraform>, protocols: &str) {
+    let Some(tf) = tool else {
         return;
     };
     let dir = terrane_testkit::temp_dir();
