@@ -90,6 +90,23 @@ fn lock(dir: &Path) -> String {
     std::fs::read_to_string(dir.join(".terraform.lock.hcl")).unwrap_or_default()
 }
 
+/// Both tools installed the same files with the same bytes under
+/// `.terraform/providers`; returns the tree (terrane's).
+#[track_caller]
+fn same_installed_tree(ours: &Path, theirs: &Path) -> BTreeMap<String, Vec<u8>> {
+    let (a, b) = (
+        tree(&ours.join(".terraform/providers")),
+        tree(&theirs.join(".terraform/providers")),
+    );
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "case same_installed_paths"
+    );
+    assert!(a == b, "case same_installed_bytes");
+    a
+}
+
 #[test]
 fn item1_init_installs_like_terraform_lock_tree_and_plan() {
     let reg = Registry::start();
@@ -118,16 +135,7 @@ fn item1_init_installs_like_terraform_lock_tree_and_plan() {
     let t = tf(&reg, &theirs, &["init", "-input=false", "-no-color"]);
     assert_eq!(t.code, 0, "case terraform_init\n{}\n{}", t.stdout, t.stderr);
     assert_eq!(lock(&ours), lock(&theirs), "case lock_byte_identical_fresh");
-    let (a, b) = (
-        tree(&ours.join(".terraform/providers")),
-        tree(&theirs.join(".terraform/providers")),
-    );
-    assert_eq!(
-        a.keys().collect::<Vec<_>>(),
-        b.keys().collect::<Vec<_>>(),
-        "case same_installed_paths"
-    );
-    assert!(a == b, "case same_installed_bytes");
+    same_installed_tree(&ours, &theirs);
     // A newer release within the constraints: -upgrade moves both.
     reg.publish("test", "random", "1.1.0", &bin, &["6.0"]);
     let o = terrane(&reg, &ours, &["init", "-input=false"]);
@@ -462,16 +470,7 @@ fn item3_packed_filesystem_mirror_like_terraform() {
         "case newest_of_both_layouts\n{}",
         lock(&ours)
     );
-    let (a, b) = (
-        tree(&ours.join(".terraform/providers")),
-        tree(&theirs.join(".terraform/providers")),
-    );
-    assert_eq!(
-        a.keys().collect::<Vec<_>>(),
-        b.keys().collect::<Vec<_>>(),
-        "case same_installed_paths"
-    );
-    assert!(a == b, "case same_installed_bytes");
+    let a = same_installed_tree(&ours, &theirs);
     let installed = String::from_utf8_lossy(
         a.iter()
             .find(|(k, _)| k.contains("/other/"))
@@ -752,16 +751,7 @@ fn item1_init_through_a_network_mirror_like_terraform() {
         "case newest_matching_with_mirror_hashes\n{}",
         lock(&ours)
     );
-    let (a, b) = (
-        tree(&ours.join(".terraform/providers")),
-        tree(&theirs.join(".terraform/providers")),
-    );
-    assert_eq!(
-        a.keys().collect::<Vec<_>>(),
-        b.keys().collect::<Vec<_>>(),
-        "case same_installed_paths"
-    );
-    assert!(a == b, "case same_installed_bytes");
+    same_installed_tree(&ours, &theirs);
     // The mirror's documents point at the packages (under /dl/); the
     // registry's own API is never asked.
     let asked: Vec<String> = reg.requests()[since..]
