@@ -939,6 +939,33 @@ impl PulumiProvider {
         self.object(res, attrs)
     }
 
+    /// The object a Read answered (for refresh and import): its outputs,
+    /// and the inputs `inputs_s` it or the private data gave, under the
+    /// answered ID.
+    fn read_object(
+        &self,
+        res: &schema::Resource,
+        r: &rpc::ReadResponse,
+        outputs: &BTreeMap<String, Value>,
+        inputs_s: &Struct,
+        urn: &str,
+    ) -> Res<Value> {
+        let inputs = self.decode_props(Some(inputs_s), &Self::input_props(res), "Read")?;
+        let present = |w: &str| {
+            r.properties
+                .as_ref()
+                .is_some_and(|s| s.fields.contains_key(w))
+        };
+        Ok(self.merge(
+            res,
+            outputs,
+            &present,
+            &inputs,
+            false,
+            (Value::string(r.id.as_str()), urn),
+        ))
+    }
+
     fn output_props(res: &schema::Resource) -> Vec<Prop> {
         res.props.iter().filter(|p| p.output).cloned().collect()
     }
@@ -1490,20 +1517,7 @@ impl Provider for PulumiProvider {
             .clone()
             .or_else(|| private_inputs(req.private))
             .unwrap_or_default();
-        let inputs = self.decode_props(Some(&inputs_s), &Self::input_props(&res), "Read")?;
-        let present = |w: &str| {
-            r.properties
-                .as_ref()
-                .is_some_and(|s| s.fields.contains_key(w))
-        };
-        let state = self.merge(
-            &res,
-            &outputs,
-            &present,
-            &inputs,
-            false,
-            (Value::string(r.id.as_str()), &urn),
-        );
+        let state = self.read_object(&res, &r, &outputs, &inputs_s, &urn)?;
         let state = self.with_timeouts(&res, state, req.prior_state);
         let private = object_private(&inputs_s, private_config(req.private).as_ref(), &state);
         Ok(ReadResponse {
@@ -1865,20 +1879,7 @@ impl Provider for PulumiProvider {
                 });
             }
         }
-        let inputs = self.decode_props(Some(&inputs_s), &Self::input_props(&res), "Read")?;
-        let present = |w: &str| {
-            r.properties
-                .as_ref()
-                .is_some_and(|s| s.fields.contains_key(w))
-        };
-        let state = self.merge(
-            &res,
-            &outputs,
-            &present,
-            &inputs,
-            false,
-            (Value::string(r.id.as_str()), &urn),
-        );
+        let state = self.read_object(&res, &r, &outputs, &inputs_s, &urn)?;
         Ok(ImportResponse {
             imported: vec![ImportedResource {
                 type_name: type_name.to_string(),
