@@ -7,12 +7,17 @@
 //!
 //! Each case runs the real `terrane` binary applying many `local_file`
 //! resources (every created file is a real object on disk) and breaks the
-//! store from outside in the middle:
+//! store from outside in the middle. A gate keeps the apply from finishing
+//! before the break, however the machine schedules the two processes:
+//! `terraform_data.gate` runs a `local-exec` provisioner that waits for the
+//! test to create `release`, and `local_file.after` depends on the gate, so
+//! work is always left to start once the store is broken. The store is
+//! broken in one of three ways:
 //!
 //! * the lock is taken away by `terrane force-unlock -force ID`;
 //! * the PostgreSQL session of the store is ended by
 //!   `pg_terminate_backend` (shared test server, `TERRANE_TEST_PG_URL`);
-//! * the disk of the SQLite store fills up (a small tmpfs mounted on
+//! * the disk of the SQLite store fills up (a tmpfs mounted on
 //!   `.terrane`, filled by the test; needs root to mount).
 
 use std::collections::BTreeSet;
@@ -22,7 +27,10 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use terrane_state::{Encryption, LockInfo, PgStore, SqliteStore, StateError, StateStore};
 
-const N: usize = 2000;
+/// `local_file.f`, created from the start.
+const N: usize = 500;
+/// `local_file.after`, which waits for the gate.
+const AFTER: usize = 1000;
 const PASSPHRASE: &str = "item2 test passphrase";
 /// The variable the encrypted case's state block names for its key.
 const KEY_VAR: &str = "ITEM2_STATE_KEY";
@@ -122,22 +130,29 @@ impl Env {
         }
     }
 
-    /// Addresses of the files that exist on disk (every object created).
+    /// Addresses of the files that exist on disk (every `local_file`
+    /// created).
     fn created(&self) -> BTreeSet<String> {
-        let Ok(rd) = std::fs::read_dir(self.path().join("out")) else {
-            return BTreeSet::new();
-        };
-        rd.filter_map(|e| {
-            let name = e.ok()?.file_name().to_string_lossy().into_owned();
-            Some(format!("local_file.f[{}]", name.strip_suffix(".txt")?))
-        })
-        .collect()
+        let mut all = BTreeSet::new();
+        for name in ["f", "after"] {
+            let Ok(rd) = std::fs::read_dir(self.path().join("out").join(name)) else {
+                continue;
+            };
+            all.extend(rd.filter_map(|e| {
+                let file = e.ok()?.file_name().to_string_lossy().into_owned();
+                Some(format!("local_file.{name}[{}]", file.strip_suffix(".txt")?))
+            }));
+        }
+        all
     }
 }
 
+/// Addresses of the `local_file` objects a state holds (the gate is
+/// checked on its own).
 fn addresses(s: &terrane_state::Snapshot) -> BTreeSet<String> {
     s.resources
         .iter()
+        .filter(|(r, _)| r.to_string().starts_with("local_file."))
         .flat_map(|(r, rs)| {
             rs.instances
                 .iter()
@@ -145,6 +160,22 @@ fn addresses(s: &terrane_state::Snapshot) -> BTreeSet<String> {
                 .map(move |(k, _)| r.instance(k.clone()).to_string())
         })
         .collect()
+}
+
+/// The configuration: `local_file.f` ([`N`]), the gate, and
+/// `local_file.after` ([`AFTER`]). The gate's provisioner announces that it
+/// waits (`gate.waiting`), then waits for `release` (five minutes at most,
+/// so a failed test leaves no process behind for long).
+fn config() -> String {
+    let files = |name: &str, count: usize, extra: &str| {
+        format!("resource \"local_file\" \"{name}\" {{\n  count    = {count}\n  filename = \"${{path.module}}/out/{name}/${{count.index}}.txt\"\n  content  = \"{name} ${{count.index}}\"\n{extra}}}\n")
+    };
+    let wait = "touch gate.waiting; i=0; while [ ! -e release ]; do i=$((i+1)); [ $i -gt 6000 ] && exit 1; sleep 0.05; done";
+    format!(
+        "{}\nresource \"terraform_data\" \"gate\" {{\n  provisioner \"local-exec\" {{\n    command = \"{wait}\"\n  }}\n}}\n\n{}",
+        files("f", N, ""),
+        files("after", AFTER, "  depends_on = [terraform_data.gate]\n"),
+    )
 }
 
 fn setup(case: &Case) -> Option<Env> {
@@ -157,7 +188,7 @@ fn setup(case: &Case) -> Option<Env> {
     } else {
         String::new()
     };
-    std::fs::write(dir.path().join("main.tf"), format!("{block}resource \"local_file\" \"f\" {{\n  count    = {N}\n  filename = \"${{path.module}}/out/${{count.index}}.txt\"\n  content  = \"file ${{count.index}}\"\n}}\n")).unwrap();
+    std::fs::write(dir.path().join("main.tf"), format!("{block}{}", config())).unwrap();
     let mut env = Env {
         dir,
         pg_url: None,
@@ -208,7 +239,7 @@ fn setup(case: &Case) -> Option<Env> {
             let mnt = env.path().join(".terrane");
             std::fs::create_dir_all(&mnt).unwrap();
             let ok = Command::new("mount")
-                .args(["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs"])
+                .args(["-t", "tmpfs", "-o", "size=64m,mode=0700", "tmpfs"])
                 .arg(&mnt)
                 .stderr(Stdio::null())
                 .status()
@@ -302,7 +333,9 @@ fn break_store(case: &Case, env: &Env, child: &mut Child) {
             assert!(n > 0, "{}: no session of the store to end", case.name);
         }
         Break::FillDisk => {
-            // Fill what is left of the store's filesystem.
+            // Fill what is left of the store's filesystem. SQLite goes on
+            // reusing the space its write-ahead log already holds (about two
+            // hundred of these objects), well short of `AFTER`.
             use std::io::Write;
             let mut f = std::fs::File::create(env.path().join(".terrane/filler")).unwrap();
             let block = vec![0u8; 64 * 1024];
@@ -345,7 +378,8 @@ fn repair_store(case: &Case, env: &Env) {
 fn check(case: Case) {
     let Some(env) = setup(&case) else { return };
     let mut child = start_apply(&env);
-    // Let a good part of the apply be recorded first.
+    // Let a good part of the apply be recorded first, and the gate hold it
+    // open: the apply cannot end before the store is broken.
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
         // The store is read only once the apply has made it and started
@@ -353,7 +387,10 @@ fn check(case: Case) {
         // once can race on its tables).
         let creating = std::fs::read_to_string(env.path().join("apply.out"))
             .is_ok_and(|o| o.contains("Creating..."));
-        if creating && env.recorded().is_some_and(|r| r.len() >= 200) {
+        if creating
+            && env.path().join("gate.waiting").exists()
+            && env.recorded().is_some_and(|r| r.len() >= 200)
+        {
             break;
         }
         if let Some(s) = child.try_wait().unwrap() {
@@ -367,6 +404,7 @@ fn check(case: Case) {
         std::thread::sleep(Duration::from_millis(20));
     }
     break_store(&case, &env, &mut child);
+    std::fs::write(env.path().join("release"), "").unwrap();
     let status = wait_exit(&mut child, Duration::from_secs(120));
     let err = std::fs::read_to_string(env.path().join("apply.err")).unwrap();
     assert_eq!(
@@ -390,9 +428,13 @@ fn check(case: Case) {
     );
 
     let created = env.created();
+    let after = created
+        .iter()
+        .filter(|a| a.starts_with("local_file.after"))
+        .count();
     assert!(
-        created.len() < N,
-        "{}: the apply went on after the failure (all {N} created)",
+        after < AFTER,
+        "{}: the apply went on after the failure (all {AFTER} of local_file.after created)",
         case.name
     );
     let file = env.path().join("errored.tfstate");
@@ -431,6 +473,13 @@ fn check(case: Case) {
             addresses(&s),
             created,
             "{}: errored.tfstate must hold exactly the objects created",
+            case.name
+        );
+        assert!(
+            s.resources
+                .keys()
+                .any(|r| r.to_string() == "terraform_data.gate"),
+            "{}: errored.tfstate lost the gate",
             case.name
         );
     }
@@ -495,16 +544,16 @@ fn check(case: Case) {
     );
     assert_eq!(
         plan_counts(&out),
-        (N - created.len(), 0, 0),
+        (N + AFTER - created.len(), 0, 0),
         "{}: the plan must create only what does not exist",
         case.name
     );
     eprintln!(
-        "{}: {} recorded, {} unrecorded kept in errored.tfstate, {} left to create",
+        "{}: {} recorded, {} unrecorded kept in errored.tfstate ({after} of local_file.after), {} left to create",
         case.name,
         recorded.len(),
         unrecorded.len(),
-        N - created.len()
+        N + AFTER - created.len()
     );
 }
 
