@@ -562,17 +562,12 @@ impl Backend for S3Backend {
             for item in listed {
                 let meta = match item {
                     Ok(m) => m,
-                    Err(e @ object_store::Error::NotFound { .. }) => {
+                    // A missing bucket is a 404 the list request reports
+                    // as a generic error, not as NotFound.
+                    Err(e) => {
                         return Err(s.not_found_err(&e).unwrap_or_else(|| {
                             cloud::store_err(KIND, &format!("listing s3://{}", s.bucket), e)
                         }))
-                    }
-                    Err(e) => {
-                        return Err(cloud::store_err(
-                            KIND,
-                            &format!("listing s3://{}", s.bucket),
-                            e,
-                        ))
                     }
                 };
                 let loc = meta.location.to_string();

@@ -72,6 +72,14 @@ impl Cloud {
             "gcs" => {
                 s.insert("access_token".into(), env("GOOGLE_OAUTH_ACCESS_TOKEN"));
             }
+            "pg" => {
+                s.insert("conn_str".into(), env("PG_CONN_STR"));
+            }
+            "http" => {
+                if let Some((_, v)) = self.env.iter().find(|(n, _)| n == "TF_HTTP_PASSWORD") {
+                    s.insert("password".into(), Json::String(v.clone()));
+                }
+            }
             _ => {
                 s.insert("access_key".into(), env("ARM_ACCESS_KEY"));
                 let ep = env("TERRANE_AZURE_BLOB_ENDPOINT");
@@ -1235,4 +1243,342 @@ fn item2_azurerm_locks_block_the_other_tool() {
         return;
     };
     locks_block_each_other(&cloud, BOTH_WAYS);
+}
+
+/// The wrong-credentials (or wrong-place) variant of a backend for
+/// [`bad_input_is_refused_and_kept`].
+struct Wrong {
+    case: &'static str,
+    /// Replaces the block (after `init` with it, which must fail there or
+    /// leave `plan` to fail).
+    block: Option<String>,
+    /// Added to the environment of every run.
+    env: Vec<(&'static str, String)>,
+    /// What the error must say.
+    want: &'static str,
+    /// What it must not say.
+    secret: Option<String>,
+}
+
+/// Issue 17, bad input on one backend, through the CLI: a corrupt object, a
+/// state written by a newer Terraform, a newer state format, a lock left by
+/// a killed run, and wrong credentials or a wrong place each stop `plan`
+/// and `apply` with an error that names the state's place (or the holder),
+/// and the remote object is left exactly as it was.
+fn bad_input_is_refused_and_kept(cloud: &Cloud, wrong: Wrong) {
+    let kind = cloud.kind;
+    let key = "bad/terraform.tfstate";
+    let dir = temp_dir();
+    let d = dir.path();
+    write(d, "cli.tfrc", "");
+    // The gate holds the apply of the killed-run case open: a local-exec
+    // provisioner that waits for a file the test never writes.
+    let gate = d.join("gate.waiting");
+    let main = format!(
+        "{}resource \"terraform_data\" \"gate\" {{\n  provisioner \"local-exec\" {{\n    command = \"touch {} && sleep 300\"\n  }}\n}}\n",
+        config(&cloud.block(key), "one"),
+        gate.display()
+    );
+    write(d, "main.tf", &main);
+    ok(
+        &format!("{kind} init"),
+        &cloud.terrane(d, &["init", "-input=false", "-no-color"]),
+    );
+    let client = cloud.open(key).client("default").unwrap();
+    let place = client.path();
+    let stored = || client.get().unwrap().map(|p| p.data);
+    let plan = ["plan", "-input=false", "-no-color"];
+    let apply = ["apply", "-auto-approve", "-input=false", "-no-color"];
+
+    let newer = br#"{"version": 4, "terraform_version": "9.1.0", "serial": 3, "lineage": "l-newer", "outputs": {}, "resources": []}"#;
+    let format5 =
+        br#"{"version": 5, "terraform_version": "1.0.0", "serial": 3, "lineage": "l-five"}"#;
+    let docs: [(&str, &[u8], &str); 4] = [
+        (
+            "corrupt_object",
+            b"{\"version\": 4, \"serial\": ",
+            "not valid JSON",
+        ),
+        ("not_a_state", b"[1, 2]", "not a usable Terraform state"),
+        ("newer_terraform", newer, "written by Terraform v9.1.0"),
+        (
+            "newer_format",
+            format5,
+            "unsupported state format version 5",
+        ),
+    ];
+    for (name, doc, want) in docs {
+        let case = format!("{kind} {name}");
+        client.put(doc).unwrap();
+        for args in [&plan[..], &apply[..]] {
+            let o = cloud.terrane(d, args);
+            let text = terrane_testkit::unwrapped(&o.stderr);
+            assert_eq!(
+                o.code, 1,
+                "case {case} {}: {}{}",
+                args[0], o.stdout, o.stderr
+            );
+            assert!(
+                text.contains(want) && text.contains(&place),
+                "case {case} {}: the error names the problem and {place}:\n{}",
+                args[0],
+                o.stderr
+            );
+        }
+        assert_eq!(
+            stored().as_deref(),
+            Some(doc),
+            "case {case}: the object is left as it was"
+        );
+        assert!(!gate.exists(), "case {case}: nothing was applied");
+        // And no lock was left behind by the refused runs.
+        let id = client
+            .lock(&common::terrane_lock("probe"))
+            .unwrap_or_else(|e| panic!("case {case} no_lock_left: {e}"));
+        client.unlock(&id).unwrap();
+    }
+
+    // A lock left by a run that was killed: refused naming the holder,
+    // the object untouched, until `force-unlock` (pg's advisory locks die
+    // with the session, so there the next run goes ahead, as Terraform's).
+    let case = format!("{kind} dead_holder_lock");
+    let before = common::state_doc("l-dead", 7, "kept");
+    client.put(&before).unwrap();
+    let mut cmd = isolated(env!("CARGO_BIN_EXE_terrane"), d);
+    cmd.args(apply)
+        .env("TF_CLI_CONFIG_FILE", d.join("cli.tfrc"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    for (k, v) in &cloud.env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !gate.exists() {
+        assert!(
+            std::time::Instant::now() < deadline && child.try_wait().unwrap().is_none(),
+            "case {case}: the apply never reached the gate"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let o = cloud.terrane(d, &plan);
+    if kind == "pg" {
+        assert_eq!(
+            o.code, 0,
+            "case {case} released_with_the_session: {}{}",
+            o.stdout, o.stderr
+        );
+    } else {
+        let text = terrane_testkit::unwrapped(&o.stderr);
+        assert_eq!(o.code, 1, "case {case} refused: {}{}", o.stdout, o.stderr);
+        let id = o
+            .stderr
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("ID:"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|| panic!("case {case} holder_named: {}", o.stderr));
+        assert!(
+            text.contains("Error acquiring the state lock")
+                && text.contains("OperationTypeApply")
+                && text.contains("force-unlock"),
+            "case {case} holder_details: {}",
+            o.stderr
+        );
+        assert_eq!(
+            stored().as_deref(),
+            Some(&before[..]),
+            "case {case}: the object is left as it was"
+        );
+        ok(
+            &format!("{case} force_unlock"),
+            &cloud.terrane(d, &["force-unlock", "-force", &id]),
+        );
+        let o = cloud.terrane(d, &plan);
+        assert_eq!(
+            o.code, 0,
+            "case {case} plan_after_force_unlock: {}{}",
+            o.stdout, o.stderr
+        );
+    }
+    let after_plan = stored().unwrap();
+    assert_eq!(
+        lineage_serial(&after_plan).0,
+        "l-dead",
+        "case {case}: lineage kept"
+    );
+
+    // Wrong credentials or a wrong place: an error saying so, no secret
+    // shown, nothing written anywhere.
+    let case = format!("{kind} {}", wrong.case);
+    let extra: Vec<(&str, &str)> = wrong.env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let o = match &wrong.block {
+        Some(block) => {
+            write(d, "main.tf", &config(block, "one"));
+            // As Terraform's, init lists the workspaces there and fails.
+            let init = cloud.terrane_env(
+                d,
+                &["init", "-input=false", "-no-color", "-reconfigure"],
+                &extra,
+            );
+            assert!(
+                init.stderr.contains("Failed to get existing workspaces"),
+                "case {case} init_fails: {}{}",
+                init.stdout,
+                init.stderr
+            );
+            init
+        }
+        None => cloud.terrane_env(d, &plan, &extra),
+    };
+    let text = terrane_testkit::unwrapped(&o.stderr);
+    assert_eq!(o.code, 1, "case {case}: {}{}", o.stdout, o.stderr);
+    assert!(
+        text.contains(wrong.want),
+        "case {case} says_why: {}",
+        o.stderr
+    );
+    eprintln!("{case}: {}", text.trim());
+    if let Some(secret) = &wrong.secret {
+        assert!(
+            !format!("{}{}", o.stdout, o.stderr).contains(secret.as_str()),
+            "case {case} secret_not_shown: {}",
+            o.stderr
+        );
+    }
+    assert_eq!(
+        stored().as_deref(),
+        Some(&after_plan[..]),
+        "case {case}: the object is left as it was"
+    );
+    let listing = |p: &Path| {
+        std::fs::read_dir(p)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    assert!(
+        !d.join("terraform.tfstate").exists() && listing(&d.join(".terrane")).is_empty(),
+        "case {case}: no local state written instead: {:?} {:?}",
+        listing(d),
+        listing(&d.join(".terrane"))
+    );
+}
+
+#[test]
+fn item_bad_input_s3() {
+    let Some(cloud) = s3() else { return };
+    let block = cloud.block("bad/terraform.tfstate").replace(
+        &format!("bucket = \"{BUCKET}\""),
+        "bucket = \"no-such-bucket\"",
+    );
+    let wrong = Wrong {
+        case: "wrong_bucket",
+        block: Some(block),
+        env: Vec::new(),
+        want: "no-such-bucket",
+        secret: None,
+    };
+    bad_input_is_refused_and_kept(&cloud, wrong);
+}
+
+#[test]
+fn item_bad_input_gcs() {
+    let Some(cloud) = gcs() else { return };
+    let block = cloud.block("bad/terraform.tfstate").replace(
+        &format!("bucket = \"{BUCKET}\""),
+        "bucket = \"no-such-bucket\"",
+    );
+    let wrong = Wrong {
+        case: "wrong_bucket",
+        block: Some(block),
+        env: Vec::new(),
+        want: "no-such-bucket",
+        secret: None,
+    };
+    bad_input_is_refused_and_kept(&cloud, wrong);
+}
+
+#[test]
+fn item_bad_input_azurerm() {
+    let Some(cloud) = azurerm() else { return };
+    // Another well-formed key: Azurite checks the shared-key signature.
+    let key = "d3JvbmctYWNjb3VudC1rZXktZm9yLXRoZS1iYWQtaW5wdXQtdGVzdHMtb25seQ==";
+    let wrong = Wrong {
+        case: "wrong_credentials",
+        block: None,
+        env: vec![("ARM_ACCESS_KEY", key.into())],
+        want: "403",
+        secret: Some(key.into()),
+    };
+    bad_input_is_refused_and_kept(&cloud, wrong);
+}
+
+#[test]
+fn item_bad_input_http() {
+    let server = terrane_testkit::httpstate::HttpStateServer::start();
+    server.stored.lock().unwrap().auth = Some("tf:right-password".into());
+    let block = format!(
+        "\"http\" {{\n    address        = \"{a}\"\n    lock_address   = \"{l}\"\n    unlock_address = \"{l}\"\n    username       = \"tf\"\n  }}",
+        a = server.address(),
+        l = server.lock_address()
+    );
+    let cloud = Cloud {
+        _server: Box::new(server),
+        _tls: None,
+        production: false,
+        kind: "http",
+        block: block.clone(),
+        env: vec![("TF_HTTP_PASSWORD".into(), "right-password".into())],
+    };
+    let wrong = Wrong {
+        case: "wrong_credentials",
+        block: None,
+        env: vec![("TF_HTTP_PASSWORD", "hunter2-wrong".into())],
+        want: "invalid credentials",
+        secret: Some("hunter2-wrong".into()),
+    };
+    bad_input_is_refused_and_kept(&cloud, wrong);
+}
+
+#[test]
+fn item_bad_input_pg() {
+    let Some(admin) = terrane_testkit::pg_url() else {
+        return;
+    };
+    let tag = std::process::id();
+    let (schema, role) = (format!("tf_bad_{tag}"), format!("tf_bad_user_{tag}"));
+    let mut c = terrane_state::pg_connect(&admin).unwrap();
+    c.batch_execute(&format!(
+        "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN SUPERUSER IN ROLE terrane_password PASSWORD 'right-password'"
+    ))
+    .unwrap();
+    let url_with = |password: &str| {
+        let (scheme_user, rest) = admin.split_once('@').unwrap();
+        let scheme = scheme_user.split("//").next().unwrap();
+        format!("{scheme}//{role}:{password}@{rest}")
+    };
+    let cloud = Cloud {
+        _server: Box::new(()),
+        _tls: None,
+        production: false,
+        kind: "pg",
+        block: format!("\"pg\" {{\n    schema_name = \"{schema}\"\n  }}"),
+        env: vec![("PG_CONN_STR".into(), url_with("right-password"))],
+    };
+    let wrong = Wrong {
+        case: "wrong_credentials",
+        block: None,
+        env: vec![("PG_CONN_STR", url_with("hunter2-wrong"))],
+        want: "password authentication failed",
+        secret: Some("hunter2-wrong".into()),
+    };
+    bad_input_is_refused_and_kept(&cloud, wrong);
+    let _ = c.batch_execute(&format!(
+        "DROP SCHEMA IF EXISTS {schema} CASCADE; DROP ROLE IF EXISTS {role}"
+    ));
 }

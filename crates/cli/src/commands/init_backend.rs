@@ -164,6 +164,24 @@ fn previous(
     Ok(None)
 }
 
+/// Lists the workspaces of the backend `config` names, as Terraform's init
+/// does, so a missing bucket or refused credentials stop `init` (before
+/// anything is recorded) rather than the first plan.
+fn reachable(ui: &Ui, config: &StoreConfig) -> Result<(), u8> {
+    let StoreLocation::Backend { kind, settings, .. } = &config.location else {
+        return Ok(());
+    };
+    if kind == "local" {
+        return Ok(());
+    }
+    let listed = crate::session::off_runtime(|| {
+        terrane_backend::open(kind, settings).and_then(|b| b.workspaces())
+    });
+    listed
+        .map(|_| ())
+        .map_err(|e| ui.error("Failed to get existing workspaces", e.to_string()))
+}
+
 /// The backend step of init; prints what it did.
 pub fn init_backend(ui: &Ui, dir: &Path, a: &Args, module: &Module) -> Result<(), u8> {
     if a.is_false("backend") {
@@ -191,6 +209,7 @@ pub fn init_backend(ui: &Ui, dir: &Path, a: &Args, module: &Module) -> Result<()
             )]);
         }
     }
+    reachable(ui, &new_config)?;
     if let (Some(old), Some(new)) = (&old_rec, &new_rec) {
         if backendconf::same_record(old, new) {
             // Unchanged: the record stays as written (by Terraform, maybe).
