@@ -768,3 +768,41 @@ fn item1_init_through_a_network_mirror_like_terraform() {
         plan.stderr
     );
 }
+
+/// Issue 16 item 1, bad input: a network mirror that answers its version
+/// index as something other than JSON (an HTML error page, say) is refused
+/// by both tools, terrane naming the URL and the type; nothing installed.
+#[test]
+fn item1_network_mirror_answer_that_is_not_json_is_refused() {
+    use terrane_testkit::registry::{Answer, HOST};
+    let reg = Registry::start();
+    reg.publish("test", "random", "1.0.0", &random_binary(), &["6.0"]);
+    reg.write_cli_config(&format!(
+        "provider_installation {{\n  network_mirror {{\n    url = \"{}\"\n  }}\n}}\n",
+        reg.mirror_url()
+    ));
+    let index = format!("/mirror/{HOST}/test/random/index.json");
+    let Some(Answer::Body(body)) = reg.get(&index) else {
+        panic!("case published: no index at {index}")
+    };
+    reg.set(&index, Answer::Typed(body, "text/html; charset=utf-8"));
+    let (_root, ours, theirs) = pair(CONFIG);
+    let o = terrane(&reg, &ours, &["init", "-input=false", "-no-color"]);
+    let text = terrane_testkit::unwrapped(&o.stderr);
+    assert!(
+        o.code == 1 && text.contains("index.json") && text.contains("text/html"),
+        "case terrane_refuses\n{}\n{}",
+        o.stdout,
+        o.stderr
+    );
+    assert!(
+        !ours.join(".terraform/providers").exists() && !ours.join(".terraform.lock.hcl").exists(),
+        "case terrane_installs_nothing"
+    );
+    let t = tf(&reg, &theirs, &["init", "-input=false", "-no-color"]);
+    assert_eq!(
+        t.code, 1,
+        "case terraform_refuses\n{}\n{}",
+        t.stdout, t.stderr
+    );
+}

@@ -41,6 +41,17 @@ pub enum HttpError {
     Roots { path: String, reason: String },
     #[error("writing the download of {url}: {reason}")]
     Write { url: String, reason: String },
+    #[error(
+        "{url} answered with Content-Type {got:?}; a JSON document (application/json) is required"
+    )]
+    NotJson { url: String, got: String },
+}
+
+/// Whether a `Content-Type` value names JSON: `application/json`, any
+/// case, parameters such as `charset` allowed.
+fn is_json_media_type(value: &str) -> bool {
+    let media = value.split(';').next().unwrap_or("").trim();
+    media.eq_ignore_ascii_case("application/json")
 }
 
 /// The parts of an https URL this client needs.
@@ -193,6 +204,39 @@ impl Client {
         let (final_url, body) = self.open(url).await?;
         let mut out = Vec::new();
         self.drain(&final_url, body, |chunk| {
+            out.extend_from_slice(chunk);
+            Ok(())
+        })
+        .await?;
+        Ok(out)
+    }
+
+    /// GETs a JSON document: the answer must say it is one
+    /// (`application/json`, parameters aside), as Terraform requires of a
+    /// network mirror, so an HTML error page or a proxy's login form is
+    /// refused before it is parsed.
+    pub async fn get_json(&self, url: &str) -> Result<Vec<u8>, HttpError> {
+        let (final_url, resp) = self.open_any(url).await?;
+        let status = resp.status().as_u16();
+        if status != 200 {
+            return Err(HttpError::Status {
+                url: final_url,
+                status,
+            });
+        }
+        let got = resp
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .unwrap_or_default();
+        if !is_json_media_type(&got) {
+            return Err(HttpError::NotJson {
+                url: final_url,
+                got,
+            });
+        }
+        let mut out = Vec::new();
+        self.drain(&final_url, resp.into_body(), |chunk| {
             out.extend_from_slice(chunk);
             Ok(())
         })
@@ -414,6 +458,24 @@ mod tests {
         ];
         for (case, r, want) in joins {
             assert_eq!(base.join(r), want, "case {case}");
+        }
+    }
+
+    #[test]
+    fn json_media_types() {
+        let cases = [
+            ("plain", "application/json", true),
+            ("charset", "application/json; charset=utf-8", true),
+            ("case", "Application/JSON", true),
+            ("spaces", " application/json ;charset=UTF-8", true),
+            ("html", "text/html", false),
+            ("octets", "application/octet-stream", false),
+            ("missing", "", false),
+            ("suffix", "application/jsonx", false),
+            ("problem", "application/problem+json", false),
+        ];
+        for (case, value, want) in cases {
+            assert_eq!(is_json_media_type(value), want, "case {case}");
         }
     }
 }

@@ -41,6 +41,8 @@ pub enum Answer {
     CutShort(Vec<u8>),
     /// 204 with this `X-Terraform-Get` header (a module download).
     TerraformGet(String),
+    /// 200 with this body, sent as this `Content-Type`.
+    Typed(Vec<u8>, &'static str),
 }
 
 /// One request the server saw.
@@ -590,12 +592,17 @@ where
     });
     let answer = routes.lock().unwrap().get(&path).cloned();
     let mut extra = String::new();
+    let mut typed = None;
     let (status, body, cut) = match answer {
         Some(Answer::TerraformGet(location)) => {
             extra = format!("X-Terraform-Get: {location}\r\n");
             (204, Vec::new(), false)
         }
         Some(Answer::Body(b)) => (200, b, false),
+        Some(Answer::Typed(b, ty)) => {
+            typed = Some(ty);
+            (200, b, false)
+        }
         Some(Answer::Status(s)) => (s, Vec::new(), false),
         Some(Answer::CutShort(b)) => (200, b, true),
         Some(Answer::Silence) => {
@@ -613,7 +620,9 @@ where
     };
     // JSON documents go as JSON: Terraform refuses a network mirror's
     // answer of any other type.
-    let content_type = if path.split('?').next().unwrap_or("").ends_with(".json") {
+    let content_type = if let Some(ty) = typed {
+        ty
+    } else if path.split('?').next().unwrap_or("").ends_with(".json") {
         "application/json"
     } else {
         "application/octet-stream"
