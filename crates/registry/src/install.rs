@@ -334,7 +334,7 @@ impl Installer {
         let url = Url::parse(&base)
             .map_err(|e| q(e.to_string()))?
             .join(&format!("{}/{}/versions", addr.namespace, addr.type_name));
-        let body = self.client.get_json(&url).await.map_err(|e| match e {
+        let body = self.client.get(&url).await.map_err(|e| match e {
             HttpError::Status { status: 404, .. } => q(format!(
                 "provider registry {} does not have a provider named {addr}",
                 addr.host
