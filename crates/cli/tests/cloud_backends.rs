@@ -1469,38 +1469,31 @@ fn bad_input_is_refused_and_kept(cloud: &Cloud, wrong: Wrong) {
     );
 }
 
-#[test]
-fn item_bad_input_s3() {
-    let Some(cloud) = s3() else { return };
+/// The block of `cloud` (s3 or gcs) naming a bucket that does not exist.
+fn wrong_bucket(cloud: &Cloud) -> Wrong {
     let block = cloud.block("bad/terraform.tfstate").replace(
         &format!("bucket = \"{BUCKET}\""),
         "bucket = \"no-such-bucket\"",
     );
-    let wrong = Wrong {
+    Wrong {
         case: "wrong_bucket",
         block: Some(block),
         env: Vec::new(),
         want: "no-such-bucket",
         secret: None,
-    };
-    bad_input_is_refused_and_kept(&cloud, wrong);
+    }
+}
+
+#[test]
+fn item_bad_input_s3() {
+    let Some(cloud) = s3() else { return };
+    bad_input_is_refused_and_kept(&cloud, wrong_bucket(&cloud));
 }
 
 #[test]
 fn item_bad_input_gcs() {
     let Some(cloud) = gcs() else { return };
-    let block = cloud.block("bad/terraform.tfstate").replace(
-        &format!("bucket = \"{BUCKET}\""),
-        "bucket = \"no-such-bucket\"",
-    );
-    let wrong = Wrong {
-        case: "wrong_bucket",
-        block: Some(block),
-        env: Vec::new(),
-        want: "no-such-bucket",
-        secret: None,
-    };
-    bad_input_is_refused_and_kept(&cloud, wrong);
+    bad_input_is_refused_and_kept(&cloud, wrong_bucket(&cloud));
 }
 
 #[test]

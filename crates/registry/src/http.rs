@@ -201,14 +201,8 @@ impl Client {
 
     /// GETs `url` and returns the whole body of a 200 answer.
     pub async fn get(&self, url: &str) -> Result<Vec<u8>, HttpError> {
-        let (final_url, body) = self.open(url).await?;
-        let mut out = Vec::new();
-        self.drain(&final_url, body, |chunk| {
-            out.extend_from_slice(chunk);
-            Ok(())
-        })
-        .await?;
-        Ok(out)
+        let (final_url, resp) = self.open(url).await?;
+        self.read_all(&final_url, resp.into_body()).await
     }
 
     /// GETs a JSON document: the answer must say it is one
@@ -216,14 +210,7 @@ impl Client {
     /// network mirror, so an HTML error page or a proxy's login form is
     /// refused before it is parsed.
     pub async fn get_json(&self, url: &str) -> Result<Vec<u8>, HttpError> {
-        let (final_url, resp) = self.open_any(url).await?;
-        let status = resp.status().as_u16();
-        if status != 200 {
-            return Err(HttpError::Status {
-                url: final_url,
-                status,
-            });
-        }
+        let (final_url, resp) = self.open(url).await?;
         let got = resp
             .headers()
             .get(http::header::CONTENT_TYPE)
@@ -235,8 +222,13 @@ impl Client {
                 got,
             });
         }
+        self.read_all(&final_url, resp.into_body()).await
+    }
+
+    /// The whole of `body`, read with the client's timeout.
+    async fn read_all(&self, url: &str, body: Incoming) -> Result<Vec<u8>, HttpError> {
         let mut out = Vec::new();
-        self.drain(&final_url, resp.into_body(), |chunk| {
+        self.drain(url, body, |chunk| {
             out.extend_from_slice(chunk);
             Ok(())
         })
@@ -253,7 +245,8 @@ impl Client {
         file: &mut tokio::fs::File,
     ) -> Result<(u64, String), HttpError> {
         use sha2::Digest;
-        let (final_url, mut body) = self.open(url).await?;
+        let (final_url, resp) = self.open(url).await?;
+        let mut body = resp.into_body();
         let mut n = 0u64;
         let mut sha = sha2::Sha256::new();
         loop {
@@ -310,8 +303,8 @@ impl Client {
     }
 
     /// Sends the request, follows redirects, and returns the final URL and
-    /// the body of its 200 answer.
-    async fn open(&self, url: &str) -> Result<(String, Incoming), HttpError> {
+    /// its answer, which must be a 200.
+    async fn open(&self, url: &str) -> Result<(String, hyper::Response<Incoming>), HttpError> {
         let (current, resp) = self.open_any(url).await?;
         let status = resp.status().as_u16();
         if status != 200 {
@@ -320,7 +313,7 @@ impl Client {
                 status,
             });
         }
-        Ok((current, resp.into_body()))
+        Ok((current, resp))
     }
 
     /// GETs `url` (redirects followed) and returns the final URL, the
@@ -335,12 +328,7 @@ impl Client {
             .get("x-terraform-get")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let mut body = Vec::new();
-        self.drain(&final_url, resp.into_body(), |chunk| {
-            body.extend_from_slice(chunk);
-            Ok(())
-        })
-        .await?;
+        let body = self.read_all(&final_url, resp.into_body()).await?;
         Ok(Answer {
             url: final_url,
             status,
