@@ -643,7 +643,8 @@ where
             let what = addr.to_string();
             let module = module.clone();
             let fut = work(Instance { module, addr, vars }, bound);
-            tasks.spawn(guarded(w.phase, what, rc.res.range.clone(), fut));
+            // Boxed so that spawning moves a pointer, not the whole future.
+            tasks.spawn(guarded(w.phase, what, rc.res.range.clone(), Box::pin(fut)));
         }
     }
     while let Some(r) = tasks.join_next().await {
