@@ -120,7 +120,9 @@ impl Applying {
 /// Apply every instance of a resource node that has a planned change.
 async fn resource(a: Arc<Applying>, id: NodeId) -> Done {
     let w = &a.walk;
-    let rc = match resource_ctx(w, id).await {
+    // Boxed: finding the schema and the provider is large and short-lived
+    // work, and would otherwise stay in the resource's future.
+    let rc = match Box::pin(resource_ctx(w, id)).await {
         Ok(rc) => Arc::new(rc),
         Err(d) => return (false, d),
     };

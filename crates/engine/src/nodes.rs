@@ -45,7 +45,10 @@ where
                 } else if is_resource(&walk, id) {
                     resource(id).await
                 } else {
-                    node(&walk, id).await
+                    // Not inline: the other nodes' futures (a provider's
+                    // configuration above all) would make every
+                    // resource's as large as theirs.
+                    Box::pin(node(&walk, id)).await
                 }
             }
         })
@@ -643,8 +646,8 @@ where
             let what = addr.to_string();
             let module = module.clone();
             let fut = work(Instance { module, addr, vars }, bound);
-            // Boxed so that spawning moves a pointer, not the whole future.
-            tasks.spawn(guarded(w.phase, what, rc.res.range.clone(), Box::pin(fut)));
+            // guarded boxes it: spawning moves a pointer, not the future.
+            tasks.spawn(guarded(w.phase, what, rc.res.range.clone(), fut));
         }
     }
     while let Some(r) = tasks.join_next().await {

@@ -118,7 +118,9 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
         }
         return (true, Vec::new());
     }
-    let rc = match resource_ctx(w, id).await {
+    // Boxed: finding the schema and the provider is large and short-lived
+    // work, and would otherwise stay in the resource's future.
+    let rc = match Box::pin(resource_ctx(w, id)).await {
         Ok(rc) => Arc::new(rc),
         Err(d) => return (false, d),
     };

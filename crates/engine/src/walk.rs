@@ -437,18 +437,23 @@ impl Walk {
     /// saying whether it succeeded, with the diagnostics it produced); a
     /// node whose dependency failed is skipped. Returns when all are done,
     /// with every node's diagnostics (in the order the nodes finished).
+    ///
+    /// A node's work future is made only when its task first runs (and
+    /// then on the heap, by [`guarded`]): a task that waits to run holds a
+    /// few pointers, not the tens of kilobytes of a resource's future.
     pub async fn walk_graph<F, Fut>(self: &Arc<Self>, work: F) -> Vec<Diagnostic>
     where
-        F: Fn(NodeId) -> Fut,
+        F: Fn(NodeId) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = Done> + Send + 'static,
     {
         let g = &self.core.graph;
         let order = crate::schedule::Order::new(g.deps.iter().map(|d| d.iter().copied()));
+        let work = Arc::new(work);
         let outcome = crate::schedule::execute(order, Default::default(), |id| {
-            let (w, fut) = (self.clone(), work(id));
+            let (w, work) = (self.clone(), work.clone());
             async move {
                 let what = w.core.graph.nodes[id].to_string();
-                guarded(w.phase, what, None, fut).await
+                guarded(w.phase, what, None, work(id)).await
             }
         })
         .await;
@@ -468,27 +473,33 @@ pub type Done = (bool, Vec<Diagnostic>);
 /// in-process provider's) into an error diagnostic naming `what` and a
 /// failed result, so a panic never reads as success. (What the task had
 /// reported before it panicked is lost with it; the panic is reported.)
-pub async fn guarded<F>(
+///
+/// `work` goes to the heap at once, so the future returned is small
+/// whatever the size of `work`'s.
+pub fn guarded<F>(
     phase: Phase,
     what: String,
     range: Option<terrane_config::SourceRange>,
     work: F,
-) -> Done
+) -> impl std::future::Future<Output = Done>
 where
     F: std::future::Future<Output = Done>,
 {
-    match (CatchPanic(Box::pin(work))).await {
-        Ok(done) => done,
-        Err(msg) => {
-            let detail = if phase == Phase::Apply {
-                format!("terrane or an in-process provider panicked while working on {what}: {msg}. The operation did not complete normally: the real object may or may not have been changed; check it before applying again.")
-            } else {
-                format!(
+    let work = CatchPanic(Box::pin(work));
+    async move {
+        match work.await {
+            Ok(done) => done,
+            Err(msg) => {
+                let detail = if phase == Phase::Apply {
+                    format!("terrane or an in-process provider panicked while working on {what}: {msg}. The operation did not complete normally: the real object may or may not have been changed; check it before applying again.")
+                } else {
+                    format!(
                     "terrane or an in-process provider panicked while working on {what}: {msg}."
                 )
-            };
-            let d = Diagnostic::error("Internal error: a task panicked", detail, range);
-            (false, vec![d])
+                };
+                let d = Diagnostic::error("Internal error: a task panicked", detail, range);
+                (false, vec![d])
+            }
         }
     }
 }
