@@ -6,7 +6,9 @@
 //! * SIGKILL during the same apply: every object a reader had seen
 //!   committed before the kill is still there unchanged, the state opens
 //!   cleanly, the next plan takes over the dead holder's lock (saying so)
-//!   and creates exactly the rest.
+//!   and creates exactly the rest. A gate (`terraform_data.gate`, whose
+//!   `local-exec` provisioner waits for the test's `release` file) keeps
+//!   that apply from finishing before the kill however fast it goes.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,6 +31,22 @@ fn setup() -> tempfile::TempDir {
     std::fs::write(dir.path().join("main.tf"), format!("resource \"terraform_data\" \"r\" {{\n  count = {N}\n  input = \"value-${{count.index}}\"\n}}\n")).unwrap();
     dir
 }
+
+/// [`setup`] plus `terraform_data.gate`, whose provisioner waits for a
+/// `release` file (five minutes at most): the apply cannot finish before
+/// the test creates it.
+fn setup_gated() -> tempfile::TempDir {
+    let dir = setup();
+    let wait =
+        "i=0; while [ ! -e release ]; do i=$((i+1)); [ $i -gt 6000 ] && exit 1; sleep 0.05; done";
+    let gate = format!("\nresource \"terraform_data\" \"gate\" {{\n  provisioner \"local-exec\" {{\n    command = \"{wait}\"\n  }}\n}}\n");
+    let main = dir.path().join("main.tf");
+    let text = std::fs::read_to_string(&main).unwrap() + &gate;
+    std::fs::write(main, text).unwrap();
+    dir
+}
+
+const GATE: &str = "terraform_data.gate";
 
 /// The committed objects (address -> id), as any reader sees them; None
 /// while the store cannot be read (e.g. not created yet).
@@ -174,6 +192,9 @@ fn check_objects(dir: &Path) {
         SqliteStore::open(&SqliteStore::default_path(dir), None).expect("state opens cleanly");
     let snap = store.snapshot("default").expect("state reads cleanly");
     for (raddr, r) in &snap.resources {
+        if raddr.to_string() == GATE {
+            continue;
+        }
         for (key, inst) in &r.instances {
             let addr = raddr.instance(key.clone());
             let o = inst
@@ -264,12 +285,14 @@ fn sigint_stops_new_work_saves_in_flight_and_plan_finishes_the_rest() {
 
 #[test]
 fn item3_sigkill_loses_nothing_committed_and_next_plan_takes_over_the_lock() {
-    let dir = setup();
+    let dir = setup_gated();
     let d = dir.path();
     let mut child = start_apply(d);
     let seen = wait_for(d, &mut child, 200);
     signal(&child, "KILL");
     let status = wait_exit(&mut child, Duration::from_secs(30));
+    // The gate's waiting command outlived terrane: let it end.
+    std::fs::write(d.join("release"), "").unwrap();
     assert!(
         status.code().is_none(),
         "terrane should have died of SIGKILL ({status})"
@@ -283,7 +306,10 @@ fn item3_sigkill_loses_nothing_committed_and_next_plan_takes_over_the_lock() {
         );
     }
     let created = after.len();
-    assert!(created < N, "the apply finished before the kill");
+    assert!(
+        !after.contains_key(GATE) && created <= N,
+        "the apply finished before the kill"
+    );
     check_objects(d);
     // The dead holder's lock (issue 12 item 3): the next plan proceeds
     // without force-unlock, as after a kernel-released OS file lock, and
@@ -304,8 +330,8 @@ fn item3_sigkill_loses_nothing_committed_and_next_plan_takes_over_the_lock() {
     let (add, change, destroy) = plan_counts(&out);
     assert_eq!(
         (add, change, destroy),
-        (N - created, 0, 0),
-        "created {created} + planned {add} must be {N}"
+        (N + 1 - created, 0, 0),
+        "created {created} + planned {add} must be {N} and the gate"
     );
     // And the rest applies cleanly on top.
     let out = terrane(d)
@@ -317,7 +343,7 @@ fn item3_sigkill_loses_nothing_committed_and_next_plan_takes_over_the_lock() {
         "apply after SIGKILL: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(committed(d).unwrap().len(), N);
+    assert_eq!(committed(d).unwrap().len(), N + 1);
     check_objects(d);
     eprintln!(
         "SIGKILL after {} seen committed: {created} committed, {add} planned",

@@ -510,11 +510,12 @@ impl Cmp {
         }
     }
 
-    fn resources(&mut self, prefix: &str, a: &[Resource], b: &[Resource]) {
+    fn resources<R: std::borrow::Borrow<Resource>>(&mut self, prefix: &str, a: &[R], b: &[R]) {
         if a.len() != b.len() {
             return self.diffs.push(format!("{prefix}resources (count)"));
         }
         for (x, y) in a.iter().zip(b) {
+            let (x, y): (&Resource, &Resource) = (x.borrow(), y.borrow());
             let Resource {
                 data,
                 ty,

@@ -365,7 +365,9 @@ pub struct Module {
     pub variables: BTreeMap<String, Variable>,
     pub locals: BTreeMap<String, Expr>,
     pub outputs: BTreeMap<String, Output>,
-    pub resources: Vec<Resource>,
+    /// Shared: the engine's per-resource context holds the same
+    /// resource rather than a copy of its expressions.
+    pub resources: Vec<std::sync::Arc<Resource>>,
     /// `ephemeral "type" "name"` blocks (Terraform 1.10): decoded and
     /// checked like resources (`data` is false), kept apart so nothing
     /// plans them as managed resources.
@@ -395,7 +397,7 @@ pub struct Module {
 impl Module {
     /// The resource (`data` false) or data source declared with this
     /// type and name; constant time for modules built by the loader.
-    pub fn resource(&self, data: bool, ty: &str, name: &str) -> Option<&Resource> {
+    pub fn resource(&self, data: bool, ty: &str, name: &str) -> Option<&std::sync::Arc<Resource>> {
         if self.resource_index.len() == self.resources.len() {
             let i = *self
                 .resource_index
@@ -410,6 +412,6 @@ impl Module {
     pub(crate) fn push_resource(&mut self, r: Resource) {
         self.resource_index
             .insert((r.data, r.ty.clone(), r.name.clone()), self.resources.len());
-        self.resources.push(r);
+        self.resources.push(std::sync::Arc::new(r));
     }
 }

@@ -84,7 +84,12 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
             c.nested(b, inside);
         }
     }
-    for r in m.resources.iter().chain(&m.ephemeral_resources) {
+    for r in m
+        .resources
+        .iter()
+        .map(|r| &**r)
+        .chain(&m.ephemeral_resources)
+    {
         c.resource(r);
     }
     for call in m.module_calls.values() {

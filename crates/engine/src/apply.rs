@@ -344,7 +344,7 @@ async fn apply_instance(
                 return false;
             }
         },
-        None => Value::null(ty.clone()),
+        None => Value::null((*ty).clone()),
     };
     let mut private = current
         .as_ref()
@@ -357,7 +357,7 @@ async fn apply_instance(
             if !destroy(a, out, &target, addr, None, &prior, &private).await {
                 return false;
             }
-            prior = Value::null(ty.clone());
+            prior = Value::null((*ty).clone());
             private = Vec::new();
         }
         Action::CreateThenDelete if !prior.is_null() => {
@@ -373,7 +373,7 @@ async fn apply_instance(
                 return false;
             }
             deposed_key = Some((key, prior.clone(), private.clone()));
-            prior = Value::null(ty.clone());
+            prior = Value::null((*ty).clone());
             private = Vec::new();
         }
         _ => {}

@@ -81,16 +81,16 @@ pub async fn node(
     };
     let rc = ResourceCtx {
         node: id,
-        ty: schema.block.implied_type(),
+        ty: Arc::new(schema.block.implied_type()),
         module_cfg: node.module.clone(),
         // Not managed: an ephemeral resource's arguments may be ephemeral.
         mode: terrane_state::Mode::Data,
         block: Arc::new(schema.block.clone()),
-        schema,
+        schema: Arc::new(schema),
         provider: provider.clone(),
         provider_key: key,
-        index: crate::instance::resource_index(&res),
-        res,
+        index: crate::instance::resource_index(w, &res),
+        res: Arc::new(res),
         dependencies: Vec::new(),
     };
     let rc = Arc::new(rc);
@@ -132,7 +132,7 @@ pub async fn node(
         let value = ResourceValues {
             expansion: exp,
             instances: results,
-            ty: rc.ty.clone(),
+            ty: (*rc.ty).clone(),
         }
         .value();
         w.values.update(&module, |m| {

@@ -186,7 +186,7 @@ pub fn expand_resource(
                 &rc.res.ty,
                 &rc.res.name,
                 exp.clone(),
-                rc.ty.clone(),
+                (*rc.ty).clone(),
             );
             Some(exp)
         }

@@ -16,8 +16,9 @@ use crate::provider::{
     Answer, PlanRequest, PlanResponse, Provider, ProviderConfigKey, ProviderError, ProviderSchema,
     ReadDataRequest, ReadRequest, UpgradeRequest,
 };
+use crate::sync::lock;
 use crate::values::InstanceVars;
-use crate::walk::{is_error, provider_instance, provider_key, schema_of, Walk};
+use crate::walk::{is_error, provider_instance, provider_key, schema_of, TypeSchema, Walk};
 use std::sync::Arc;
 use terrane_config::{Diagnostic, LineIndex, Resource};
 use terrane_eval::Evaluator;
@@ -33,18 +34,46 @@ use terrane_value::{Path, Value};
 #[derive(Clone)]
 pub struct ResourceCtx {
     pub node: NodeId,
-    /// The schema's implied type (computed once per resource node).
-    pub ty: terrane_value::Type,
+    /// The schema's implied type (made once per resource type).
+    pub ty: Arc<terrane_value::Type>,
     pub module_cfg: Vec<String>,
-    pub res: Resource,
+    /// The configuration's own resource, shared.
+    pub res: Arc<Resource>,
     pub mode: Mode,
-    pub schema: Schema,
+    pub schema: Arc<Schema>,
     /// `schema.block`, shared by the changes planned for the resource.
     pub block: Arc<terrane_schema::Block>,
     pub provider: Arc<dyn Provider>,
     pub provider_key: ProviderConfigKey,
     pub index: Arc<LineIndex>,
     pub dependencies: Vec<String>,
+}
+
+/// The schema of resource type `ty` (a data source when `data`) in
+/// provider schema `all`, with its block and implied type: made the first
+/// time the walk asks, then shared.
+pub fn type_schema(
+    w: &Walk,
+    all: &Arc<ProviderSchema>,
+    data: bool,
+    ty: &str,
+) -> Option<TypeSchema> {
+    let key = (Arc::as_ptr(all) as usize, data, ty.to_string());
+    if let Some(t) = lock(&w.types).get(&key) {
+        return Some(t.clone());
+    }
+    let schema = if data {
+        all.data_source(ty)
+    } else {
+        all.resource(ty)
+    }?;
+    let made = TypeSchema {
+        ty: Arc::new(schema.block.implied_type()),
+        block: Arc::new(schema.block.clone()),
+        schema: Arc::new(schema.clone()),
+        _of: all.clone(),
+    };
+    Some(lock(&w.types).entry(key).or_insert(made).clone())
 }
 
 /// Finds a resource node's configuration, schema and provider.
@@ -61,12 +90,7 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
         .ok_or_else(Vec::new)?;
     let (pname, alias) = resource_provider(&res);
     let all: Arc<ProviderSchema> = schema_of(w, &pname).await.map_err(|d| vec![d])?;
-    let schema = if *mode == Mode::Data {
-        all.data_source(ty)
-    } else {
-        all.resource(ty)
-    };
-    let Some(schema) = schema.cloned() else {
+    let Some(types) = type_schema(w, &all, *mode == Mode::Data, ty) else {
         let what = if *mode == Mode::Data {
             "data source"
         } else {
@@ -102,17 +126,17 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
         target.push_str(&format!("{ty}.{name}"));
         provider = d.resource_provider(&target, provider);
     }
-    let index = resource_index(&res);
+    let index = resource_index(w, &res);
     // Direct dependencies (data sources too, so the closure shown and
     // exported can pass through them); see Graph::direct_dependency_names.
     let dependencies = w.core.graph.direct_dependency_names(id);
     Ok(ResourceCtx {
         node: id,
-        ty: schema.block.implied_type(),
+        ty: types.ty,
         module_cfg: node.module.clone(),
         mode: *mode,
-        block: Arc::new(schema.block.clone()),
-        schema,
+        block: types.block,
+        schema: types.schema,
         provider,
         provider_key: key,
         res,
@@ -121,8 +145,9 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
     })
 }
 
-/// The line index of the file a resource is in.
-pub fn resource_index(r: &Resource) -> Arc<LineIndex> {
+/// The line index of the file a resource is in: an expression's, or for
+/// a resource with none, the file's, read once per walk.
+pub fn resource_index(w: &Walk, r: &Resource) -> Arc<LineIndex> {
     if let Some(e) = r
         .attributes
         .values()
@@ -139,8 +164,13 @@ pub fn resource_index(r: &Resource) -> Arc<LineIndex> {
         .as_ref()
         .map(|r| r.file.to_string())
         .unwrap_or_default();
-    let text = std::fs::read_to_string(&file).unwrap_or_default();
-    Arc::new(LineIndex::new(&file, &text))
+    lock(&w.line_indexes)
+        .entry(file)
+        .or_insert_with_key(|file| {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            Arc::new(LineIndex::new(file, &text))
+        })
+        .clone()
 }
 
 impl ResourceCtx {
@@ -198,7 +228,7 @@ impl ResourceCtx {
                 }
             }
             if diags.iter().any(is_error) {
-                return (Value::null(self.ty.clone()), diags);
+                return (Value::null((*self.ty).clone()), diags);
             }
         }
         let v = decode_body(&mut ev, &self.index, &body, &self.schema.block, &mut diags);

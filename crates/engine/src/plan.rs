@@ -270,7 +270,7 @@ fn defer_whole(p: &Planning, rc: &ResourceCtx) -> Option<Done> {
             &rc.res.ty,
             &rc.res.name,
             crate::values::Expansion::Unknown,
-            rc.ty.clone(),
+            (*rc.ty).clone(),
         );
     }
     let range = rc.res.range.clone();
@@ -363,7 +363,7 @@ async fn plan_data(
     }
     let ty = rc.ty.clone();
     if w.phase == Phase::Validate {
-        rc.set_value(w, module, addr.key.clone(), Value::unknown(ty));
+        rc.set_value(w, module, addr.key.clone(), Value::unknown((*ty).clone()));
         return true;
     }
     let pending_dep = {
@@ -391,9 +391,9 @@ async fn plan_data(
         deposed: None,
         provider: rc.provider_key.clone(),
         action,
-        before: Value::null(ty.clone()),
+        before: Value::null((*ty).clone()),
         after,
-        ty,
+        ty: (*ty).clone(),
         schema_version: rc.schema.version,
         requires_replace: Vec::new(),
         planned_private: Vec::new(),
@@ -443,7 +443,12 @@ async fn read_now(
         Some(Deferrable::Done(v)) => v,
         Some(Deferrable::Deferred(reason)) => {
             // Nothing read: what reads it waits with it.
-            rc.set_value(w, module, addr.key.clone(), Value::unknown(rc.ty.clone()));
+            rc.set_value(
+                w,
+                module,
+                addr.key.clone(),
+                Value::unknown((*rc.ty).clone()),
+            );
             return provider_deferred(p, out, rc, &addr, reason, "ReadDataSource");
         }
     };
@@ -513,7 +518,7 @@ async fn plan_managed(
             });
             match import_now(out, rc, &addr, &id).await {
                 Some(Deferrable::Deferred(reason)) => {
-                    rc.set_value(w, module, addr.key.clone(), Value::unknown(ty.clone()));
+                    rc.set_value(w, module, addr.key.clone(), Value::unknown((*ty).clone()));
                     return provider_deferred(p, out, rc, &addr, reason, "ImportResourceState");
                 }
                 Some(Deferrable::Done((v, p))) => {
@@ -550,7 +555,7 @@ async fn plan_managed(
                 return false;
             }
         },
-        None => (Value::null(ty.clone()), Vec::new(), false),
+        None => (Value::null((*ty).clone()), Vec::new(), false),
     };
     if w.phase == Phase::Plan && w.opts.refresh && !prior.is_null() {
         w.core.emit(Event::Refreshing {
@@ -658,7 +663,7 @@ async fn plan_managed(
         return false;
     }
     if w.phase == Phase::Validate {
-        rc.set_value(w, module, addr.key.clone(), Value::unknown(ty));
+        rc.set_value(w, module, addr.key.clone(), Value::unknown((*ty).clone()));
         return true;
     }
     let cfg_for_plan = rc.ignore_changes(&prior.unmark_deep(), &plain_config);
@@ -697,7 +702,7 @@ async fn plan_managed(
     });
     if action.is_replace() {
         // Plan again as a create so computed attributes become unknown.
-        let null = Value::null(ty.clone());
+        let null = Value::null((*ty).clone());
         let Some(resp) = plan_change(out, rc, &addr, &null, &[], &cfg_for_plan, None).await else {
             return false;
         };

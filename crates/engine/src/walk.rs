@@ -213,6 +213,28 @@ pub struct Walk {
     /// Ephemeral resources opened in this walk, in the order they were
     /// opened; [`Walk::close_ephemerals`] closes them when it ends.
     pub ephemerals: Mutex<Vec<OpenEphemeral>>,
+    /// Each resource type's schema, block and implied type, made once per
+    /// walk and shared by every resource of the type
+    /// (made by `type_schema` in the instance layer).
+    pub types: Mutex<HashMap<TypeKey, TypeSchema>>,
+    /// Line indexes of configuration files, by file, made when a resource
+    /// without expressions needs one (`resource_index`, instance layer).
+    pub line_indexes: Mutex<HashMap<String, Arc<terrane_config::LineIndex>>>,
+}
+
+/// Which schema a [`TypeSchema`] is of: the provider schema (by identity:
+/// the walk keeps it alive, see [`TypeSchema`]), data or not, the type.
+pub type TypeKey = (usize, bool, String);
+
+/// What every resource of one type shares.
+#[derive(Clone)]
+pub struct TypeSchema {
+    pub schema: Arc<terrane_schema::Schema>,
+    pub block: Arc<terrane_schema::Block>,
+    pub ty: Arc<terrane_value::Type>,
+    /// Holds the provider schema the key names, so that its address is
+    /// not reused by another for as long as the entry exists.
+    pub(crate) _of: Arc<crate::provider::ProviderSchema>,
 }
 
 /// An ephemeral resource held open during a walk. Its result lives only
@@ -355,6 +377,8 @@ impl Walk {
             limit,
             outputs: Mutex::new(BTreeMap::new()),
             ephemerals: Mutex::new(Vec::new()),
+            types: Mutex::new(HashMap::new()),
+            line_indexes: Mutex::new(HashMap::new()),
         }
     }
 
