@@ -639,12 +639,14 @@ pub async fn apply_deletes(a: &Arc<Applying>, deletes: Vec<Change>) -> Done {
                 Some(d) => format!("{} (deposed object {d})", c.addr),
                 None => c.addr.to_string(),
             };
-            let work = async {
+            // Built in guarded's argument, which boxes it, not held in a
+            // local (which would keep its whole size in this task's future).
+            guarded(a.walk.phase, what, None, async {
                 let mut out = Vec::new();
                 let ok = delete_one(&a, &mut out, c).await;
                 (ok, out)
-            };
-            guarded(a.walk.phase, what, None, work).await
+            })
+            .await
         }
     })
     .await;

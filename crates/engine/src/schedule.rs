@@ -112,9 +112,9 @@ where
     let spawn = |tasks: &mut JoinSet<(usize, bool, Option<R>)>,
                  i: usize,
                  permit: Option<OwnedSemaphorePermit>| {
-        // Boxed before spawning: the task then holds a pointer, and
-        // spawning copies that rather than the whole future.
-        let (fut, gate) = (Box::pin(work(i)), gate.clone());
+        // The work's future is small: its callers build the large part on
+        // the heap when it first runs (`walk::guarded`).
+        let (fut, gate) = (work(i), gate.clone());
         tasks.spawn(async move {
             let _permit = permit;
             if gate.stopped() {

@@ -514,13 +514,12 @@ where
         match work.await {
             Ok(done) => done,
             Err(msg) => {
-                let detail = if phase == Phase::Apply {
-                    format!("terrane or an in-process provider panicked while working on {what}: {msg}. The operation did not complete normally: the real object may or may not have been changed; check it before applying again.")
-                } else {
-                    format!(
+                let mut detail = format!(
                     "terrane or an in-process provider panicked while working on {what}: {msg}."
-                )
-                };
+                );
+                if phase == Phase::Apply {
+                    detail.push_str(" The operation did not complete normally: the real object may or may not have been changed; check it before applying again.");
+                }
                 let d = Diagnostic::error("Internal error: a task panicked", detail, range);
                 (false, vec![d])
             }
