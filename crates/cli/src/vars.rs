@@ -38,7 +38,7 @@ fn literal_or_expr(m: &Module, name: &str, raw: &str, source: &str) -> Result<Va
     // and neither do these, so a sensitive variable's mistyped value is
     // never echoed back (an evaluator message about an unknown variable
     // would name it).
-    let expr = match hcl_edit::parser::parse_expr(raw) {
+    let expr = match terrane_hcl::parser::parse_expr(raw) {
         Ok(e) => e,
         Err(e) => {
             let loc = e.location();
@@ -50,7 +50,7 @@ fn literal_or_expr(m: &Module, name: &str, raw: &str, source: &str) -> Result<Va
         }
     };
     let mut found = NonConstant::default();
-    hcl_edit::visit::Visit::visit_expr(&mut found, &expr);
+    terrane_hcl::visit::Visit::visit_expr(&mut found, &expr);
     if found.variables {
         return Err(Diagnostic::error(
             "Variables not allowed",
@@ -82,14 +82,14 @@ struct NonConstant {
     calls: bool,
 }
 
-impl hcl_edit::visit::Visit for NonConstant {
-    fn visit_expr(&mut self, e: &hcl_edit::expr::Expression) {
+impl terrane_hcl::visit::Visit for NonConstant {
+    fn visit_expr(&mut self, e: &terrane_hcl::expr::Expression) {
         match e {
-            hcl_edit::expr::Expression::Variable(_) => self.variables = true,
-            hcl_edit::expr::Expression::FuncCall(_) => self.calls = true,
+            terrane_hcl::expr::Expression::Variable(_) => self.variables = true,
+            terrane_hcl::expr::Expression::FuncCall(_) => self.calls = true,
             _ => {}
         }
-        hcl_edit::visit::visit_expr(self, e);
+        terrane_hcl::visit::visit_expr(self, e);
     }
 }
 

@@ -367,7 +367,7 @@ fn inline_configs() -> Vec<(String, String)> {
             .iter()
             .any(|k| text.contains(k));
             if !declares
-                || hcl_edit::parser::parse_body(&text).is_err()
+                || terrane_hcl::parser::parse_body(&text).is_err()
                 || !seen.insert(text.clone())
             {
                 continue;
@@ -638,7 +638,7 @@ fn item7_plan_after_fmt_of_an_applied_configuration_has_no_changes() {
                 && !text.contains("module \"")
                 && !text.contains("variable \"")
                 && !text.contains("data \"");
-            if picked < 6 && simple && hcl_edit::parser::parse_body(&text).is_ok() {
+            if picked < 6 && simple && terrane_hcl::parser::parse_body(&text).is_ok() {
                 let d = root.path().join(format!("scenario_{picked}"));
                 std::fs::create_dir_all(&d).expect("dir");
                 std::fs::write(d.join("main.tf"), &text).expect("write");

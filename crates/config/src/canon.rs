@@ -14,11 +14,11 @@
 //! Terraform's formatter rewrites them to.
 
 use crate::model::*;
-use hcl_edit::expr::Expression;
-use hcl_edit::structure::{Block, BlockLabel, Body};
-use hcl_edit::template::Element;
-use hcl_edit::visit_mut::{self, VisitMut};
 use std::collections::BTreeMap;
+use terrane_hcl::expr::Expression;
+use terrane_hcl::structure::{Block, BlockLabel, Body};
+use terrane_hcl::template::Element;
+use terrane_hcl::visit_mut::{self, VisitMut};
 
 /// Where `a` and `b` differ in meaning, each named by its place
 /// (`resource.aws_instance.web.ami`); empty when they mean the same.
@@ -44,9 +44,11 @@ pub fn same_expr(a: &Expression, b: &Expression) -> bool {
 /// two files' bodies differ, compared as [`same_body`] does.
 pub fn body_differences(a: &Body, b: &Body) -> Vec<String> {
     let (a, b) = (normal_body(a), normal_body(b));
-    let name = |s: &hcl_edit::structure::Structure| match s {
-        hcl_edit::structure::Structure::Attribute(at) => format!("attribute {}", at.key.as_str()),
-        hcl_edit::structure::Structure::Block(bl) => {
+    let name = |s: &terrane_hcl::structure::Structure| match s {
+        terrane_hcl::structure::Structure::Attribute(at) => {
+            format!("attribute {}", at.key.as_str())
+        }
+        terrane_hcl::structure::Structure::Block(bl) => {
             let labels: Vec<String> = bl
                 .labels
                 .iter()
@@ -82,9 +84,9 @@ fn normal(e: &Expression) -> Expression {
 fn normal_body(b: &Body) -> Body {
     let mut b = b.clone();
     for block in b.get_blocks_mut("variable") {
-        if let Some(mut t) = block.body.get_attribute_mut("type") {
-            let modern = type_normal(t.value_mut());
-            *t.value_mut() = modern;
+        if let Some(t) = block.body.get_attribute_mut("type") {
+            let modern = type_normal(&t.value);
+            t.value = modern;
         }
     }
     Normalize.visit_body_mut(&mut b);
@@ -115,50 +117,9 @@ impl VisitMut for Normalize {
         }
     }
 
-    fn visit_array_mut(&mut self, a: &mut hcl_edit::expr::Array) {
-        visit_mut::visit_array_mut(self, a);
-        a.set_trailing("");
-    }
-
-    fn visit_object_mut(&mut self, o: &mut hcl_edit::expr::Object) {
-        visit_mut::visit_object_mut(self, o);
-        o.set_trailing("");
-    }
-
-    fn visit_func_args_mut(&mut self, a: &mut hcl_edit::expr::FuncArgs) {
-        visit_mut::visit_func_args_mut(self, a);
-        a.set_trailing("");
-    }
-
-    fn visit_if_template_expr_mut(&mut self, d: &mut hcl_edit::template::IfTemplateExpr) {
-        visit_mut::visit_if_template_expr_mut(self, d);
-        d.set_preamble("");
-    }
-
-    fn visit_else_template_expr_mut(&mut self, d: &mut hcl_edit::template::ElseTemplateExpr) {
-        visit_mut::visit_else_template_expr_mut(self, d);
-        d.set_preamble("");
-        d.set_trailing("");
-    }
-
-    fn visit_endif_template_expr_mut(&mut self, d: &mut hcl_edit::template::EndifTemplateExpr) {
-        d.set_preamble("");
-        d.set_trailing("");
-    }
-
-    fn visit_for_template_expr_mut(&mut self, d: &mut hcl_edit::template::ForTemplateExpr) {
-        visit_mut::visit_for_template_expr_mut(self, d);
-        d.set_preamble("");
-    }
-
-    fn visit_endfor_template_expr_mut(&mut self, d: &mut hcl_edit::template::EndforTemplateExpr) {
-        d.set_preamble("");
-        d.set_trailing("");
-    }
-
     fn visit_block_label_mut(&mut self, l: &mut BlockLabel) {
         if let BlockLabel::Ident(i) = l {
-            *l = BlockLabel::String(hcl_edit::Decorated::new(i.as_str().to_string()));
+            *l = BlockLabel::String(terrane_hcl::Decorated::new(i.as_str().to_string()));
         }
     }
 }
@@ -176,7 +137,7 @@ fn type_normal(e: &Expression) -> Expression {
         },
         _ => None,
     };
-    match modern.and_then(|m| hcl_edit::parser::parse_expr(&m).ok()) {
+    match modern.and_then(|m| terrane_hcl::parser::parse_expr(&m).ok()) {
         Some(m) => normal(&m),
         None => normal(e),
     }

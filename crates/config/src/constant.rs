@@ -10,10 +10,10 @@
 //! that says so, never read as something else.
 
 use crate::diag::{Diagnostic, LineIndex};
-use hcl_edit::expr::{BinaryOperator, Expression, UnaryOperator};
-use hcl_edit::template::{Element, Template};
-use hcl_edit::Span;
 use std::ops::Range;
+use terrane_hcl::expr::{BinaryOperator, Expression, UnaryOperator};
+use terrane_hcl::template::{Element, Template};
+use terrane_hcl::Span;
 
 /// A constant value, as far as a string-typed argument needs one.
 #[derive(Clone, Debug, PartialEq)]

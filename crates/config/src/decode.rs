@@ -7,10 +7,10 @@ use crate::model::*;
 use crate::refs::{references_bound, Subject};
 use crate::source::{GAttr, GBlock, GBody, Span_};
 use crate::typeexpr::{parse_type, TypeConstraint};
-use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
-use hcl_edit::Span;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use terrane_hcl::expr::{Expression, ObjectKey, TraversalOperator};
+use terrane_hcl::Span;
 
 /// The Terraform release whose words the diagnostics carry (as
 /// `terrane_state::TERRAFORM_VERSION`; the validate differential compares
@@ -37,12 +37,12 @@ pub(crate) fn literal_string(e: &Expression) -> Option<String> {
         Expression::String(s) => Some(s.as_str().to_string()),
         Expression::StringTemplate(t)
             if t.iter()
-                .all(|el| matches!(el, hcl_edit::template::Element::Literal(_))) =>
+                .all(|el| matches!(el, terrane_hcl::template::Element::Literal(_))) =>
         {
             Some(
                 t.iter()
                     .filter_map(|el| match el {
-                        hcl_edit::template::Element::Literal(l) => Some(l.as_str()),
+                        terrane_hcl::template::Element::Literal(l) => Some(l.as_str()),
                         _ => None,
                     })
                     .collect(),

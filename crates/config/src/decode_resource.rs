@@ -7,9 +7,9 @@ use crate::diag::{Diagnostic, SourceRange};
 use crate::model::*;
 use crate::refs::Subject;
 use crate::source::{GAttr, GBlock, GBody};
-use hcl_edit::expr::Expression;
-use hcl_edit::Span;
 use std::collections::BTreeMap;
+use terrane_hcl::expr::Expression;
+use terrane_hcl::Span;
 
 impl Cx<'_> {
     /// Terraform's load-time checks of an `action_trigger` block: its

@@ -555,7 +555,7 @@ impl Converter<'_> {
         &mut self,
         v: &JValue,
         expr_mode: bool,
-    ) -> Option<(hcl_edit::expr::Expression, Arc<LineIndex>)> {
+    ) -> Option<(terrane_hcl::expr::Expression, Arc<LineIndex>)> {
         let raw = &self.text[v.span.clone()];
         let mut piece = String::with_capacity(raw.len());
         let mut inserted: Vec<(usize, isize)> = Vec::new();
@@ -603,10 +603,10 @@ impl Converter<'_> {
             piece.truncate(piece.trim_end().len());
         }
         let index = Arc::new(self.index.shifted(v.span.start, inserted));
-        match hcl_edit::parser::parse_expr(&piece) {
+        match terrane_hcl::parser::parse_expr(&piece) {
             Ok(e) => Some((e, index)),
             Err(e) => {
-                let at = index.at_offset(e.location().offset());
+                let at = index.at_offset(e.offset());
                 self.diags.push(Diagnostic::error(
                     "Invalid expression",
                     e.message().to_string(),

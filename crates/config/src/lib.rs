@@ -198,35 +198,48 @@ fn decode_into(module: &mut Module, p: overrides::Parsed, diags: &mut Vec<Diagno
     cx.file(module, p.body);
 }
 
-/// Parses a native file. The parser rejects an argument set twice; that
-/// is reported as Terraform reports it and the repeated argument is
-/// blanked out so the rest of the file is still read. An unclosed block is
-/// reported at its opening brace. Newlines HCL ignores (inside `for`
-/// expressions, brackets, parentheses, interpolations) are folded into
-/// spaces when the parser trips on them. Any other syntax error is reported
-/// once, at its position, and the top-level block holding it is blanked out
-/// so the file's other blocks are still read, as Terraform's parser
-/// recovers. Blanking and folding keep every byte offset.
+/// Parses a native file with terrane-hcl, in time linear in its size.
+///
+/// A file that does not parse is diagnosed in Terraform's words, which are
+/// keyed on hcl-edit's error messages: hcl-edit reads the failing text again
+/// (only then) for its message and position. An argument set twice is
+/// reported as Terraform reports it and the repeated argument is blanked
+/// out so the rest of the file is still read. An unclosed block is
+/// reported at its opening brace. Any other syntax error is reported once,
+/// at its position, and the top-level block holding it is blanked out so
+/// the file's other blocks are still read, as Terraform's parser recovers.
+/// Blanking and folding keep every byte offset.
 pub(crate) fn parse_native(
     text: &str,
     index: &LineIndex,
     diags: &mut Vec<Diagnostic>,
-) -> Option<hcl_edit::structure::Body> {
+) -> Option<terrane_hcl::structure::Body> {
     let mut text = std::borrow::Cow::Borrowed(text);
     let mut folded = false;
     for _ in 0..64 {
-        let e = match hcl_edit::parser::parse_body(&text) {
-            // The parser takes a newline inside a quoted string; HCL does
-            // not.
-            Ok(_) if multiline_string(&text, index, diags) => return None,
+        let ours = match terrane_hcl::parser::parse_body(&text) {
             Ok(b) => return Some(b),
             Err(e) => e,
         };
-        let mut off = e.location().offset().min(text.len());
+        let e = match hcl_edit::parser::parse_body(&text) {
+            // hcl-edit takes a newline inside a quoted string; HCL does
+            // not.
+            Ok(_) if multiline_string(&text, index, diags) => return None,
+            // Refused by terrane-hcl alone: its own words.
+            Ok(_) => SyntaxError {
+                offset: ours.offset(),
+                message: ours.message().to_string(),
+            },
+            Err(e) => SyntaxError {
+                offset: e.location().offset(),
+                message: e.message().to_string(),
+            },
+        };
+        let mut off = e.offset.min(text.len());
         while !text.is_char_boundary(off) {
             off -= 1;
         }
-        if e.message().contains("redefined attribute") {
+        if e.message.as_str().contains("redefined attribute") {
             let rest = &text[off..];
             let name: String = rest
                 .chars()
@@ -245,7 +258,7 @@ pub(crate) fn parse_native(
         }
         // HCL lets an object constructor give a key twice (the last one
         // wins); the parser does not: drop the earlier item.
-        if e.message().contains("redefined object key") {
+        if e.message.as_str().contains("redefined object key") {
             if let Some(r) = recover::earlier_duplicate_item(&text, off) {
                 text = std::borrow::Cow::Owned(recover::blank(&text, r));
                 continue;
@@ -273,8 +286,8 @@ pub(crate) fn parse_native(
         }
         // An item that starts with a name but is neither an argument nor
         // a block (`a 1`), or does not start with a name at all.
-        if e.message().starts_with("invalid structure")
-            || e.message().starts_with("invalid block body")
+        if e.message.as_str().starts_with("invalid structure")
+            || e.message.as_str().starts_with("invalid block body")
         {
             let (range, detail) = match recover::item_name_before(&text, off) {
                 Some(r) => (index.range(Some(r)), "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value."),
@@ -291,7 +304,7 @@ pub(crate) fn parse_native(
             text = std::borrow::Cow::Owned(recover::blank(&text, item));
             continue;
         }
-        let (summary, detail) = syntax_words(e.message(), &text[..off]);
+        let (summary, detail) = syntax_words(e.message.as_str(), &text[..off]);
         // Terraform's range is the token at fault (a newline included).
         let range = if summary == "Invalid syntax" {
             index.at_offset(off)
@@ -305,6 +318,12 @@ pub(crate) fn parse_native(
         text = std::borrow::Cow::Owned(recover::blank(&text, item));
     }
     None
+}
+
+/// Where a file fails to parse, and why.
+struct SyntaxError {
+    offset: usize,
+    message: String,
 }
 
 /// A quoted string split over lines: HCL's scanner reports every newline

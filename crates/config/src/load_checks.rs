@@ -20,9 +20,9 @@ use crate::model::*;
 use crate::refs::Subject;
 use crate::source::def_span;
 use crate::source::{GAttr, GBlock, Span_};
-use hcl_edit::expr::{Expression, ObjectKey, UnaryOperator};
-use hcl_edit::Span;
 use std::collections::BTreeMap;
+use terrane_hcl::expr::{Expression, ObjectKey, UnaryOperator};
+use terrane_hcl::Span;
 use terrane_value::convert::{convert, type_convertible};
 use terrane_value::{render, Kind, Type, Value};
 
@@ -109,7 +109,7 @@ impl Constant<'_> {
                     .template
                     .iter()
                     .map(|el| match el {
-                        hcl_edit::template::Element::Literal(l) => Some(l.as_str()),
+                        terrane_hcl::template::Element::Literal(l) => Some(l.as_str()),
                         _ => None,
                     })
                     .collect();
@@ -163,7 +163,7 @@ impl Constant<'_> {
 
     /// Reports every variable and function call in `e`.
     fn walk(&mut self, e: &Expression) {
-        use hcl_edit::visit::{visit_expr, Visit};
+        use terrane_hcl::visit::{visit_expr, Visit};
         struct Finder<'a, 'b>(&'a mut Constant<'b>);
         impl Visit for Finder<'_, '_> {
             fn visit_expr(&mut self, e: &Expression) {

@@ -5,10 +5,10 @@
 use crate::diag::{LineIndex, SourceRange};
 use crate::refs::Reference;
 use crate::typeexpr::TypeConstraint;
-use hcl_edit::expr::Expression;
-use hcl_edit::structure::Block;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use terrane_hcl::expr::Expression;
+use terrane_hcl::structure::Block;
 
 /// An unevaluated expression with its range and references.
 #[derive(Clone, Debug)]

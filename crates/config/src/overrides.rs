@@ -31,8 +31,8 @@
 use crate::decode::literal_string;
 use crate::diag::{Diagnostic, LineIndex};
 use crate::source::{GAttr, GBlock, GBody};
-use hcl_edit::Span;
 use std::sync::Arc;
+use terrane_hcl::Span;
 
 /// One parsed file: its line index and body.
 pub(crate) struct Parsed {
@@ -215,7 +215,7 @@ fn merge_body(base: &mut GBody, ov: GBody, kind: Kind, diags: &mut Vec<Diagnosti
     for a in ov.attrs {
         if a.name == "depends_on" && kind != Kind::Other {
             let first = match &a.value {
-                hcl_edit::expr::Expression::Array(items) => {
+                terrane_hcl::expr::Expression::Array(items) => {
                     items.iter().next().and_then(|e| e.span())
                 }
                 _ => None,

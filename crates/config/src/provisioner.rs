@@ -12,9 +12,9 @@ use crate::diag::{hcl_range, Diagnostic};
 use crate::model::*;
 use crate::refs::Subject;
 use crate::source::{def_span, GAttr, GBlock, GBody};
-use hcl_edit::expr::Expression;
-use hcl_edit::Span;
 use std::collections::BTreeMap;
+use terrane_hcl::expr::Expression;
+use terrane_hcl::Span;
 
 const REMOVED_PROVISIONERS: [&str; 4] = ["chef", "habitat", "puppet", "salt-masterless"];
 

@@ -6,10 +6,10 @@
 //! engine's dependency graph.
 
 use crate::diag::{Diagnostic, LineIndex, SourceRange};
-use hcl_edit::expr::{Expression, ForExpr, TraversalOperator};
-use hcl_edit::template::ForTemplateExpr;
-use hcl_edit::visit::{visit_expr, Visit};
-use hcl_edit::Span;
+use terrane_hcl::expr::{Expression, ForExpr, TraversalOperator};
+use terrane_hcl::template::ForTemplateExpr;
+use terrane_hcl::visit::{visit_expr, Visit};
+use terrane_hcl::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Subject {
@@ -51,7 +51,7 @@ struct Finder<'a> {
     diags: Vec<Diagnostic>,
 }
 
-fn attr(ops: &[hcl_edit::Decorated<TraversalOperator>], i: usize) -> Option<String> {
+fn attr(ops: &[terrane_hcl::Decorated<TraversalOperator>], i: usize) -> Option<String> {
     match ops.get(i).map(|o| o.value()) {
         Some(TraversalOperator::GetAttr(id)) => Some(id.as_str().to_string()),
         _ => None,
@@ -70,7 +70,7 @@ impl Finder<'_> {
     fn root(
         &mut self,
         name: &str,
-        ops: &[hcl_edit::Decorated<TraversalOperator>],
+        ops: &[terrane_hcl::Decorated<TraversalOperator>],
         span: Option<std::ops::Range<usize>>,
     ) {
         if self.bound.iter().any(|b| b == name) {

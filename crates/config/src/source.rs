@@ -5,12 +5,12 @@
 //! the same diagnostics.
 
 use crate::diag::{Diagnostic, LineIndex};
-use hcl_edit::expr::Expression;
-use hcl_edit::structure::{BlockLabel, Body, Structure};
-use hcl_edit::Span;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
+use terrane_hcl::expr::Expression;
+use terrane_hcl::structure::{BlockLabel, Body, Structure};
+use terrane_hcl::Span;
 
 pub(crate) type Span_ = Option<Range<usize>>;
 
@@ -38,7 +38,7 @@ pub(crate) struct GBlock {
     pub body_span: Span_,
     /// The native block as written, for blocks nested in a top-level block
     /// (what `Resource::blocks` keeps).
-    pub raw: Option<hcl_edit::structure::Block>,
+    pub raw: Option<terrane_hcl::structure::Block>,
     /// The file the block is in (an override file's blocks are merged
     /// into another file's body and keep their own positions).
     pub index: Arc<LineIndex>,

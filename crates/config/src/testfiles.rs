@@ -9,10 +9,10 @@
 use crate::diag::{Diagnostic, LineIndex, SourceRange};
 use crate::source::{from_hcl, GAttr, GBlock, GBody};
 use crate::Config;
-use hcl_edit::expr::Expression;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
+use terrane_hcl::expr::Expression;
 
 /// The test files of `dir` and of `dir/<test_dir>`, as Terraform names
 /// them (relative to `dir`), each sorted by name.
@@ -272,7 +272,7 @@ impl Checker<'_> {
     /// Notes an override block's target.
     fn target(&mut self, b: &GBlock) {
         if let Some(a) = b.body.attrs.iter().find(|a| a.name == "target") {
-            let text = hcl_edit::Span::span(&a.value)
+            let text = terrane_hcl::Span::span(&a.value)
                 .and_then(|r| a.index.text().get(r))
                 .unwrap_or_default()
                 .trim()
@@ -291,7 +291,7 @@ impl Checker<'_> {
                         _ => None,
                     };
                     if !matches!(keyword, Some("plan" | "apply")) {
-                        let range = a.index.range(hcl_edit::Span::span(&a.value));
+                        let range = a.index.range(terrane_hcl::Span::span(&a.value));
                         self.error(
                             "Invalid \"command\" keyword",
                             "The \"command\" argument requires one of the following keywords without quotes: apply or plan.".into(),
@@ -399,7 +399,7 @@ pub fn test_run_modules(dir: &Path, test_dir: &str) -> Vec<RunModule> {
                     m.body.attrs.iter().find(|a| a.name == key).map(|a| {
                         (
                             crate::constant::const_string(&a.value, &a.index).ok(),
-                            a.index.range(hcl_edit::Span::span(&a.value)),
+                            a.index.range(terrane_hcl::Span::span(&a.value)),
                         )
                     })
                 };

@@ -5,10 +5,10 @@
 //! the default expressions by attribute path (evaluated later).
 
 use crate::diag::{Diagnostic, LineIndex};
-use hcl_edit::expr::{Expression, ObjectKey};
-use hcl_edit::Span;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use terrane_hcl::expr::{Expression, ObjectKey};
+use terrane_hcl::Span;
 use terrane_value::{ObjectType, Path, Type};
 
 /// A parsed type constraint.
@@ -119,7 +119,7 @@ mod tests {
     #[track_caller]
     fn check(src: &str, want: Result<&str, &str>) {
         let text = format!("x = {src}\n");
-        let body = hcl_edit::parser::parse_body(&text).unwrap();
+        let body = terrane_hcl::parser::parse_body(&text).unwrap();
         let index = LineIndex::new("t.tf", &text);
         let attr = body.get_attribute("x").unwrap();
         match (parse_type(&attr.value, &index), want) {
@@ -159,7 +159,7 @@ mod tests {
     #[test]
     fn defaults_are_kept_by_path() {
         let text = "x = list(object({a = optional(number, 1), inner = optional(object({b = optional(string, \"d\")}))}))\n";
-        let body = hcl_edit::parser::parse_body(text).unwrap();
+        let body = terrane_hcl::parser::parse_body(text).unwrap();
         let index = LineIndex::new("t.tf", text);
         let tc = parse_type(&body.get_attribute("x").unwrap().value, &index).unwrap();
         let paths: Vec<String> = tc.defaults.keys().map(ToString::to_string).collect();

@@ -9,8 +9,8 @@ use crate::diag::Diagnostic;
 use crate::model::{Expr, Module, NestedBlock, Resource};
 use crate::refs::Subject;
 use crate::Config;
-use hcl_edit::expr::Expression;
 use std::collections::HashSet;
+use terrane_hcl::expr::Expression;
 
 /// Checks the references of every expression of `config` and, recursively,
 /// of its child modules.

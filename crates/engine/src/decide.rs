@@ -179,8 +179,8 @@ impl IgnoreChanges {
     /// Reads the setting from its expression: `all`, or a list of
     /// attribute names (bare, traversals or strings). Anything else
     /// ignores nothing (the configuration check reports it).
-    pub fn from_expr(e: &hcl_edit::expr::Expression) -> IgnoreChanges {
-        use hcl_edit::expr::Expression;
+    pub fn from_expr(e: &terrane_hcl::expr::Expression) -> IgnoreChanges {
+        use terrane_hcl::expr::Expression;
         if e.to_string().trim() == "all" {
             return IgnoreChanges::All;
         }

@@ -504,7 +504,7 @@ fn ignore_changes_rules() {
             .attr("b", Attribute::optional(Type::String))
             .attr("c", Attribute::optional_computed(Type::String))
             .attr("id", Attribute::computed(Type::String));
-        let expr: hcl_edit::expr::Expression = rule.parse().expect("rule parses");
+        let expr: terrane_hcl::expr::Expression = rule.parse().expect("rule parses");
         let rule = IgnoreChanges::from_expr(&expr);
         let got = ignore_changes(&rule, &schema, prior, config);
         assert_eq!(&got, want, "case {case}");

@@ -5,12 +5,12 @@
 //! The result is an object of the schema's implied type; sensitive marks
 //! from expressions stay on the value.
 
-use hcl_edit::expr::Expression;
-use hcl_edit::structure::{Block as HclBlock, BlockLabel, Body};
-use hcl_edit::Span;
 use std::collections::BTreeMap;
 use terrane_config::{Diagnostic, LineIndex};
 use terrane_eval::Evaluator;
+use terrane_hcl::expr::Expression;
+use terrane_hcl::structure::{Block as HclBlock, BlockLabel, Body};
+use terrane_hcl::Span;
 use terrane_schema::{AttrType, Block, BlockNesting};
 use terrane_value::convert::convert;
 use terrane_value::{Type, Value};

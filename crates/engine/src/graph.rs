@@ -348,7 +348,7 @@ fn refs_of<'a>(exprs: impl IntoIterator<Item = &'a Expr>) -> Vec<Reference> {
 
 /// References inside nested blocks (kept as syntax by the configuration).
 fn block_refs(
-    blocks: &[hcl_edit::structure::Block],
+    blocks: &[terrane_hcl::structure::Block],
     index: &terrane_config::LineIndex,
 ) -> Vec<Reference> {
     let mut out = Vec::new();
@@ -356,7 +356,7 @@ fn block_refs(
         for a in b.body.attributes() {
             out.extend(terrane_config::references(&a.value, index).0);
         }
-        let inner: Vec<hcl_edit::structure::Block> = b.body.blocks().cloned().collect();
+        let inner: Vec<terrane_hcl::structure::Block> = b.body.blocks().cloned().collect();
         out.extend(block_refs(&inner, index));
     }
     out

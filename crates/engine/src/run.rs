@@ -1464,7 +1464,7 @@ impl Evaluation {
     /// source in diagnostics (`<console-input>`).
     pub fn eval_str(&self, name: &str, src: &str) -> (Value, Vec<Diagnostic>) {
         let index = Arc::new(terrane_config::LineIndex::new(name, src));
-        match hcl_edit::parser::parse_expr(src) {
+        match terrane_hcl::parser::parse_expr(src) {
             Ok(expr) => {
                 let e = terrane_config::Expr {
                     expr,
@@ -1490,11 +1490,10 @@ impl Evaluation {
                 (v, ev.into_diagnostics())
             }
             Err(err) => {
-                let loc = err.location();
                 let d = Diagnostic::error(
                     "Invalid expression",
                     err.message().to_string(),
-                    Some(index.at(loc.line(), loc.column())),
+                    Some(index.at_offset(err.offset())),
                 );
                 (Value::unknown(Type::Dynamic), vec![d])
             }

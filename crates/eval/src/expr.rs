@@ -9,11 +9,11 @@
 use crate::func::{self, FuncCtx, FuncError};
 use crate::marks::{mark, unknown_not_null};
 use crate::scope::Scope;
-use hcl_edit::expr::{BinaryOperator, Expression, FuncCall, ObjectKey, UnaryOperator};
-use hcl_edit::Span;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use terrane_config::{DiagId, Diagnostic, LineIndex, SourceRange};
+use terrane_hcl::expr::{BinaryOperator, Expression, FuncCall, ObjectKey, UnaryOperator};
+use terrane_hcl::Span;
 use terrane_value::convert::{convert, unify};
 use terrane_value::{Kind, Number, Type, Value};
 
@@ -184,7 +184,7 @@ impl<'a> Evaluator<'a> {
         self.scope
     }
 
-    fn object(&mut self, o: &hcl_edit::expr::Object) -> Value {
+    fn object(&mut self, o: &terrane_hcl::expr::Object) -> Value {
         let mut attrs = BTreeMap::new();
         let mut sensitive = terrane_value::Marks::NONE;
         let mut unknown_key = false;

@@ -5,9 +5,9 @@
 
 use crate::expr::Evaluator;
 use crate::marks::mark;
-use hcl_edit::expr::ForExpr;
-use hcl_edit::Span;
 use std::collections::BTreeMap;
+use terrane_hcl::expr::ForExpr;
+use terrane_hcl::Span;
 use terrane_value::convert::convert;
 use terrane_value::{Kind, Number, Type, Value};
 

@@ -56,18 +56,17 @@ pub fn eval_str(
     ctx: &FuncCtx,
 ) -> (Value, Vec<Diagnostic>) {
     let index = LineIndex::new(name, src);
-    match hcl_edit::parser::parse_expr(src) {
+    match terrane_hcl::parser::parse_expr(src) {
         Ok(e) => {
             let mut ev = Evaluator::new(scope, ctx, &index);
             let v = ev.eval(&e);
             (v, ev.into_diagnostics())
         }
         Err(err) => {
-            let loc = err.location();
             let d = Diagnostic::error(
                 "Invalid expression",
                 err.message().to_string(),
-                Some(index.at(loc.line(), loc.column())),
+                Some(index.at_offset(err.offset())),
             );
             (Value::unknown(terrane_value::Type::Dynamic), vec![d])
         }
@@ -97,9 +96,9 @@ pub fn render_template(text: &str, path: &Path, vars: &Value) -> Result<Value, S
     };
     let name = path.display().to_string();
     let index = LineIndex::new(&name, text);
-    let template = hcl_edit::parser::parse_template(text).map_err(|e| {
-        let loc = e.location();
-        format!("{name}:{}:{}: {}", loc.line(), loc.column(), e.message())
+    let template = terrane_hcl::parser::parse_template(text).map_err(|e| {
+        let at = index.at_offset(e.offset()).start;
+        format!("{name}:{}:{}: {}", at.line, at.col, e.message())
     })?;
     let mut ev = Evaluator::new(&scope, &ctx, &index);
     let v = ev.template_file(&template);

@@ -3,8 +3,8 @@
 
 use crate::arith;
 use crate::marks::{mark, unknown_not_null};
-use hcl_edit::expr::BinaryOperator;
 use std::ops::Range;
+use terrane_hcl::expr::BinaryOperator;
 use terrane_value::convert::convert;
 use terrane_value::{Kind, Type, Value};
 

@@ -21,10 +21,12 @@
 
 use crate::expr::Evaluator;
 use crate::marks::mark;
-use hcl_edit::expr::Expression;
-use hcl_edit::template::{Directive, Element, ForTemplateExpr, HeredocTemplate, Strip, Template};
-use hcl_edit::Span;
 use terrane_config::LineIndex;
+use terrane_hcl::expr::Expression;
+use terrane_hcl::template::{
+    Directive, Element, ForTemplateExpr, HeredocTemplate, Strip, Template,
+};
+use terrane_hcl::Span;
 use terrane_value::convert::convert;
 use terrane_value::{Kind, Refinements, Type, Value};
 
@@ -232,7 +234,7 @@ impl Evaluator<'_> {
         };
         let opener = text[..body_span.start].rfind("<<");
         let flush_doc = opener.is_some_and(|o| text[o + 2..].starts_with('-'));
-        let Ok(parsed) = hcl_edit::parser::parse_template(body) else {
+        let Ok(parsed) = terrane_hcl::parser::parse_template(body) else {
             return self.template(&h.template);
         };
         let shifted = index.shifted(body_span.start, Vec::new());
@@ -306,7 +308,7 @@ impl Evaluator<'_> {
     /// is then unknown).
     pub(crate) fn directive_condition(
         &mut self,
-        cond: &hcl_edit::expr::Expression,
+        cond: &terrane_hcl::expr::Expression,
         acc: &mut Acc,
     ) -> Option<bool> {
         let c = self.eval(cond);
@@ -340,7 +342,7 @@ impl Evaluator<'_> {
     /// invalid (the result is then unknown).
     pub(crate) fn directive_items(
         &mut self,
-        coll_expr: &hcl_edit::expr::Expression,
+        coll_expr: &terrane_hcl::expr::Expression,
         acc: &mut Acc,
     ) -> Option<Vec<(Value, Value)>> {
         let coll = self.eval(coll_expr);

@@ -3,9 +3,9 @@
 
 use crate::expr::Evaluator;
 use crate::marks::mark;
-use hcl_edit::expr::{Expression, Traversal, TraversalOperator};
-use hcl_edit::{Decorated, Span};
 use std::ops::Range;
+use terrane_hcl::expr::{Expression, Traversal, TraversalOperator};
+use terrane_hcl::{Decorated, Span};
 use terrane_value::convert::convert;
 use terrane_value::{Kind, Number, Type, Value};
 

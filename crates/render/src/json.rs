@@ -693,8 +693,8 @@ fn configuration(c: &terrane_config::Config) -> Json {
 }
 
 /// A literal expression's JSON value.
-fn constant(e: &hcl_edit::expr::Expression) -> Option<Json> {
-    use hcl_edit::expr::Expression as E;
+fn constant(e: &terrane_hcl::expr::Expression) -> Option<Json> {
+    use terrane_hcl::expr::Expression as E;
     Some(match e {
         E::Null(_) => Json::Null,
         E::Bool(b) => json!(*b.value()),
@@ -711,8 +711,8 @@ fn constant(e: &hcl_edit::expr::Expression) -> Option<Json> {
             let mut m = Map::new();
             for (k, v) in o.iter() {
                 let key = match k {
-                    hcl_edit::expr::ObjectKey::Ident(i) => i.as_str().to_string(),
-                    hcl_edit::expr::ObjectKey::Expression(E::String(s)) => s.value().to_string(),
+                    terrane_hcl::expr::ObjectKey::Ident(i) => i.as_str().to_string(),
+                    terrane_hcl::expr::ObjectKey::Expression(E::String(s)) => s.value().to_string(),
                     _ => return None,
                 };
                 m.insert(key, constant(v.expr())?);

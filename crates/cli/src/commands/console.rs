@@ -108,14 +108,15 @@ fn handle(eval: &terrane_engine::Evaluation, line: &str) -> Line {
 
 /// The argument's text when `line` is exactly one call of `type`.
 fn type_call_argument(line: &str) -> Option<&str> {
-    let Ok(hcl_edit::expr::Expression::FuncCall(f)) = hcl_edit::parser::parse_expr(line) else {
+    let Ok(terrane_hcl::expr::Expression::FuncCall(f)) = terrane_hcl::parser::parse_expr(line)
+    else {
         return None;
     };
     if f.name.name.as_str() != "type" || !f.name.namespace.is_empty() || f.args.iter().count() != 1
     {
         return None;
     }
-    let span = hcl_edit::Span::span(f.args.iter().next()?)?;
+    let span = terrane_hcl::Span::span(f.args.iter().next()?)?;
     line.get(span)
 }
 

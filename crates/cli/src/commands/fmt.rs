@@ -44,7 +44,7 @@ pub fn format_source(src: &str) -> Result<String, String> {
 /// the formatter's rewrites aside) and, for a `.tf` file, load as the same
 /// module with no diagnostic the original did not have.
 pub fn meaning_changed(name: &str, before: &str, after: &str) -> Option<String> {
-    let parse = |t: &str| hcl_edit::parser::parse_body(t).map_err(|e| e.message().to_string());
+    let parse = |t: &str| terrane_hcl::parser::parse_body(t).map_err(|e| e.message().to_string());
     match (parse(before), parse(after)) {
         (Ok(a), Ok(b)) if terrane_config::canon::same_body(&a, &b) => {}
         (Ok(a), Ok(b)) => {
@@ -143,7 +143,7 @@ fn fmt_stdin(ui: &Ui, a: &Args) -> u8 {
     if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
         return ui.error("Failed to read standard input", e.to_string());
     }
-    if let Err(e) = hcl_edit::parser::parse_body(&text) {
+    if let Err(e) = terrane_hcl::parser::parse_body(&text) {
         let loc = e.location();
         return ui.error(
             "Invalid syntax",
@@ -248,7 +248,7 @@ pub fn fmt(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             Ok(t) => t,
             Err(e) => return ui.error("Failed to read file", format!("{shown}: {e}")),
         };
-        if let Err(e) = hcl_edit::parser::parse_body(&text) {
+        if let Err(e) = terrane_hcl::parser::parse_body(&text) {
             let loc = e.location();
             return ui.error(
                 "Invalid syntax",
@@ -400,7 +400,7 @@ mod tests {
                     messy.push_str(&t.text);
                 }
                 messy.push_str(tail);
-                if hcl_edit::parser::parse_body(&messy).is_err() {
+                if terrane_hcl::parser::parse_body(&messy).is_err() {
                     continue;
                 }
                 let got = format_source(&messy)

@@ -24,14 +24,14 @@
 
 use crate::args::Args;
 use crate::session::{load_engine, options, Ui};
-use hcl_edit::expr::Expression;
-use hcl_edit::structure::{BlockLabel, Body, Structure};
-use hcl_edit::Span;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use terrane_config::{Diagnostic, Expr, LineIndex, SourceRange};
 use terrane_engine::{Engine, PlanMode};
+use terrane_hcl::expr::Expression;
+use terrane_hcl::structure::{BlockLabel, Body, Structure};
+use terrane_hcl::Span;
 use terrane_render::text::Style;
 use terrane_value::Value;
 
@@ -675,7 +675,7 @@ fn read_file(dir: &Path, name: &str) -> Result<TestFile, Vec<Diagnostic>> {
         )]
     })?;
     let index = Arc::new(LineIndex::new(name, &text));
-    let body = hcl_edit::parser::parse_body(&text).map_err(|e| {
+    let body = terrane_hcl::parser::parse_body(&text).map_err(|e| {
         let loc = e.location();
         vec![Diagnostic::error(
             "Invalid test file",
@@ -1218,7 +1218,7 @@ fn read_mock(
 /// mock data file: `mock_resource`/`mock_data` defaults of a type,
 /// `override_resource`/`override_data` of one object.
 fn mock_item(
-    b: hcl_edit::structure::Block,
+    b: terrane_hcl::structure::Block,
     index: &Arc<LineIndex>,
     m: &mut MockBlock,
     diags: &mut Vec<Diagnostic>,
@@ -1335,7 +1335,7 @@ fn read_mock_dir(
             text
         };
         let index = Arc::new(LineIndex::new(&name, &text));
-        let body = match hcl_edit::parser::parse_body(&text) {
+        let body = match terrane_hcl::parser::parse_body(&text) {
             Ok(b) => b,
             Err(e) => {
                 let loc = e.location();

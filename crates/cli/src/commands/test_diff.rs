@@ -58,11 +58,11 @@ pub(crate) fn binary_box(
 /// at the first step that is not one. Sorted by their text, once each.
 /// `value` evaluates one; a reference it gives no value is left out.
 pub(crate) fn reference_values(
-    condition: &hcl_edit::expr::Expression,
-    value: impl Fn(&hcl_edit::expr::Expression) -> Option<Value>,
+    condition: &terrane_hcl::expr::Expression,
+    value: impl Fn(&terrane_hcl::expr::Expression) -> Option<Value>,
 ) -> Vec<(String, Value)> {
-    use hcl_edit::expr::{Expression, Traversal, TraversalOperator};
-    use hcl_edit::visit::{visit_expr, Visit};
+    use terrane_hcl::expr::{Expression, Traversal, TraversalOperator};
+    use terrane_hcl::visit::{visit_expr, Visit};
     struct Found(Vec<(String, Expression)>);
     impl Visit for Found {
         fn visit_expr(&mut self, e: &Expression) {

@@ -147,7 +147,8 @@ impl CliConfig {
                 .and_then(|i| quoted.get(i).cloned())
                 .unwrap_or_else(|| k.to_string())
         };
-        let body = hcl_edit::parser::parse_body(&text).map_err(|e| format!("invalid HCL: {e}"))?;
+        let body =
+            terrane_hcl::parser::parse_body(&text).map_err(|e| format!("invalid HCL: {e}"))?;
         let mut out = CliConfig::default();
         for a in body.attributes() {
             if a.key.as_str() == "plugin_cache_dir" {
@@ -289,17 +290,17 @@ impl CliConfig {
 /// An object of strings (`{ "providers.v1" = "https://..." }`); `key`
 /// maps the placeholders of HCL 1 quoted names back.
 fn hcl_string_map(
-    e: &hcl_edit::expr::Expression,
+    e: &terrane_hcl::expr::Expression,
     key: &dyn Fn(&str) -> String,
 ) -> Option<BTreeMap<String, String>> {
-    let hcl_edit::expr::Expression::Object(o) = e else {
+    let terrane_hcl::expr::Expression::Object(o) = e else {
         return None;
     };
     o.iter()
         .map(|(k, v)| {
             let key = match k {
-                hcl_edit::expr::ObjectKey::Ident(i) => key(i.as_str()),
-                hcl_edit::expr::ObjectKey::Expression(x) => hcl_string(x)?,
+                terrane_hcl::expr::ObjectKey::Ident(i) => key(i.as_str()),
+                terrane_hcl::expr::ObjectKey::Expression(x) => hcl_string(x)?,
             };
             Some((key, hcl_string(v.expr())?))
         })

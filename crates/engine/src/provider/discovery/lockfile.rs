@@ -86,7 +86,8 @@ impl LockFile {
     }
 
     pub fn parse(text: &str) -> Result<LockFile, String> {
-        let body = hcl_edit::parser::parse_body(text).map_err(|e| format!("invalid HCL: {e}"))?;
+        let body =
+            terrane_hcl::parser::parse_body(text).map_err(|e| format!("invalid HCL: {e}"))?;
         let mut out = LockFile::default();
         if let Some(a) = body.attributes().next() {
             return Err(format!(

@@ -331,17 +331,17 @@ impl Discovery {
 }
 
 /// A literal string expression (`"x"`), as config files write them.
-pub(crate) fn hcl_string(e: &hcl_edit::expr::Expression) -> Option<String> {
+pub(crate) fn hcl_string(e: &terrane_hcl::expr::Expression) -> Option<String> {
     match e {
-        hcl_edit::expr::Expression::String(s) => Some(s.as_str().to_string()),
+        terrane_hcl::expr::Expression::String(s) => Some(s.as_str().to_string()),
         _ => None,
     }
 }
 
 /// A list of literal strings (`["a", "b"]`).
-pub(crate) fn hcl_strings(e: &hcl_edit::expr::Expression) -> Option<Vec<String>> {
+pub(crate) fn hcl_strings(e: &terrane_hcl::expr::Expression) -> Option<Vec<String>> {
     match e {
-        hcl_edit::expr::Expression::Array(a) => a.iter().map(hcl_string).collect(),
+        terrane_hcl::expr::Expression::Array(a) => a.iter().map(hcl_string).collect(),
         _ => None,
     }
 }
