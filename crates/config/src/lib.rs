@@ -218,13 +218,14 @@ pub(crate) fn parse_native(
     let mut folded = false;
     for _ in 0..64 {
         let ours = match terrane_hcl::parser::parse_body(&text) {
+            // The parser takes a newline inside a quoted string (as
+            // hcl-edit does, and `terrane console` relies on); HCL does
+            // not in a file.
+            Ok(_) if multiline_string(&text, index, diags) => return None,
             Ok(b) => return Some(b),
             Err(e) => e,
         };
         let e = match hcl_edit::parser::parse_body(&text) {
-            // hcl-edit takes a newline inside a quoted string; HCL does
-            // not.
-            Ok(_) if multiline_string(&text, index, diags) => return None,
             // Refused by terrane-hcl alone: its own words.
             Ok(_) => SyntaxError {
                 offset: ours.offset(),

@@ -662,7 +662,9 @@ fn syntax_errors_have_positions() {
             "[1, 2",
             "error: Invalid expression @1:6",
         ),
-        ("dangling_operator", "1 +", "error: Invalid expression @1:2"),
+        // Where the missing operand would start, as Terraform reports it
+        // (`terraform validate -json` on `a = 1 +` points past the `+`).
+        ("dangling_operator", "1 +", "error: Invalid expression @1:4"),
     ]);
 }
 

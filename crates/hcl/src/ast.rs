@@ -928,3 +928,17 @@ impl StringTemplate {
         }
     }
 }
+
+impl std::str::FromStr for Expression {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::parse_expr(s)
+    }
+}
+
+impl std::str::FromStr for Body {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::parse_body(s)
+    }
+}

@@ -1127,13 +1127,6 @@ impl<'a> Parser<'a> {
                         lit.push(ch);
                     }
                 }
-                b'\n' | b'\r' if matches!(end, End::Quote) => {
-                    if c == b'\n' || self.newline_at(self.pos) > 0 {
-                        return Err(self.err("quoted strings may not be split over lines"));
-                    }
-                    lit.push('\r');
-                    self.pos += 1;
-                }
                 b'\n' | b'\r'
                     if matches!(end, End::Heredoc(_)) && self.newline_at(self.pos) > 0 =>
                 {
