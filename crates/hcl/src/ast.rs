@@ -368,6 +368,14 @@ impl Object {
         self.items.push((key, value));
     }
 
+    /// An object of items whose keys are all different.
+    pub(crate) fn from_unique(items: Vec<(ObjectKey, ObjectValue)>, span: Range<usize>) -> Self {
+        Object {
+            items,
+            at: span.into(),
+        }
+    }
+
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&ObjectKey, &ObjectValue)> + '_ {
         self.items.iter().map(|(k, v)| (k, v))
     }

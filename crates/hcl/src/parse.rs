@@ -952,7 +952,7 @@ impl<'a> Parser<'a> {
                 at: (start..self.pos).into(),
             })));
         }
-        let mut o = Object::new();
+        let mut items = Items::default();
         loop {
             self.ws();
             if self.eat(b'}') {
@@ -971,7 +971,7 @@ impl<'a> Parser<'a> {
             }
             self.sp()?;
             let value = self.expr(false)?;
-            o.insert(key, ObjectValue::new(value));
+            items.insert(key, ObjectValue::new(value));
             self.sp()?;
             if self.eat(b'}') {
                 break;
@@ -988,8 +988,10 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        o.at = (start..self.pos).into();
-        Ok(Expression::Object(o))
+        Ok(Expression::Object(Object::from_unique(
+            items.finish(),
+            start..self.pos,
+        )))
     }
 
     // ---- templates ----
@@ -1341,6 +1343,34 @@ impl<'a> Parser<'a> {
         };
         self.leave();
         Ok(Ok(d))
+    }
+}
+
+/// An object constructor's items as they are read. A key given again
+/// replaces the earlier item (HCL keeps the last). Keys are found by
+/// hashing (an expression key by its canonical text), so a large object
+/// costs linear time.
+#[derive(Default)]
+struct Items {
+    items: Vec<Option<(ObjectKey, ObjectValue)>>,
+    seen: std::collections::HashMap<(u8, String), usize>,
+}
+
+impl Items {
+    fn insert(&mut self, key: ObjectKey, value: ObjectValue) {
+        let k = match &key {
+            ObjectKey::Ident(i) => (0, i.as_str().to_string()),
+            ObjectKey::Expression(Expression::String(s)) => (1, s.to_string()),
+            ObjectKey::Expression(e) => (2, e.to_string()),
+        };
+        if let Some(i) = self.seen.insert(k, self.items.len()) {
+            self.items[i] = None;
+        }
+        self.items.push(Some((key, value)));
+    }
+
+    fn finish(self) -> Vec<(ObjectKey, ObjectValue)> {
+        self.items.into_iter().flatten().collect()
     }
 }
 
