@@ -107,8 +107,8 @@ impl<T> From<T> for Decorated<T> {
 }
 
 /// A number with the text it was written as (`1.50`, `- 2`), which keeps
-/// every digit a binary float would lose.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// every digit a binary float would lose. Equality compares the values.
+#[derive(Clone, Debug)]
 pub struct Formatted<T> {
     value: T,
     repr: Option<Box<str>>,
@@ -141,6 +141,14 @@ impl<T> Formatted<T> {
         self.repr.as_deref()
     }
 }
+
+impl<T: PartialEq> PartialEq for Formatted<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl<T: Eq> Eq for Formatted<T> {}
 
 impl<T> Span for Formatted<T> {
     fn span(&self) -> Option<Range<usize>> {

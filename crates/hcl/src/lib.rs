@@ -13,7 +13,7 @@ pub mod visit;
 
 pub use ast::*;
 pub use parse::{
-    parse_body, parse_expr, parse_template, Error, Location, MAX_DEPTH, MAX_OPERATORS,
+    parse_body, parse_expr, parse_template, work, Error, Location, MAX_DEPTH, MAX_OPERATORS,
 };
 
 /// The modules hcl-edit users reach for, under the same names.

@@ -138,6 +138,23 @@ fn template_only(text: &str) -> R<Template> {
     }
 }
 
+/// What parsing `text` as a file (`body`), an expression and a template
+/// costs: the number of times the parser looked at a byte, summed over the
+/// three. The time oracle of the fuzz target `hcl_time` and of the
+/// regression tests holds it under a constant times the text's size.
+pub fn work(text: &str) -> u64 {
+    let mut total = 0;
+    let mut p = Parser::new(text);
+    let _ = p.body(true);
+    total += p.steps.get();
+    let mut p = Parser::new(text);
+    let _ = p.expr(false);
+    total += p.steps.get();
+    let mut p = Parser::new(text);
+    let _ = p.template(End::File, false);
+    total + p.steps.get()
+}
+
 /// Where a template's text ends.
 #[derive(Clone, Copy)]
 enum End<'a> {
@@ -161,6 +178,9 @@ struct Parser<'a> {
     b: &'a [u8],
     pos: usize,
     depth: usize,
+    /// How many times a byte was looked at: the parser's work, which
+    /// must stay linear in the input's size (see [`work`]).
+    steps: std::cell::Cell<u64>,
 }
 
 fn is_digit(c: Option<u8>) -> bool {
@@ -174,7 +194,12 @@ impl<'a> Parser<'a> {
             b: src.as_bytes(),
             pos: 0,
             depth: 0,
+            steps: std::cell::Cell::new(0),
         }
+    }
+
+    fn step(&self) {
+        self.steps.set(self.steps.get() + 1);
     }
 
     fn err(&self, message: impl Into<String>) -> Error {
@@ -182,14 +207,17 @@ impl<'a> Parser<'a> {
     }
 
     fn peek(&self) -> Option<u8> {
+        self.step();
         self.b.get(self.pos).copied()
     }
 
     fn peek_at(&self, k: usize) -> Option<u8> {
+        self.step();
         self.b.get(self.pos + k).copied()
     }
 
     fn starts(&self, s: &str) -> bool {
+        self.step();
         self.b[self.pos..].starts_with(s.as_bytes())
     }
 
@@ -211,6 +239,7 @@ impl<'a> Parser<'a> {
     }
 
     fn char_at(&self, pos: usize) -> Option<char> {
+        self.step();
         match self.b.get(pos) {
             Some(&c) if c < 0x80 => Some(c as char),
             Some(_) => self.src[pos..].chars().next(),

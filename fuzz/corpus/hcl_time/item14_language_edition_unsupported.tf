@@ -1,0 +1,3 @@
+terraform {
+  language = TF2038
+}

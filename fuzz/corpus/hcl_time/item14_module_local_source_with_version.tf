@@ -1,0 +1,4 @@
+module "test" {
+  source  = "../boop"
+  version = "1.0.0"
+}

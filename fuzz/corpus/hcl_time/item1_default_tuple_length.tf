@@ -1,0 +1,4 @@
+variable "pair" {
+  type    = tuple([number])
+  default = [1, 2]
+}

@@ -1,0 +1,7 @@
+resource "terraform_data" "a" {
+  provisioner "local-exec" {
+    command = "true"
+    _ {}
+    _ {}
+  }
+}

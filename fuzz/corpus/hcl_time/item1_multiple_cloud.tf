@@ -1,0 +1,11 @@
+terraform {
+  cloud {
+    organization = "a"
+  }
+}
+
+terraform {
+  cloud {
+    organization = "b"
+  }
+}

@@ -1,0 +1,5 @@
+terraform {
+  state_store "foo_x" {
+    provider "foo" {}
+  }
+}

@@ -1,0 +1,5 @@
+locals {
+  a = "abc
+  def"
+  b = 1
+}

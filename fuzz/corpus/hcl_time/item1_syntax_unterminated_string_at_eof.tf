@@ -1,0 +1,2 @@
+locals {
+  a = "abc

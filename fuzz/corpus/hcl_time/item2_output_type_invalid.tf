@@ -1,0 +1,9 @@
+output "o" {
+  type  = lisst(string)
+  value = []
+}
+
+output "p" {
+  type  = "string"
+  value = "x"
+}

@@ -1,0 +1,3 @@
+locals {
+  a = [for k in [1] k]
+}

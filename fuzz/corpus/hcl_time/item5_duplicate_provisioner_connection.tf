@@ -1,0 +1,11 @@
+resource "terraform_data" "a" {
+  provisioner "local-exec" {
+    command = "true"
+    connection {
+      host = "a"
+    }
+    connection {
+      host = "b"
+    }
+  }
+}

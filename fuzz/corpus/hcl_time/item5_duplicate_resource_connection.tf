@@ -1,0 +1,8 @@
+resource "terraform_data" "a" {
+  connection {
+    host = "a"
+  }
+  connection {
+    host = "b"
+  }
+}

@@ -1,0 +1,6 @@
+resource "terraform_data" "a" {
+  provisioner "local-exec" {
+    when    = later
+    command = "true"
+  }
+}

@@ -1,0 +1,7 @@
+resource "terraform_data" "a" {
+  provisioner "local-exec" {
+    when       = "destroy"
+    on_failure = "continue"
+    command    = "true"
+  }
+}

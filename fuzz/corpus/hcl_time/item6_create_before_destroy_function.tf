@@ -1,0 +1,5 @@
+resource "terraform_data" "a" {
+  lifecycle {
+    create_before_destroy = tobool("true")
+  }
+}

@@ -1,0 +1,6 @@
+data "terraform_remote_state" "a" {
+  backend = "local"
+  lifecycle {
+    create_before_destroy = true
+  }
+}

@@ -1,0 +1,6 @@
+data "terraform_remote_state" "a" {
+  backend = "local"
+  locals {
+    a = 1
+  }
+}

@@ -1,0 +1,4 @@
+variable "names" {
+  type    = list(string)
+  default = ["a", {}]
+}

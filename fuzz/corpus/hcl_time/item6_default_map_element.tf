@@ -1,0 +1,4 @@
+variable "sizes" {
+  type    = map(number)
+  default = { a = "1", b = true }
+}

@@ -1,0 +1,4 @@
+variable "settings" {
+  type    = object({ name = string, size = number })
+  default = { name = "a" }
+}

@@ -1,0 +1,5 @@
+variable "name" {
+  type     = string
+  nullable = false
+  default  = null
+}

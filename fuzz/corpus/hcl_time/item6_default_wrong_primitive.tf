@@ -1,0 +1,4 @@
+variable "port" {
+  type    = number
+  default = "eighty"
+}

@@ -1,0 +1,8 @@
+terraform {
+  required_providers {
+    a = { source = "example/a" }
+  }
+  required_providers {
+    b = { source = "example/b" }
+  }
+}

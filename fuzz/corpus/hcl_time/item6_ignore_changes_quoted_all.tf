@@ -1,0 +1,5 @@
+resource "terraform_data" "a" {
+  lifecycle {
+    ignore_changes = "all"
+  }
+}

@@ -1,0 +1,6 @@
+resource "terraform_data" "a" {
+  input = "x"
+  lifecycle {
+    ignore_changes = ["input"]
+  }
+}

@@ -1,0 +1,7 @@
+module "m" {
+  source = "./child"
+  providers = {
+    AWS   = aws
+    aws.x = Google
+  }
+}

@@ -1,0 +1,8 @@
+provider "aws" {
+  lifecycle {
+    prevent_destroy = true
+  }
+  locals {
+    a = 1
+  }
+}

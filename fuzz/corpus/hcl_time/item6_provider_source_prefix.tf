@@ -1,0 +1,7 @@
+terraform {
+  required_providers {
+    aws = {
+      source = "hashicorp/terraform-provider-aws"
+    }
+  }
+}

@@ -1,0 +1,7 @@
+terraform {
+  required_providers {
+    foo = {
+      source = "example/terraform-foo"
+    }
+  }
+}

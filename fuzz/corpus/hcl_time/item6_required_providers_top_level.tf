@@ -1,0 +1,3 @@
+required_providers {
+  aws = { source = "hashicorp/aws" }
+}

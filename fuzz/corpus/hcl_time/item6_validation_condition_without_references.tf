@@ -1,0 +1,6 @@
+variable "port" {
+  validation {
+    condition     = true
+    error_message = "Must be true."
+  }
+}

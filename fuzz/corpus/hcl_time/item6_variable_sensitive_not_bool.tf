@@ -1,0 +1,3 @@
+variable "secret" {
+  sensitive = "123"
+}
