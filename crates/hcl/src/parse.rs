@@ -24,6 +24,7 @@ pub struct Error {
     offset: usize,
     message: String,
     location: Location,
+    directive: bool,
 }
 
 /// Where an error is: one-based line and column (in characters), and the
@@ -55,6 +56,7 @@ impl Error {
             offset,
             message: message.into(),
             location: Location::default(),
+            directive: false,
         }
     }
 
@@ -84,6 +86,12 @@ impl Error {
 
     pub fn location(&self) -> Location {
         self.location
+    }
+
+    /// Whether the error is inside a template directive (`%{ ... }` or
+    /// the text it holds).
+    pub fn in_directive(&self) -> bool {
+        self.directive
     }
 }
 
@@ -1282,6 +1290,13 @@ impl<'a> Parser<'a> {
     /// A directive at `%{`: `Err(keyword)` when it is a closing one (not
     /// consumed).
     fn directive(&mut self, end: End<'a>, raw: bool) -> R<Result<Directive, &'static str>> {
+        self.directive_inner(end, raw).map_err(|mut e| {
+            e.directive = true;
+            e
+        })
+    }
+
+    fn directive_inner(&mut self, end: End<'a>, raw: bool) -> R<Result<Directive, &'static str>> {
         let raw = raw || matches!(end, End::Quote);
         let start = self.pos;
         let kw = self.directive_keyword().unwrap_or("");
