@@ -5,7 +5,7 @@
 //! plus every diagnostic it found (syntax errors with file:line:column,
 //! duplicate names, conflicting meta-arguments, malformed references).
 //!
-//! Syntax comes from `hcl-edit` (re-exported as [`hcl`]); expressions are
+//! Syntax comes from terrane-hcl (re-exported as [`hcl`]); expressions are
 //! kept unevaluated for the evaluator; variable type constraints are parsed
 //! into terrane-value types. No I/O beyond reading the files of
 //! [`load_module`]; not async; depends only on terrane-value.
@@ -31,10 +31,10 @@ mod overrides;
 mod recover;
 
 pub use diag::{DiagId, Diagnostic, LineIndex, Pos, Severity, SourceRange};
-pub use hcl_edit as hcl;
 pub use load_checks::mismatch as type_mismatch_message;
 pub use model::*;
 pub use refs::{calls_of, references, references_bound, Reference, Subject};
+pub use terrane_hcl as hcl;
 pub use testfiles::{
     check_test_file, check_test_files, run_module_key, test_file_names, test_run_modules, RunModule,
 };
@@ -200,9 +200,8 @@ fn decode_into(module: &mut Module, p: overrides::Parsed, diags: &mut Vec<Diagno
 
 /// Parses a native file with terrane-hcl, in time linear in its size.
 ///
-/// A file that does not parse is diagnosed in Terraform's words, which are
-/// keyed on hcl-edit's error messages: hcl-edit reads the failing text again
-/// (only then) for its message and position. An argument set twice is
+/// A file that does not parse is diagnosed in Terraform's words, chosen by
+/// the parser's message. An argument set twice is
 /// reported as Terraform reports it and the repeated argument is blanked
 /// out so the rest of the file is still read. An unclosed block is
 /// reported at its opening brace. Any other syntax error is reported once,
@@ -218,32 +217,15 @@ pub(crate) fn parse_native(
     let mut folded = false;
     for _ in 0..64 {
         let ours = match terrane_hcl::parser::parse_body(&text) {
-            // The parser takes a newline inside a quoted string (as
-            // hcl-edit does, and `terrane console` relies on); HCL does
-            // not in a file.
+            // The parser takes a newline inside a quoted string (`terrane
+            // console` evaluates such templates); HCL does not in a file.
             Ok(_) if multiline_string(&text, index, diags) => return None,
             Ok(b) => return Some(b),
             Err(e) => e,
         };
-        // hcl-edit backtracks through nested directives in exponential
-        // time (0.6 s for 565 bytes of unclosed `%{`): an error inside a
-        // directive is reported in terrane-hcl's words, without it.
-        let theirs = if ours.in_directive() {
-            Ok(())
-        } else {
-            hcl_edit::parser::parse_body(&text).map(|_| ())
-        };
-        let e = match theirs {
-            // Refused by terrane-hcl alone, or inside a directive: its
-            // own words.
-            Ok(_) => SyntaxError {
-                offset: ours.offset(),
-                message: ours.message().to_string(),
-            },
-            Err(e) => SyntaxError {
-                offset: e.location().offset(),
-                message: e.message().to_string(),
-            },
+        let e = SyntaxError {
+            offset: ours.offset(),
+            message: ours.message().to_string(),
         };
         let mut off = e.offset.min(text.len());
         while !text.is_char_boundary(off) {

@@ -2,10 +2,10 @@
 //! up on, used only after a parse error:
 //!
 //! - HCL ignores newlines inside `for` expressions, parentheses, brackets
-//!   and template interpolations; `hcl-edit` does not everywhere (a
-//!   multi-line conditional as the value of an object `for`).
-//!   [`fold_newlines`] turns those newlines (and comments there) into
-//!   spaces. Byte offsets do not move, so every span still points into the
+//!   and template interpolations. terrane-hcl does too; [`fold_newlines`]
+//!   (written for hcl-edit, which did not everywhere) stays as a second
+//!   chance after an error, turning those newlines (and comments there)
+//!   into spaces. Byte offsets do not move, so every span still points into the
 //!   original text.
 //! - Terraform's parser recovers after a bad item and reads the rest of the
 //!   file. [`top_level_items`] gives the byte range of each top-level block

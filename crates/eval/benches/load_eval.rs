@@ -111,7 +111,7 @@ fn main() {
         let total = f.load + f.check + f.eval;
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         println!(
-            "{n:>6} resources ({:.1} MB), median of {RUNS}: load {:>7.1} ms (of which hcl-edit syntax {:>7.1} ms), reference check {:>5.1} ms, evaluate {} expressions {:>7.1} ms, total {:>7.1} ms (min {:.1}, max {:.1}) = {:.1} us/resource",
+            "{n:>6} resources ({:.1} MB), median of {RUNS}: load {:>7.1} ms (of which terrane-hcl syntax {:>7.1} ms), reference check {:>5.1} ms, evaluate {} expressions {:>7.1} ms, total {:>7.1} ms (min {:.1}, max {:.1}) = {:.1} us/resource",
             bytes as f64 / 1e6,
             ms(f.load),
             ms(syntax),

@@ -24,7 +24,6 @@ pub struct Error {
     offset: usize,
     message: String,
     location: Location,
-    directive: bool,
 }
 
 /// Where an error is: one-based line and column (in characters), and the
@@ -56,7 +55,6 @@ impl Error {
             offset,
             message: message.into(),
             location: Location::default(),
-            directive: false,
         }
     }
 
@@ -86,12 +84,6 @@ impl Error {
 
     pub fn location(&self) -> Location {
         self.location
-    }
-
-    /// Whether the error is inside a template directive (`%{ ... }` or
-    /// the text it holds).
-    pub fn in_directive(&self) -> bool {
-        self.directive
     }
 }
 
@@ -189,6 +181,8 @@ struct Parser<'a> {
     /// How many times a byte was looked at: the parser's work, which
     /// must stay linear in the input's size (see [`work`]).
     steps: std::cell::Cell<u64>,
+    /// Where the innermost quoted string being read opened.
+    quote_start: usize,
 }
 
 fn is_digit(c: Option<u8>) -> bool {
@@ -203,6 +197,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             depth: 0,
             steps: std::cell::Cell::new(0),
+            quote_start: 0,
         }
     }
 
@@ -409,7 +404,10 @@ impl<'a> Parser<'a> {
                 Some(b'}') if !top => break,
                 Some(b'/') if self.starts("/*") => return Err(self.err("unterminated comment")),
                 _ if self.ident_start_here() => {}
-                _ => return Err(self.err("expected an argument or a block")),
+                _ if top => {
+                    return Err(self.err("invalid structure: expected an argument or a block"))
+                }
+                _ => return Err(self.err("invalid block body: expected an argument or a block")),
             }
             let item = self.item(&mut keys)?;
             body.push(item);
@@ -448,7 +446,7 @@ impl<'a> Parser<'a> {
             }
             Some(b'{' | b'"') => self.block(start, key),
             _ if self.ident_start_here() => self.block(start, key),
-            _ => Err(self.err("expected `=`, `{` or a block label")),
+            _ => Err(self.err("invalid structure: expected `=`, `{` or a block label")),
         }
     }
 
@@ -947,7 +945,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             if !self.eat(b',') {
-                return Err(self.err("expected `,` or `]`"));
+                return Err(self.err("expected `]`"));
             }
         }
         self.leave();
@@ -1037,6 +1035,7 @@ impl<'a> Parser<'a> {
     /// directive, else a template.
     fn quoted(&mut self) -> R<Expression> {
         let start = self.pos;
+        self.quote_start = start;
         self.pos += 1;
         let (mut t, stop) = self.template(End::Quote, false)?;
         if let Stop::Keyword(at, kw) = stop {
@@ -1120,7 +1119,7 @@ impl<'a> Parser<'a> {
             let Some(c) = self.peek() else {
                 match end {
                     End::File => break Stop::End,
-                    End::Quote => return Err(self.err("unterminated string: expected `\"`")),
+                    End::Quote => return Err(Error::new(self.quote_start, "unterminated string")),
                     End::Heredoc(d) => {
                         return Err(self.err(format!("expected the heredoc's end `{d}`")))
                     }
@@ -1290,13 +1289,6 @@ impl<'a> Parser<'a> {
     /// A directive at `%{`: `Err(keyword)` when it is a closing one (not
     /// consumed).
     fn directive(&mut self, end: End<'a>, raw: bool) -> R<Result<Directive, &'static str>> {
-        self.directive_inner(end, raw).map_err(|mut e| {
-            e.directive = true;
-            e
-        })
-    }
-
-    fn directive_inner(&mut self, end: End<'a>, raw: bool) -> R<Result<Directive, &'static str>> {
         let raw = raw || matches!(end, End::Quote);
         let start = self.pos;
         let kw = self.directive_keyword().unwrap_or("");
