@@ -35,17 +35,24 @@ fuzz_target!(|data: &[u8]| {
         work <= STEPS_BASE + STEPS_PER_BYTE * len,
         "superlinear work: {len} bytes took {work} steps"
     );
-    let best = (0..3)
-        .map(|_| {
+    let budget = TIME_BASE + TIME_PER_BYTE * text.len() as u32;
+    // The best of three runs; over budget, measured again a few times
+    // apart, since a shared machine can stall a run or three in a row
+    // (seen once at 19 ms for an input that parses in 20 us), while a
+    // superlinear input is slow every time.
+    let mut best = Duration::MAX;
+    for round in 0..5 {
+        if round > 0 {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        for _ in 0..3 {
             let t = Instant::now();
             parse_all(text);
-            t.elapsed()
-        })
-        .min()
-        .expect("three runs");
-    let budget = TIME_BASE + TIME_PER_BYTE * text.len() as u32;
-    assert!(
-        best <= budget,
-        "superlinear time: {len} bytes took {best:?} (budget {budget:?})"
-    );
+            best = best.min(t.elapsed());
+        }
+        if best <= budget {
+            return;
+        }
+    }
+    panic!("superlinear time: {len} bytes took {best:?} (budget {budget:?})");
 });

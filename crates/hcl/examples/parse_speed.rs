@@ -20,6 +20,10 @@ fn main() {
         for _ in 0..rounds {
             let t = Instant::now();
             let ok = terrane_hcl::parse_body(&text).is_ok();
+            if std::env::var_os("ALL_THREE").is_some() {
+                let _ = terrane_hcl::parse_expr(&text);
+                let _ = terrane_hcl::parse_template(&text);
+            }
             ours.push(t.elapsed());
             if std::env::var_os("OURS_ONLY").is_some() {
                 theirs.push(Duration::from_secs(1));
