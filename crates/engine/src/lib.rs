@@ -55,8 +55,8 @@ mod walk;
 pub use defer::{DeferReason, Deferred};
 pub use graph::{build as build_graph, default_provider_name, resource_provider, to_dot, Graph};
 pub use model::{
-    closure_dependencies, config_addr, with_closure_dependencies, Action, Change, OutputChange,
-    Plan, PlanMode, Reason,
+    closure_dependencies, config_addr, set_closure_dependencies, with_closure_dependencies, Action,
+    Change, OutputChange, Plan, PlanMode, Reason,
 };
 pub use run::{ApplyResult, Engine, Evaluation};
 pub use walk::{object_id, EngineCore, Event, EventSink, Options};

@@ -338,8 +338,14 @@ pub fn closure_dependencies(
 /// `s` with every object's dependencies as Terraform records them (for
 /// exports and `show -json`).
 pub fn with_closure_dependencies(s: &terrane_state::Snapshot) -> terrane_state::Snapshot {
-    let deps = closure_dependencies(s);
     let mut out = s.clone();
+    set_closure_dependencies(&mut out);
+    out
+}
+
+/// [`with_closure_dependencies`] in place (no second copy of the state).
+pub fn set_closure_dependencies(out: &mut terrane_state::Snapshot) {
+    let deps = closure_dependencies(out);
     for (raddr, r) in out.resources.iter_mut() {
         for (key, inst) in r.instances.iter_mut() {
             let addr = raddr.instance(key.clone());
@@ -354,7 +360,6 @@ pub fn with_closure_dependencies(s: &terrane_state::Snapshot) -> terrane_state::
             }
         }
     }
-    out
 }
 
 /// `module.m.aws_x.name` of an instance address (no instance keys).

@@ -82,9 +82,8 @@ fn import_targets_declared(m: &terrane_config::Module, out: &mut Vec<Diagnostic>
             continue;
         }
         let declared = m
-            .resources
-            .iter()
-            .any(|r| !r.data && r.ty == addr.resource.ty && r.name == addr.resource.name);
+            .resource(false, &addr.resource.ty, &addr.resource.name)
+            .is_some();
         if !declared {
             out.push(Diagnostic::error(
                 "Configuration for import target does not exist",
@@ -355,7 +354,20 @@ impl Engine {
     }
 
     /// Plans against `state`.
-    pub async fn plan(&self, state: &Snapshot, mut opts: Options) -> Plan {
+    pub async fn plan(&self, state: &Snapshot, opts: Options) -> Plan {
+        self.plan_owned(state.clone(), opts).await
+    }
+
+    /// [`Engine::plan`] of a state the caller no longer needs: the walk
+    /// takes it instead of a copy (one copy of a large state fewer).
+    pub async fn plan_owned(&self, state: Snapshot, opts: Options) -> Plan {
+        self.plan_inner(state, opts, false).await
+    }
+
+    /// A plan; `before_destroy`: the refreshing plan a destroy makes
+    /// first, of which only the refreshed state and the diagnostics are
+    /// used (its no-op changes are not kept).
+    async fn plan_inner(&self, state: Snapshot, mut opts: Options, before_destroy: bool) -> Plan {
         self.core.host.refuse_deferral(!opts.defer);
         let mode = opts.mode;
         let timestamp = opts
@@ -387,20 +399,21 @@ impl Engine {
         // As Terraform's destroy: a normal plan first refreshes every
         // object (its changes are dropped); what it finds is what gets
         // destroyed, and its errors stop the destroy.
-        let refreshed;
         let state = if mode == PlanMode::Destroy && opts.refresh {
             let normal = Options {
                 mode: PlanMode::Normal,
                 ..opts.clone()
             };
-            let pre = Box::pin(self.plan(state, normal)).await;
+            // The normal plan takes the state (no second copy): a plan
+            // without errors always returns it, refreshed, as its prior
+            // state.
+            let pre = Box::pin(self.plan_inner(state, normal, true)).await;
             let failed = errors(&pre.diagnostics);
             plan.diagnostics.extend(pre.diagnostics);
             if failed {
                 return plan;
             }
-            refreshed = pre.prior_state.unwrap_or_else(|| state.clone());
-            &refreshed
+            pre.prior_state.unwrap_or_else(Snapshot::empty)
         } else {
             state
         };
@@ -477,6 +490,9 @@ impl Engine {
             return plan;
         }
         let planning = Planning::new(w.clone());
+        if before_destroy {
+            planning.drop_no_ops();
+        }
         let mut walked = planning.walk_graph().await;
         walked.extend(crate::conditions::check_blocks(&w));
         let mut changes = planning.take_changes();
@@ -603,25 +619,37 @@ impl Engine {
         run: Box<dyn Run>,
         opts: Options,
     ) -> (ApplyResult, Box<dyn Run>) {
+        self.apply_owned(plan, state.clone(), run, opts).await
+    }
+
+    /// [`Engine::apply`] of a state the caller no longer needs: the walk
+    /// takes it instead of a copy.
+    pub async fn apply_owned(
+        &self,
+        plan: &Plan,
+        state: Snapshot,
+        run: Box<dyn Run>,
+        opts: Options,
+    ) -> (ApplyResult, Box<dyn Run>) {
+        // What refresh found, to be made durable first (compared before
+        // the walk takes the state).
+        let diff = plan
+            .prior_state
+            .as_ref()
+            .map(|refreshed| state_diff(&state, refreshed));
         let run = Arc::new(Mutex::new(run));
         // `plantimestamp()` gives at apply what it gave at plan.
         let opts = Options {
             plan_timestamp: Some(plan.timestamp.clone()).filter(|t| !t.is_empty()),
             ..opts
         };
-        let w = Arc::new(Walk::new(
-            self.core.clone(),
-            Phase::Apply,
-            opts,
-            state.clone(),
-        ));
+        let w = Arc::new(Walk::new(self.core.clone(), Phase::Apply, opts, state));
         let a = Applying::new(w.clone(), plan, Some(run.clone()));
         let mut result = ApplyResult::default();
         // What the walk's nodes and the deletes reported.
         let mut walked = Vec::new();
         // What refresh found becomes durable first.
-        if let Some(refreshed) = &plan.prior_state {
-            let diff = state_diff(state, refreshed);
+        if let Some(diff) = diff {
             for c in diff {
                 if let Err(d) = a.record(c) {
                     result.diagnostics.push(d);
@@ -1025,9 +1053,7 @@ fn orphan_config(core: &EngineCore, w: &Walk, addr: &InstanceAddr) -> OrphanConf
     }
     match c
         .module
-        .resources
-        .iter()
-        .find(|r| r.ty == addr.resource.ty && r.name == addr.resource.name && !r.data)
+        .resource(false, &addr.resource.ty, &addr.resource.name)
     {
         None => OrphanConfig::NoResource,
         Some(r) => OrphanConfig::Resource {
@@ -1314,9 +1340,9 @@ fn removed_still_declared(config: &terrane_config::Config) -> Vec<Diagnostic> {
 /// collide.
 pub fn apply_moved(
     config: &terrane_config::Config,
-    state: &Snapshot,
+    state: Snapshot,
 ) -> (Snapshot, Vec<(InstanceAddr, InstanceAddr)>, Vec<Diagnostic>) {
-    let mut s = state.clone();
+    let mut s = state;
     let mut diags = removed_still_declared(config);
     let mut done = Vec::new();
     for mv in &config.module.moved {
@@ -1576,7 +1602,7 @@ impl Engine {
         state: &Snapshot,
         opts: Options,
     ) -> (Evaluation, Vec<Diagnostic>) {
-        let (state, _, mut diags) = apply_moved(&self.core.config, state);
+        let (state, _, mut diags) = apply_moved(&self.core.config, state.clone());
         let opts = Options {
             plan_timestamp: opts
                 .plan_timestamp

@@ -473,7 +473,19 @@ impl Walk {
         let g = &self.core.graph;
         let order = crate::schedule::Order::new(g.deps.iter().map(|d| d.iter().copied()));
         let work = Arc::new(work);
-        let outcome = crate::schedule::execute(order, Default::default(), |id| {
+        // Nodes alive at once are bounded: a node's work runs only when
+        // everything it depends on is done and never waits for a node that
+        // has not started, so holding a permit cannot deadlock. Provider
+        // work inside is limited by `limit` (`-parallelism`) as before;
+        // this bound only keeps a hundred thousand ready resources from
+        // all holding their tasks (and instance fan-outs) at once.
+        let gate = crate::schedule::Gate {
+            limit: Some(Arc::new(tokio::sync::Semaphore::new(
+                self.opts.parallelism.max(1) * NODES_PER_PERMIT,
+            ))),
+            stop: None,
+        };
+        let outcome = crate::schedule::execute(order, gate, |id| {
             let (w, work) = (self.clone(), work.clone());
             async move {
                 let what = w.core.graph.nodes[id].to_string();
@@ -488,6 +500,11 @@ impl Walk {
         diags
     }
 }
+
+/// How many graph nodes may run at once per unit of `-parallelism`: more
+/// than one, so nodes that do no provider work (variables, locals,
+/// outputs) or wait on a durable write do not hold back the ones that do.
+const NODES_PER_PERMIT: usize = 4;
 
 /// What one task's work left: whether it succeeded (its dependents run
 /// only after success) and the diagnostics it produced, as values.

@@ -236,6 +236,41 @@ pub(crate) fn output_row(
     }
 }
 
+/// The instance address a row's address columns name.
+pub(crate) fn addr_from_row(
+    module: &str,
+    mode: &str,
+    ty: String,
+    name: String,
+    key: &str,
+) -> Result<InstanceAddr> {
+    let module = match parse_json("module path", module)? {
+        Json::Array(steps) => ModulePath(
+            steps
+                .iter()
+                .map(|s| match s {
+                    Json::Array(pair) if pair.len() == 2 => Ok((
+                        pair[0].as_str().unwrap_or_default().to_string(),
+                        key_from_json(&pair[1])?,
+                    )),
+                    _ => Err(bad("module path", "steps must be [name, key] pairs")),
+                })
+                .collect::<Result<_>>()?,
+        ),
+        _ => return Err(bad("module path", "must be an array")),
+    };
+    let mode = Mode::parse(mode).ok_or_else(|| bad("resource mode", mode))?;
+    Ok(InstanceAddr {
+        resource: ResourceAddr {
+            module,
+            mode,
+            ty,
+            name,
+        },
+        key: key_from_json(&parse_json("instance key", key)?)?,
+    })
+}
+
 /// Rebuilds a snapshot from rows; `path` names the store in errors.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn snapshot_from_rows(
@@ -258,31 +293,7 @@ pub(crate) fn snapshot_from_rows(
         };
         let (attributes_aad, private_aad, flat_aad) =
             (aad("attributes"), aad("private"), aad("attributes_flat"));
-        let module = match parse_json("module path", &r.module)? {
-            Json::Array(steps) => ModulePath(
-                steps
-                    .iter()
-                    .map(|s| match s {
-                        Json::Array(pair) if pair.len() == 2 => Ok((
-                            pair[0].as_str().unwrap_or_default().to_string(),
-                            key_from_json(&pair[1])?,
-                        )),
-                        _ => Err(bad("module path", "steps must be [name, key] pairs")),
-                    })
-                    .collect::<Result<_>>()?,
-            ),
-            _ => return Err(bad("module path", "must be an array")),
-        };
-        let mode = Mode::parse(&r.mode).ok_or_else(|| bad("resource mode", &r.mode))?;
-        let addr = InstanceAddr {
-            resource: ResourceAddr {
-                module,
-                mode,
-                ty: r.ty,
-                name: r.name,
-            },
-            key: key_from_json(&parse_json("instance key", &r.key)?)?,
-        };
+        let addr = addr_from_row(&r.module, &r.mode, r.ty, r.name, &r.key)?;
         let what = addr.to_string();
         let attributes: Json = serde_json::from_slice(&unseal(
             cipher,

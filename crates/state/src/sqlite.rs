@@ -479,6 +479,46 @@ impl StateStore for SqliteStore {
         read_snapshot(&tx, workspace, self.cipher.as_ref(), &name)
     }
 
+    /// Read from the address columns alone, unless the store is encrypted
+    /// (then the whole state is read, so a wrong key is still noticed by
+    /// every read, as before).
+    fn addresses(&self, workspace: &str) -> Result<Vec<crate::InstanceAddr>> {
+        if self.cipher.is_some() {
+            let s = self.snapshot(workspace)?;
+            return Ok(s
+                .resources
+                .iter()
+                .flat_map(|(raddr, r)| r.instances.keys().map(|k| raddr.instance(k.clone())))
+                .collect());
+        }
+        let mut conn = self.connect()?;
+        let name = self.name();
+        let err = |e: rusqlite::Error| corrupt_or(&name, e);
+        let tx = conn.transaction().map_err(err)?;
+        let mut st = tx
+            .prepare(
+                "SELECT DISTINCT module, mode, type, name, key FROM objects WHERE workspace=?1",
+            )
+            .map_err(err)?;
+        let mut rows = st.query(params![workspace]).map_err(err)?;
+        let mut out = std::collections::BTreeSet::new();
+        while let Some(r) = rows.next().map_err(err)? {
+            let (module, mode, key): (String, String, String) = (
+                r.get(0).map_err(err)?,
+                r.get(1).map_err(err)?,
+                r.get(4).map_err(err)?,
+            );
+            out.insert(crate::rows::addr_from_row(
+                &module,
+                &mode,
+                r.get(2).map_err(err)?,
+                r.get(3).map_err(err)?,
+                &key,
+            )?);
+        }
+        Ok(out.into_iter().collect())
+    }
+
     fn lock(&self, workspace: &str, info: LockInfo) -> Result<Box<dyn Run>> {
         let name = self.name();
         let err = |e: rusqlite::Error| corrupt_or(&name, e);

@@ -20,6 +20,16 @@ pub trait StateStore: Send + Sync {
     fn rotate_key(&mut self, new: Option<&crate::Encryption>) -> Result<()>;
     /// The latest committed state of `workspace` (empty if it never existed).
     fn snapshot(&self, workspace: &str) -> Result<Snapshot>;
+    /// The addresses of `workspace`'s resource instances (those with a
+    /// current or a deposed object), in state order: what `state list`
+    /// needs. A store may answer without decoding any object's attributes.
+    fn addresses(&self, workspace: &str) -> Result<Vec<crate::InstanceAddr>> {
+        let s = self.snapshot(workspace)?;
+        Ok(s.resources
+            .iter()
+            .flat_map(|(raddr, r)| r.instances.keys().map(|k| raddr.instance(k.clone())))
+            .collect())
+    }
     /// Takes the workspace lock; fails fast naming the holder.
     fn lock(&self, workspace: &str, info: LockInfo) -> Result<Box<dyn Run>>;
     /// Removes a lock by ID, whoever holds it.

@@ -476,11 +476,17 @@ fn flat_attributes(
 /// (no key, numbers, strings) then deposed key; 2-space indent and a
 /// trailing newline.
 pub fn export(s: &Snapshot) -> String {
-    let mut top = Map::new();
-    top.insert("version".into(), json!(4));
-    top.insert("terraform_version".into(), json!(s.terraform_version));
-    top.insert("serial".into(), json!(s.serial));
-    top.insert("lineage".into(), json!(s.lineage));
+    let mut out = Vec::new();
+    // Writing to memory cannot fail, and serde_json writes UTF-8.
+    let _ = export_to(s, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`export`] written to `w` as it is made, one resource at a time: the
+/// whole document is never held beside the state (`state pull` of a large
+/// state). The same bytes as [`export`].
+pub fn export_to(s: &Snapshot, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    use serde::ser::{SerializeMap, SerializeSeq, Serializer as _};
     let mut outputs = Map::new();
     for (name, o) in &s.outputs {
         let mut m = Map::new();
@@ -491,7 +497,6 @@ pub fn export(s: &Snapshot) -> String {
         }
         outputs.insert(name.clone(), Json::Object(m));
     }
-    top.insert("outputs".into(), Json::Object(outputs));
     let mut res: Vec<(&ResourceAddr, &ResourceState)> = s.resources.iter().collect();
     res.sort_by(|(a, _), (b, _)| {
         (a.module.to_string(), a.mode.as_str(), &a.ty, &a.name).cmp(&(
@@ -501,44 +506,66 @@ pub fn export(s: &Snapshot) -> String {
             &b.name,
         ))
     });
-    let mut resources = Vec::new();
-    for (addr, r) in res {
-        let mut m = Map::new();
-        if !addr.module.0.is_empty() {
-            m.insert("module".into(), json!(addr.module.to_string()));
-        }
-        m.insert("mode".into(), json!(addr.mode.as_str()));
-        m.insert("type".into(), json!(addr.ty));
-        m.insert("name".into(), json!(addr.name));
-        // As OpenTofu writes it: with provider instance keys, each instance
-        // names its provider and the resource none.
-        let keyed = r.instances.values().any(|i| i.provider_key.is_some());
-        if !keyed {
-            m.insert("provider".into(), json!(r.provider));
-        }
-        let mut instances = Vec::new();
-        for (key, inst) in &r.instances {
-            let objects = inst
-                .current
-                .iter()
-                .map(|o| (None, o))
-                .chain(inst.deposed.iter().map(|(k, o)| (Some(k), o)));
-            for (deposed, o) in objects {
-                let mut j = instance_json(key, deposed, o);
-                if let (true, Json::Object(m)) = (keyed, &mut j) {
-                    m.insert("provider".into(), json!(r.instance_provider(key)));
-                }
-                instances.push(j);
+    /// The resources, each made into JSON only when it is written.
+    struct Resources<'a>(Vec<(&'a ResourceAddr, &'a ResourceState)>);
+    impl serde::Serialize for Resources<'_> {
+        fn serialize<S: serde::Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+            let mut seq = ser.serialize_seq(Some(self.0.len()))?;
+            for (addr, r) in &self.0 {
+                seq.serialize_element(&resource_json(addr, r))?;
             }
+            seq.end()
         }
-        m.insert("instances".into(), Json::Array(instances));
-        resources.push(Json::Object(m));
     }
-    top.insert("resources".into(), Json::Array(resources));
-    top.insert("check_results".into(), Json::Null);
-    let mut text = serde_json::to_string_pretty(&Json::Object(top)).unwrap_or_default();
-    text.push('\n');
-    text
+    let mut ser = serde_json::Serializer::pretty(&mut *w);
+    let mut top = ser.serialize_map(Some(7)).map_err(std::io::Error::other)?;
+    let entries = || -> std::result::Result<(), serde_json::Error> {
+        top.serialize_entry("version", &4)?;
+        top.serialize_entry("terraform_version", &s.terraform_version)?;
+        top.serialize_entry("serial", &s.serial)?;
+        top.serialize_entry("lineage", &s.lineage)?;
+        top.serialize_entry("outputs", &outputs)?;
+        top.serialize_entry("resources", &Resources(res))?;
+        top.serialize_entry("check_results", &Json::Null)?;
+        Ok(())
+    };
+    entries().map_err(std::io::Error::other)?;
+    SerializeMap::end(top).map_err(std::io::Error::other)?;
+    w.write_all(b"\n")
+}
+
+/// One resource of the v4 document, its instances included.
+fn resource_json(addr: &ResourceAddr, r: &ResourceState) -> Json {
+    let mut m = Map::new();
+    if !addr.module.0.is_empty() {
+        m.insert("module".into(), json!(addr.module.to_string()));
+    }
+    m.insert("mode".into(), json!(addr.mode.as_str()));
+    m.insert("type".into(), json!(addr.ty));
+    m.insert("name".into(), json!(addr.name));
+    // As OpenTofu writes it: with provider instance keys, each instance
+    // names its provider and the resource none.
+    let keyed = r.instances.values().any(|i| i.provider_key.is_some());
+    if !keyed {
+        m.insert("provider".into(), json!(r.provider));
+    }
+    let mut instances = Vec::new();
+    for (key, inst) in &r.instances {
+        let objects = inst
+            .current
+            .iter()
+            .map(|o| (None, o))
+            .chain(inst.deposed.iter().map(|(k, o)| (Some(k), o)));
+        for (deposed, o) in objects {
+            let mut j = instance_json(key, deposed, o);
+            if let (true, Json::Object(m)) = (keyed, &mut j) {
+                m.insert("provider".into(), json!(r.instance_provider(key)));
+            }
+            instances.push(j);
+        }
+    }
+    m.insert("instances".into(), Json::Array(instances));
+    Json::Object(m)
 }
 
 fn instance_json(key: &InstanceKey, deposed: Option<&String>, o: &ObjectState) -> Json {

@@ -29,6 +29,10 @@ fn conformance(store: &dyn StateStore, ws: &str) {
     // An unknown workspace reads as empty.
     let empty = store.snapshot(ws).unwrap();
     assert_eq!(empty.object_count(), 0, "case unknown_workspace_is_empty");
+    assert!(
+        store.addresses(ws).unwrap().is_empty(),
+        "case unknown_workspace_lists_nothing"
+    );
 
     // Lock, persist, read back; the serial grows by one per change set.
     let mut run = store
@@ -214,6 +218,17 @@ fn conformance(store: &dyn StateStore, ws: &str) {
         terrane_state::tfstate::export(&back),
         terrane_state::tfstate::export(&imported),
         "case import_export_identical"
+    );
+    // `state list`'s addresses: every instance of the snapshot, in its order.
+    let listed: Vec<_> = back
+        .resources
+        .iter()
+        .flat_map(|(r, rs)| rs.instances.keys().map(|k| r.instance(k.clone())))
+        .collect();
+    assert_eq!(
+        store.addresses(ws).unwrap(),
+        listed,
+        "case addresses_in_state_order"
     );
 
     assert!(store.workspaces().unwrap().contains(&ws.to_string()));
@@ -961,4 +976,61 @@ fn item3_postgres_provider_instance_keys() {
     let schema = format!("t_pfe_keys_{}", std::process::id());
     let store = PgStore::open(&url, &schema, None).unwrap();
     provider_instance_keys(&store, "default");
+}
+
+/// `state list`'s addresses come from the address columns alone (no
+/// attribute decoded): every instance, deposed-only ones too, in state
+/// order (numbers by value), as the snapshot lists them.
+#[test]
+fn sqlite_addresses_in_state_order() {
+    let dir = terrane_testkit::temp_dir();
+    let store = SqliteStore::open(&SqliteStore::default_path(dir.path()), None).unwrap();
+    let mut run = store
+        .lock("default", LockInfo::new("OperationTypeApply", ""))
+        .unwrap();
+    let deposed = Change::SetObject {
+        addr: ResourceAddr::managed("terraform_data", "c").instance(InstanceKey::None),
+        deposed: Some("00000001".into()),
+        provider: "provider[\"terraform.io/builtin/terraform\"]".into(),
+        object: obj("6"),
+    };
+    run.persist(&[
+        set("b", InstanceKey::Str("k".into()), "1"),
+        set("b", InstanceKey::Int(10), "2"),
+        set("b", InstanceKey::Int(2), "3"),
+        set("a", InstanceKey::None, "4"),
+        set("b", InstanceKey::Int(0), "5"),
+        deposed,
+    ])
+    .unwrap();
+    run.finish().unwrap();
+    let listed: Vec<String> = store
+        .addresses("default")
+        .unwrap()
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "terraform_data.a",
+            "terraform_data.b[0]",
+            "terraform_data.b[2]",
+            "terraform_data.b[10]",
+            "terraform_data.b[\"k\"]",
+            "terraform_data.c",
+        ],
+        "case addresses_in_state_order"
+    );
+    let snap = store.snapshot("default").unwrap();
+    let from_snapshot: Vec<_> = snap
+        .resources
+        .iter()
+        .flat_map(|(r, rs)| rs.instances.keys().map(|k| r.instance(k.clone())))
+        .collect();
+    assert_eq!(
+        store.addresses("default").unwrap(),
+        from_snapshot,
+        "case addresses_as_the_snapshot_lists_them"
+    );
 }

@@ -84,7 +84,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
     };
     engine.prestart_providers();
     let started = start_from_state(store_or_config, op, Some(timeout), true).await;
-    let (_store, run, snapshot) = match started {
+    let (_store, mut run, mut snapshot) = match started {
         Ok((store, Some(run), s, taken_over)) => {
             if let Some(h) = taken_over {
                 ui.diags(&[crate::stateconf::takeover_note(&h)]);
@@ -115,7 +115,10 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             p
         }
         None => {
-            let p = engine.plan(&snapshot, opts.clone()).await;
+            // The plan takes the state (one copy of a large state, not
+            // two); it is read again below, under the lock this run
+            // holds, so nothing has written it meanwhile.
+            let p = engine.plan_owned(snapshot, opts.clone()).await;
             ui.plan_diags(&p.diagnostics, a);
             if p.has_errors() {
                 if !ui.stream {
@@ -125,6 +128,14 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                 let _ = off_runtime(|| run.finish());
                 return 1;
             }
+            snapshot = match off_runtime(|| run.snapshot()) {
+                Ok(s) => s,
+                Err(e) => {
+                    engine.shutdown().await;
+                    let _ = off_runtime(|| run.finish());
+                    return ui.error("Failed to read state", e.to_string());
+                }
+            };
             if ui.stream {
                 for l in stream::plan(&p, "apply") {
                     println!("{l}");
@@ -175,7 +186,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         .filter(|c| c.action != terrane_engine::Action::NoOp)
         .count();
     let ticker = progress(&engine, total);
-    let (result, run) = engine.apply(&plan, &snapshot, run, opts.clone()).await;
+    let (result, run) = engine.apply_owned(&plan, snapshot, run, opts.clone()).await;
     ticker.abort();
     engine.shutdown().await;
     if let Err(e) = off_runtime(|| run.finish()) {

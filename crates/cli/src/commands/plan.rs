@@ -54,7 +54,7 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         return 1;
     }
     on_interrupt(&engine);
-    let plan = engine.plan(&snapshot, opts).await;
+    let plan = engine.plan_owned(snapshot, opts).await;
     engine.shutdown().await;
     ui.plan_diags(&plan.diagnostics, a);
     if plan.has_errors() {

@@ -57,30 +57,38 @@ pub fn subcommand(ui: &Ui, dir: &Path, sub: &str, a: &Args) -> u8 {
                 Ok(t) => t,
                 Err(c) => return c,
             };
-            let s = match read() {
-                Ok(s) => s,
-                Err(c) => return c,
+            // The addresses alone: a store may list them without decoding
+            // every object's attributes.
+            let addrs = match store.addresses(&workspace()) {
+                Ok(a) => a,
+                Err(e) => return ui.error("Failed to read state", e.to_string()),
             };
-            for (raddr, r) in &s.resources {
-                for key in r.instances.keys() {
-                    let addr = raddr.instance(key.clone());
-                    if filter.is_empty() || filter.iter().any(|t| t.matches(&addr)) {
-                        println!("{addr}");
-                    }
+            // One buffered stream, not a write per line; a closed reader
+            // ends it quietly (crate::out).
+            use std::io::Write;
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            for addr in addrs {
+                let wanted = filter.is_empty() || filter.iter().any(|t| t.matches(&addr));
+                if wanted && writeln!(w, "{addr}").is_err() {
+                    return 0;
                 }
             }
+            let _ = w.flush();
             0
         }
         "pull" => {
-            let s = match read() {
+            let mut s = match read() {
                 Ok(s) => s,
                 Err(c) => return c,
             };
-            // Terraform's format records every upstream dependency. A
-            // closed pipe (`| head`) is not an error worth a panic.
-            let text =
-                terrane_state::tfstate::export(&terrane_engine::with_closure_dependencies(&s));
-            let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
+            // Terraform's format records every upstream dependency (set in
+            // place: no second copy of the state). Streamed: the document
+            // is never held whole. A closed pipe (`| head`) is not an
+            // error worth a panic.
+            terrane_engine::set_closure_dependencies(&mut s);
+            use std::io::Write;
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            let _ = terrane_state::tfstate::export_to(&s, &mut w).and_then(|()| w.flush());
             0
         }
         "rm" | "mv" => {
