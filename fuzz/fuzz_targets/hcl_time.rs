@@ -6,7 +6,8 @@
 //! under a budget per byte that is generous for linear work and far too
 //! small for quadratic work on inputs of tens of kilobytes. Run with a
 //! large `-max_len` so superlinear inputs have room to show:
-//! `cargo fuzz run hcl_time corpus/hcl_time -- -max_len=65536`.
+//! `cargo fuzz run hcl_time corpus/hcl_time slow-inputs corpus/config_parse ../crates/config/tests/load_cases -- -max_len=65536`
+//! (new inputs go to the first directory; the others are read as seeds).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,3 +1,0 @@
-terraform {
-  language = TF2038
-}

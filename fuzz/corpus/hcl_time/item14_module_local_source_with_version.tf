@@ -1,4 +1,0 @@
-module "test" {
-  source  = "../boop"
-  version = "1.0.0"
-}

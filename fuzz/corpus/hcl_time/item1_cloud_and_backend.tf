@@ -1,6 +1,0 @@
-terraform {
-  cloud {
-    organization = "a"
-  }
-  backend "local" {}
-}

@@ -1,4 +1,0 @@
-variable "pair" {
-  type    = tuple([number])
-  default = [1, 2]
-}

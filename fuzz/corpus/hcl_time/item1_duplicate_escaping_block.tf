@@ -1,7 +1,0 @@
-resource "terraform_data" "a" {
-  provisioner "local-exec" {
-    command = "true"
-    _ {}
-    _ {}
-  }
-}

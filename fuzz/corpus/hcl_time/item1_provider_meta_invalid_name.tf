@@ -1,6 +1,0 @@
-terraform {
-  provider_meta "chunky_bacon" {
-    hello = "world"
-  }
-  provider_meta "TEST" {}
-}

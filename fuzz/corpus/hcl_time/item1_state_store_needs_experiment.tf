@@ -1,5 +1,0 @@
-terraform {
-  state_store "foo_x" {
-    provider "foo" {}
-  }
-}

@@ -1,5 +1,0 @@
-locals {
-  a = "abc
-  def"
-  b = 1
-}

@@ -1,7 +1,0 @@
-locals {
-  a = 1)
-}
-
-locals {
-  b = 1
-}

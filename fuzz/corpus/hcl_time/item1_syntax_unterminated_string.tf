@@ -1,3 +1,0 @@
-locals {
-  a = "abc
-}

@@ -1,9 +1,0 @@
-output "o" {
-  type  = lisst(string)
-  value = []
-}
-
-output "p" {
-  type  = "string"
-  value = "x"
-}

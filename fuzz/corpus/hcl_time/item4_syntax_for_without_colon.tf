@@ -1,3 +1,0 @@
-locals {
-  a = [for k in [1] k]
-}

@@ -1,8 +1,0 @@
-resource "terraform_data" "a" {
-  connection {
-    host = "a"
-  }
-  connection {
-    host = "b"
-  }
-}

@@ -1,6 +1,0 @@
-resource "terraform_data" "a" {
-  provisioner "local-exec" {
-    on_failure = ignore
-    command    = "true"
-  }
-}

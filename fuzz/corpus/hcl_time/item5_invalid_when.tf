@@ -1,6 +1,0 @@
-resource "terraform_data" "a" {
-  provisioner "local-exec" {
-    when    = later
-    command = "true"
-  }
-}

@@ -1,8 +1,0 @@
-resource "terraform_data" "a" {
-  provisioner "local-exec" {
-    command = "true"
-    lifecycle {
-      create_before_destroy = true
-    }
-  }
-}

@@ -1,5 +1,0 @@
-resource "terraform_data" "a" {
-  provisioner {
-    command = "true"
-  }
-}

@@ -1,5 +1,0 @@
-resource "terraform_data" "a" {
-  provisioner "salt-masterless" {
-    local_state_tree = "/srv/salt"
-  }
-}

@@ -1,5 +1,0 @@
-resource "terraform_data" "a" {
-  lifecycle {
-    create_before_destroy = tobool("true")
-  }
-}

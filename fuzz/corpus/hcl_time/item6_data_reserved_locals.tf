@@ -1,6 +1,0 @@
-data "terraform_remote_state" "a" {
-  backend = "local"
-  locals {
-    a = 1
-  }
-}

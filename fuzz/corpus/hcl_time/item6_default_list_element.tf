@@ -1,4 +1,0 @@
-variable "names" {
-  type    = list(string)
-  default = ["a", {}]
-}

@@ -1,4 +1,0 @@
-variable "sizes" {
-  type    = map(number)
-  default = { a = "1", b = true }
-}

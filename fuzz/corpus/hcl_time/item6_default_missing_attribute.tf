@@ -1,4 +1,0 @@
-variable "settings" {
-  type    = object({ name = string, size = number })
-  default = { name = "a" }
-}

@@ -1,7 +1,0 @@
-variable "a" {
-  default = "x"
-}
-
-variable "b" {
-  default = var.a
-}

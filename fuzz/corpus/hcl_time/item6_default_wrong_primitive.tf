@@ -1,4 +1,0 @@
-variable "port" {
-  type    = number
-  default = "eighty"
-}

@@ -1,6 +1,0 @@
-resource "terraform_data" "a" {
-  input = "x"
-  lifecycle {
-    ignore_changes = ["input"]
-  }
-}

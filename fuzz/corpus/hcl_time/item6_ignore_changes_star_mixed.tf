@@ -1,5 +1,0 @@
-resource "terraform_data" "a" {
-  lifecycle {
-    ignore_changes = ["*", input]
-  }
-}

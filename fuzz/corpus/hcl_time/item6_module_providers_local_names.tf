@@ -1,7 +1,0 @@
-module "m" {
-  source = "./child"
-  providers = {
-    AWS   = aws
-    aws.x = Google
-  }
-}

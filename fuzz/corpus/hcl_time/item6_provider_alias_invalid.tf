@@ -1,3 +1,0 @@
-provider "aws" {
-  alias = "1x"
-}

@@ -1,1 +1,0 @@
-provider "my_cloud" {}

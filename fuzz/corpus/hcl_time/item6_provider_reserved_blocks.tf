@@ -1,8 +1,0 @@
-provider "aws" {
-  lifecycle {
-    prevent_destroy = true
-  }
-  locals {
-    a = 1
-  }
-}

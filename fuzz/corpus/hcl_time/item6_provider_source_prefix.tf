@@ -1,7 +1,0 @@
-terraform {
-  required_providers {
-    aws = {
-      source = "hashicorp/terraform-provider-aws"
-    }
-  }
-}

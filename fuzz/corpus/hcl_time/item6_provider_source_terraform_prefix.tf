@@ -1,7 +1,0 @@
-terraform {
-  required_providers {
-    foo = {
-      source = "example/terraform-foo"
-    }
-  }
-}

@@ -1,3 +1,0 @@
-resource "terraform_data" "a" {
-  provider = "terraform"
-}

@@ -1,6 +1,0 @@
-terraform {
-  required_providers {
-    AWS      = { source = "hashicorp/aws" }
-    my_thing = { source = "hashicorp/thing" }
-  }
-}

@@ -1,3 +1,0 @@
-required_providers {
-  aws = { source = "hashicorp/aws" }
-}

@@ -1,5 +1,0 @@
-resource "terraform_data" "a" {
-  locals {
-    a = 1
-  }
-}

@@ -1,6 +1,0 @@
-variable "port" {
-  validation {
-    condition     = true
-    error_message = "Must be true."
-  }
-}

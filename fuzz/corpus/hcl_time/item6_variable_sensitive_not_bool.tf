@@ -1,3 +1,0 @@
-variable "secret" {
-  sensitive = "123"
-}
