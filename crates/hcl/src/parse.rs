@@ -103,39 +103,20 @@ type R<T> = Result<T, Error>;
 
 /// Parses a file's body.
 pub fn parse_body(text: &str) -> R<Body> {
-    let mut p = Parser::new(text);
-    p.body(true).map_err(|e| e.located(text))
+    Parser::new(text).body(true).map_err(|e| e.located(text))
 }
 
 /// Parses one expression, with blanks allowed around it.
 pub fn parse_expr(text: &str) -> R<Expression> {
-    expr_only(text).map_err(|e| e.located(text))
-}
-
-fn expr_only(text: &str) -> R<Expression> {
-    let mut p = Parser::new(text);
-    p.ws();
-    let e = p.expr(false)?;
-    p.ws();
-    if p.pos < p.b.len() {
-        return Err(p.err("expected the end of the expression"));
-    }
-    Ok(e)
+    Parser::new(text).whole_expr().map_err(|e| e.located(text))
 }
 
 /// Parses a template file's text (`templatefile`): literal text with
 /// interpolations and directives, no escapes but `$${` and `%%{`.
 pub fn parse_template(text: &str) -> R<Template> {
-    template_only(text).map_err(|e| e.located(text))
-}
-
-fn template_only(text: &str) -> R<Template> {
-    let mut p = Parser::new(text);
-    let (t, stop) = p.template(End::File, false)?;
-    match stop {
-        Stop::End => Ok(t),
-        Stop::Keyword(at, kw) => Err(Error::new(at, format!("unexpected `{kw}` directive"))),
-    }
+    Parser::new(text)
+        .whole_template(End::File)
+        .map_err(|e| e.located(text))
 }
 
 /// What parsing `text` as a file (`body`), an expression and a template
@@ -143,16 +124,14 @@ fn template_only(text: &str) -> R<Template> {
 /// three. The time oracle of the fuzz target `hcl_time` and of the
 /// regression tests holds it under a constant times the text's size.
 pub fn work(text: &str) -> u64 {
-    let mut total = 0;
-    let mut p = Parser::new(text);
-    let _ = p.body(true);
-    total += p.steps.get();
-    let mut p = Parser::new(text);
-    let _ = p.expr(false);
-    total += p.steps.get();
-    let mut p = Parser::new(text);
-    let _ = p.template(End::File, false);
-    total + p.steps.get()
+    fn counted<'a, T>(text: &'a str, parse: impl FnOnce(&mut Parser<'a>) -> R<T>) -> u64 {
+        let mut p = Parser::new(text);
+        let _ = parse(&mut p);
+        p.steps.get()
+    }
+    counted(text, |p| p.body(true))
+        + counted(text, Parser::whole_expr)
+        + counted(text, |p| p.whole_template(End::File))
 }
 
 /// Where a template's text ends.
@@ -872,8 +851,9 @@ impl<'a> Parser<'a> {
         yes
     }
 
-    fn for_intro(&mut self) -> R<ForIntro> {
-        let start = self.pos;
+    /// `for k, v in collection` (at `for`; blanks after it skipped), in a
+    /// `for` expression and in a `%{ for }` directive alike.
+    fn for_head(&mut self) -> R<(Option<Decorated<Ident>>, Decorated<Ident>, Expression)> {
         self.pos += 3;
         self.ws();
         let first = self.need_ident()?;
@@ -890,6 +870,12 @@ impl<'a> Parser<'a> {
         self.ws();
         let collection_expr = self.expr(true)?;
         self.ws();
+        Ok((key_var, value_var, collection_expr))
+    }
+
+    fn for_intro(&mut self) -> R<ForIntro> {
+        let start = self.pos;
+        let (key_var, value_var, collection_expr) = self.for_head()?;
         self.expect(b':')?;
         Ok(ForIntro {
             key_var,
@@ -1031,16 +1017,35 @@ impl<'a> Parser<'a> {
 
     // ---- templates ----
 
+    /// The whole text as one expression, blanks around it allowed.
+    fn whole_expr(&mut self) -> R<Expression> {
+        self.ws();
+        let e = self.expr(false)?;
+        self.ws();
+        if self.pos < self.b.len() {
+            return Err(self.err("expected the end of the expression"));
+        }
+        Ok(e)
+    }
+
+    /// A template up to `end`: a closing directive with nothing open
+    /// before it is an error.
+    fn whole_template(&mut self, end: End<'a>) -> R<Template> {
+        match self.template(end, false)? {
+            (t, Stop::End) => Ok(t),
+            (_, Stop::Keyword(at, kw)) => {
+                Err(Error::new(at, format!("unexpected `{kw}` directive")))
+            }
+        }
+    }
+
     /// A quoted string: a plain string when it has no interpolation or
     /// directive, else a template.
     fn quoted(&mut self) -> R<Expression> {
         let start = self.pos;
         self.quote_start = start;
         self.pos += 1;
-        let (mut t, stop) = self.template(End::Quote, false)?;
-        if let Stop::Keyword(at, kw) = stop {
-            return Err(Error::new(at, format!("unexpected `{kw}` directive")));
-        }
+        let mut t = self.whole_template(End::Quote)?;
         self.expect(b'"')?;
         let at = start..self.pos;
         let plain = t.iter().all(|e| matches!(e, Element::Literal(_)));
@@ -1071,11 +1076,7 @@ impl<'a> Parser<'a> {
             t.at = (body_start..body_start).into();
             t
         } else {
-            let (t, stop) = self.template(End::Heredoc(delim), false)?;
-            if let Stop::Keyword(at, kw) = stop {
-                return Err(Error::new(at, format!("unexpected `{kw}` directive")));
-            }
-            t
+            self.whole_template(End::Heredoc(delim))?
         };
         let close = self
             .heredoc_close(delim)
@@ -1340,22 +1341,7 @@ impl<'a> Parser<'a> {
                 at: (start..self.pos).into(),
             })
         } else {
-            self.pos += 3;
-            self.ws();
-            let first = self.need_ident()?;
-            self.ws();
-            let (key_var, value_var) = if self.eat(b',') {
-                self.ws();
-                let second = self.need_ident()?;
-                self.ws();
-                (Some(first), second)
-            } else {
-                (None, first)
-            };
-            self.need_keyword("in")?;
-            self.ws();
-            let collection_expr = self.expr(true)?;
-            self.ws();
+            let (key_var, value_var, collection_expr) = self.for_head()?;
             let strip_end = self.eat(b'~');
             self.expect(b'}')?;
             let (template, stop) = self.template(end, raw)?;
@@ -1495,6 +1481,52 @@ fn dedent(t: &mut Template) {
                 **l = out;
             }
             _ => mid_line = true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An object's keys in order, each with its value's text.
+    fn items(src: &str) -> Vec<String> {
+        let Expression::Object(o) = parse_expr(src).expect("parses") else {
+            panic!("{src}: not an object");
+        };
+        o.iter()
+            .map(|(k, v)| {
+                let k = match k {
+                    ObjectKey::Ident(i) => i.to_string(),
+                    ObjectKey::Expression(e) => e.to_string(),
+                };
+                format!("{k}={}", v.expr())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_repeated_object_key_keeps_its_last_item_in_its_last_place() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            ("names", "{ a = 1, b = 2, a = 3 }", &["b=2", "a=3"]),
+            (
+                "over lines",
+                "{\n  a = [1,\n 2]\n  \"b\" = { a = 0 }\n  a = 3\n}",
+                &["\"b\"={ a = 0 }", "a=3"],
+            ),
+            (
+                "quoted and bare differ",
+                "{ a = 1, \"a\" = 2 }",
+                &["a=1", "\"a\"=2"],
+            ),
+            (
+                "expression keys",
+                "{ (k) = 1, (k) = 2, (j) = 3 }",
+                &["(k)=2", "(j)=3"],
+            ),
+        ];
+        for (name, src, want) in cases {
+            assert_eq!(items(src), *want, "{name}");
         }
     }
 }
