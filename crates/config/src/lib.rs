@@ -216,22 +216,18 @@ pub(crate) fn parse_native(
     let mut text = std::borrow::Cow::Borrowed(text);
     let mut folded = false;
     for _ in 0..64 {
-        let ours = match terrane_hcl::parser::parse_body(&text) {
+        let e = match terrane_hcl::parser::parse_body(&text) {
             // The parser takes a newline inside a quoted string (`terrane
             // console` evaluates such templates); HCL does not in a file.
             Ok(_) if multiline_string(&text, index, diags) => return None,
             Ok(b) => return Some(b),
             Err(e) => e,
         };
-        let e = SyntaxError {
-            offset: ours.offset(),
-            message: ours.message().to_string(),
-        };
-        let mut off = e.offset.min(text.len());
+        let mut off = e.offset().min(text.len());
         while !text.is_char_boundary(off) {
             off -= 1;
         }
-        if e.message.as_str().contains("redefined attribute") {
+        if e.message().contains("redefined attribute") {
             let rest = &text[off..];
             let name: String = rest
                 .chars()
@@ -245,14 +241,6 @@ pub(crate) fn parse_native(
                 ));
                 let end = rest.find('\n').map(|i| off + i).unwrap_or(text.len());
                 text = std::borrow::Cow::Owned(recover::blank(&text, off..end));
-                continue;
-            }
-        }
-        // HCL lets an object constructor give a key twice (the last one
-        // wins); the parser does not: drop the earlier item.
-        if e.message.as_str().contains("redefined object key") {
-            if let Some(r) = recover::earlier_duplicate_item(&text, off) {
-                text = std::borrow::Cow::Owned(recover::blank(&text, r));
                 continue;
             }
         }
@@ -278,8 +266,8 @@ pub(crate) fn parse_native(
         }
         // An item that starts with a name but is neither an argument nor
         // a block (`a 1`), or does not start with a name at all.
-        if e.message.as_str().starts_with("invalid structure")
-            || e.message.as_str().starts_with("invalid block body")
+        if e.message().starts_with("invalid structure")
+            || e.message().starts_with("invalid block body")
         {
             let (range, detail) = match recover::item_name_before(&text, off) {
                 Some(r) => (index.range(Some(r)), "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value."),
@@ -296,7 +284,7 @@ pub(crate) fn parse_native(
             text = std::borrow::Cow::Owned(recover::blank(&text, item));
             continue;
         }
-        let (summary, detail) = syntax_words(e.message.as_str(), &text[..off]);
+        let (summary, detail) = syntax_words(e.message(), &text[..off]);
         // Terraform's range is the token at fault (a newline included).
         let range = if summary == "Invalid syntax" {
             index.at_offset(off)
@@ -310,12 +298,6 @@ pub(crate) fn parse_native(
         text = std::borrow::Cow::Owned(recover::blank(&text, item));
     }
     None
-}
-
-/// Where a file fails to parse, and why.
-struct SyntaxError {
-    offset: usize,
-    message: String,
 }
 
 /// A quoted string split over lines: HCL's scanner reports every newline

@@ -34,10 +34,6 @@ struct Scan<'t> {
     foldable: Vec<usize>,
     /// Top-level items: first byte to the end of their closing brace/line.
     items: Vec<Range<usize>>,
-    /// An offset inside an object constructor, and the start offsets of
-    /// that object's items up to it (see `earlier_duplicate_item`).
-    probe: Option<usize>,
-    probe_items: Vec<usize>,
 }
 
 fn is_ident(c: u8) -> bool {
@@ -50,8 +46,6 @@ impl<'t> Scan<'t> {
             b: text.as_bytes(),
             foldable: Vec::new(),
             items: Vec::new(),
-            probe: None,
-            probe_items: Vec::new(),
         };
         s.scan();
         s
@@ -108,27 +102,10 @@ impl<'t> Scan<'t> {
         // Last significant byte in code (not whitespace, not comment).
         let mut prev: u8 = b'\n';
         let mut item_start: Option<usize> = None;
-        // Item starts of the open object constructors, innermost last, and
-        // whether the next significant byte starts an item.
-        let mut objects: Vec<Vec<usize>> = Vec::new();
-        let mut want_item = false;
         let mut i = 0;
         while i < b.len() {
             let ctx = *stack.last().unwrap_or(&Ctx::Body);
             let c = b[i];
-            if ctx == Ctx::Object {
-                let comment = c == b'#' || c == b'/' && matches!(b.get(i + 1), Some(b'/' | b'*'));
-                let significant = !(c.is_ascii_whitespace() || comment || matches!(c, b'}' | b','));
-                if want_item && significant {
-                    want_item = false;
-                    if let Some(o) = objects.last_mut() {
-                        o.push(i);
-                    }
-                }
-                if self.probe == Some(i) {
-                    self.probe_items = objects.last().cloned().unwrap_or_default();
-                }
-            }
             if ctx == Ctx::Str {
                 match c {
                     b'\\' => i += 1,
@@ -174,7 +151,9 @@ impl<'t> Scan<'t> {
                     i = end;
                     continue;
                 }
-                b'\n' | b',' if ctx == Ctx::Object => want_item = true,
+                // Newlines and commas separate an object's items: nothing
+                // to fold or to record.
+                b'\n' | b',' if ctx == Ctx::Object => {}
                 b'\n' => {
                     if fold {
                         self.foldable.push(i);
@@ -203,8 +182,6 @@ impl<'t> Scan<'t> {
                     } else if self.starts_for(i + 1) {
                         Ctx::Fold
                     } else {
-                        objects.push(Vec::new());
-                        want_item = true;
                         Ctx::Object
                     };
                     stack.push(inner);
@@ -218,9 +195,8 @@ impl<'t> Scan<'t> {
                 // bracket or parenthesis has one to close.
                 b']' | b')' if ctx != Ctx::Fold => prev = c,
                 b'}' | b']' | b')' => {
-                    if stack.len() > 1 && stack.pop() == Some(Ctx::Object) {
-                        objects.pop();
-                        want_item = false;
+                    if stack.len() > 1 {
+                        stack.pop();
                     }
                     prev = c;
                     if stack.len() == 1 {
@@ -272,35 +248,6 @@ pub(crate) fn fold_newlines(text: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// The object item defined earlier with the same key as the item at `off`
-/// (an object constructor's key given twice, which HCL accepts: the later
-/// one wins), from its key to the start of the next item.
-pub(crate) fn earlier_duplicate_item(text: &str, off: usize) -> Option<Range<usize>> {
-    let mut s = Scan {
-        b: text.as_bytes(),
-        foldable: Vec::new(),
-        items: Vec::new(),
-        probe: Some(off),
-        probe_items: Vec::new(),
-    };
-    s.scan();
-    let key = |at: usize| -> &str {
-        let rest = &text[at..];
-        if let Some(q) = rest.strip_prefix('"') {
-            &q[..q.find('"').unwrap_or(q.len())]
-        } else {
-            let n = rest.bytes().take_while(|c| is_ident(*c)).count();
-            &rest[..n]
-        }
-    };
-    let want = key(off);
-    let items = &s.probe_items;
-    let i = items
-        .iter()
-        .position(|&start| start < off && !want.is_empty() && key(start) == want)?;
-    Some(items[i]..items.get(i + 1).copied().unwrap_or(off))
-}
-
 /// A quoted string split over lines, as HCL's scanner sees it: the
 /// newlines from the first one in the string up to its next quote (or the
 /// end of the file), none when the file ends inside a string on its line.
@@ -316,8 +263,6 @@ pub(crate) fn multiline_string(text: &str) -> Option<MultiLine> {
         b: text.as_bytes(),
         foldable: Vec::new(),
         items: Vec::new(),
-        probe: None,
-        probe_items: Vec::new(),
     };
     let b = s.b;
     // The brace depth of each code level: the file, then one per
@@ -444,17 +389,6 @@ mod tests {
             folded.contains("<<EOT\n[\nEOT\n"),
             "heredoc kept: {folded:?}"
         );
-    }
-
-    #[test]
-    fn earlier_duplicate_object_item() {
-        let text = "x = {\n  a = [1,\n 2]\n  \"b\" = { a = 0 }\n  a = 3\n}\n";
-        let off = text.rfind("a = 3").unwrap();
-        let r = earlier_duplicate_item(text, off).unwrap();
-        assert_eq!(&text[r], "a = [1,\n 2]\n  ");
-        let text = "x = { a = 1, b = 2, a = 3 }";
-        let r = earlier_duplicate_item(text, text.rfind('a').unwrap()).unwrap();
-        assert_eq!(&text[r], "a = 1, ");
     }
 
     #[test]
