@@ -229,6 +229,204 @@ impl<P: Provider> ProviderServer<P> {
     }
 }
 
+/// The resource calls computed on values. The wire methods below decode
+/// their DynamicValues, call these and encode the answer; a caller in this
+/// process (the engine's built-in providers) calls them directly with
+/// values of the schema's type and skips msgpack both ways. Errors come as
+/// the wire call's diagnostics, so both callers read them alike.
+impl<P: Provider> ProviderServer<P> {
+    /// A resource type's value type (the implied type of its block), for a
+    /// caller checking that its values fit before calling directly.
+    pub fn resource_value_type(&self, type_name: &str) -> Option<&Type> {
+        self.resources.get(type_name).map(|(_, s)| &s.ty)
+    }
+
+    /// ValidateResourceConfig on a decoded configuration.
+    pub async fn validate_resource_value(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Vec<tf::Diagnostic> {
+        wire::diagnostics(&self.validate_resource(type_name, config).await)
+    }
+
+    /// ReadResource: the new state and private bytes.
+    pub async fn read_resource_value(
+        &self,
+        type_name: &str,
+        state: &Value,
+        private: &[u8],
+    ) -> Result<(Value, Vec<u8>), Vec<tf::Diagnostic>> {
+        let (_, s) = self
+            .resource(type_name)
+            .map_err(|d| wire::diagnostics(&d))?;
+        let (v, private) = self
+            .read(type_name, state, private)
+            .await
+            .map_err(|d| wire::diagnostics(&d))?;
+        Ok((
+            as_wire(v, &s.ty).map_err(|d| wire::diagnostics(&d))?,
+            private,
+        ))
+    }
+
+    /// PlanResourceChange: the planned state, the paths that require
+    /// replacement and the warnings.
+    pub async fn plan_resource_value(
+        &self,
+        type_name: &str,
+        prior: Value,
+        proposed: Value,
+        config: Value,
+    ) -> Result<(Value, Vec<Path>, Vec<tf::Diagnostic>), Vec<tf::Diagnostic>> {
+        let (_, s) = self
+            .resource(type_name)
+            .map_err(|d| wire::diagnostics(&d))?;
+        let (planned, replace, d) = self
+            .plan(type_name, prior, proposed, config)
+            .await
+            .map_err(|d| wire::diagnostics(&d))?;
+        let planned = as_wire(planned, &s.ty).map_err(|d| wire::diagnostics(&d))?;
+        Ok((planned, replace, wire::diagnostics(&d)))
+    }
+
+    /// ApplyResourceChange: the new state and private bytes.
+    pub async fn apply_resource_value(
+        &self,
+        type_name: &str,
+        prior: Value,
+        planned: Value,
+        config: Value,
+    ) -> Result<(Value, Vec<u8>), Vec<tf::Diagnostic>> {
+        let (_, s) = self
+            .resource(type_name)
+            .map_err(|d| wire::diagnostics(&d))?;
+        let (v, private) = self
+            .apply(type_name, prior, planned, config)
+            .await
+            .map_err(|d| wire::diagnostics(&d))?;
+        Ok((
+            as_wire(v, &s.ty).map_err(|d| wire::diagnostics(&d))?,
+            private,
+        ))
+    }
+
+    async fn validate_resource(&self, type_name: &str, cfg: &Value) -> Diagnostics {
+        let (rt, s) = match self.resource(type_name) {
+            Ok(r) => r,
+            Err(d) => return d,
+        };
+        let mut d = run_validators(s, cfg);
+        d.extend(rt.instance(self.data()).validate(cfg).await);
+        d
+    }
+
+    async fn read(
+        &self,
+        type_name: &str,
+        state: &Value,
+        private: &[u8],
+    ) -> Result<(Value, Vec<u8>), Diagnostics> {
+        let (rt, s) = self.resource(type_name)?;
+        let ty = &s.ty;
+        if state.is_null() {
+            return Ok((state.clone(), private.to_vec()));
+        }
+        match rt
+            .instance(self.data())
+            .read(&self.ctx(), state, private)
+            .await?
+        {
+            None => Ok((Value::null(ty.clone()), Vec::new())),
+            Some(a) => {
+                let v = null_write_only(s, a.state);
+                let d = check_result(&v, ty, "Read");
+                if d.has_errors() {
+                    return Err(d);
+                }
+                Ok((v, a.private))
+            }
+        }
+    }
+
+    async fn plan(
+        &self,
+        type_name: &str,
+        prior: Value,
+        proposed: Value,
+        config: Value,
+    ) -> Result<(Value, Vec<Path>, Diagnostics), Diagnostics> {
+        let (rt, s) = self.resource(type_name)?;
+        if proposed.is_null() {
+            return Ok((proposed, Vec::new(), Diagnostics::new()));
+        }
+        let (planned, replace) = plan::plan(s, &prior, &proposed, &config);
+        crate::log::debug(
+            "planning resource change",
+            &[
+                ("tf_resource_type", type_name.to_string()),
+                ("tf_rpc", "PlanResourceChange".into()),
+                ("create", prior.is_null().to_string()),
+            ],
+        );
+        let mut ps = PlanState {
+            prior,
+            config,
+            planned: null_write_only(s, planned),
+            requires_replace: replace,
+        };
+        let d = rt
+            .instance(self.data())
+            .modify_plan(&self.ctx(), &mut ps)
+            .await;
+        if d.has_errors() {
+            return Err(d);
+        }
+        Ok((null_write_only(s, ps.planned), ps.requires_replace, d))
+    }
+
+    async fn apply(
+        &self,
+        type_name: &str,
+        prior: Value,
+        planned: Value,
+        config: Value,
+    ) -> Result<(Value, Vec<u8>), Diagnostics> {
+        let (rt, s) = self.resource(type_name)?;
+        let ty = &s.ty;
+        let inst = rt.instance(self.data());
+        let ctx = self.ctx();
+        if planned.is_null() {
+            inst.delete(&ctx, &prior).await?;
+            return Ok((planned, Vec::new()));
+        }
+        let applied = if prior.is_null() {
+            inst.create(&ctx, &planned, &config).await?
+        } else {
+            inst.update(&ctx, &prior, &planned, &config).await?
+        };
+        let v = null_write_only(s, applied.state);
+        let d = check_result(&v, ty, if prior.is_null() { "Create" } else { "Update" });
+        if d.has_errors() {
+            return Err(d);
+        }
+        Ok((v, applied.private))
+    }
+}
+
+/// A value the provider answered, as the engine would have decoded it from
+/// the wire: unchanged when its type conforms to the schema's (equal, or
+/// anything where the schema says `dynamic`: what msgpack carries as it
+/// is) and it has no marks, else through msgpack and back, which types it
+/// as the wire does and refuses what does not fit as the encoder does.
+fn as_wire(v: Value, ty: &Type) -> Result<Value, Diagnostics> {
+    if v.ty().conforms_to(ty) && v.deep_marks().is_empty() {
+        return Ok(v);
+    }
+    let m = wire::encode(&v, ty)?;
+    wire::decode(Some(&m), ty)
+}
+
 /// Runs the schema's validators over a configuration object.
 pub(crate) fn run_validators(schema: &ResourceSchema, config: &Value) -> Diagnostics {
     let mut d = Diagnostics::new();
@@ -432,15 +630,13 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
         r: Request<tf::validate_resource_config::Request>,
     ) -> R<tf::validate_resource_config::Response> {
         let req = r.get_ref();
-        let d = async {
-            let (rt, s) = self.resource(&req.type_name)?;
-            let cfg = wire::decode(req.config.as_ref(), &s.ty)?;
-            let mut d = run_validators(s, &cfg);
-            d.extend(rt.instance(self.data()).validate(&cfg).await);
-            Ok::<_, Diagnostics>(d)
-        }
-        .await
-        .unwrap_or_else(|d| d);
+        let d = match self.resource(&req.type_name) {
+            Ok((_, s)) => match wire::decode(req.config.as_ref(), &s.ty) {
+                Ok(cfg) => self.validate_resource(&req.type_name, &cfg).await,
+                Err(d) => d,
+            },
+            Err(d) => d,
+        };
         Ok(Response::new(tf::validate_resource_config::Response {
             diagnostics: wire::diagnostics(&d),
         }))
@@ -517,27 +713,10 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     ) -> R<tf::read_resource::Response> {
         let req = r.get_ref();
         let result = async {
-            let (rt, s) = self.resource(&req.type_name)?;
-            let ty = &s.ty;
-            let state = wire::decode(req.current_state.as_ref(), ty)?;
-            if state.is_null() {
-                return Ok((wire::encode(&state, ty)?, req.private.clone()));
-            }
-            match rt
-                .instance(self.data())
-                .read(&self.ctx(), &state, &req.private)
-                .await?
-            {
-                None => Ok((wire::encode(&Value::null(ty.clone()), ty)?, Vec::new())),
-                Some(a) => {
-                    let v = null_write_only(s, a.state);
-                    let d = check_result(&v, ty, "Read");
-                    if d.has_errors() {
-                        return Err(d);
-                    }
-                    Ok((wire::encode(&v, ty)?, a.private))
-                }
-            }
+            let (_, s) = self.resource(&req.type_name)?;
+            let state = wire::decode(req.current_state.as_ref(), &s.ty)?;
+            let (v, private) = self.read(&req.type_name, &state, &req.private).await?;
+            Ok::<_, Diagnostics>((wire::encode(&v, &s.ty)?, private))
         }
         .await;
         Ok(Response::new(match result {
@@ -561,38 +740,13 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     ) -> R<tf::plan_resource_change::Response> {
         let req = r.get_ref();
         let result = async {
-            let (rt, s) = self.resource(&req.type_name)?;
+            let (_, s) = self.resource(&req.type_name)?;
             let ty = &s.ty;
             let prior = wire::decode(req.prior_state.as_ref(), ty)?;
             let proposed = wire::decode(req.proposed_new_state.as_ref(), ty)?;
             let config = wire::decode(req.config.as_ref(), ty)?;
-            if proposed.is_null() {
-                return Ok((wire::encode(&proposed, ty)?, Vec::new(), Diagnostics::new()));
-            }
-            let (planned, replace) = plan::plan(s, &prior, &proposed, &config);
-            crate::log::debug(
-                "planning resource change",
-                &[
-                    ("tf_resource_type", req.type_name.clone()),
-                    ("tf_rpc", "PlanResourceChange".into()),
-                    ("create", prior.is_null().to_string()),
-                ],
-            );
-            let mut ps = PlanState {
-                prior,
-                config,
-                planned: null_write_only(s, planned),
-                requires_replace: replace,
-            };
-            let d = rt
-                .instance(self.data())
-                .modify_plan(&self.ctx(), &mut ps)
-                .await;
-            if d.has_errors() {
-                return Err(d);
-            }
-            let planned = null_write_only(s, ps.planned);
-            Ok((wire::encode(&planned, ty)?, ps.requires_replace, d))
+            let (planned, replace, d) = self.plan(&req.type_name, prior, proposed, config).await?;
+            Ok::<_, Diagnostics>((wire::encode(&planned, ty)?, replace, d))
         }
         .await;
         Ok(Response::new(match result {
@@ -616,28 +770,13 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     ) -> R<tf::apply_resource_change::Response> {
         let req = r.get_ref();
         let result = async {
-            let (rt, s) = self.resource(&req.type_name)?;
+            let (_, s) = self.resource(&req.type_name)?;
             let ty = &s.ty;
             let prior = wire::decode(req.prior_state.as_ref(), ty)?;
             let planned = wire::decode(req.planned_state.as_ref(), ty)?;
             let config = wire::decode(req.config.as_ref(), ty)?;
-            let inst = rt.instance(self.data());
-            let ctx = self.ctx();
-            if planned.is_null() {
-                inst.delete(&ctx, &prior).await?;
-                return Ok((wire::encode(&planned, ty)?, Vec::new()));
-            }
-            let applied = if prior.is_null() {
-                inst.create(&ctx, &planned, &config).await?
-            } else {
-                inst.update(&ctx, &prior, &planned, &config).await?
-            };
-            let v = null_write_only(s, applied.state);
-            let d = check_result(&v, ty, if prior.is_null() { "Create" } else { "Update" });
-            if d.has_errors() {
-                return Err(d);
-            }
-            Ok((wire::encode(&v, ty)?, applied.private))
+            let (v, private) = self.apply(&req.type_name, prior, planned, config).await?;
+            Ok::<_, Diagnostics>((wire::encode(&v, ty)?, private))
         }
         .await;
         Ok(Response::new(match result {

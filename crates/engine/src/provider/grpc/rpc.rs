@@ -18,6 +18,7 @@ use terrane_tfplugin5::v6;
 use terrane_tfplugin6::tfplugin6 as tf;
 use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
 use terrane_tfplugin6::tfplugin6::provider_server::Provider as ProtocolServer;
+use terrane_value::{Path, Value};
 use tokio::sync::Mutex;
 use tonic::{Code, Status};
 
@@ -52,6 +53,11 @@ macro_rules! transports {
             ) -> Option<Result<terrane_value::Value, Vec<tf::Diagnostic>>> {
                 None
             }
+            /// The resource calls on values, when the server is in this
+            /// process and open (see [`Values`]); `None`: make the calls.
+            fn values(&self) -> Option<&dyn Values> {
+                None
+            }
             /// Ends the transport (plugin: Shutdown, then kill).
             async fn close(&self);
         }
@@ -74,6 +80,12 @@ macro_rules! transports {
                     return None;
                 }
                 self.server.upgrade_current(type_name, version, json)
+            }
+            fn values(&self) -> Option<&dyn Values> {
+                if !self.values || self.closed.load(Ordering::Acquire) {
+                    return None;
+                }
+                Some(&self.server)
             }
             async fn close(&self) {
                 self.closed.store(true, Ordering::Release);
@@ -141,7 +153,7 @@ transports! {
 /// JSON. A no-op plan upgrades every stored object; for a built-in that
 /// round trip (JSON text, then msgpack both ways) was most of its cost.
 /// Plugins still get every call, as Terraform makes it.
-pub trait Direct: ProtocolServer {
+pub trait Direct: ProtocolServer + Values {
     fn upgrade_current(
         &self,
         type_name: &str,
@@ -161,10 +173,85 @@ impl<P: terrane_sdk::Provider> Direct for terrane_sdk::ProviderServer<P> {
     }
 }
 
+/// A resource call's answer on values: the value(s) and the provider's
+/// diagnostics, or only diagnostics when the call failed (the wire call
+/// then answers its request's prior values, as the SDK server does).
+pub type Answer<T> = Result<T, Vec<tf::Diagnostic>>;
+
+/// The resource calls of an in-process server on values: the same code as
+/// its wire methods without msgpack between engine and provider. The
+/// caller passes only values conforming to the type's value type, without
+/// marks (what decoding the wire form would give the server); the server
+/// answers values as decoding its wire answer would give the engine.
+#[async_trait::async_trait]
+pub trait Values: Send + Sync {
+    fn value_type(&self, type_name: &str) -> Option<&terrane_value::Type>;
+    async fn validate(&self, type_name: &str, config: &Value) -> Vec<tf::Diagnostic>;
+    async fn read(
+        &self,
+        type_name: &str,
+        state: &Value,
+        private: &[u8],
+    ) -> Answer<(Value, Vec<u8>)>;
+    async fn plan(
+        &self,
+        type_name: &str,
+        prior: Value,
+        proposed: Value,
+        config: Value,
+    ) -> Answer<(Value, Vec<Path>, Vec<tf::Diagnostic>)>;
+    async fn apply(
+        &self,
+        type_name: &str,
+        prior: Value,
+        planned: Value,
+        config: Value,
+    ) -> Answer<(Value, Vec<u8>)>;
+}
+
+#[async_trait::async_trait]
+impl<P: terrane_sdk::Provider> Values for terrane_sdk::ProviderServer<P> {
+    fn value_type(&self, type_name: &str) -> Option<&terrane_value::Type> {
+        self.resource_value_type(type_name)
+    }
+    async fn validate(&self, type_name: &str, config: &Value) -> Vec<tf::Diagnostic> {
+        self.validate_resource_value(type_name, config).await
+    }
+    async fn read(
+        &self,
+        type_name: &str,
+        state: &Value,
+        private: &[u8],
+    ) -> Answer<(Value, Vec<u8>)> {
+        self.read_resource_value(type_name, state, private).await
+    }
+    async fn plan(
+        &self,
+        type_name: &str,
+        prior: Value,
+        proposed: Value,
+        config: Value,
+    ) -> Answer<(Value, Vec<Path>, Vec<tf::Diagnostic>)> {
+        self.plan_resource_value(type_name, prior, proposed, config)
+            .await
+    }
+    async fn apply(
+        &self,
+        type_name: &str,
+        prior: Value,
+        planned: Value,
+        config: Value,
+    ) -> Answer<(Value, Vec<u8>)> {
+        self.apply_resource_value(type_name, prior, planned, config)
+            .await
+    }
+}
+
 /// A protocol server (the SDK's `ProviderServer`) in this process.
 pub struct InProcess<S> {
     server: S,
     closed: AtomicBool,
+    values: bool,
 }
 
 impl<S: Direct> InProcess<S> {
@@ -172,6 +259,16 @@ impl<S: Direct> InProcess<S> {
         InProcess {
             server,
             closed: AtomicBool::new(false),
+            values: true,
+        }
+    }
+
+    /// Every call through the wire methods, msgpack included, as a plugin
+    /// gets them: what the value path is compared with.
+    pub fn wire_only(server: S) -> InProcess<S> {
+        InProcess {
+            values: false,
+            ..InProcess::new(server)
         }
     }
 }
