@@ -1,5 +1,6 @@
 //! The embedded default store: one SQLite file (`.terrane/state.db`) in WAL
-//! mode with `synchronous=FULL`; every persisted change set is one
+//! mode with `synchronous=FULL` (lock rows alone: `NORMAL`, see
+//! [`lock_rows`]); every persisted change set is one
 //! IMMEDIATE transaction touching only the rows it changes (indexed by
 //! primary key), so its cost does not grow with the state.
 //!
@@ -365,6 +366,24 @@ impl SqliteStore {
     }
 }
 
+/// Runs `f`, a change to lock rows only, with `synchronous=NORMAL`: its
+/// commit is not flushed to disk by itself (the next state write's or the
+/// closing checkpoint's flush carries it). A lock row lost to a power cut
+/// names a holder that is gone, which the next run takes over; flushing
+/// each lock and unlock cost a read-only run such as `plan` four fsyncs.
+/// State changes keep `synchronous=FULL`: it is set back however `f` ends.
+fn lock_rows<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.execute_batch("PRAGMA synchronous=NORMAL;")?;
+    let out = f(conn);
+    let full = conn.execute_batch("PRAGMA synchronous=FULL;");
+    let out = out?;
+    full?;
+    Ok(out)
+}
+
 /// SQLite's own words for a damaged or foreign file become `Corrupt`.
 fn corrupt_or(path: &str, e: rusqlite::Error) -> StateError {
     let text = e.to_string();
@@ -523,38 +542,44 @@ impl StateStore for SqliteStore {
         let name = self.name();
         let err = |e: rusqlite::Error| corrupt_or(&name, e);
         let mut conn = self.connect()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
-        let mut taken_over = None;
-        if let Some(holder) = read_lock(&tx, workspace).map_err(err)? {
-            if !holder.holder_is_dead() {
+        let taken = lock_rows(&mut conn, |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut taken_over = None;
+            if let Some(holder) = read_lock(&tx, workspace)? {
+                if !holder.holder_is_dead() {
+                    return Ok(Err(holder));
+                }
+                // The holder died without releasing it (SIGKILL, power
+                // loss): the kernel would have released an OS file lock;
+                // so do we.
+                tx.execute(
+                    "DELETE FROM locks WHERE workspace=?1 AND id=?2",
+                    params![workspace, holder.id],
+                )?;
+                taken_over = Some(holder);
+            }
+            tx.execute(
+                "INSERT INTO locks(workspace, id, operation, info, who, created, pid, host, start_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![workspace, info.id, info.operation, info.info, info.who, info.created, info.pid, info.host, info.start_time.and_then(|t| i64::try_from(t).ok())],
+            )?;
+            let fresh = Snapshot::empty();
+            tx.execute(
+                "INSERT OR IGNORE INTO workspaces(name, lineage, serial, terraform_version) VALUES (?1, ?2, 0, ?3)",
+                params![workspace, fresh.lineage, fresh.terraform_version],
+            )?;
+            tx.commit()?;
+            Ok(Ok(taken_over))
+        })
+        .map_err(err)?;
+        let taken_over = match taken {
+            Ok(t) => t,
+            Err(holder) => {
                 return Err(StateError::Locked {
                     workspace: workspace.into(),
                     holder: Box::new(holder),
-                });
+                })
             }
-            // The holder died without releasing it (SIGKILL, power loss):
-            // the kernel would have released an OS file lock; so do we.
-            tx.execute(
-                "DELETE FROM locks WHERE workspace=?1 AND id=?2",
-                params![workspace, holder.id],
-            )
-            .map_err(err)?;
-            taken_over = Some(holder);
-        }
-        tx.execute(
-            "INSERT INTO locks(workspace, id, operation, info, who, created, pid, host, start_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![workspace, info.id, info.operation, info.info, info.who, info.created, info.pid, info.host, info.start_time.and_then(|t| i64::try_from(t).ok())],
-        )
-        .map_err(err)?;
-        let fresh = Snapshot::empty();
-        tx.execute(
-            "INSERT OR IGNORE INTO workspaces(name, lineage, serial, terraform_version) VALUES (?1, ?2, 0, ?3)",
-            params![workspace, fresh.lineage, fresh.terraform_version],
-        )
-        .map_err(err)?;
-        tx.commit().map_err(err)?;
+        };
         Ok(Box::new(SqliteRun {
             conn,
             workspace: workspace.into(),
@@ -840,23 +865,27 @@ impl Run for SqliteRun {
     fn finish(mut self: Box<Self>) -> Result<()> {
         self.released = true;
         let name = self.name.clone();
-        self.conn
-            .execute(
-                "DELETE FROM locks WHERE workspace=?1 AND id=?2",
-                params![self.workspace, self.info.id],
-            )
-            .map_err(|e| corrupt_or(&name, e))?;
+        self.unlock().map_err(|e| corrupt_or(&name, e))?;
         Ok(())
+    }
+}
+
+impl SqliteRun {
+    fn unlock(&mut self) -> rusqlite::Result<usize> {
+        let (workspace, id) = (&self.workspace, &self.info.id);
+        lock_rows(&mut self.conn, |conn| {
+            conn.execute(
+                "DELETE FROM locks WHERE workspace=?1 AND id=?2",
+                params![workspace, id],
+            )
+        })
     }
 }
 
 impl Drop for SqliteRun {
     fn drop(&mut self) {
         if !self.released {
-            let _ = self.conn.execute(
-                "DELETE FROM locks WHERE workspace=?1 AND id=?2",
-                params![self.workspace, self.info.id],
-            );
+            let _ = self.unlock();
         }
     }
 }
