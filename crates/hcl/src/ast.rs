@@ -107,11 +107,12 @@ impl<T> From<T> for Decorated<T> {
 }
 
 /// A number with the text it was written as (`1.50`, `- 2`), which keeps
-/// every digit a binary float would lose. Equality compares the values.
+/// every digit a binary float would lose (held inline when short, as
+/// names are). Equality compares the values.
 #[derive(Clone, Debug)]
 pub struct Formatted<T> {
     value: T,
-    repr: Option<Box<str>>,
+    repr: Option<hcl_primitives::InternalString>,
     at: At,
 }
 

@@ -374,7 +374,7 @@ impl<'a> Parser<'a> {
     fn body(&mut self, top: bool) -> R<Body> {
         let mut body = Body::new();
         let start = self.pos;
-        let mut keys: HashSet<&'a str> = HashSet::new();
+        let mut keys = Names::default();
         loop {
             self.ws();
             match self.peek() {
@@ -404,7 +404,7 @@ impl<'a> Parser<'a> {
         Ok(body)
     }
 
-    fn item(&mut self, keys: &mut HashSet<&'a str>) -> R<Structure> {
+    fn item(&mut self, keys: &mut Names<'a>) -> R<Structure> {
         let start = self.pos;
         let (name, name_span) = self.ident().expect("checked by the caller");
         let key = Decorated::at(Ident::new_unchecked(name), name_span);
@@ -555,13 +555,24 @@ impl<'a> Parser<'a> {
         // Most expressions have no operator: look before allocating.
         let save = self.pos;
         self.blanks(nl)?;
-        if self.operator_here().is_none() {
+        let Some((op, len)) = self.operator_here() else {
             self.pos = save;
             return Ok(first);
+        };
+        // Most chains have one operator: no lists for them either.
+        let op = Decorated::at(op, self.pos..self.pos + len);
+        self.pos += len;
+        self.blanks(nl)?;
+        let second = self.term(nl)?;
+        let save = self.pos;
+        self.blanks(nl)?;
+        if self.operator_here().is_none() {
+            self.pos = save;
+            return Ok(binary_op(first, op, second));
         }
         self.pos = save;
-        let mut terms = vec![first];
-        let mut ops: Vec<Decorated<BinaryOperator>> = Vec::new();
+        let mut terms = vec![first, second];
+        let mut ops: Vec<Decorated<BinaryOperator>> = vec![op];
         loop {
             let save = self.pos;
             self.blanks(nl)?;
@@ -1045,6 +1056,21 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         self.quote_start = start;
         self.pos += 1;
+        // A string with nothing to resolve (no escape, interpolation,
+        // directive or newline) is its text: no template is built.
+        let mut end = self.pos;
+        while let Some(&b) = self.b.get(end) {
+            self.step();
+            match b {
+                b'"' => {
+                    let s = self.src[self.pos..end].to_string();
+                    self.pos = end + 1;
+                    return Ok(Expression::String(Decorated::at(s, start..self.pos)));
+                }
+                b'$' | b'%' | b'\\' | b'\n' | b'\r' => break,
+                _ => end += 1,
+            }
+        }
         let mut t = self.whole_template(End::Quote)?;
         self.expect(b'"')?;
         let at = start..self.pos;
@@ -1179,9 +1205,19 @@ impl<'a> Parser<'a> {
                     }
                 }
                 _ => {
+                    // A run of text up to the next byte that may mean
+                    // something (every other byte is copied as it is).
+                    let run = self.pos;
                     let ch = self.char_at(self.pos).expect("not at the end");
-                    lit.push(ch);
                     self.pos += ch.len_utf8();
+                    while let Some(&b) = self.b.get(self.pos) {
+                        self.step();
+                        if matches!(b, b'$' | b'%' | b'"' | b'\\' | b'\n' | b'\r') {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                    lit.push_str(&self.src[run..self.pos]);
                 }
             }
         };
@@ -1368,32 +1404,142 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The argument names of a body so far: a scan while there are few, a
+/// hash set once there are many (a body's time stays linear).
+#[derive(Default)]
+struct Names<'a> {
+    few: [&'a str; SCANNED_ITEMS],
+    len: usize,
+    many: Option<HashSet<&'a str>>,
+}
+
+impl<'a> Names<'a> {
+    /// Adds `name`; false when it was there already.
+    fn insert(&mut self, name: &'a str) -> bool {
+        if let Some(many) = &mut self.many {
+            return many.insert(name);
+        }
+        if self.few[..self.len].contains(&name) {
+            return false;
+        }
+        if self.len < SCANNED_ITEMS {
+            self.few[self.len] = name;
+            self.len += 1;
+        } else {
+            let mut many: HashSet<&'a str> = self.few.iter().copied().collect();
+            many.insert(name);
+            self.many = Some(many);
+        }
+        true
+    }
+}
+
 /// An object constructor's items as they are read. A key given again
-/// replaces the earlier item (HCL keeps the last). Keys are found by
-/// hashing (an expression key by its canonical text), so a large object
-/// costs linear time.
+/// replaces the earlier item (HCL keeps the last). Keys are compared as
+/// (kind, text), an expression key by its canonical text: by a scan while
+/// the object is small, by hashing once it grows, so a large object costs
+/// linear time and a small one allocates nothing for its keys.
 #[derive(Default)]
 struct Items {
     items: Vec<Option<(ObjectKey, ObjectValue)>>,
-    seen: std::collections::HashMap<(u8, String), usize>,
+    /// The canonical text of each expression key (not a name or a string),
+    /// by item position.
+    texts: Vec<(usize, String)>,
+    seen: Option<std::collections::HashMap<(u8, String), usize>>,
+}
+
+/// Up to this many items, a repeated key is found by a scan.
+const SCANNED_ITEMS: usize = 8;
+
+/// The kind of an object key and its text when it is a name or a string.
+fn key_text(key: &ObjectKey) -> Option<(u8, &str)> {
+    match key {
+        ObjectKey::Ident(i) => Some((0, i.as_str())),
+        ObjectKey::Expression(Expression::String(s)) => Some((1, s.as_str())),
+        ObjectKey::Expression(_) => None,
+    }
 }
 
 impl Items {
     fn insert(&mut self, key: ObjectKey, value: ObjectValue) {
-        let k = match &key {
-            ObjectKey::Ident(i) => (0, i.as_str().to_string()),
-            ObjectKey::Expression(Expression::String(s)) => (1, s.to_string()),
-            ObjectKey::Expression(e) => (2, e.to_string()),
+        let text = match key_text(&key) {
+            Some(_) => None,
+            None => match &key {
+                ObjectKey::Expression(e) => Some(e.to_string()),
+                ObjectKey::Ident(_) => None,
+            },
         };
-        if let Some(i) = self.seen.insert(k, self.items.len()) {
+        let at = self.items.len();
+        if self.seen.is_none() && at >= SCANNED_ITEMS {
+            let mut seen = std::collections::HashMap::with_capacity(at * 2);
+            for (i, item) in self.items.iter().enumerate() {
+                if let Some((k, _)) = item {
+                    seen.insert(self.owned_key(i, k), i);
+                }
+            }
+            self.seen = Some(seen);
+        }
+        let earlier = match &mut self.seen {
+            Some(seen) => {
+                let k = match key_text(&key) {
+                    Some((kind, t)) => (kind, t.to_string()),
+                    None => (2, text.unwrap_or_default()),
+                };
+                seen.insert(k, at)
+            }
+            None => {
+                let earlier = self.items.iter().enumerate().position(|(i, item)| {
+                    item.as_ref()
+                        .is_some_and(|(k, _)| match (key_text(k), key_text(&key)) {
+                            (Some(a), Some(b)) => a == b,
+                            (None, None) => self.text_of(i) == text.as_deref(),
+                            _ => false,
+                        })
+                });
+                if let Some(t) = text {
+                    self.texts.push((at, t));
+                }
+                earlier
+            }
+        };
+        if let Some(i) = earlier {
             self.items[i] = None;
         }
         self.items.push(Some((key, value)));
     }
 
+    /// The canonical text of the expression key of item `i`.
+    fn text_of(&self, i: usize) -> Option<&str> {
+        self.texts
+            .iter()
+            .find(|(at, _)| *at == i)
+            .map(|(_, t)| t.as_str())
+    }
+
+    fn owned_key(&self, i: usize, key: &ObjectKey) -> (u8, String) {
+        match key_text(key) {
+            Some((kind, t)) => (kind, t.to_string()),
+            None => (2, self.text_of(i).unwrap_or_default().to_string()),
+        }
+    }
+
     fn finish(self) -> Vec<(ObjectKey, ObjectValue)> {
         self.items.into_iter().flatten().collect()
     }
+}
+
+/// `lhs op rhs`, spanning from the start of one to the end of the other.
+fn binary_op(lhs: Expression, op: Decorated<BinaryOperator>, rhs: Expression) -> Expression {
+    let at = match (lhs.span(), rhs.span()) {
+        (Some(l), Some(r)) => At(Some(l.start..r.end)),
+        _ => At(None),
+    };
+    Expression::BinaryOp(Box::new(BinaryOp {
+        lhs_expr: lhs,
+        operator: op,
+        rhs_expr: rhs,
+        at,
+    }))
 }
 
 /// Builds the tree of a chain `t0 op1 t1 op2 t2 ...`: higher precedence
@@ -1402,16 +1548,7 @@ fn fold_operators(terms: Vec<Expression>, ops: Vec<Decorated<BinaryOperator>>) -
     fn reduce(out: &mut Vec<Expression>, op: Decorated<BinaryOperator>) {
         let rhs = out.pop().expect("a right operand");
         let lhs = out.pop().expect("a left operand");
-        let at = match (lhs.span(), rhs.span()) {
-            (Some(l), Some(r)) => At(Some(l.start..r.end)),
-            _ => At(None),
-        };
-        out.push(Expression::BinaryOp(Box::new(BinaryOp {
-            lhs_expr: lhs,
-            operator: op,
-            rhs_expr: rhs,
-            at,
-        })));
+        out.push(binary_op(lhs, op, rhs));
     }
     let mut terms = terms.into_iter();
     let mut out = vec![terms.next().expect("one term at least")];
@@ -1527,6 +1664,83 @@ mod tests {
         ];
         for (name, src, want) in cases {
             assert_eq!(items(src), *want, "{name}");
+        }
+    }
+
+    /// Past a few items keys are hashed rather than scanned: repeats found
+    /// either way, on both sides of the switch, for every kind of key.
+    #[test]
+    fn repeated_keys_of_a_large_object_are_found_as_in_a_small_one() {
+        let mut src = String::from("{");
+        let mut want = Vec::new();
+        for i in 0..20 {
+            src.push_str(&format!("k{i} = {i}, \"k{i}\" = {i}, (k{i}) = {i}, "));
+        }
+        for i in (0..20).step_by(3) {
+            src.push_str(&format!("k{i} = -1, (k{i}) = -2, "));
+        }
+        src.push('}');
+        for i in 0..20 {
+            if i % 3 != 0 {
+                want.push(format!("k{i}={i}"));
+            }
+            want.push(format!("\"k{i}\"={i}"));
+            if i % 3 != 0 {
+                want.push(format!("(k{i})={i}"));
+            }
+        }
+        for i in (0..20).step_by(3) {
+            want.push(format!("k{i}=-1"));
+            want.push(format!("(k{i})=-2"));
+        }
+        assert_eq!(items(&src), want);
+        for n in [1, 7, 8, 9, 10, 17] {
+            let keys: Vec<String> = (0..n).map(|i| format!("a{i} = {i}")).collect();
+            let src = format!("{{ {}, a0 = {n} }}", keys.join(", "));
+            let mut want: Vec<String> = (1..n).map(|i| format!("a{i}={i}")).collect();
+            want.push(format!("a0={n}"));
+            assert_eq!(items(&src), want, "{n} items");
+        }
+    }
+
+    /// A body's argument set twice is an error however many arguments
+    /// come before it (names scanned, then hashed).
+    #[test]
+    fn a_redefined_argument_is_found_in_a_body_of_any_size() {
+        for n in [1, 7, 8, 9, 10, 30] {
+            let mut src: String = (0..n).map(|i| format!("a{i} = {i}\n")).collect();
+            assert!(parse_body(&src).is_ok(), "{n} arguments");
+            let again = format!("a{} = 0\n", n / 2);
+            let at = src.len();
+            src.push_str(&again);
+            let e = parse_body(&src).expect_err("redefined");
+            assert_eq!(
+                (e.offset(), e.message()),
+                (at, "redefined attribute"),
+                "{n}"
+            );
+        }
+    }
+
+    /// Quoted strings read without building a template (nothing to
+    /// resolve) and those that have something are the same strings.
+    #[test]
+    fn plain_and_resolved_strings_read_the_same() {
+        for (src, want) in [
+            ("\"\"", ""),
+            ("\"abc\"", "abc"),
+            ("\"a\\nb\"", "a\nb"),
+            ("\"a$b%c\"", "a$b%c"),
+            ("\"a$${b}\"", "a${b}"),
+            ("\"é ü\"", "é ü"),
+        ] {
+            match parse_expr(src).expect("parses") {
+                Expression::String(s) => {
+                    assert_eq!(s.as_str(), want, "{src}");
+                    assert_eq!(s.span(), Some(0..src.len()), "{src}");
+                }
+                e => panic!("{src}: {e:?}"),
+            }
         }
     }
 }
