@@ -101,19 +101,33 @@ impl std::error::Error for Error {}
 
 type R<T> = Result<T, Error>;
 
+/// The largest text the parser reads: spans are held as `u32`s.
+pub const MAX_TEXT: usize = u32::MAX as usize - 1;
+
+/// A text too large for spans (see [`MAX_TEXT`]) is refused whole.
+fn sized(text: &str) -> R<()> {
+    if text.len() > MAX_TEXT {
+        return Err(Error::new(0, "text larger than 4 GiB").located(text));
+    }
+    Ok(())
+}
+
 /// Parses a file's body.
 pub fn parse_body(text: &str) -> R<Body> {
+    sized(text)?;
     Parser::new(text).body(true).map_err(|e| e.located(text))
 }
 
 /// Parses one expression, with blanks allowed around it.
 pub fn parse_expr(text: &str) -> R<Expression> {
+    sized(text)?;
     Parser::new(text).whole_expr().map_err(|e| e.located(text))
 }
 
 /// Parses a template file's text (`templatefile`): literal text with
 /// interpolations and directives, no escapes but `$${` and `%%{`.
 pub fn parse_template(text: &str) -> R<Template> {
+    sized(text)?;
     Parser::new(text)
         .whole_template(End::File)
         .map_err(|e| e.located(text))
@@ -125,6 +139,9 @@ pub fn parse_template(text: &str) -> R<Template> {
 /// regression tests holds it under a constant times the text's size.
 pub fn work(text: &str) -> u64 {
     fn counted<'a, T>(text: &'a str, parse: impl FnOnce(&mut Parser<'a>) -> R<T>) -> u64 {
+        if sized(text).is_err() {
+            return 0;
+        }
         let mut p = Parser::new(text);
         let _ = parse(&mut p);
         p.steps.get()
@@ -1531,8 +1548,8 @@ impl Items {
 /// `lhs op rhs`, spanning from the start of one to the end of the other.
 fn binary_op(lhs: Expression, op: Decorated<BinaryOperator>, rhs: Expression) -> Expression {
     let at = match (lhs.span(), rhs.span()) {
-        (Some(l), Some(r)) => At(Some(l.start..r.end)),
-        _ => At(None),
+        (Some(l), Some(r)) => At::from(l.start..r.end),
+        _ => At::NONE,
     };
     Expression::BinaryOp(Box::new(BinaryOp {
         lhs_expr: lhs,
