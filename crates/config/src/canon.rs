@@ -232,7 +232,6 @@ impl Cmp {
             state,
             backend,
             resource_index: _,
-            resource_decl: _,
         } = a;
         self.eq(
             "terraform.required_version",

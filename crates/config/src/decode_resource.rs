@@ -83,15 +83,15 @@ impl Cx<'_> {
     pub fn resource(
         &mut self,
         data: bool,
-        ty: &str,
-        name: &str,
+        ty: String,
+        name: String,
         range: Option<SourceRange>,
         b: GBlock,
     ) -> Resource {
         let mut r = Resource {
             data,
-            ty: ty.into(),
-            name: name.into(),
+            ty,
+            name,
             range,
             count: None,
             for_each: None,
@@ -151,11 +151,11 @@ impl Cx<'_> {
                 self.lifecycle(&mut r.lifecycle, data, blk.body);
                 continue;
             }
-            let Some(blk) = self.resource_meta_block(&mut r, blk) else {
+            let Some(mut blk) = self.resource_meta_block(&mut r, blk) else {
                 continue;
             };
-            if let Some(raw) = &blk.raw {
-                r.blocks.push(raw.clone());
+            if let Some(raw) = blk.raw.take() {
+                r.blocks.push(raw);
             }
             if let Some(nb) = self.nested_block(blk) {
                 r.body.push(nb);

@@ -387,11 +387,47 @@ pub struct Module {
     /// commands that use state refuse to run rather than start from an
     /// empty store.
     pub backend: Option<Backend>,
-    /// Position in `resources` by (data, type, name), kept by the loader.
-    pub(crate) resource_index: HashMap<(bool, String, String), usize>,
-    /// The header range (`resource "t" "n"`) of each resource, for the
+    /// Position in `resources` by (data, type, name), kept by the loader,
+    /// with the header range (`resource "t" "n"`) of each resource, for the
     /// duplicate message.
-    pub(crate) resource_decl: HashMap<(bool, String, String), SourceRange>,
+    pub(crate) resource_index: ResourceIndex,
+}
+
+/// Resources by (data, type, name): looked up by borrowed names, so a
+/// lookup allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ResourceIndex {
+    /// Managed resources, then data sources: type to name to position
+    /// and header range.
+    by_type: [HashMap<String, HashMap<String, (usize, Option<SourceRange>)>>; 2],
+    len: usize,
+}
+
+impl ResourceIndex {
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn get(
+        &self,
+        data: bool,
+        ty: &str,
+        name: &str,
+    ) -> Option<&(usize, Option<SourceRange>)> {
+        self.by_type[usize::from(data)].get(ty)?.get(name)
+    }
+
+    fn insert(&mut self, data: bool, ty: &str, name: &str, at: usize, decl: Option<SourceRange>) {
+        let names = match self.by_type[usize::from(data)].get_mut(ty) {
+            Some(names) => names,
+            None => self.by_type[usize::from(data)]
+                .entry(ty.to_string())
+                .or_default(),
+        };
+        if names.insert(name.to_string(), (at, decl)).is_none() {
+            self.len += 1;
+        }
+    }
 }
 
 impl Module {
@@ -399,19 +435,19 @@ impl Module {
     /// type and name; constant time for modules built by the loader.
     pub fn resource(&self, data: bool, ty: &str, name: &str) -> Option<&std::sync::Arc<Resource>> {
         if self.resource_index.len() == self.resources.len() {
-            let i = *self
-                .resource_index
-                .get(&(data, ty.to_string(), name.to_string()))?;
-            return self.resources.get(i);
+            let (i, _) = self.resource_index.get(data, ty, name)?;
+            return self.resources.get(*i);
         }
         self.resources
             .iter()
             .find(|r| r.data == data && r.ty == ty && r.name == name)
     }
 
-    pub(crate) fn push_resource(&mut self, r: Resource) {
+    /// Adds a resource whose (data, type, name) is not taken, with the
+    /// range of its header.
+    pub(crate) fn push_resource(&mut self, r: Resource, decl: Option<SourceRange>) {
         self.resource_index
-            .insert((r.data, r.ty.clone(), r.name.clone()), self.resources.len());
+            .insert(r.data, &r.ty, &r.name, self.resources.len(), decl);
         self.resources.push(std::sync::Arc::new(r));
     }
 }
