@@ -121,18 +121,23 @@ impl LineIndex {
                 .count()
     }
 
-    /// The 1-based line holding `byte`.
+    /// The 1-based line holding `byte`: looked for first within a few
+    /// lines of the previous position's.
     fn line_of(&self, byte: usize) -> usize {
-        let hint = self.last_line.load(Ordering::Relaxed);
+        const NEAR: usize = 16;
+        let hint = self.last_line.load(Ordering::Relaxed).max(1);
         let within = |line: usize| {
-            line >= 1
-                && self.starts.get(line - 1).is_some_and(|s| *s <= byte)
+            self.starts.get(line - 1).is_some_and(|s| *s <= byte)
                 && self.starts.get(line).is_none_or(|s| *s > byte)
         };
-        if within(hint) {
-            return hint;
-        }
-        let line = self.starts.partition_point(|s| *s <= byte);
+        let near = if self.starts.get(hint - 1).is_some_and(|s| *s <= byte) {
+            (hint..hint + NEAR).find(|l| within(*l))
+        } else {
+            (hint.saturating_sub(NEAR).max(1)..hint)
+                .rev()
+                .find(|l| within(*l))
+        };
+        let line = near.unwrap_or_else(|| self.starts.partition_point(|s| *s <= byte));
         self.last_line.store(line, Ordering::Relaxed);
         line
     }

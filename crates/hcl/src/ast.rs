@@ -794,17 +794,13 @@ pub struct EndforTemplateExpr {
 /// A file or a block's body: its arguments and blocks in source order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Body {
-    structures: Vec<Structure>,
+    pub(crate) structures: Vec<Structure>,
     pub(crate) at: At,
 }
 
 impl Body {
     pub fn new() -> Self {
         Body::default()
-    }
-
-    pub(crate) fn push(&mut self, s: Structure) {
-        self.structures.push(s);
     }
 
     pub fn iter(&self) -> std::slice::Iter<'_, Structure> {

@@ -179,6 +179,28 @@ struct Parser<'a> {
     steps: std::cell::Cell<u64>,
     /// Where the innermost quoted string being read opened.
     quote_start: usize,
+    /// The items of the lists being read.
+    stacks: Stacks,
+}
+
+/// The items of the lists being read, one stack per item type: a list's
+/// items go on its stack and come off, into a list of exactly their
+/// number, when it ends. So no list of the tree is grown or keeps spare
+/// room. Lists nested in a list's items stack up above it and are taken
+/// off first (the parser stops at its first error: nothing is left
+/// behind on a stack that is read again).
+#[derive(Default)]
+struct Stacks {
+    structures: Vec<Structure>,
+    labels: Vec<BlockLabel>,
+    operators: Vec<Decorated<TraversalOperator>>,
+    exprs: Vec<Expression>,
+    elements: Vec<Element>,
+}
+
+/// The items of `stack` from `mark` on, taken off it.
+fn take<T>(stack: &mut Vec<T>, mark: usize) -> Vec<T> {
+    stack.drain(mark..).collect()
 }
 
 fn is_digit(c: Option<u8>) -> bool {
@@ -194,6 +216,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             steps: std::cell::Cell::new(0),
             quote_start: 0,
+            stacks: Stacks::default(),
         }
     }
 
@@ -392,6 +415,7 @@ impl<'a> Parser<'a> {
         let mut body = Body::new();
         let start = self.pos;
         let mut keys = Names::default();
+        let mark = self.stacks.structures.len();
         loop {
             self.ws();
             match self.peek() {
@@ -406,7 +430,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.err("invalid block body: expected an argument or a block")),
             }
             let item = self.item(&mut keys)?;
-            body.push(item);
+            self.stacks.structures.push(item);
             self.sp()?;
             if self.line_comment_here() {
                 self.line_comment();
@@ -417,6 +441,7 @@ impl<'a> Parser<'a> {
                 n => self.pos += n,
             }
         }
+        body.structures = take(&mut self.stacks.structures, mark);
         body.at = (start..self.pos).into();
         Ok(body)
     }
@@ -447,16 +472,15 @@ impl<'a> Parser<'a> {
     }
 
     fn block(&mut self, start: usize, ident: Decorated<Ident>) -> R<Structure> {
-        let mut labels = Vec::new();
+        let mark = self.stacks.labels.len();
         loop {
             match self.peek() {
                 Some(b'"') => {
                     let l_start = self.pos;
                     match self.quoted()? {
-                        Expression::String(s) => labels.push(BlockLabel::String(Decorated::at(
-                            s.into_value(),
-                            l_start..self.pos,
-                        ))),
+                        Expression::String(s) => self.stacks.labels.push(BlockLabel::String(
+                            Decorated::at(s.into_value(), l_start..self.pos),
+                        )),
                         _ => {
                             return Err(Error::new(l_start, "a block label cannot hold a template"))
                         }
@@ -464,12 +488,13 @@ impl<'a> Parser<'a> {
                 }
                 _ if self.ident_start_here() => {
                     let i = self.need_ident()?;
-                    labels.push(BlockLabel::Ident(i));
+                    self.stacks.labels.push(BlockLabel::Ident(i));
                 }
                 _ => break,
             }
             self.sp()?;
         }
+        let labels = take(&mut self.stacks.labels, mark);
         self.expect(b'{')?;
         self.enter()?;
         self.sp()?;
@@ -492,11 +517,11 @@ impl<'a> Parser<'a> {
                 }
                 self.sp()?;
                 let value = self.expr(false)?;
-                body.push(Structure::Attribute(Attribute {
+                body.structures = vec![Structure::Attribute(Attribute {
                     key,
                     value,
                     at: (a_start..self.pos).into(),
-                }));
+                })];
                 self.sp()?;
             }
             body.at = (b_start..self.pos).into();
@@ -668,7 +693,7 @@ impl<'a> Parser<'a> {
     }
 
     fn traversal(&mut self, start: usize, e: Expression, nl: bool) -> R<Expression> {
-        let mut ops = Vec::new();
+        let mark = self.stacks.operators.len();
         loop {
             let save = self.pos;
             self.blanks(nl)?;
@@ -725,11 +750,14 @@ impl<'a> Parser<'a> {
                     break;
                 }
             };
-            ops.push(Decorated::at(op, op_start..self.pos));
+            self.stacks
+                .operators
+                .push(Decorated::at(op, op_start..self.pos));
         }
-        if ops.is_empty() {
+        if self.stacks.operators.len() == mark {
             return Ok(e);
         }
+        let ops = take(&mut self.stacks.operators, mark);
         Ok(Expression::Traversal(Box::new(Traversal {
             expr: e,
             operators: ops,
@@ -833,14 +861,15 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         self.expect(b'(')?;
         self.enter()?;
-        let mut args = Vec::new();
+        let mark = self.stacks.exprs.len();
         let mut expand_final = false;
         loop {
             self.ws();
             if self.eat(b')') {
                 break;
             }
-            args.push(self.expr(true)?);
+            let arg = self.expr(true)?;
+            self.stacks.exprs.push(arg);
             self.ws();
             if self.starts("...") {
                 self.pos += 3;
@@ -858,7 +887,7 @@ impl<'a> Parser<'a> {
         }
         self.leave();
         Ok(FuncArgs {
-            args,
+            args: take(&mut self.stacks.exprs, mark),
             expand_final,
             at: (start..self.pos).into(),
         })
@@ -947,13 +976,14 @@ impl<'a> Parser<'a> {
                 at: (start..self.pos).into(),
             })));
         }
-        let mut values = Vec::new();
+        let mark = self.stacks.exprs.len();
         loop {
             self.ws();
             if self.eat(b']') {
                 break;
             }
-            values.push(self.expr(true)?);
+            let value = self.expr(true)?;
+            self.stacks.exprs.push(value);
             self.ws();
             if self.eat(b']') {
                 break;
@@ -963,7 +993,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        let mut a = Array::new(values);
+        let mut a = Array::new(take(&mut self.stacks.exprs, mark));
         a.at = (start..self.pos).into();
         Ok(Expression::Array(a))
     }
@@ -1156,7 +1186,7 @@ impl<'a> Parser<'a> {
     /// a quoted string's escapes as written (inside its directives).
     fn template(&mut self, end: End<'a>, raw: bool) -> R<(Template, Stop)> {
         let start = self.pos;
-        let mut elements = Vec::new();
+        let mark = self.stacks.elements.len();
         let mut lit = String::new();
         let mut lit_start = self.pos;
         let stop = loop {
@@ -1177,17 +1207,18 @@ impl<'a> Parser<'a> {
                 }
                 b'$' | b'%' if self.peek_at(1) == Some(b'{') => {
                     if self.pos > lit_start {
-                        elements.push(Element::Literal(Decorated::at(
+                        self.stacks.elements.push(Element::Literal(Decorated::at(
                             std::mem::take(&mut lit),
                             lit_start..self.pos,
                         )));
                     }
                     lit_start = self.pos;
                     if c == b'$' {
-                        elements.push(Element::Interpolation(self.interpolation()?));
+                        let i = self.interpolation()?;
+                        self.stacks.elements.push(Element::Interpolation(i));
                     } else {
                         match self.directive(end, raw)? {
-                            Ok(d) => elements.push(Element::Directive(Box::new(d))),
+                            Ok(d) => self.stacks.elements.push(Element::Directive(Box::new(d))),
                             Err(kw) => break Stop::Keyword(self.pos, kw),
                         }
                     }
@@ -1244,10 +1275,12 @@ impl<'a> Parser<'a> {
                 Stop::End => self.pos,
             };
             if lit_end > lit_start {
-                elements.push(Element::Literal(Decorated::at(lit, lit_start..lit_end)));
+                self.stacks
+                    .elements
+                    .push(Element::Literal(Decorated::at(lit, lit_start..lit_end)));
             }
         }
-        let mut t = Template::new(elements);
+        let mut t = Template::new(take(&mut self.stacks.elements, mark));
         let t_end = match stop {
             Stop::Keyword(at, _) => at,
             Stop::End => self.pos,
@@ -1458,9 +1491,12 @@ impl<'a> Names<'a> {
 /// linear time and a small one allocates nothing for its keys.
 #[derive(Default)]
 struct Items {
-    items: Vec<Option<(ObjectKey, ObjectValue)>>,
+    items: Vec<(ObjectKey, ObjectValue)>,
+    /// Which items a later one with the same key replaced (empty while
+    /// none was; then as long as `items` was at the last replacement).
+    replaced: Vec<bool>,
     /// The canonical text of each expression key (not a name or a string),
-    /// by item position.
+    /// by item position, while keys are scanned.
     texts: Vec<(usize, String)>,
     seen: Option<std::collections::HashMap<(u8, String), usize>>,
 }
@@ -1478,19 +1514,20 @@ fn key_text(key: &ObjectKey) -> Option<(u8, &str)> {
 }
 
 impl Items {
+    fn is_replaced(&self, i: usize) -> bool {
+        self.replaced.get(i).copied().unwrap_or(false)
+    }
+
     fn insert(&mut self, key: ObjectKey, value: ObjectValue) {
-        let text = match key_text(&key) {
-            Some(_) => None,
-            None => match &key {
-                ObjectKey::Expression(e) => Some(e.to_string()),
-                ObjectKey::Ident(_) => None,
-            },
+        let text = match (&key, key_text(&key)) {
+            (ObjectKey::Expression(e), None) => Some(e.to_string()),
+            _ => None,
         };
         let at = self.items.len();
         if self.seen.is_none() && at >= SCANNED_ITEMS {
             let mut seen = std::collections::HashMap::with_capacity(at * 2);
-            for (i, item) in self.items.iter().enumerate() {
-                if let Some((k, _)) = item {
+            for (i, (k, _)) in self.items.iter().enumerate() {
+                if !self.is_replaced(i) {
                     seen.insert(self.owned_key(i, k), i);
                 }
             }
@@ -1505,13 +1542,13 @@ impl Items {
                 seen.insert(k, at)
             }
             None => {
-                let earlier = self.items.iter().enumerate().position(|(i, item)| {
-                    item.as_ref()
-                        .is_some_and(|(k, _)| match (key_text(k), key_text(&key)) {
+                let earlier = (0..at).find(|&i| {
+                    !self.is_replaced(i)
+                        && match (key_text(&self.items[i].0), key_text(&key)) {
                             (Some(a), Some(b)) => a == b,
                             (None, None) => self.text_of(i) == text.as_deref(),
                             _ => false,
-                        })
+                        }
                 });
                 if let Some(t) = text {
                     self.texts.push((at, t));
@@ -1520,9 +1557,12 @@ impl Items {
             }
         };
         if let Some(i) = earlier {
-            self.items[i] = None;
+            if self.replaced.len() < at {
+                self.replaced.resize(at, false);
+            }
+            self.replaced[i] = true;
         }
-        self.items.push(Some((key, value)));
+        self.items.push((key, value));
     }
 
     /// The canonical text of the expression key of item `i`.
@@ -1541,7 +1581,19 @@ impl Items {
     }
 
     fn finish(self) -> Vec<(ObjectKey, ObjectValue)> {
-        self.items.into_iter().flatten().collect()
+        let Items {
+            mut items,
+            replaced,
+            ..
+        } = self;
+        if !replaced.is_empty() {
+            let mut i = 0;
+            items.retain(|_| {
+                i += 1;
+                !replaced.get(i - 1).copied().unwrap_or(false)
+            });
+        }
+        items
     }
 }
 
