@@ -162,6 +162,14 @@ impl Cmp {
     }
 
     fn opt(&mut self, at: &str, a: &Option<Expr>, b: &Option<Expr>) {
+        self.opt_ref(at, a.as_ref(), b.as_ref());
+    }
+
+    fn opt_boxed(&mut self, at: &str, a: &Option<Box<Expr>>, b: &Option<Box<Expr>>) {
+        self.opt_ref(at, a.as_deref(), b.as_deref());
+    }
+
+    fn opt_ref(&mut self, at: &str, a: Option<&Expr>, b: Option<&Expr>) {
         match (a, b) {
             (None, None) => {}
             (Some(a), Some(b)) => self.expr(at, a, b),
@@ -566,22 +574,22 @@ impl Cmp {
             preconditions,
             postconditions,
         } = a;
-        self.opt(
+        self.opt_boxed(
             &format!("{at}.create_before_destroy"),
             create_before_destroy,
             &b.create_before_destroy,
         );
-        self.opt(
+        self.opt_boxed(
             &format!("{at}.prevent_destroy"),
             prevent_destroy,
             &b.prevent_destroy,
         );
-        self.opt(
+        self.opt_boxed(
             &format!("{at}.ignore_changes"),
             ignore_changes,
             &b.ignore_changes,
         );
-        self.opt(
+        self.opt_boxed(
             &format!("{at}.replace_triggered_by"),
             replace_triggered_by,
             &b.replace_triggered_by,

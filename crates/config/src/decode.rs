@@ -923,7 +923,7 @@ impl Cx<'_> {
             name,
             alias,
             range,
-            key,
+            key: key.map(Box::new),
         })
     }
 

@@ -181,20 +181,20 @@ impl Cx<'_> {
             match (a.name.as_str(), data) {
                 ("create_before_destroy", false) => {
                     let _ = self.constant_bool(&a);
-                    l.create_before_destroy = Some(self.expr(a))
+                    l.create_before_destroy = Some(Box::new(self.expr(a)))
                 }
                 ("prevent_destroy", false) => {
                     let _ = self.constant_bool(&a);
-                    l.prevent_destroy = Some(self.expr(a))
+                    l.prevent_destroy = Some(Box::new(self.expr(a)))
                 }
                 // Attribute names of this resource, not references.
                 ("ignore_changes", false) => {
                     self.ignore_changes_form(&a);
-                    l.ignore_changes = Some(self.expr_no_refs(a));
+                    l.ignore_changes = Some(Box::new(self.expr_no_refs(a)));
                 }
                 ("replace_triggered_by", false) => {
                     l.replace_triggered_by_entries = self.replace_triggered_by(&a);
-                    l.replace_triggered_by = Some(self.expr(a));
+                    l.replace_triggered_by = Some(Box::new(self.expr(a)));
                 }
                 (
                     "create_before_destroy" | "prevent_destroy" | "ignore_changes"

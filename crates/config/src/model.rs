@@ -31,13 +31,14 @@ pub struct CheckRule {
     pub range: Option<SourceRange>,
 }
 
-/// `lifecycle { ... }` of a resource.
+/// `lifecycle { ... }` of a resource. Its arguments are boxed: most
+/// resources set none, and every resource holds a `Lifecycle`.
 #[derive(Clone, Debug, Default)]
 pub struct Lifecycle {
-    pub create_before_destroy: Option<Expr>,
-    pub prevent_destroy: Option<Expr>,
-    pub ignore_changes: Option<Expr>,
-    pub replace_triggered_by: Option<Expr>,
+    pub create_before_destroy: Option<Box<Expr>>,
+    pub prevent_destroy: Option<Box<Expr>>,
+    pub ignore_changes: Option<Box<Expr>>,
+    pub replace_triggered_by: Option<Box<Expr>>,
     /// The entries of `replace_triggered_by`, one expression each (their
     /// references are what triggers replacement).
     pub replace_triggered_by_entries: Vec<Expr>,
@@ -79,8 +80,9 @@ pub struct ProviderRef {
     pub alias: Option<String>,
     pub range: Option<SourceRange>,
     /// The instance key expression (`[each.key]`, `["a"]`), evaluated per
-    /// resource instance (or, in a module call's `providers`, statically).
-    pub key: Option<Expr>,
+    /// resource instance (or, in a module call's `providers`, statically);
+    /// boxed, as most references have none.
+    pub key: Option<Box<Expr>>,
 }
 
 impl PartialEq for ProviderRef {

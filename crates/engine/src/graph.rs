@@ -436,9 +436,9 @@ impl Builder<'_> {
                     .chain(r.count.iter())
                     .chain(r.for_each.iter())
                     .chain(r.depends_on.iter())
-                    .chain(r.lifecycle.replace_triggered_by.iter())
+                    .chain(r.lifecycle.replace_triggered_by.as_deref())
                     // `provider = aws.by_region[local.k]`
-                    .chain(r.provider_ref.iter().filter_map(|p| p.key.as_ref())),
+                    .chain(r.provider_ref.iter().filter_map(|p| p.key.as_deref())),
             );
             if let Some(index) = r
                 .attributes
