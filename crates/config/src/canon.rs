@@ -507,11 +507,11 @@ impl Cmp {
                 self.diffs.push(at);
                 continue;
             }
-            self.opt(&format!("{at}.count"), count, &y.count);
-            self.opt(&format!("{at}.for_each"), for_each, &y.for_each);
-            self.opt(&format!("{at}.provider"), provider, &y.provider);
+            self.opt_boxed(&format!("{at}.count"), count, &y.count);
+            self.opt_boxed(&format!("{at}.for_each"), for_each, &y.for_each);
+            self.opt_boxed(&format!("{at}.provider"), provider, &y.provider);
             self.provider_ref(&format!("{at}.provider"), provider_ref, &y.provider_ref);
-            self.opt(&format!("{at}.depends_on"), depends_on, &y.depends_on);
+            self.opt_boxed(&format!("{at}.depends_on"), depends_on, &y.depends_on);
             self.lifecycle(&format!("{at}.lifecycle"), lifecycle, &y.lifecycle);
             self.map(&at, attributes, &y.attributes);
             let normal_blocks = |v: &[Block]| v.iter().map(normal_block).collect::<Vec<_>>();

@@ -114,20 +114,20 @@ impl Cx<'_> {
                     if r.for_each.is_some() {
                         self.count_and_for_each(a.span.clone());
                     }
-                    r.count = Some(self.expr(a));
+                    r.count = Some(Box::new(self.expr(a)));
                 }
                 "for_each" => {
                     if count_seen {
                         self.count_and_for_each(a.span.clone());
                     }
-                    r.for_each = Some(self.expr(a));
+                    r.for_each = Some(Box::new(self.expr(a)));
                 }
                 "provider" => {
                     r.provider_ref = self.provider_ref(&a);
                     // A provider configuration, not a value reference.
-                    r.provider = Some(self.expr_no_refs(a));
+                    r.provider = Some(Box::new(self.expr_no_refs(a)));
                 }
-                "depends_on" => r.depends_on = Some(self.depends_on(a)),
+                "depends_on" => r.depends_on = Some(Box::new(self.depends_on(a))),
                 k => {
                     let k = k.to_string();
                     let e = self.expr(a);

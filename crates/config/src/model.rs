@@ -103,12 +103,12 @@ pub struct Resource {
     pub ty: String,
     pub name: String,
     pub range: Option<SourceRange>,
-    pub count: Option<Expr>,
-    pub for_each: Option<Expr>,
-    pub provider: Option<Expr>,
+    pub count: Option<Box<Expr>>,
+    pub for_each: Option<Box<Expr>>,
+    pub provider: Option<Box<Expr>>,
     /// `provider` as a typed reference (None when absent or invalid).
     pub provider_ref: Option<ProviderRef>,
-    pub depends_on: Option<Expr>,
+    pub depends_on: Option<Box<Expr>>,
     pub lifecycle: Lifecycle,
     /// The other arguments, unevaluated.
     pub attributes: BTreeMap<String, Expr>,
