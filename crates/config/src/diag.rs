@@ -72,7 +72,9 @@ impl Eq for LineIndex {}
 
 impl LineIndex {
     pub fn new(file: &str, text: &str) -> LineIndex {
-        let mut starts = vec![0];
+        let lines = text.bytes().filter(|b| *b == b'\n').count() + 1;
+        let mut starts = Vec::with_capacity(lines);
+        starts.push(0);
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         let mut continuations = Vec::new();
         if !text.is_ascii() {
