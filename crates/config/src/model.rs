@@ -401,9 +401,12 @@ pub struct Module {
 pub(crate) struct ResourceIndex {
     /// Managed resources, then data sources: type to name to position
     /// and header range.
-    by_type: [NameMap<NameMap<(usize, Option<SourceRange>)>>; 2],
+    by_type: [NameMap<NameMap<Indexed>>; 2],
     len: usize,
 }
+
+/// A resource's position in `Module::resources` and its header range.
+type Indexed = (usize, Option<SourceRange>);
 
 /// A map by name hashed with [`NameHasher`].
 type NameMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<NameHasher>>;
@@ -442,12 +445,7 @@ impl ResourceIndex {
         self.len
     }
 
-    pub(crate) fn get(
-        &self,
-        data: bool,
-        ty: &str,
-        name: &str,
-    ) -> Option<&(usize, Option<SourceRange>)> {
+    pub(crate) fn get(&self, data: bool, ty: &str, name: &str) -> Option<&Indexed> {
         self.by_type[usize::from(data)].get(ty)?.get(name)
     }
 

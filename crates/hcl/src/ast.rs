@@ -44,7 +44,7 @@ impl At {
 
     /// The range, if any.
     pub fn range(&self) -> Option<Range<usize>> {
-        (self.start != u32::MAX).then(|| self.start as usize..self.end as usize)
+        (self.start != u32::MAX).then_some(self.start as usize..self.end as usize)
     }
 }
 
