@@ -162,6 +162,14 @@ impl Cmp {
     }
 
     fn opt(&mut self, at: &str, a: &Option<Expr>, b: &Option<Expr>) {
+        self.opt_ref(at, a.as_ref(), b.as_ref());
+    }
+
+    fn opt_boxed(&mut self, at: &str, a: &Option<Box<Expr>>, b: &Option<Box<Expr>>) {
+        self.opt_ref(at, a.as_deref(), b.as_deref());
+    }
+
+    fn opt_ref(&mut self, at: &str, a: Option<&Expr>, b: Option<&Expr>) {
         match (a, b) {
             (None, None) => {}
             (Some(a), Some(b)) => self.expr(at, a, b),
@@ -232,7 +240,6 @@ impl Cmp {
             state,
             backend,
             resource_index: _,
-            resource_decl: _,
         } = a;
         self.eq(
             "terraform.required_version",
@@ -500,11 +507,11 @@ impl Cmp {
                 self.diffs.push(at);
                 continue;
             }
-            self.opt(&format!("{at}.count"), count, &y.count);
-            self.opt(&format!("{at}.for_each"), for_each, &y.for_each);
-            self.opt(&format!("{at}.provider"), provider, &y.provider);
+            self.opt_boxed(&format!("{at}.count"), count, &y.count);
+            self.opt_boxed(&format!("{at}.for_each"), for_each, &y.for_each);
+            self.opt_boxed(&format!("{at}.provider"), provider, &y.provider);
             self.provider_ref(&format!("{at}.provider"), provider_ref, &y.provider_ref);
-            self.opt(&format!("{at}.depends_on"), depends_on, &y.depends_on);
+            self.opt_boxed(&format!("{at}.depends_on"), depends_on, &y.depends_on);
             self.lifecycle(&format!("{at}.lifecycle"), lifecycle, &y.lifecycle);
             self.map(&at, attributes, &y.attributes);
             let normal_blocks = |v: &[Block]| v.iter().map(normal_block).collect::<Vec<_>>();
@@ -567,22 +574,22 @@ impl Cmp {
             preconditions,
             postconditions,
         } = a;
-        self.opt(
+        self.opt_boxed(
             &format!("{at}.create_before_destroy"),
             create_before_destroy,
             &b.create_before_destroy,
         );
-        self.opt(
+        self.opt_boxed(
             &format!("{at}.prevent_destroy"),
             prevent_destroy,
             &b.prevent_destroy,
         );
-        self.opt(
+        self.opt_boxed(
             &format!("{at}.ignore_changes"),
             ignore_changes,
             &b.ignore_changes,
         );
-        self.opt(
+        self.opt_boxed(
             &format!("{at}.replace_triggered_by"),
             replace_triggered_by,
             &b.replace_triggered_by,

@@ -206,6 +206,12 @@ impl Cx<'_> {
     }
 
     fn labels(&mut self, b: &GBlock, want: usize) -> Option<Vec<String>> {
+        self.labels_valid(b, want)
+            .then(|| b.labels.iter().map(|(l, _)| l.clone()).collect())
+    }
+
+    /// Whether `b` has `want` labels, each a valid name (else the error).
+    fn labels_valid(&mut self, b: &GBlock, want: usize) -> bool {
         if b.labels.len() != want {
             let names = match want {
                 2 => "type, name",
@@ -235,15 +241,15 @@ impl Cx<'_> {
                     b.body_span.clone(),
                 );
             }
-            return None;
+            return false;
         }
         for (l, span) in &b.labels {
             if !valid_name(l) {
                 self.error("Invalid name", format!("{l:?} is not a valid name: names must start with a letter or underscore and contain only letters, digits, underscores and dashes."), span.clone());
-                return None;
+                return false;
             }
         }
-        Some(b.labels.iter().map(|(l, _)| l.clone()).collect())
+        true
     }
 
     /// A string argument Terraform evaluates with no variables and no
@@ -277,13 +283,18 @@ impl Cx<'_> {
         let range = self.range(b.span.clone());
         match kind.as_str() {
             "resource" | "data" => {
-                let Some(l) = self.labels(&b, 2) else { return };
+                if !self.labels_valid(&b, 2) {
+                    return;
+                }
                 let data = kind == "data";
                 // The body is read (and checked) even when the name is taken.
                 let decl = self.range(crate::source::def_span(&b, self.json));
-                let r = self.resource(data, &l[0], &l[1], range, b);
-                if !self.duplicate_resource(module, &r, decl) {
-                    module.push_resource(r);
+                let mut labels = std::mem::take(&mut b.labels).into_iter().map(|(l, _)| l);
+                let (ty, name) = (labels.next(), labels.next());
+                let (ty, name) = (ty.unwrap_or_default(), name.unwrap_or_default());
+                let r = self.resource(data, ty, name, range, b);
+                if !self.duplicate_resource(module, &r, &decl) {
+                    module.push_resource(r, decl);
                 }
             }
             "ephemeral" => {
@@ -325,7 +336,7 @@ impl Cx<'_> {
                     );
                 }
                 self.ephemeral_lifecycle(&mut b.body);
-                let r = self.resource(false, &l[0], &l[1], range, b);
+                let r = self.resource(false, l[0].clone(), l[1].clone(), range, b);
                 module.ephemeral_resources.push(r);
             }
             "variable" => {
@@ -912,7 +923,7 @@ impl Cx<'_> {
             name,
             alias,
             range,
-            key,
+            key: key.map(Box::new),
         })
     }
 
@@ -1077,7 +1088,7 @@ impl Cx<'_> {
                         continue;
                     };
                     let r = self.range(blk.span.clone());
-                    let res = self.resource(true, &l[0], &l[1], r, blk);
+                    let res = self.resource(true, l[0].clone(), l[1].clone(), r, blk);
                     c.data.push(res);
                 }
                 "assert" => c.asserts.push(self.check_rule(blk, "assert")),

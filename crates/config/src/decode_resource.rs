@@ -83,15 +83,15 @@ impl Cx<'_> {
     pub fn resource(
         &mut self,
         data: bool,
-        ty: &str,
-        name: &str,
+        ty: String,
+        name: String,
         range: Option<SourceRange>,
         b: GBlock,
     ) -> Resource {
         let mut r = Resource {
             data,
-            ty: ty.into(),
-            name: name.into(),
+            ty,
+            name,
             range,
             count: None,
             for_each: None,
@@ -114,20 +114,20 @@ impl Cx<'_> {
                     if r.for_each.is_some() {
                         self.count_and_for_each(a.span.clone());
                     }
-                    r.count = Some(self.expr(a));
+                    r.count = Some(Box::new(self.expr(a)));
                 }
                 "for_each" => {
                     if count_seen {
                         self.count_and_for_each(a.span.clone());
                     }
-                    r.for_each = Some(self.expr(a));
+                    r.for_each = Some(Box::new(self.expr(a)));
                 }
                 "provider" => {
                     r.provider_ref = self.provider_ref(&a);
                     // A provider configuration, not a value reference.
-                    r.provider = Some(self.expr_no_refs(a));
+                    r.provider = Some(Box::new(self.expr_no_refs(a)));
                 }
-                "depends_on" => r.depends_on = Some(self.depends_on(a)),
+                "depends_on" => r.depends_on = Some(Box::new(self.depends_on(a))),
                 k => {
                     let k = k.to_string();
                     let e = self.expr(a);
@@ -151,11 +151,11 @@ impl Cx<'_> {
                 self.lifecycle(&mut r.lifecycle, data, blk.body);
                 continue;
             }
-            let Some(blk) = self.resource_meta_block(&mut r, blk) else {
+            let Some(mut blk) = self.resource_meta_block(&mut r, blk) else {
                 continue;
             };
-            if let Some(raw) = &blk.raw {
-                r.blocks.push(raw.clone());
+            if let Some(raw) = blk.raw.take() {
+                r.blocks.push(raw);
             }
             if let Some(nb) = self.nested_block(blk) {
                 r.body.push(nb);
@@ -181,20 +181,20 @@ impl Cx<'_> {
             match (a.name.as_str(), data) {
                 ("create_before_destroy", false) => {
                     let _ = self.constant_bool(&a);
-                    l.create_before_destroy = Some(self.expr(a))
+                    l.create_before_destroy = Some(Box::new(self.expr(a)))
                 }
                 ("prevent_destroy", false) => {
                     let _ = self.constant_bool(&a);
-                    l.prevent_destroy = Some(self.expr(a))
+                    l.prevent_destroy = Some(Box::new(self.expr(a)))
                 }
                 // Attribute names of this resource, not references.
                 ("ignore_changes", false) => {
                     self.ignore_changes_form(&a);
-                    l.ignore_changes = Some(self.expr_no_refs(a));
+                    l.ignore_changes = Some(Box::new(self.expr_no_refs(a)));
                 }
                 ("replace_triggered_by", false) => {
                     l.replace_triggered_by_entries = self.replace_triggered_by(&a);
-                    l.replace_triggered_by = Some(self.expr(a));
+                    l.replace_triggered_by = Some(Box::new(self.expr(a)));
                 }
                 (
                     "create_before_destroy" | "prevent_destroy" | "ignore_changes"

@@ -351,16 +351,16 @@ impl Cx<'_> {
         &mut self,
         module: &mut Module,
         r: &Resource,
-        decl: Option<SourceRange>,
+        decl: &Option<SourceRange>,
     ) -> bool {
-        let key = (r.data, r.ty.clone(), r.name.clone());
         if module.resource(r.data, &r.ty, &r.name).is_none() {
-            if let Some(d) = decl {
-                module.resource_decl.insert(key, d);
-            }
             return false;
         }
-        let prev = hcl_range(&module.resource_decl.get(&key).cloned());
+        let first = module
+            .resource_index
+            .get(r.data, &r.ty, &r.name)
+            .and_then(|(_, d)| d.clone());
+        let prev = hcl_range(&first);
         let (kind, what) = if r.data {
             ("data", "data resource")
         } else {
@@ -372,7 +372,7 @@ impl Cx<'_> {
                 "A {} {what} named {:?} was already declared at {prev}. Resource names must be unique per type in each module.",
                 r.ty, r.name
             ),
-            decl,
+            decl.clone(),
         ));
         true
     }

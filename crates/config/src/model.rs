@@ -31,13 +31,14 @@ pub struct CheckRule {
     pub range: Option<SourceRange>,
 }
 
-/// `lifecycle { ... }` of a resource.
+/// `lifecycle { ... }` of a resource. Its arguments are boxed: most
+/// resources set none, and every resource holds a `Lifecycle`.
 #[derive(Clone, Debug, Default)]
 pub struct Lifecycle {
-    pub create_before_destroy: Option<Expr>,
-    pub prevent_destroy: Option<Expr>,
-    pub ignore_changes: Option<Expr>,
-    pub replace_triggered_by: Option<Expr>,
+    pub create_before_destroy: Option<Box<Expr>>,
+    pub prevent_destroy: Option<Box<Expr>>,
+    pub ignore_changes: Option<Box<Expr>>,
+    pub replace_triggered_by: Option<Box<Expr>>,
     /// The entries of `replace_triggered_by`, one expression each (their
     /// references are what triggers replacement).
     pub replace_triggered_by_entries: Vec<Expr>,
@@ -79,8 +80,9 @@ pub struct ProviderRef {
     pub alias: Option<String>,
     pub range: Option<SourceRange>,
     /// The instance key expression (`[each.key]`, `["a"]`), evaluated per
-    /// resource instance (or, in a module call's `providers`, statically).
-    pub key: Option<Expr>,
+    /// resource instance (or, in a module call's `providers`, statically);
+    /// boxed, as most references have none.
+    pub key: Option<Box<Expr>>,
 }
 
 impl PartialEq for ProviderRef {
@@ -101,12 +103,12 @@ pub struct Resource {
     pub ty: String,
     pub name: String,
     pub range: Option<SourceRange>,
-    pub count: Option<Expr>,
-    pub for_each: Option<Expr>,
-    pub provider: Option<Expr>,
+    pub count: Option<Box<Expr>>,
+    pub for_each: Option<Box<Expr>>,
+    pub provider: Option<Box<Expr>>,
     /// `provider` as a typed reference (None when absent or invalid).
     pub provider_ref: Option<ProviderRef>,
-    pub depends_on: Option<Expr>,
+    pub depends_on: Option<Box<Expr>>,
     pub lifecycle: Lifecycle,
     /// The other arguments, unevaluated.
     pub attributes: BTreeMap<String, Expr>,
@@ -387,11 +389,77 @@ pub struct Module {
     /// commands that use state refuse to run rather than start from an
     /// empty store.
     pub backend: Option<Backend>,
-    /// Position in `resources` by (data, type, name), kept by the loader.
-    pub(crate) resource_index: HashMap<(bool, String, String), usize>,
-    /// The header range (`resource "t" "n"`) of each resource, for the
+    /// Position in `resources` by (data, type, name), kept by the loader,
+    /// with the header range (`resource "t" "n"`) of each resource, for the
     /// duplicate message.
-    pub(crate) resource_decl: HashMap<(bool, String, String), SourceRange>,
+    pub(crate) resource_index: ResourceIndex,
+}
+
+/// Resources by (data, type, name): looked up by borrowed names, so a
+/// lookup allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ResourceIndex {
+    /// Managed resources, then data sources: type to name to position
+    /// and header range.
+    by_type: [NameMap<NameMap<Indexed>>; 2],
+    len: usize,
+}
+
+/// A resource's position in `Module::resources` and its header range.
+type Indexed = (usize, Option<SourceRange>);
+
+/// A map by name hashed with [`NameHasher`].
+type NameMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<NameHasher>>;
+
+/// A multiply-rotate hash of names (the FxHash scheme): the index holds
+/// names the configuration declares, no input chosen to collide, and
+/// hashing 10,000 of them through a table's growth with SipHash showed in
+/// the loader's profile.
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let word = u64::from_le_bytes(c.try_into().expect("eight bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn write_u8(&mut self, b: u8) {
+        self.write(&[b]);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl ResourceIndex {
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn get(&self, data: bool, ty: &str, name: &str) -> Option<&Indexed> {
+        self.by_type[usize::from(data)].get(ty)?.get(name)
+    }
+
+    fn insert(&mut self, data: bool, ty: &str, name: &str, at: usize, decl: Option<SourceRange>) {
+        let names = match self.by_type[usize::from(data)].get_mut(ty) {
+            Some(names) => names,
+            None => self.by_type[usize::from(data)]
+                .entry(ty.to_string())
+                .or_default(),
+        };
+        if names.insert(name.to_string(), (at, decl)).is_none() {
+            self.len += 1;
+        }
+    }
 }
 
 impl Module {
@@ -399,19 +467,19 @@ impl Module {
     /// type and name; constant time for modules built by the loader.
     pub fn resource(&self, data: bool, ty: &str, name: &str) -> Option<&std::sync::Arc<Resource>> {
         if self.resource_index.len() == self.resources.len() {
-            let i = *self
-                .resource_index
-                .get(&(data, ty.to_string(), name.to_string()))?;
-            return self.resources.get(i);
+            let (i, _) = self.resource_index.get(data, ty, name)?;
+            return self.resources.get(*i);
         }
         self.resources
             .iter()
             .find(|r| r.data == data && r.ty == ty && r.name == name)
     }
 
-    pub(crate) fn push_resource(&mut self, r: Resource) {
+    /// Adds a resource whose (data, type, name) is not taken, with the
+    /// range of its header.
+    pub(crate) fn push_resource(&mut self, r: Resource, decl: Option<SourceRange>) {
         self.resource_index
-            .insert((r.data, r.ty.clone(), r.name.clone()), self.resources.len());
+            .insert(r.data, &r.ty, &r.name, self.resources.len(), decl);
         self.resources.push(std::sync::Arc::new(r));
     }
 }

@@ -271,7 +271,16 @@ pub(crate) fn multiline_string(text: &str) -> Option<MultiLine> {
     let mut in_str = false;
     let mut i = 0;
     while i < b.len() {
-        let c = b[i];
+        // Bytes that mean nothing where they are are passed over at once.
+        let quiet = |c: u8| {
+            if in_str {
+                !matches!(c, b'\\' | b'$' | b'%' | b'"' | b'\n')
+            } else {
+                !matches!(c, b'#' | b'/' | b'<' | b'"' | b'{' | b'}')
+            }
+        };
+        i += b[i..].iter().take_while(|c| quiet(**c)).count();
+        let Some(&c) = b.get(i) else { break };
         if in_str {
             match c {
                 b'\\' => i += 1,

@@ -215,6 +215,8 @@ pub fn references_bound(
         diags: Vec::new(),
     };
     f.visit_expr(expr);
+    // Kept with the expression as long as the module: no spare room.
+    f.refs.shrink_to_fit();
     (f.refs, f.diags)
 }
 

@@ -66,12 +66,22 @@ pub(crate) fn from_hcl(
     diags: &mut Vec<Diagnostic>,
 ) -> GBody {
     let mut out = GBody::default();
-    let mut seen: HashMap<String, Span_> = HashMap::new();
+    // The names set so far are those of `out.attrs` (a repeat is not
+    // kept): scanned while they are few, hashed past that.
+    let mut seen: Option<HashMap<String, Span_>> = None;
     for s in body {
         match s {
             Structure::Attribute(a) => {
-                let name = a.key.as_str().to_string();
-                if let Some(first) = seen.get(&name) {
+                let name = a.key.as_str();
+                let first = match &seen {
+                    Some(seen) => seen.get(name),
+                    None => out
+                        .attrs
+                        .iter()
+                        .find(|g| g.name == name)
+                        .map(|g| &g.name_span),
+                };
+                if let Some(first) = first {
                     let at = index
                         .range(first.clone())
                         .map(|r| {
@@ -85,7 +95,18 @@ pub(crate) fn from_hcl(
                     ));
                     continue;
                 }
-                seen.insert(name.clone(), a.key.span());
+                let name = name.to_string();
+                if let Some(seen) = &mut seen {
+                    seen.insert(name.clone(), a.key.span());
+                } else if out.attrs.len() >= 8 {
+                    seen = Some(
+                        out.attrs
+                            .iter()
+                            .map(|g| (g.name.clone(), g.name_span.clone()))
+                            .chain([(name.clone(), a.key.span())])
+                            .collect(),
+                    );
+                }
                 let (span, name_span) = (a.span(), a.key.span());
                 out.attrs.push(GAttr {
                     name,
@@ -96,18 +117,7 @@ pub(crate) fn from_hcl(
                     file: index.clone(),
                 });
             }
-            Structure::Block(b) => {
-                let labels = b
-                    .labels
-                    .iter()
-                    .map(|l| {
-                        let s = match l {
-                            BlockLabel::Ident(i) => i.as_str().to_string(),
-                            BlockLabel::String(s) => s.as_str().to_string(),
-                        };
-                        (s, l.span())
-                    })
-                    .collect();
+            Structure::Block(mut b) => {
                 let span = b.span();
                 let head_end = b
                     .labels
@@ -124,6 +134,17 @@ pub(crate) fn from_hcl(
                     _ => None,
                 };
                 let raw = (depth == 1).then(|| b.clone());
+                let labels = std::mem::take(&mut b.labels)
+                    .into_iter()
+                    .map(|l| {
+                        let at = l.span();
+                        let s = match l {
+                            BlockLabel::Ident(i) => i.as_str().to_string(),
+                            BlockLabel::String(s) => s.into_value(),
+                        };
+                        (s, at)
+                    })
+                    .collect();
                 out.blocks.push(GBlock {
                     body_span: body_span.or(span.clone()),
                     ty: b.ident.as_str().to_string(),

@@ -152,6 +152,10 @@ fn walk(config: &Config, place: &str, out: &mut Vec<Diagnostic>) {
 
 impl Checker<'_> {
     fn opt(&mut self, e: &Option<Expr>, allowed: Allowed) {
+        self.opt_ref(e.as_ref(), allowed);
+    }
+
+    fn opt_ref(&mut self, e: Option<&Expr>, allowed: Allowed) {
         if let Some(e) = e {
             self.expr(e, allowed);
         }
@@ -159,14 +163,14 @@ impl Checker<'_> {
 
     fn resource(&mut self, r: &Resource) {
         let none = Allowed::default();
-        self.opt(&r.count, none);
-        self.opt(&r.for_each, none);
+        self.opt_ref(r.count.as_deref(), none);
+        self.opt_ref(r.for_each.as_deref(), none);
         let inside = Allowed {
             count: r.count.is_some(),
             each: r.for_each.is_some(),
             self_ref: false,
         };
-        self.opt(&r.depends_on, inside);
+        self.opt_ref(r.depends_on.as_deref(), inside);
         if let Some(k) = r.provider_ref.as_ref().and_then(|p| p.key.as_ref()) {
             self.expr(k, inside);
         }

@@ -96,7 +96,12 @@ pub async fn node(
     let rc = Arc::new(rc);
     let mut ok = true;
     for module in instances {
-        let exp = match expansion(w, &module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
+        let exp = match expansion(
+            w,
+            &module,
+            rc.res.count.as_deref(),
+            rc.res.for_each.as_deref(),
+        ) {
             Ok(e) => e,
             Err(d) => {
                 out.extend(d);

@@ -177,7 +177,12 @@ pub fn expand_resource(
     module: &ModulePath,
     out: &mut Vec<Diagnostic>,
 ) -> Option<Expansion> {
-    match expansion(w, module, rc.res.count.as_ref(), rc.res.for_each.as_ref()) {
+    match expansion(
+        w,
+        module,
+        rc.res.count.as_deref(),
+        rc.res.for_each.as_deref(),
+    ) {
         Ok(exp) => {
             register_resource(
                 w,

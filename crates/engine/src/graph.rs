@@ -433,12 +433,12 @@ impl Builder<'_> {
             let mut refs = refs_of(
                 r.attributes
                     .values()
-                    .chain(r.count.iter())
-                    .chain(r.for_each.iter())
-                    .chain(r.depends_on.iter())
-                    .chain(r.lifecycle.replace_triggered_by.iter())
+                    .chain(r.count.as_deref())
+                    .chain(r.for_each.as_deref())
+                    .chain(r.depends_on.as_deref())
+                    .chain(r.lifecycle.replace_triggered_by.as_deref())
                     // `provider = aws.by_region[local.k]`
-                    .chain(r.provider_ref.iter().filter_map(|p| p.key.as_ref())),
+                    .chain(r.provider_ref.iter().filter_map(|p| p.key.as_deref())),
             );
             if let Some(index) = r
                 .attributes
@@ -484,9 +484,9 @@ impl Builder<'_> {
             let mut refs = refs_of(
                 r.attributes
                     .values()
-                    .chain(r.count.iter())
-                    .chain(r.for_each.iter())
-                    .chain(r.depends_on.iter())
+                    .chain(r.count.as_deref())
+                    .chain(r.for_each.as_deref())
+                    .chain(r.depends_on.as_deref())
                     // Its conditions run in the node (before and after
                     // the open): what they read comes first.
                     .chain(

@@ -152,10 +152,10 @@ pub fn resource_index(w: &Walk, r: &Resource) -> Arc<LineIndex> {
         .attributes
         .values()
         .next()
-        .or(r.count.as_ref())
-        .or(r.for_each.as_ref())
-        .or(r.depends_on.as_ref())
-        .or(r.provider.as_ref())
+        .or(r.count.as_deref())
+        .or(r.for_each.as_deref())
+        .or(r.depends_on.as_deref())
+        .or(r.provider.as_deref())
     {
         return e.index.clone();
     }

@@ -161,8 +161,8 @@ fn check_ref(
 /// (evaluated in the calling module, statically). With the module path
 /// (configuration) the expression is evaluated in.
 fn key_expr(w: &Walk, rc: &ResourceCtx) -> Option<(Expr, Option<usize>)> {
-    if let Some(k) = rc.res.provider_ref.as_ref().and_then(|p| p.key.clone()) {
-        return Some((k, None));
+    if let Some(k) = rc.res.provider_ref.as_ref().and_then(|p| p.key.as_deref()) {
+        return Some((k.clone(), None));
     }
     let (name, alias) = crate::graph::resource_provider(&rc.res);
     let mut module = rc.module_cfg.clone();
@@ -185,7 +185,7 @@ fn key_expr(w: &Walk, rc: &ResourceCtx) -> Option<(Expr, Option<usize>)> {
         match call.providers.get(&local) {
             Some(r) => {
                 if let Some(k) = &r.key {
-                    return Some((k.clone(), Some(parent.len())));
+                    return Some((Expr::clone(k), Some(parent.len())));
                 }
                 (name, alias) = (r.name.clone(), r.alias.clone());
             }

@@ -25,9 +25,40 @@ impl<T: Span> Span for Box<T> {
     }
 }
 
-/// A byte range that never makes two nodes unequal.
-#[derive(Clone, Debug, Default)]
-pub struct At(pub Option<Range<usize>>);
+/// A byte range that never makes two nodes unequal. Held as two `u32`s,
+/// which is why the parser refuses a text of 4 GiB or more (`u32::MAX`
+/// marks no range): a third of the size of an `Option<Range<usize>>`,
+/// in every node.
+#[derive(Clone, Copy)]
+pub struct At {
+    start: u32,
+    end: u32,
+}
+
+impl At {
+    /// No range (a node made by hand).
+    pub const NONE: At = At {
+        start: u32::MAX,
+        end: u32::MAX,
+    };
+
+    /// The range, if any.
+    pub fn range(&self) -> Option<Range<usize>> {
+        (self.start != u32::MAX).then_some(self.start as usize..self.end as usize)
+    }
+}
+
+impl Default for At {
+    fn default() -> Self {
+        At::NONE
+    }
+}
+
+impl std::fmt::Debug for At {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("At").field(&self.range()).finish()
+    }
+}
 
 impl PartialEq for At {
     fn eq(&self, _: &Self) -> bool {
@@ -38,8 +69,13 @@ impl PartialEq for At {
 impl Eq for At {}
 
 impl From<Range<usize>> for At {
+    /// A range of a text the parser accepted (under 4 GiB).
     fn from(r: Range<usize>) -> Self {
-        At(Some(r))
+        let narrow = |n: usize| u32::try_from(n).ok().filter(|n| *n != u32::MAX);
+        match (narrow(r.start), narrow(r.end)) {
+            (Some(start), Some(end)) => At { start, end },
+            _ => panic!("a span beyond 4 GiB: {r:?}"),
+        }
     }
 }
 
@@ -57,7 +93,7 @@ impl<T> Decorated<T> {
     pub fn new(value: T) -> Self {
         Decorated {
             value,
-            at: At(None),
+            at: At::NONE,
         }
     }
 
@@ -83,7 +119,7 @@ impl<T> Decorated<T> {
 
 impl<T> Span for Decorated<T> {
     fn span(&self) -> Option<Range<usize>> {
-        self.at.0.clone()
+        self.at.range()
     }
 }
 
@@ -107,11 +143,12 @@ impl<T> From<T> for Decorated<T> {
 }
 
 /// A number with the text it was written as (`1.50`, `- 2`), which keeps
-/// every digit a binary float would lose. Equality compares the values.
+/// every digit a binary float would lose (held inline when short, as
+/// names are). Equality compares the values.
 #[derive(Clone, Debug)]
 pub struct Formatted<T> {
     value: T,
-    repr: Option<Box<str>>,
+    repr: Option<hcl_primitives::InternalString>,
     at: At,
 }
 
@@ -120,7 +157,7 @@ impl<T> Formatted<T> {
         Formatted {
             value,
             repr: None,
-            at: At(None),
+            at: At::NONE,
         }
     }
 
@@ -152,7 +189,7 @@ impl<T: Eq> Eq for Formatted<T> {}
 
 impl<T> Span for Formatted<T> {
     fn span(&self) -> Option<Range<usize>> {
-        self.at.0.clone()
+        self.at.range()
     }
 }
 
@@ -225,7 +262,7 @@ macro_rules! spanned_node {
     ($($t:ty),* $(,)?) => {$(
         impl Span for $t {
             fn span(&self) -> Option<Range<usize>> {
-                self.at.0.clone()
+                self.at.range()
             }
         }
     )*};
@@ -289,7 +326,7 @@ impl Array {
     pub fn new(values: Vec<Expression>) -> Self {
         Array {
             values,
-            at: At(None),
+            at: At::NONE,
         }
     }
 
@@ -416,7 +453,7 @@ impl StringTemplate {
     pub fn new(template: Template) -> Self {
         StringTemplate {
             template,
-            at: At(None),
+            at: At::NONE,
         }
     }
 }
@@ -453,7 +490,7 @@ impl Parenthesis {
     pub fn new(inner: Expression) -> Self {
         Parenthesis {
             inner,
-            at: At(None),
+            at: At::NONE,
         }
     }
 
@@ -552,7 +589,7 @@ impl Traversal {
         Traversal {
             expr,
             operators,
-            at: At(None),
+            at: At::NONE,
         }
     }
 }
@@ -625,7 +662,7 @@ impl Template {
     pub fn new(elements: Vec<Element>) -> Self {
         Template {
             elements,
-            at: At(None),
+            at: At::NONE,
         }
     }
 
@@ -757,17 +794,13 @@ pub struct EndforTemplateExpr {
 /// A file or a block's body: its arguments and blocks in source order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Body {
-    structures: Vec<Structure>,
+    pub(crate) structures: Vec<Structure>,
     pub(crate) at: At,
 }
 
 impl Body {
     pub fn new() -> Self {
         Body::default()
-    }
-
-    pub(crate) fn push(&mut self, s: Structure) {
-        self.structures.push(s);
     }
 
     pub fn iter(&self) -> std::slice::Iter<'_, Structure> {
@@ -892,7 +925,7 @@ impl Attribute {
         Attribute {
             key,
             value,
-            at: At(None),
+            at: At::NONE,
         }
     }
 }

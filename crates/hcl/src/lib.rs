@@ -14,6 +14,7 @@ pub mod visit;
 pub use ast::*;
 pub use parse::{
     parse_body, parse_expr, parse_template, work, Error, Location, MAX_DEPTH, MAX_OPERATORS,
+    MAX_TEXT,
 };
 
 /// The modules hcl-edit users reach for, under the same names.

@@ -101,19 +101,33 @@ impl std::error::Error for Error {}
 
 type R<T> = Result<T, Error>;
 
+/// The largest text the parser reads: spans are held as `u32`s.
+pub const MAX_TEXT: usize = u32::MAX as usize - 1;
+
+/// A text too large for spans (see [`MAX_TEXT`]) is refused whole.
+fn sized(text: &str) -> R<()> {
+    if text.len() > MAX_TEXT {
+        return Err(Error::new(0, "text larger than 4 GiB").located(text));
+    }
+    Ok(())
+}
+
 /// Parses a file's body.
 pub fn parse_body(text: &str) -> R<Body> {
+    sized(text)?;
     Parser::new(text).body(true).map_err(|e| e.located(text))
 }
 
 /// Parses one expression, with blanks allowed around it.
 pub fn parse_expr(text: &str) -> R<Expression> {
+    sized(text)?;
     Parser::new(text).whole_expr().map_err(|e| e.located(text))
 }
 
 /// Parses a template file's text (`templatefile`): literal text with
 /// interpolations and directives, no escapes but `$${` and `%%{`.
 pub fn parse_template(text: &str) -> R<Template> {
+    sized(text)?;
     Parser::new(text)
         .whole_template(End::File)
         .map_err(|e| e.located(text))
@@ -125,6 +139,9 @@ pub fn parse_template(text: &str) -> R<Template> {
 /// regression tests holds it under a constant times the text's size.
 pub fn work(text: &str) -> u64 {
     fn counted<'a, T>(text: &'a str, parse: impl FnOnce(&mut Parser<'a>) -> R<T>) -> u64 {
+        if sized(text).is_err() {
+            return 0;
+        }
         let mut p = Parser::new(text);
         let _ = parse(&mut p);
         p.steps.get()
@@ -162,6 +179,28 @@ struct Parser<'a> {
     steps: std::cell::Cell<u64>,
     /// Where the innermost quoted string being read opened.
     quote_start: usize,
+    /// The items of the lists being read.
+    stacks: Stacks,
+}
+
+/// The items of the lists being read, one stack per item type: a list's
+/// items go on its stack and come off, into a list of exactly their
+/// number, when it ends. So no list of the tree is grown or keeps spare
+/// room. Lists nested in a list's items stack up above it and are taken
+/// off first (the parser stops at its first error: nothing is left
+/// behind on a stack that is read again).
+#[derive(Default)]
+struct Stacks {
+    structures: Vec<Structure>,
+    labels: Vec<BlockLabel>,
+    operators: Vec<Decorated<TraversalOperator>>,
+    exprs: Vec<Expression>,
+    elements: Vec<Element>,
+}
+
+/// The items of `stack` from `mark` on, taken off it.
+fn take<T>(stack: &mut Vec<T>, mark: usize) -> Vec<T> {
+    stack.drain(mark..).collect()
 }
 
 fn is_digit(c: Option<u8>) -> bool {
@@ -177,6 +216,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             steps: std::cell::Cell::new(0),
             quote_start: 0,
+            stacks: Stacks::default(),
         }
     }
 
@@ -374,7 +414,8 @@ impl<'a> Parser<'a> {
     fn body(&mut self, top: bool) -> R<Body> {
         let mut body = Body::new();
         let start = self.pos;
-        let mut keys: HashSet<&'a str> = HashSet::new();
+        let mut keys = Names::default();
+        let mark = self.stacks.structures.len();
         loop {
             self.ws();
             match self.peek() {
@@ -389,7 +430,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.err("invalid block body: expected an argument or a block")),
             }
             let item = self.item(&mut keys)?;
-            body.push(item);
+            self.stacks.structures.push(item);
             self.sp()?;
             if self.line_comment_here() {
                 self.line_comment();
@@ -400,11 +441,12 @@ impl<'a> Parser<'a> {
                 n => self.pos += n,
             }
         }
+        body.structures = take(&mut self.stacks.structures, mark);
         body.at = (start..self.pos).into();
         Ok(body)
     }
 
-    fn item(&mut self, keys: &mut HashSet<&'a str>) -> R<Structure> {
+    fn item(&mut self, keys: &mut Names<'a>) -> R<Structure> {
         let start = self.pos;
         let (name, name_span) = self.ident().expect("checked by the caller");
         let key = Decorated::at(Ident::new_unchecked(name), name_span);
@@ -430,16 +472,15 @@ impl<'a> Parser<'a> {
     }
 
     fn block(&mut self, start: usize, ident: Decorated<Ident>) -> R<Structure> {
-        let mut labels = Vec::new();
+        let mark = self.stacks.labels.len();
         loop {
             match self.peek() {
                 Some(b'"') => {
                     let l_start = self.pos;
                     match self.quoted()? {
-                        Expression::String(s) => labels.push(BlockLabel::String(Decorated::at(
-                            s.into_value(),
-                            l_start..self.pos,
-                        ))),
+                        Expression::String(s) => self.stacks.labels.push(BlockLabel::String(
+                            Decorated::at(s.into_value(), l_start..self.pos),
+                        )),
                         _ => {
                             return Err(Error::new(l_start, "a block label cannot hold a template"))
                         }
@@ -447,12 +488,13 @@ impl<'a> Parser<'a> {
                 }
                 _ if self.ident_start_here() => {
                     let i = self.need_ident()?;
-                    labels.push(BlockLabel::Ident(i));
+                    self.stacks.labels.push(BlockLabel::Ident(i));
                 }
                 _ => break,
             }
             self.sp()?;
         }
+        let labels = take(&mut self.stacks.labels, mark);
         self.expect(b'{')?;
         self.enter()?;
         self.sp()?;
@@ -475,11 +517,11 @@ impl<'a> Parser<'a> {
                 }
                 self.sp()?;
                 let value = self.expr(false)?;
-                body.push(Structure::Attribute(Attribute {
+                body.structures = vec![Structure::Attribute(Attribute {
                     key,
                     value,
                     at: (a_start..self.pos).into(),
-                }));
+                })];
                 self.sp()?;
             }
             body.at = (b_start..self.pos).into();
@@ -555,13 +597,24 @@ impl<'a> Parser<'a> {
         // Most expressions have no operator: look before allocating.
         let save = self.pos;
         self.blanks(nl)?;
-        if self.operator_here().is_none() {
+        let Some((op, len)) = self.operator_here() else {
             self.pos = save;
             return Ok(first);
+        };
+        // Most chains have one operator: no lists for them either.
+        let op = Decorated::at(op, self.pos..self.pos + len);
+        self.pos += len;
+        self.blanks(nl)?;
+        let second = self.term(nl)?;
+        let save = self.pos;
+        self.blanks(nl)?;
+        if self.operator_here().is_none() {
+            self.pos = save;
+            return Ok(binary_op(first, op, second));
         }
         self.pos = save;
-        let mut terms = vec![first];
-        let mut ops: Vec<Decorated<BinaryOperator>> = Vec::new();
+        let mut terms = vec![first, second];
+        let mut ops: Vec<Decorated<BinaryOperator>> = vec![op];
         loop {
             let save = self.pos;
             self.blanks(nl)?;
@@ -640,7 +693,7 @@ impl<'a> Parser<'a> {
     }
 
     fn traversal(&mut self, start: usize, e: Expression, nl: bool) -> R<Expression> {
-        let mut ops = Vec::new();
+        let mark = self.stacks.operators.len();
         loop {
             let save = self.pos;
             self.blanks(nl)?;
@@ -697,11 +750,14 @@ impl<'a> Parser<'a> {
                     break;
                 }
             };
-            ops.push(Decorated::at(op, op_start..self.pos));
+            self.stacks
+                .operators
+                .push(Decorated::at(op, op_start..self.pos));
         }
-        if ops.is_empty() {
+        if self.stacks.operators.len() == mark {
             return Ok(e);
         }
+        let ops = take(&mut self.stacks.operators, mark);
         Ok(Expression::Traversal(Box::new(Traversal {
             expr: e,
             operators: ops,
@@ -805,14 +861,15 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         self.expect(b'(')?;
         self.enter()?;
-        let mut args = Vec::new();
+        let mark = self.stacks.exprs.len();
         let mut expand_final = false;
         loop {
             self.ws();
             if self.eat(b')') {
                 break;
             }
-            args.push(self.expr(true)?);
+            let arg = self.expr(true)?;
+            self.stacks.exprs.push(arg);
             self.ws();
             if self.starts("...") {
                 self.pos += 3;
@@ -830,7 +887,7 @@ impl<'a> Parser<'a> {
         }
         self.leave();
         Ok(FuncArgs {
-            args,
+            args: take(&mut self.stacks.exprs, mark),
             expand_final,
             at: (start..self.pos).into(),
         })
@@ -919,13 +976,14 @@ impl<'a> Parser<'a> {
                 at: (start..self.pos).into(),
             })));
         }
-        let mut values = Vec::new();
+        let mark = self.stacks.exprs.len();
         loop {
             self.ws();
             if self.eat(b']') {
                 break;
             }
-            values.push(self.expr(true)?);
+            let value = self.expr(true)?;
+            self.stacks.exprs.push(value);
             self.ws();
             if self.eat(b']') {
                 break;
@@ -935,7 +993,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        let mut a = Array::new(values);
+        let mut a = Array::new(take(&mut self.stacks.exprs, mark));
         a.at = (start..self.pos).into();
         Ok(Expression::Array(a))
     }
@@ -1045,6 +1103,21 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         self.quote_start = start;
         self.pos += 1;
+        // A string with nothing to resolve (no escape, interpolation,
+        // directive or newline) is its text: no template is built.
+        let mut end = self.pos;
+        while let Some(&b) = self.b.get(end) {
+            self.step();
+            match b {
+                b'"' => {
+                    let s = self.src[self.pos..end].to_string();
+                    self.pos = end + 1;
+                    return Ok(Expression::String(Decorated::at(s, start..self.pos)));
+                }
+                b'$' | b'%' | b'\\' | b'\n' | b'\r' => break,
+                _ => end += 1,
+            }
+        }
         let mut t = self.whole_template(End::Quote)?;
         self.expect(b'"')?;
         let at = start..self.pos;
@@ -1113,7 +1186,7 @@ impl<'a> Parser<'a> {
     /// a quoted string's escapes as written (inside its directives).
     fn template(&mut self, end: End<'a>, raw: bool) -> R<(Template, Stop)> {
         let start = self.pos;
-        let mut elements = Vec::new();
+        let mark = self.stacks.elements.len();
         let mut lit = String::new();
         let mut lit_start = self.pos;
         let stop = loop {
@@ -1134,17 +1207,18 @@ impl<'a> Parser<'a> {
                 }
                 b'$' | b'%' if self.peek_at(1) == Some(b'{') => {
                     if self.pos > lit_start {
-                        elements.push(Element::Literal(Decorated::at(
+                        self.stacks.elements.push(Element::Literal(Decorated::at(
                             std::mem::take(&mut lit),
                             lit_start..self.pos,
                         )));
                     }
                     lit_start = self.pos;
                     if c == b'$' {
-                        elements.push(Element::Interpolation(self.interpolation()?));
+                        let i = self.interpolation()?;
+                        self.stacks.elements.push(Element::Interpolation(i));
                     } else {
                         match self.directive(end, raw)? {
-                            Ok(d) => elements.push(Element::Directive(Box::new(d))),
+                            Ok(d) => self.stacks.elements.push(Element::Directive(Box::new(d))),
                             Err(kw) => break Stop::Keyword(self.pos, kw),
                         }
                     }
@@ -1179,9 +1253,19 @@ impl<'a> Parser<'a> {
                     }
                 }
                 _ => {
+                    // A run of text up to the next byte that may mean
+                    // something (every other byte is copied as it is).
+                    let run = self.pos;
                     let ch = self.char_at(self.pos).expect("not at the end");
-                    lit.push(ch);
                     self.pos += ch.len_utf8();
+                    while let Some(&b) = self.b.get(self.pos) {
+                        self.step();
+                        if matches!(b, b'$' | b'%' | b'"' | b'\\' | b'\n' | b'\r') {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                    lit.push_str(&self.src[run..self.pos]);
                 }
             }
         };
@@ -1191,10 +1275,12 @@ impl<'a> Parser<'a> {
                 Stop::End => self.pos,
             };
             if lit_end > lit_start {
-                elements.push(Element::Literal(Decorated::at(lit, lit_start..lit_end)));
+                self.stacks
+                    .elements
+                    .push(Element::Literal(Decorated::at(lit, lit_start..lit_end)));
             }
         }
-        let mut t = Template::new(elements);
+        let mut t = Template::new(take(&mut self.stacks.elements, mark));
         let t_end = match stop {
             Stop::Keyword(at, _) => at,
             Stop::End => self.pos,
@@ -1368,32 +1454,161 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The argument names of a body so far: a scan while there are few, a
+/// hash set once there are many (a body's time stays linear).
+#[derive(Default)]
+struct Names<'a> {
+    few: [&'a str; SCANNED_ITEMS],
+    len: usize,
+    many: Option<HashSet<&'a str>>,
+}
+
+impl<'a> Names<'a> {
+    /// Adds `name`; false when it was there already.
+    fn insert(&mut self, name: &'a str) -> bool {
+        if let Some(many) = &mut self.many {
+            return many.insert(name);
+        }
+        if self.few[..self.len].contains(&name) {
+            return false;
+        }
+        if self.len < SCANNED_ITEMS {
+            self.few[self.len] = name;
+            self.len += 1;
+        } else {
+            let mut many: HashSet<&'a str> = self.few.iter().copied().collect();
+            many.insert(name);
+            self.many = Some(many);
+        }
+        true
+    }
+}
+
 /// An object constructor's items as they are read. A key given again
-/// replaces the earlier item (HCL keeps the last). Keys are found by
-/// hashing (an expression key by its canonical text), so a large object
-/// costs linear time.
+/// replaces the earlier item (HCL keeps the last). Keys are compared as
+/// (kind, text), an expression key by its canonical text: by a scan while
+/// the object is small, by hashing once it grows, so a large object costs
+/// linear time and a small one allocates nothing for its keys.
 #[derive(Default)]
 struct Items {
-    items: Vec<Option<(ObjectKey, ObjectValue)>>,
-    seen: std::collections::HashMap<(u8, String), usize>,
+    items: Vec<(ObjectKey, ObjectValue)>,
+    /// Which items a later one with the same key replaced (empty while
+    /// none was; then as long as `items` was at the last replacement).
+    replaced: Vec<bool>,
+    /// The canonical text of each expression key (not a name or a string),
+    /// by item position, while keys are scanned.
+    texts: Vec<(usize, String)>,
+    seen: Option<std::collections::HashMap<(u8, String), usize>>,
+}
+
+/// Up to this many items, a repeated key is found by a scan.
+const SCANNED_ITEMS: usize = 8;
+
+/// The kind of an object key and its text when it is a name or a string.
+fn key_text(key: &ObjectKey) -> Option<(u8, &str)> {
+    match key {
+        ObjectKey::Ident(i) => Some((0, i.as_str())),
+        ObjectKey::Expression(Expression::String(s)) => Some((1, s.as_str())),
+        ObjectKey::Expression(_) => None,
+    }
 }
 
 impl Items {
+    fn is_replaced(&self, i: usize) -> bool {
+        self.replaced.get(i).copied().unwrap_or(false)
+    }
+
     fn insert(&mut self, key: ObjectKey, value: ObjectValue) {
-        let k = match &key {
-            ObjectKey::Ident(i) => (0, i.as_str().to_string()),
-            ObjectKey::Expression(Expression::String(s)) => (1, s.to_string()),
-            ObjectKey::Expression(e) => (2, e.to_string()),
+        let text = match (&key, key_text(&key)) {
+            (ObjectKey::Expression(e), None) => Some(e.to_string()),
+            _ => None,
         };
-        if let Some(i) = self.seen.insert(k, self.items.len()) {
-            self.items[i] = None;
+        let at = self.items.len();
+        if self.seen.is_none() && at >= SCANNED_ITEMS {
+            let mut seen = std::collections::HashMap::with_capacity(at * 2);
+            for (i, (k, _)) in self.items.iter().enumerate() {
+                if !self.is_replaced(i) {
+                    seen.insert(self.owned_key(i, k), i);
+                }
+            }
+            self.seen = Some(seen);
         }
-        self.items.push(Some((key, value)));
+        let earlier = match &mut self.seen {
+            Some(seen) => {
+                let k = match key_text(&key) {
+                    Some((kind, t)) => (kind, t.to_string()),
+                    None => (2, text.unwrap_or_default()),
+                };
+                seen.insert(k, at)
+            }
+            None => {
+                let earlier = (0..at).find(|&i| {
+                    !self.is_replaced(i)
+                        && match (key_text(&self.items[i].0), key_text(&key)) {
+                            (Some(a), Some(b)) => a == b,
+                            (None, None) => self.text_of(i) == text.as_deref(),
+                            _ => false,
+                        }
+                });
+                if let Some(t) = text {
+                    self.texts.push((at, t));
+                }
+                earlier
+            }
+        };
+        if let Some(i) = earlier {
+            if self.replaced.len() < at {
+                self.replaced.resize(at, false);
+            }
+            self.replaced[i] = true;
+        }
+        self.items.push((key, value));
+    }
+
+    /// The canonical text of the expression key of item `i`.
+    fn text_of(&self, i: usize) -> Option<&str> {
+        self.texts
+            .iter()
+            .find(|(at, _)| *at == i)
+            .map(|(_, t)| t.as_str())
+    }
+
+    fn owned_key(&self, i: usize, key: &ObjectKey) -> (u8, String) {
+        match key_text(key) {
+            Some((kind, t)) => (kind, t.to_string()),
+            None => (2, self.text_of(i).unwrap_or_default().to_string()),
+        }
     }
 
     fn finish(self) -> Vec<(ObjectKey, ObjectValue)> {
-        self.items.into_iter().flatten().collect()
+        let Items {
+            mut items,
+            replaced,
+            ..
+        } = self;
+        if !replaced.is_empty() {
+            let mut i = 0;
+            items.retain(|_| {
+                i += 1;
+                !replaced.get(i - 1).copied().unwrap_or(false)
+            });
+        }
+        items
     }
+}
+
+/// `lhs op rhs`, spanning from the start of one to the end of the other.
+fn binary_op(lhs: Expression, op: Decorated<BinaryOperator>, rhs: Expression) -> Expression {
+    let at = match (lhs.span(), rhs.span()) {
+        (Some(l), Some(r)) => At::from(l.start..r.end),
+        _ => At::NONE,
+    };
+    Expression::BinaryOp(Box::new(BinaryOp {
+        lhs_expr: lhs,
+        operator: op,
+        rhs_expr: rhs,
+        at,
+    }))
 }
 
 /// Builds the tree of a chain `t0 op1 t1 op2 t2 ...`: higher precedence
@@ -1402,16 +1617,7 @@ fn fold_operators(terms: Vec<Expression>, ops: Vec<Decorated<BinaryOperator>>) -
     fn reduce(out: &mut Vec<Expression>, op: Decorated<BinaryOperator>) {
         let rhs = out.pop().expect("a right operand");
         let lhs = out.pop().expect("a left operand");
-        let at = match (lhs.span(), rhs.span()) {
-            (Some(l), Some(r)) => At(Some(l.start..r.end)),
-            _ => At(None),
-        };
-        out.push(Expression::BinaryOp(Box::new(BinaryOp {
-            lhs_expr: lhs,
-            operator: op,
-            rhs_expr: rhs,
-            at,
-        })));
+        out.push(binary_op(lhs, op, rhs));
     }
     let mut terms = terms.into_iter();
     let mut out = vec![terms.next().expect("one term at least")];
@@ -1527,6 +1733,83 @@ mod tests {
         ];
         for (name, src, want) in cases {
             assert_eq!(items(src), *want, "{name}");
+        }
+    }
+
+    /// Past a few items keys are hashed rather than scanned: repeats found
+    /// either way, on both sides of the switch, for every kind of key.
+    #[test]
+    fn repeated_keys_of_a_large_object_are_found_as_in_a_small_one() {
+        let mut src = String::from("{");
+        let mut want = Vec::new();
+        for i in 0..20 {
+            src.push_str(&format!("k{i} = {i}, \"k{i}\" = {i}, (k{i}) = {i}, "));
+        }
+        for i in (0..20).step_by(3) {
+            src.push_str(&format!("k{i} = -1, (k{i}) = -2, "));
+        }
+        src.push('}');
+        for i in 0..20 {
+            if i % 3 != 0 {
+                want.push(format!("k{i}={i}"));
+            }
+            want.push(format!("\"k{i}\"={i}"));
+            if i % 3 != 0 {
+                want.push(format!("(k{i})={i}"));
+            }
+        }
+        for i in (0..20).step_by(3) {
+            want.push(format!("k{i}=-1"));
+            want.push(format!("(k{i})=-2"));
+        }
+        assert_eq!(items(&src), want);
+        for n in [1, 7, 8, 9, 10, 17] {
+            let keys: Vec<String> = (0..n).map(|i| format!("a{i} = {i}")).collect();
+            let src = format!("{{ {}, a0 = {n} }}", keys.join(", "));
+            let mut want: Vec<String> = (1..n).map(|i| format!("a{i}={i}")).collect();
+            want.push(format!("a0={n}"));
+            assert_eq!(items(&src), want, "{n} items");
+        }
+    }
+
+    /// A body's argument set twice is an error however many arguments
+    /// come before it (names scanned, then hashed).
+    #[test]
+    fn a_redefined_argument_is_found_in_a_body_of_any_size() {
+        for n in [1, 7, 8, 9, 10, 30] {
+            let mut src: String = (0..n).map(|i| format!("a{i} = {i}\n")).collect();
+            assert!(parse_body(&src).is_ok(), "{n} arguments");
+            let again = format!("a{} = 0\n", n / 2);
+            let at = src.len();
+            src.push_str(&again);
+            let e = parse_body(&src).expect_err("redefined");
+            assert_eq!(
+                (e.offset(), e.message()),
+                (at, "redefined attribute"),
+                "{n}"
+            );
+        }
+    }
+
+    /// Quoted strings read without building a template (nothing to
+    /// resolve) and those that have something are the same strings.
+    #[test]
+    fn plain_and_resolved_strings_read_the_same() {
+        for (src, want) in [
+            ("\"\"", ""),
+            ("\"abc\"", "abc"),
+            ("\"a\\nb\"", "a\nb"),
+            ("\"a$b%c\"", "a$b%c"),
+            ("\"a$${b}\"", "a${b}"),
+            ("\"é ü\"", "é ü"),
+        ] {
+            match parse_expr(src).expect("parses") {
+                Expression::String(s) => {
+                    assert_eq!(s.as_str(), want, "{src}");
+                    assert_eq!(s.span(), Some(0..src.len()), "{src}");
+                }
+                e => panic!("{src}: {e:?}"),
+            }
         }
     }
 }
