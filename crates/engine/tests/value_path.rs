@@ -15,9 +15,12 @@ use terrane_schema::objchange::proposed_new;
 use terrane_sdk::ProviderServer;
 use terrane_value::{Type, Value};
 
+/// One provider served on the value path and on the wire path.
+type Pair = (Arc<dyn Provider>, Arc<dyn Provider>);
+
 struct Case {
     name: &'static str,
-    provider: fn() -> (Arc<dyn Provider>, Arc<dyn Provider>),
+    provider: fn() -> Pair,
     type_name: &'static str,
     /// The configuration of the first plan (from no object).
     create: Value,
@@ -25,7 +28,7 @@ struct Case {
     update: Option<Value>,
 }
 
-fn both<P: terrane_sdk::Provider>(make: fn() -> P) -> (Arc<dyn Provider>, Arc<dyn Provider>) {
+fn both<P: terrane_sdk::Provider>(make: fn() -> P) -> Pair {
     let caps = ClientCapabilities {
         deferral_allowed: true,
         write_only_attributes_allowed: true,
@@ -45,11 +48,11 @@ fn both<P: terrane_sdk::Provider>(make: fn() -> P) -> (Arc<dyn Provider>, Arc<dy
     (values, wire)
 }
 
-fn terraform() -> (Arc<dyn Provider>, Arc<dyn Provider>) {
+fn terraform() -> Pair {
     both(|| terrane_provider_terraform::TerraformProvider)
 }
 
-fn random() -> (Arc<dyn Provider>, Arc<dyn Provider>) {
+fn random() -> Pair {
     both(|| terrane_provider_random::RandomProvider)
 }
 
@@ -95,12 +98,7 @@ fn chosen_nulled(applied: &Value, planned: &Value) -> Value {
 
 /// Validate, plan and apply `set` over `prior` on both paths; compares
 /// every answer and returns the wire path's new state.
-async fn step(
-    case: &Case,
-    (values, wire): &(Arc<dyn Provider>, Arc<dyn Provider>),
-    prior: &Value,
-    set: &Value,
-) -> Value {
+async fn step(case: &Case, (values, wire): &Pair, prior: &Value, set: &Value) -> Value {
     let n = case.name;
     let t = case.type_name;
     let cfg = config(wire.as_ref(), t, set).await;
