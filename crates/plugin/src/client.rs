@@ -35,82 +35,16 @@ use tokio::process::{Child, Command};
 /// every clone multiplexes over the same connection.
 #[derive(Clone)]
 pub struct Conn {
-    send: hyper::client::conn::http2::SendRequest<EndsWithData>,
+    send: hyper::client::conn::http2::SendRequest<tonic::body::Body>,
 }
 
 impl Conn {
     /// A connection over an HTTP/2 handshake made elsewhere (the Pulumi
     /// launcher's plaintext TCP one).
-    pub(crate) fn from_sender(send: hyper::client::conn::http2::SendRequest<EndsWithData>) -> Conn {
+    pub(crate) fn from_sender(
+        send: hyper::client::conn::http2::SendRequest<tonic::body::Body>,
+    ) -> Conn {
         Conn { send }
-    }
-}
-
-/// A request body that knows it has ended as soon as its last data frame
-/// is taken. tonic's request body learns that its one message was the last
-/// only when polled again, so hyper sent every request's end of stream as
-/// an empty DATA frame of its own after the message, often in a later
-/// write than the message itself: the plugin, which answers a unary call
-/// only once the request has ended, then waited for that write. Looking
-/// one frame ahead (only when the next frame is already there) lets hyper
-/// mark the message's own frame as the end.
-pub(crate) struct EndsWithData {
-    body: tonic::body::Body,
-    /// A frame taken while looking ahead, returned next.
-    next: Option<Result<hyper::body::Frame<hyper::body::Bytes>, tonic::Status>>,
-    ended: bool,
-}
-
-impl EndsWithData {
-    fn new(body: tonic::body::Body) -> EndsWithData {
-        EndsWithData {
-            body,
-            next: None,
-            ended: false,
-        }
-    }
-}
-
-impl hyper::body::Body for EndsWithData {
-    type Data = hyper::body::Bytes;
-    type Error = tonic::Status;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<hyper::body::Frame<hyper::body::Bytes>, tonic::Status>>> {
-        let this = &mut *self;
-        if let Some(frame) = this.next.take() {
-            return Poll::Ready(Some(frame));
-        }
-        if this.ended {
-            return Poll::Ready(None);
-        }
-        let frame = std::task::ready!(Pin::new(&mut this.body).poll_frame(cx));
-        match &frame {
-            Some(Ok(f)) if f.is_data() => {
-                // Look ahead once: a body that is done says so now.
-                match Pin::new(&mut this.body).poll_frame(cx) {
-                    Poll::Ready(None) => this.ended = true,
-                    Poll::Ready(Some(next)) => this.next = Some(next),
-                    Poll::Pending => {}
-                }
-            }
-            None => this.ended = true,
-            _ => {}
-        }
-        Poll::Ready(frame)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.next.is_none() && (self.ended || self.body.is_end_stream())
-    }
-
-    fn size_hint(&self) -> hyper::body::SizeHint {
-        match &self.next {
-            None if self.ended => hyper::body::SizeHint::with_exact(0),
-            _ => self.body.size_hint(),
-        }
     }
 }
 
@@ -124,7 +58,7 @@ impl tower::Service<http::Request<tonic::body::Body>> for Conn {
     }
 
     fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
-        Box::pin(self.send.send_request(req.map(EndsWithData::new)))
+        Box::pin(self.send.send_request(req))
     }
 }
 
