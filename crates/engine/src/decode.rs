@@ -53,6 +53,19 @@ pub fn decode_body(
     schema: &Block,
     diags: &mut Vec<Diagnostic>,
 ) -> Value {
+    decode_typed(ev, index, body, schema, &schema.implied_type(), diags)
+}
+
+/// [`decode_body`] with the schema's implied type `ty` made by the caller
+/// (once per resource type, not once per instance).
+pub fn decode_typed(
+    ev: &mut Evaluator<'_>,
+    index: &LineIndex,
+    body: &BodyRef<'_>,
+    schema: &Block,
+    ty: &Type,
+    diags: &mut Vec<Diagnostic>,
+) -> Value {
     let mut out: BTreeMap<String, Value> = BTreeMap::new();
     for (name, expr) in &body.attributes {
         let Some(attr) = schema.attributes.get(*name) else {
@@ -231,7 +244,7 @@ pub fn decode_body(
         };
         out.insert(name.clone(), v);
     }
-    Value::object_typed(&schema.implied_type(), out)
+    Value::object_typed(ty, out)
 }
 
 /// Expands `dynamic "NAME" { for_each = ..., iterator = it, content {...} }`

@@ -9,7 +9,7 @@
 //! bottom layers; never nodes, plan, apply or run.
 
 use crate::checks;
-use crate::decode::{decode_body, BodyRef};
+use crate::decode::{decode_typed, BodyRef};
 use crate::graph::{resource_provider, NodeId, NodeKind};
 use crate::model::{schema_sensitive_paths, Action, Change};
 use crate::provider::{
@@ -231,7 +231,14 @@ impl ResourceCtx {
                 return (Value::null((*self.ty).clone()), diags);
             }
         }
-        let v = decode_body(&mut ev, &self.index, &body, &self.schema.block, &mut diags);
+        let v = decode_typed(
+            &mut ev,
+            &self.index,
+            &body,
+            &self.schema.block,
+            &self.ty,
+            &mut diags,
+        );
         diags.extend(ev.into_diagnostics());
         (v, diags)
     }
