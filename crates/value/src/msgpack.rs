@@ -15,6 +15,7 @@
 //! arbitrary bytes.
 
 use crate::{typejson, Bound, Kind, Number, Path, Refinements, Step, Type, Value};
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -416,11 +417,20 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
             let mut m = BTreeMap::new();
             for _ in 0..n {
                 let k = key(r).map_err(|e| fail(path, e))?;
-                path.push(Step::Key(k.clone()));
+                // The key lives in the path while its value decodes and
+                // moves on into the map: one allocation per key.
+                path.push(Step::Key(k));
                 let v = dec(r, t, path, depth + 1)?;
-                path.pop();
-                if m.insert(k.clone(), v).is_some() {
-                    return Err(fail(path, format!("duplicate map key {k:?}")));
+                let Some(Step::Key(k)) = path.pop() else {
+                    unreachable!("the step pushed above")
+                };
+                match m.entry(k) {
+                    Entry::Vacant(e) => {
+                        e.insert(v);
+                    }
+                    Entry::Occupied(e) => {
+                        return Err(fail(path, format!("duplicate map key {:?}", e.key())));
+                    }
                 }
             }
             Ok(Value::map((**t).clone(), m))
@@ -432,11 +442,18 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
                 let Some(t) = o.attr(&k) else {
                     return Err(fail(path, format!("unsupported attribute {k:?}")));
                 };
-                path.push(Step::Attr(k.clone()));
+                path.push(Step::Attr(k));
                 let v = dec(r, t, path, depth + 1)?;
-                path.pop();
-                if m.insert(k.clone(), v).is_some() {
-                    return Err(fail(path, format!("duplicate attribute {k:?}")));
+                let Some(Step::Attr(k)) = path.pop() else {
+                    unreachable!("the step pushed above")
+                };
+                match m.entry(k) {
+                    Entry::Vacant(e) => {
+                        e.insert(v);
+                    }
+                    Entry::Occupied(e) => {
+                        return Err(fail(path, format!("duplicate attribute {:?}", e.key())));
+                    }
                 }
             }
             if m.len() != o.attrs().len() {
