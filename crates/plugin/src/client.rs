@@ -108,7 +108,10 @@ impl tower::Service<http::Request<tonic::body::Body>> for Conn {
                 stream.send_data(data, true)?;
             }
             let response = response.await?;
-            Ok(response.map(|recv| RecvBody { recv, data_done: false }))
+            Ok(response.map(|recv| RecvBody {
+                recv,
+                data_done: false,
+            }))
         })
     }
 }

@@ -417,21 +417,10 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
             let mut m = BTreeMap::new();
             for _ in 0..n {
                 let k = key(r).map_err(|e| fail(path, e))?;
-                // The key lives in the path while its value decodes and
-                // moves on into the map: one allocation per key.
                 path.push(Step::Key(k));
                 let v = dec(r, t, path, depth + 1)?;
-                let Some(Step::Key(k)) = path.pop() else {
-                    unreachable!("the step pushed above")
-                };
-                match m.entry(k) {
-                    Entry::Vacant(e) => {
-                        e.insert(v);
-                    }
-                    Entry::Occupied(e) => {
-                        return Err(fail(path, format!("duplicate map key {:?}", e.key())));
-                    }
-                }
+                insert_popped(&mut m, path, v)
+                    .map_err(|k| fail(path, format!("duplicate map key {k:?}")))?;
             }
             Ok(Value::map((**t).clone(), m))
         }
@@ -444,17 +433,8 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
                 };
                 path.push(Step::Attr(k));
                 let v = dec(r, t, path, depth + 1)?;
-                let Some(Step::Attr(k)) = path.pop() else {
-                    unreachable!("the step pushed above")
-                };
-                match m.entry(k) {
-                    Entry::Vacant(e) => {
-                        e.insert(v);
-                    }
-                    Entry::Occupied(e) => {
-                        return Err(fail(path, format!("duplicate attribute {:?}", e.key())));
-                    }
-                }
+                insert_popped(&mut m, path, v)
+                    .map_err(|k| fail(path, format!("duplicate attribute {k:?}")))?;
             }
             if m.len() != o.attrs().len() {
                 for (k, t) in o.attrs() {
@@ -469,6 +449,23 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
         (_, Item::Bool(_)) => Err(wrong(path, "a bool")),
         (_, Item::Bin(_)) => Err(wrong(path, "binary data")),
         (_, _) => Err(wrong(path, "a number")),
+    }
+}
+
+/// Moves the key of the path's last step (pushed while its value
+/// decoded) into `m` with `v`: one allocation per key, not three. An
+/// error is the key `m` already had.
+fn insert_popped(m: &mut BTreeMap<String, Value>, path: &mut Path, v: Value) -> Result<(), String> {
+    let k = match path.pop() {
+        Some(Step::Attr(k) | Step::Key(k)) => k,
+        _ => unreachable!("the caller pushed the key's step"),
+    };
+    match m.entry(k) {
+        Entry::Vacant(e) => {
+            e.insert(v);
+            Ok(())
+        }
+        Entry::Occupied(e) => Err(e.key().clone()),
     }
 }
 
