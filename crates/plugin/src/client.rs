@@ -9,11 +9,12 @@
 //! group, secrets withheld) is in [`crate::process`].
 //!
 //! The gRPC clients run over [`Conn`], one HTTP/2 connection driven by
-//! hyper directly. tonic's `Channel` would put a buffer task, a reconnect
+//! h2 directly. tonic's `Channel` would put a buffer task, a reconnect
 //! layer and per-request middleware in front of it, which a connection to
 //! a child process has no use for (it is never re-established: a broken
 //! connection means the plugin is gone) and which cost a task hop and
-//! several moves of every request.
+//! several moves of every request; hyper's client would add tasks of its
+//! own per request (see [`Conn`]).
 
 use crate::cert::{provider, Identity, Pinned};
 use crate::handshake::{self, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
@@ -33,32 +34,130 @@ use tokio::process::{Child, Command};
 
 /// A gRPC connection to a plugin (see the module docs); cheap to clone,
 /// every clone multiplexes over the same connection.
+///
+/// Each call runs on the caller's task: it waits for the request body
+/// (a unary call's one message), opens a stream on the h2 connection,
+/// queues the message with the end of the stream and awaits the answer.
+/// hyper's client would hand every request to its connection task
+/// through a channel, spawn a task per request to wait for the response
+/// (and one more to send the body when the stream had no capacity yet)
+/// and answer through a oneshot: three task wake-ups per call that this
+/// spares. A request body that streams is gathered before it is sent
+/// (tfplugin has no client-streaming call).
 #[derive(Clone)]
 pub struct Conn {
-    send: hyper::client::conn::http2::SendRequest<tonic::body::Body>,
+    send: h2::client::SendRequest<bytes::Bytes>,
 }
 
+/// What a failed call reports to tonic, which turns an `h2::Error` into
+/// the same statuses as through hyper.
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
 impl Conn {
-    /// A connection over an HTTP/2 handshake made elsewhere (the Pulumi
-    /// launcher's plaintext TCP one).
-    pub(crate) fn from_sender(
-        send: hyper::client::conn::http2::SendRequest<tonic::body::Body>,
-    ) -> Conn {
-        Conn { send }
+    /// An HTTP/2 connection over `io` (TLS over the plugin's unix socket,
+    /// or the Pulumi launcher's plaintext TCP), driven by a task of its
+    /// own. The settings are hyper's client defaults, which the plugins
+    /// were driven with before.
+    pub(crate) async fn handshake<T>(io: T) -> Result<Conn, h2::Error>
+    where
+        T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let (send, connection) = h2::client::Builder::new()
+            .initial_max_send_streams(100)
+            .initial_window_size(2 << 20)
+            .initial_connection_window_size(5 << 20)
+            .max_header_list_size(16 << 10)
+            .max_send_buffer_size(1 << 20)
+            .enable_push(false)
+            .handshake(io)
+            .await?;
+        // The connection ends when the plugin closes it (it exited): calls
+        // in flight and later calls then fail, which the engine reports as
+        // a crash.
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(Conn { send })
     }
 }
 
 impl tower::Service<http::Request<tonic::body::Body>> for Conn {
-    type Response = http::Response<hyper::body::Incoming>;
-    type Error = hyper::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, hyper::Error>> + Send>>;
+    type Response = http::Response<RecvBody>;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), hyper::Error>> {
-        self.send.poll_ready(cx)
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        // Each call waits for the connection's readiness itself, after
+        // gathering its body.
+        Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
-        Box::pin(self.send.send_request(req))
+        let send = self.send.clone();
+        Box::pin(async move {
+            use http_body_util::BodyExt;
+            let (head, body) = req.into_parts();
+            let data = body.collect().await?.to_bytes();
+            let mut send = send.ready().await?;
+            let eos = data.is_empty();
+            let (response, mut stream) =
+                send.send_request(http::Request::from_parts(head, ()), eos)?;
+            if !eos {
+                // Queued whole (h2 buffers what the window does not
+                // admit yet and sends it as the plugin grants capacity).
+                stream.send_data(data, true)?;
+            }
+            let response = response.await?;
+            Ok(response.map(|recv| RecvBody {
+                recv,
+                data_done: false,
+            }))
+        })
+    }
+}
+
+/// A response body read straight from its h2 stream: the data frames
+/// (each one's window given back as it is read), then the trailers that
+/// carry the gRPC status.
+pub struct RecvBody {
+    recv: h2::RecvStream,
+    data_done: bool,
+}
+
+impl http_body::Body for RecvBody {
+    type Data = bytes::Bytes;
+    type Error = h2::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<bytes::Bytes>, h2::Error>>> {
+        let this = &mut *self;
+        if !this.data_done {
+            match std::task::ready!(this.recv.poll_data(cx)) {
+                Some(Ok(data)) => {
+                    let _ = this.recv.flow_control().release_capacity(data.len());
+                    return Poll::Ready(Some(Ok(http_body::Frame::data(data))));
+                }
+                // A reset without an error ends the body, as hyper reads it.
+                Some(Err(e))
+                    if matches!(e.reason(), Some(h2::Reason::NO_ERROR | h2::Reason::CANCEL)) =>
+                {
+                    return Poll::Ready(None)
+                }
+                Some(Err(e)) => return Poll::Ready(Some(Err(e))),
+                None => this.data_done = true,
+            }
+        }
+        match std::task::ready!(this.recv.poll_trailers(cx)) {
+            Ok(Some(trailers)) => Poll::Ready(Some(Ok(http_body::Frame::trailers(trailers)))),
+            Ok(None) => Poll::Ready(None),
+            Err(e) => Poll::Ready(Some(Err(e))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.recv.is_end_stream()
     }
 }
 
@@ -364,18 +463,9 @@ async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Resul
         .await
         .map_err(|e| format!("TLS handshake: {e}"))?;
     tls.get_mut().0.coalesce = true;
-    let (send, connection) =
-        hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
-            .handshake(hyper_util::rt::TokioIo::new(tls))
-            .await
-            .map_err(|e| format!("HTTP/2 handshake: {e}"))?;
-    // The connection ends when the plugin closes it (it exited): calls in
-    // flight and later calls then fail, which the engine reports as a
-    // crash.
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    Ok(Conn { send })
+    Conn::handshake(tls)
+        .await
+        .map_err(|e| format!("HTTP/2 handshake: {e}"))
 }
 
 impl PluginClient {

@@ -216,15 +216,9 @@ async fn connect_tcp(port: u16) -> Result<Conn, String> {
         .await
         .map_err(|e| e.to_string())?;
     let _ = stream.set_nodelay(true);
-    let (send, connection) =
-        hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
-            .handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .map_err(|e| format!("HTTP/2 handshake: {e}"))?;
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    Ok(Conn::from_sender(send))
+    Conn::handshake(stream)
+        .await
+        .map_err(|e| format!("HTTP/2 handshake: {e}"))
 }
 
 impl PulumiPlugin {

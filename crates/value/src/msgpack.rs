@@ -15,6 +15,7 @@
 //! arbitrary bytes.
 
 use crate::{typejson, Bound, Kind, Number, Path, Refinements, Step, Type, Value};
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -416,12 +417,10 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
             let mut m = BTreeMap::new();
             for _ in 0..n {
                 let k = key(r).map_err(|e| fail(path, e))?;
-                path.push(Step::Key(k.clone()));
+                path.push(Step::Key(k));
                 let v = dec(r, t, path, depth + 1)?;
-                path.pop();
-                if m.insert(k.clone(), v).is_some() {
-                    return Err(fail(path, format!("duplicate map key {k:?}")));
-                }
+                insert_popped(&mut m, path, v)
+                    .map_err(|k| fail(path, format!("duplicate map key {k:?}")))?;
             }
             Ok(Value::map((**t).clone(), m))
         }
@@ -432,12 +431,10 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
                 let Some(t) = o.attr(&k) else {
                     return Err(fail(path, format!("unsupported attribute {k:?}")));
                 };
-                path.push(Step::Attr(k.clone()));
+                path.push(Step::Attr(k));
                 let v = dec(r, t, path, depth + 1)?;
-                path.pop();
-                if m.insert(k.clone(), v).is_some() {
-                    return Err(fail(path, format!("duplicate attribute {k:?}")));
-                }
+                insert_popped(&mut m, path, v)
+                    .map_err(|k| fail(path, format!("duplicate attribute {k:?}")))?;
             }
             if m.len() != o.attrs().len() {
                 for (k, t) in o.attrs() {
@@ -452,6 +449,23 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
         (_, Item::Bool(_)) => Err(wrong(path, "a bool")),
         (_, Item::Bin(_)) => Err(wrong(path, "binary data")),
         (_, _) => Err(wrong(path, "a number")),
+    }
+}
+
+/// Moves the key of the path's last step (pushed while its value
+/// decoded) into `m` with `v`: one allocation per key, not three. An
+/// error is the key `m` already had.
+fn insert_popped(m: &mut BTreeMap<String, Value>, path: &mut Path, v: Value) -> Result<(), String> {
+    let k = match path.pop() {
+        Some(Step::Attr(k) | Step::Key(k)) => k,
+        _ => unreachable!("the caller pushed the key's step"),
+    };
+    match m.entry(k) {
+        Entry::Vacant(e) => {
+            e.insert(v);
+            Ok(())
+        }
+        Entry::Occupied(e) => Err(e.key().clone()),
     }
 }
 
