@@ -619,24 +619,42 @@ impl Engine {
         run: Box<dyn Run>,
         opts: Options,
     ) -> (ApplyResult, Box<dyn Run>) {
-        self.apply_owned(plan, state.clone(), run, opts).await
+        let diff = plan
+            .prior_state
+            .as_ref()
+            .map(|refreshed| state_diff(state, refreshed));
+        self.apply_inner(plan, diff, state.clone(), run, opts).await
     }
 
     /// [`Engine::apply`] of a state the caller no longer needs: the walk
-    /// takes it instead of a copy.
+    /// takes it instead of a copy, and the plan's prior state is taken
+    /// out of `plan` (it only says what refresh found, which is made
+    /// durable first) and dropped before the walk: a large state is not
+    /// held twice while it is applied.
     pub async fn apply_owned(
         &self,
-        plan: &Plan,
+        plan: &mut Plan,
         state: Snapshot,
         run: Box<dyn Run>,
         opts: Options,
     ) -> (ApplyResult, Box<dyn Run>) {
-        // What refresh found, to be made durable first (compared before
-        // the walk takes the state).
         let diff = plan
             .prior_state
-            .as_ref()
-            .map(|refreshed| state_diff(&state, refreshed));
+            .take()
+            .map(|refreshed| state_diff(&state, &refreshed));
+        self.apply_inner(plan, diff, state, run, opts).await
+    }
+
+    /// Applies `plan` to `state`, after recording `diff` (what refresh
+    /// found, compared before the walk takes the state).
+    async fn apply_inner(
+        &self,
+        plan: &Plan,
+        diff: Option<Vec<StateChange>>,
+        state: Snapshot,
+        run: Box<dyn Run>,
+        opts: Options,
+    ) -> (ApplyResult, Box<dyn Run>) {
         let run = Arc::new(Mutex::new(run));
         // `plantimestamp()` gives at apply what it gave at plan.
         let opts = Options {

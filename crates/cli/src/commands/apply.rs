@@ -106,7 +106,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         return 1;
     }
     on_interrupt(&engine);
-    let plan = match saved {
+    let mut plan = match saved {
         Some(p) => {
             if let Err(e) = terrane_state::check_plan_freshness(&snapshot, &p.lineage, p.serial) {
                 let _ = off_runtime(|| run.finish());
@@ -186,7 +186,9 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         .filter(|c| c.action != terrane_engine::Action::NoOp)
         .count();
     let ticker = progress(&engine, total);
-    let (result, run) = engine.apply_owned(&plan, snapshot, run, opts.clone()).await;
+    let (result, run) = engine
+        .apply_owned(&mut plan, snapshot, run, opts.clone())
+        .await;
     ticker.abort();
     engine.shutdown().await;
     if let Err(e) = off_runtime(|| run.finish()) {
