@@ -432,6 +432,7 @@ fn read_snapshot(
         .map(object_row_of)
         .collect();
     let outputs = read_outputs(c, s, workspace)?;
+    let objects = objects.into_iter().map(Ok);
     snapshot_from_rows(
         workspace,
         ws.get(0),

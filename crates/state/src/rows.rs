@@ -391,14 +391,16 @@ pub(crate) fn outputs_from_rows(
     Ok(outs)
 }
 
-/// Rebuilds a snapshot from rows; `path` names the store in errors.
+/// Rebuilds a snapshot from rows, each decoded as it comes (a store may
+/// hand them over while reading them, never holding them all); `path`
+/// names the store in errors.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn snapshot_from_rows(
     workspace: &str,
     lineage: String,
     serial: i64,
     terraform_version: String,
-    objects: Vec<ObjectRow>,
+    objects: impl IntoIterator<Item = Result<ObjectRow>>,
     outputs: Vec<OutputRow>,
     cipher: Option<&Cipher>,
     path: &str,
@@ -406,6 +408,7 @@ pub(crate) fn snapshot_from_rows(
     let serial = serial_from_sql(serial, path)?;
     let mut resources: BTreeMap<ResourceAddr, ResourceState> = BTreeMap::new();
     for r in objects {
+        let r = r?;
         let DecodedRow {
             addr,
             deposed,

@@ -591,12 +591,13 @@ fn read_snapshot(
             "SELECT {OBJECT_COLUMNS} FROM objects WHERE workspace=?1"
         ))
         .map_err(err)?;
-    let objects: Vec<ObjectRow> = st
+    let outputs = read_outputs(conn, workspace, name)?;
+    // Each row decoded as it is read: the raw rows are never all held
+    // beside the snapshot they make.
+    let objects = st
         .query_map(params![workspace], object_row_of)
         .map_err(err)?
-        .collect::<std::result::Result<_, _>>()
-        .map_err(err)?;
-    let outputs = read_outputs(conn, workspace, name)?;
+        .map(|r| r.map_err(err));
     snapshot_from_rows(
         workspace, lineage, serial, tfv, objects, outputs, cipher, name,
     )
