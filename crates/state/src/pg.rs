@@ -315,6 +315,14 @@ fn read_outputs(c: &mut impl GenericClient, s: &str, workspace: &str) -> Result<
     .collect())
 }
 
+/// A read-only transaction that sees one snapshot of the database.
+fn read_transaction(c: &mut Client) -> Result<postgres::Transaction<'_>> {
+    Ok(c.build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()?)
+}
+
 /// Rows fetched per round trip while streaming.
 const STREAM_BATCH: i32 = 256;
 
@@ -368,28 +376,18 @@ fn stream_rows(
             break;
         }
         for r in rows {
-            let addr =
-                crate::rows::addr_from_row(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4))?;
-            let deps = crate::rows::dependencies_from_row(r.get(5), &addr.to_string())?;
-            let item = crate::stream::Streamed::Dependencies {
-                resource: &addr.resource,
-                dependencies: &deps,
-            };
-            if visit(item).is_break() {
+            let columns = [r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)];
+            if crate::stream::visit_dependencies(columns, r.get(5), visit)?.is_break() {
                 return Ok(());
             }
         }
     }
-    let mut modules = modules
-        .into_iter()
-        .map(|text| Ok((crate::rows::module_from_json(&text)?, text)))
-        .collect::<Result<Vec<_>>>()?;
-    modules.sort_by_cached_key(|(m, _)| m.to_string());
+    let modules = crate::stream::modules_in_order(modules)?;
     let order = crate::stream::order_by("COLLATE \"C\"", "key::bigint", "(key::jsonb #>> '{}')");
     let query = format!(
         "SELECT {OBJECT_COLUMNS} FROM {s}.objects WHERE workspace=$1 AND module=$2 AND mode=$3 {order}"
     );
-    for (_, module) in &modules {
+    for module in &modules {
         for mode in [crate::Mode::Managed, crate::Mode::Data] {
             let portal = tx.bind(&query, &[&workspace, module, &mode.as_str()])?;
             loop {
@@ -456,21 +454,13 @@ impl StateStore for PgStore {
 
     fn snapshot(&self, workspace: &str) -> Result<Snapshot> {
         let mut c = self.client()?;
-        let mut tx = c
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()?;
+        let mut tx = read_transaction(&mut c)?;
         read_snapshot(&mut tx, &self.schema, workspace, self.cipher.as_ref())
     }
 
     fn stream(&self, workspace: &str, visit: &mut crate::stream::Visit<'_>) -> Result<()> {
         let mut c = self.client()?;
-        let mut tx = c
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()?;
+        let mut tx = read_transaction(&mut c)?;
         stream_rows(
             &mut tx,
             &self.schema,

@@ -511,36 +511,21 @@ fn stream_rows(
             .map_err(err)?;
         let mut rows = st.query(params![workspace]).map_err(err)?;
         while let Some(r) = rows.next().map_err(err)? {
-            let (module, mode, key): (String, String, String) = (
-                r.get(0).map_err(err)?,
-                r.get(1).map_err(err)?,
-                r.get(4).map_err(err)?,
-            );
-            let addr = crate::rows::addr_from_row(
-                &module,
-                &mode,
-                r.get(2).map_err(err)?,
-                r.get(3).map_err(err)?,
-                &key,
-            )?;
-            let deps = crate::rows::dependencies_from_row(
-                &r.get::<_, String>(5).map_err(err)?,
-                &addr.to_string(),
-            )?;
-            let item = crate::stream::Streamed::Dependencies {
-                resource: &addr.resource,
-                dependencies: &deps,
-            };
-            if visit(item).is_break() {
+            let text = |i: usize| r.get::<_, String>(i).map_err(err);
+            let (module, mode, ty, name, key) = (text(0)?, text(1)?, text(2)?, text(3)?, text(4)?);
+            let columns = [
+                module.as_str(),
+                mode.as_str(),
+                ty.as_str(),
+                name.as_str(),
+                key.as_str(),
+            ];
+            if crate::stream::visit_dependencies(columns, &text(5)?, visit)?.is_break() {
                 return Ok(());
             }
         }
     }
-    let mut modules = modules
-        .into_iter()
-        .map(|text| Ok((crate::rows::module_from_json(&text)?, text)))
-        .collect::<Result<Vec<_>>>()?;
-    modules.sort_by_cached_key(|(m, _)| m.to_string());
+    let modules = crate::stream::modules_in_order(modules)?;
     let order = crate::stream::order_by(
         "COLLATE BINARY",
         "CAST(key AS INTEGER)",
@@ -551,7 +536,7 @@ fn stream_rows(
             "SELECT {OBJECT_COLUMNS} FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 {order}"
         ))
         .map_err(err)?;
-    for (_, module) in &modules {
+    for module in &modules {
         for mode in [crate::Mode::Managed, crate::Mode::Data] {
             let mut rows = st
                 .query(params![workspace, module, mode.as_str()])

@@ -99,6 +99,33 @@ impl Snapshot {
     }
 }
 
+/// Hands one row's dependencies (the `dependencies` column's text) to the
+/// visitor as [`Streamed::Dependencies`]; the other arguments are the
+/// row's address columns.
+pub(crate) fn visit_dependencies(
+    columns: [&str; 5],
+    dependencies: &str,
+    visit: &mut Visit<'_>,
+) -> crate::Result<ControlFlow<()>> {
+    let [module, mode, ty, name, key] = columns;
+    let addr = crate::rows::addr_from_row(module, mode, ty.into(), name.into(), key)?;
+    let deps = crate::rows::dependencies_from_row(dependencies, &addr.to_string())?;
+    Ok(visit(Streamed::Dependencies {
+        resource: &addr.resource,
+        dependencies: &deps,
+    }))
+}
+
+/// Stored `module` column texts in module order (by address text).
+pub(crate) fn modules_in_order(modules: Vec<String>) -> crate::Result<Vec<String>> {
+    let mut modules = modules
+        .into_iter()
+        .map(|text| Ok((crate::rows::module_from_json(&text)?, text)))
+        .collect::<crate::Result<Vec<_>>>()?;
+    modules.sort_by_cached_key(|(m, _)| m.to_string());
+    Ok(modules.into_iter().map(|(_, text)| text).collect())
+}
+
 /// Hands a decoded row to the visitor as [`Streamed::Object`].
 pub(crate) fn visit_row(row: &crate::rows::DecodedRow, visit: &mut Visit<'_>) -> ControlFlow<()> {
     let (config, _) = crate::model::split_provider_instance(&row.provider);
