@@ -37,8 +37,10 @@ use terrane_value::Value;
 /// One apply walk and what it owns.
 pub struct Applying {
     pub walk: Arc<Walk>,
-    /// The plan being applied, by (address, deposed).
-    planned: HashMap<(InstanceAddr, Option<String>), Change>,
+    /// The plan's changes of current objects the walk applies, by
+    /// address (none in destroy mode, where no walk runs: the deletes
+    /// are applied from the plan's list).
+    planned: HashMap<InstanceAddr, Change>,
     /// Where each change is made durable.
     pub store: Persist,
     /// Objects (added, changed, destroyed), for the summary.
@@ -51,11 +53,15 @@ impl Applying {
     pub fn new(walk: Arc<Walk>, plan: &Plan, run: Option<SharedRun>) -> Arc<Applying> {
         Arc::new(Applying {
             walk,
-            planned: plan
-                .changes
-                .iter()
-                .map(|c| ((c.addr.clone(), c.deposed.clone()), c.clone()))
-                .collect(),
+            planned: match plan.mode {
+                crate::PlanMode::Destroy => HashMap::new(),
+                _ => plan
+                    .changes
+                    .iter()
+                    .filter(|c| c.deposed.is_none())
+                    .map(|c| (c.addr.clone(), c.clone()))
+                    .collect(),
+            },
             store: Persist::new(run),
             applied: Mutex::new((0, 0, 0)),
             imported: Mutex::new(0),
@@ -158,7 +164,7 @@ async fn apply_planned(
         addr,
         vars: inst,
     } = i;
-    let planned = a.planned.get(&(addr.clone(), None)).cloned();
+    let planned = a.planned.get(&addr).cloned();
     let current = lock(&w.state).object(&addr, None).cloned();
     let Some(change) = planned else {
         // No planned change (e.g. excluded by -target): keep what state has.

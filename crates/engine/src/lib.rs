@@ -56,7 +56,7 @@ pub use defer::{DeferReason, Deferred};
 pub use graph::{build as build_graph, default_provider_name, resource_provider, to_dot, Graph};
 pub use model::{
     closure_dependencies, config_addr, set_closure_dependencies, with_closure_dependencies, Action,
-    Change, OutputChange, Plan, PlanMode, Reason,
+    Change, DependencyClosure, OutputChange, Plan, PlanMode, Reason,
 };
 pub use run::{ApplyResult, Engine, Evaluation};
 pub use walk::{object_id, EngineCore, Event, EventSink, Options};

@@ -275,41 +275,15 @@ fn walk_schema(schema: &terrane_schema::Block, v: &Value, path: &mut Path, out: 
 pub fn closure_dependencies(
     s: &terrane_state::Snapshot,
 ) -> std::collections::HashMap<(InstanceAddr, Option<String>), Vec<String>> {
-    use std::collections::{BTreeSet, HashMap};
-    // Direct dependencies per configuration address (union over instances).
-    let mut direct: HashMap<String, BTreeSet<String>> = HashMap::new();
+    let mut closure = DependencyClosure::default();
     for (raddr, r) in &s.resources {
-        let key = config_addr(&raddr.instance(terrane_state::InstanceKey::None));
-        let entry = direct.entry(key).or_default();
         for inst in r.instances.values() {
             for o in inst.current.iter().chain(inst.deposed.values()) {
-                entry.extend(o.dependencies.iter().cloned());
+                closure.add_direct(raddr, &o.dependencies);
             }
         }
     }
-    let mut memo: HashMap<String, BTreeSet<String>> = HashMap::new();
-    fn close(
-        a: &str,
-        direct: &HashMap<String, BTreeSet<String>>,
-        memo: &mut HashMap<String, BTreeSet<String>>,
-        visiting: &mut BTreeSet<String>,
-    ) -> BTreeSet<String> {
-        if let Some(m) = memo.get(a) {
-            return m.clone();
-        }
-        if !visiting.insert(a.to_string()) {
-            return BTreeSet::new();
-        }
-        let mut out = BTreeSet::new();
-        for d in direct.get(a).into_iter().flatten() {
-            out.insert(d.clone());
-            out.extend(close(d, direct, memo, visiting));
-        }
-        visiting.remove(a);
-        memo.insert(a.to_string(), out.clone());
-        out
-    }
-    let mut out = HashMap::new();
+    let mut out = std::collections::HashMap::new();
     for (raddr, r) in &s.resources {
         for (key, inst) in &r.instances {
             let addr = raddr.instance(key.clone());
@@ -319,20 +293,80 @@ pub fn closure_dependencies(
                 .map(|o| (None, o))
                 .chain(inst.deposed.iter().map(|(k, o)| (Some(k.clone()), o)));
             for (deposed, o) in objects {
-                if raddr.mode == terrane_state::Mode::Data {
-                    out.insert((addr.clone(), deposed), Vec::new());
-                    continue;
-                }
-                let mut all = BTreeSet::new();
-                for d in &o.dependencies {
-                    all.insert(d.clone());
-                    all.extend(close(d, &direct, &mut memo, &mut BTreeSet::new()));
-                }
-                out.insert((addr.clone(), deposed), all.into_iter().collect());
+                out.insert((addr.clone(), deposed), closure.of(raddr, &o.dependencies));
             }
         }
     }
     out
+}
+
+/// [`closure_dependencies`] one object at a time: every object's direct
+/// dependencies are added first ([`DependencyClosure::add_direct`]), then
+/// each object's closure is asked for ([`DependencyClosure::of`]). It
+/// holds the direct dependencies per configuration address (resource
+/// blocks that record any) and the closures computed, not the objects.
+#[derive(Default)]
+pub struct DependencyClosure {
+    /// Direct dependencies per configuration address (union over
+    /// instances); an address recording none is absent.
+    direct: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+    memo: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+}
+
+impl DependencyClosure {
+    /// Records the direct dependencies of one object of `resource`.
+    pub fn add_direct(&mut self, resource: &terrane_state::ResourceAddr, deps: &[String]) {
+        if deps.is_empty() {
+            return;
+        }
+        let key = config_addr(&resource.instance(terrane_state::InstanceKey::None));
+        self.direct
+            .entry(key)
+            .or_default()
+            .extend(deps.iter().cloned());
+    }
+
+    /// The dependencies Terraform records for an object of `resource`
+    /// whose direct ones are `deps`, sorted (none for a data source).
+    pub fn of(&mut self, resource: &terrane_state::ResourceAddr, deps: &[String]) -> Vec<String> {
+        use std::collections::BTreeSet;
+        if resource.mode == terrane_state::Mode::Data {
+            return Vec::new();
+        }
+        let mut all = BTreeSet::new();
+        for d in deps {
+            all.insert(d.clone());
+            all.extend(self.close(d, &mut BTreeSet::new()));
+        }
+        all.into_iter().collect()
+    }
+
+    fn close(
+        &mut self,
+        a: &str,
+        visiting: &mut std::collections::BTreeSet<String>,
+    ) -> std::collections::BTreeSet<String> {
+        use std::collections::BTreeSet;
+        if let Some(m) = self.memo.get(a) {
+            return m.clone();
+        }
+        if !visiting.insert(a.to_string()) {
+            return BTreeSet::new();
+        }
+        let mut out = BTreeSet::new();
+        let direct: Vec<String> = self
+            .direct
+            .get(a)
+            .map(|d| d.iter().cloned().collect())
+            .unwrap_or_default();
+        for d in direct {
+            out.extend(self.close(&d, visiting));
+            out.insert(d);
+        }
+        visiting.remove(a);
+        self.memo.insert(a.to_string(), out.clone());
+        out
+    }
 }
 
 /// `s` with every object's dependencies as Terraform records them (for

@@ -619,24 +619,44 @@ impl Engine {
         run: Box<dyn Run>,
         opts: Options,
     ) -> (ApplyResult, Box<dyn Run>) {
-        self.apply_owned(plan, state.clone(), run, opts).await
+        let diff = plan
+            .prior_state
+            .as_ref()
+            .map(|refreshed| state_diff(state, refreshed));
+        self.apply_inner(plan.clone(), diff, state.clone(), run, opts)
+            .await
     }
 
-    /// [`Engine::apply`] of a state the caller no longer needs: the walk
-    /// takes it instead of a copy.
+    /// [`Engine::apply`] of a plan and a state the caller no longer needs:
+    /// the walk takes the state instead of a copy, the plan's prior state
+    /// (it only says what refresh found, which is made durable first) is
+    /// dropped before the walk, and its deletes are moved, not copied, to
+    /// the tasks that apply them: a large state is not held twice while
+    /// it is applied, nor a destroy's planned changes.
     pub async fn apply_owned(
         &self,
-        plan: &Plan,
+        mut plan: Plan,
         state: Snapshot,
         run: Box<dyn Run>,
         opts: Options,
     ) -> (ApplyResult, Box<dyn Run>) {
-        // What refresh found, to be made durable first (compared before
-        // the walk takes the state).
         let diff = plan
             .prior_state
-            .as_ref()
-            .map(|refreshed| state_diff(&state, refreshed));
+            .take()
+            .map(|refreshed| state_diff(&state, &refreshed));
+        self.apply_inner(plan, diff, state, run, opts).await
+    }
+
+    /// Applies `plan` to `state`, after recording `diff` (what refresh
+    /// found, compared before the walk takes the state).
+    async fn apply_inner(
+        &self,
+        mut plan: Plan,
+        diff: Option<Vec<StateChange>>,
+        state: Snapshot,
+        run: Box<dyn Run>,
+        opts: Options,
+    ) -> (ApplyResult, Box<dyn Run>) {
         let run = Arc::new(Mutex::new(run));
         // `plantimestamp()` gives at apply what it gave at plan.
         let opts = Options {
@@ -644,7 +664,7 @@ impl Engine {
             ..opts
         };
         let w = Arc::new(Walk::new(self.core.clone(), Phase::Apply, opts, state));
-        let a = Applying::new(w.clone(), plan, Some(run.clone()));
+        let a = Applying::new(w.clone(), &plan, Some(run.clone()));
         let mut result = ApplyResult::default();
         // What the walk's nodes and the deletes reported.
         let mut walked = Vec::new();
@@ -668,12 +688,10 @@ impl Engine {
                     result.diagnostics.push(d);
                 }
             }
-            let deletes: Vec<Change> = plan
-                .changes
-                .iter()
-                .filter(|c| c.action == Action::Delete)
-                .cloned()
-                .collect();
+            let (deletes, rest): (Vec<Change>, Vec<Change>) = std::mem::take(&mut plan.changes)
+                .into_iter()
+                .partition(|c| c.action == Action::Delete);
+            plan.changes = rest;
             if plan.mode == PlanMode::Destroy {
                 walked.extend(configure_providers(&w).await);
                 walked.extend(apply_deletes(&a, deletes).await.1);

@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
 use terrane_engine::{Action, Plan};
-use terrane_state::{InstanceKey, Mode, ResourceAddr, ResourceState, Snapshot};
+use terrane_state::{InstanceKey, Mode, ResourceAddr, Snapshot};
 use terrane_value::{Kind, Value};
 
 /// A value with unknowns left out (unknown attributes omitted, unknown
@@ -126,40 +126,6 @@ pub fn state(s: &Snapshot) -> Json {
     serde_json::from_slice(&out).expect("write_state writes valid JSON")
 }
 
-/// The `resources` array of one module in [`write_state`].
-fn write_objects(
-    w: &mut dyn std::io::Write,
-    rs: &[(&ResourceAddr, &ResourceState)],
-    deps: &Deps,
-) -> std::io::Result<()> {
-    w.write_all(b"[")?;
-    let mut first = true;
-    for &(raddr, r) in rs {
-        for (key, inst) in &r.instances {
-            let addr = raddr.instance(key.clone());
-            let objects = inst
-                .current
-                .iter()
-                .map(|o| (o, None))
-                .chain(inst.deposed.iter().map(|(k, o)| (o, Some(k))));
-            for (o, deposed) in objects {
-                let d = deps.get(&(addr.clone(), deposed.cloned()));
-                let d = d.map(Vec::as_slice).unwrap_or_default();
-                let j = object_json(raddr, &r.provider, key, o, deposed, d);
-                if !first {
-                    w.write_all(b",")?;
-                }
-                first = false;
-                serde_json::to_writer(&mut *w, &j)?;
-            }
-        }
-    }
-    w.write_all(b"]")
-}
-
-/// Each object's dependencies, by (instance address, deposed key).
-type Deps = std::collections::HashMap<(terrane_state::InstanceAddr, Option<String>), Vec<String>>;
-
 /// `show -json` of a state (format 1.0), written to `w` as it is built:
 /// one object at a time, so the document never exists whole in memory
 /// beside the state it is made from (issue 19). The bytes are those of the
@@ -169,50 +135,148 @@ type Deps = std::collections::HashMap<(terrane_state::InstanceAddr, Option<Strin
 /// modules in address order, objects in state order (the current object,
 /// then the deposed ones, as Terraform lists them); a newline ends it.
 pub fn write_state(s: &Snapshot, w: &mut impl std::io::Write) -> std::io::Result<()> {
-    if s.resources.is_empty() && s.outputs.is_empty() {
-        return writeln!(w, "{}", json!({"format_version": "1.0"}));
+    let mut writer = StateWriter::new(w);
+    s.stream(&mut |item| writer.visit(item));
+    writer.finish()
+}
+
+/// [`write_state`] of the state `store` holds for `workspace`, read one
+/// object at a time ([`terrane_state::StateStore::stream`]): neither the
+/// state nor the document is ever held whole. A store error is returned
+/// as is; a write error (a reader gone) ends the stream and is returned.
+pub fn write_store_state(
+    store: &dyn terrane_state::StateStore,
+    workspace: &str,
+    w: &mut impl std::io::Write,
+) -> Result<std::io::Result<()>, terrane_state::StateError> {
+    let mut writer = StateWriter::new(w);
+    store.stream(workspace, &mut |item| writer.visit(item))?;
+    Ok(writer.finish())
+}
+
+/// Writes `show -json`'s state document from a stream
+/// ([`terrane_state::Streamed`] items, objects in module order).
+struct StateWriter<'w, W: std::io::Write> {
+    w: &'w mut W,
+    deps: terrane_engine::DependencyClosure,
+    /// The outputs, written last; None: the state is empty (and the
+    /// document written whole).
+    outputs: Option<Json>,
+    /// The module whose `resources` are being written (None: the root's
+    /// not yet begun).
+    module: Option<String>,
+    /// Whether an object was written in the current module's `resources`.
+    first: bool,
+    failed: Option<std::io::Error>,
+}
+
+impl<'w, W: std::io::Write> StateWriter<'w, W> {
+    fn new(w: &'w mut W) -> Self {
+        StateWriter {
+            w,
+            deps: Default::default(),
+            outputs: None,
+            module: None,
+            first: true,
+            failed: None,
+        }
     }
-    // Dependencies as Terraform records them (terrane keeps direct ones).
-    let deps = terrane_engine::closure_dependencies(s);
-    // Resources by module address, each in state order.
-    let mut modules: BTreeMap<String, Vec<_>> = BTreeMap::new();
-    for (raddr, r) in &s.resources {
-        modules
-            .entry(raddr.module.to_string())
-            .or_default()
-            .push((raddr, r));
-    }
-    let root = modules.remove("").unwrap_or_default();
-    write!(
-        w,
-        "{{\"format_version\":\"1.0\",\"terraform_version\":{},\"values\":{{\"root_module\":{{\"resources\":",
-        Json::from(terrane_engine::TERRAFORM_VERSION)
-    )?;
-    write_objects(w, &root, &deps)?;
-    if !modules.is_empty() {
-        w.write_all(b",\"child_modules\":[")?;
-        for (i, (addr, rs)) in modules.iter().enumerate() {
-            if i > 0 {
-                w.write_all(b",")?;
+
+    fn visit(&mut self, item: terrane_state::Streamed<'_>) -> std::ops::ControlFlow<()> {
+        match self.write(item) {
+            Ok(()) => std::ops::ControlFlow::Continue(()),
+            Err(e) => {
+                self.failed = Some(e);
+                std::ops::ControlFlow::Break(())
             }
-            w.write_all(b"{\"resources\":")?;
-            write_objects(w, rs, &deps)?;
-            write!(w, ",\"address\":{}}}", Json::from(addr.as_str()))?;
         }
-        w.write_all(b"]")?;
     }
-    w.write_all(b"}")?;
-    if !s.outputs.is_empty() {
-        let mut outputs = Map::new();
-        for (name, o) in &s.outputs {
-            outputs.insert(
-                name.clone(),
-                json!({"sensitive": o.sensitive, "value": o.value, "type": o.ty}),
-            );
+
+    fn write(&mut self, item: terrane_state::Streamed<'_>) -> std::io::Result<()> {
+        use terrane_state::Streamed;
+        match item {
+            Streamed::Start { outputs, resources } => {
+                if !resources && outputs.is_empty() {
+                    return writeln!(self.w, "{}", json!({"format_version": "1.0"}));
+                }
+                let mut m = Map::new();
+                for (name, o) in outputs {
+                    m.insert(
+                        name.clone(),
+                        json!({"sensitive": o.sensitive, "value": o.value, "type": o.ty}),
+                    );
+                }
+                self.outputs = Some(Json::Object(m));
+                write!(
+                    self.w,
+                    "{{\"format_version\":\"1.0\",\"terraform_version\":{},\"values\":{{\"root_module\":{{\"resources\":[",
+                    Json::from(terrane_engine::TERRAFORM_VERSION)
+                )?;
+                self.module = Some(String::new());
+            }
+            Streamed::Dependencies {
+                resource,
+                dependencies,
+            } => self.deps.add_direct(resource, dependencies),
+            Streamed::Object {
+                addr,
+                deposed,
+                provider,
+                object,
+            } => {
+                let raddr = &addr.resource;
+                let module = raddr.module.to_string();
+                if self.module.as_deref() != Some(module.as_str()) {
+                    if self.module.as_deref() == Some("") {
+                        self.w.write_all(b"],\"child_modules\":[")?;
+                    } else {
+                        self.end_child()?;
+                        self.w.write_all(b",")?;
+                    }
+                    self.w.write_all(b"{\"resources\":[")?;
+                    self.module = Some(module);
+                    self.first = true;
+                }
+                let d = self.deps.of(raddr, &object.dependencies);
+                let deposed = deposed.map(str::to_string);
+                let j = object_json(raddr, provider, &addr.key, object, deposed.as_ref(), &d);
+                if !self.first {
+                    self.w.write_all(b",")?;
+                }
+                self.first = false;
+                serde_json::to_writer(&mut *self.w, &j)?;
+            }
         }
-        write!(w, ",\"outputs\":{}", Json::Object(outputs))?;
+        Ok(())
     }
-    w.write_all(b"}}\n")
+
+    /// Closes a child module's entry.
+    fn end_child(&mut self) -> std::io::Result<()> {
+        let addr = self.module.as_deref().unwrap_or_default();
+        write!(self.w, "],\"address\":{}}}", Json::from(addr))
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let Some(outputs) = self.outputs.take() else {
+            // Empty: written whole at the start.
+            return Ok(());
+        };
+        match self.module.as_deref() {
+            Some("") | None => self.w.write_all(b"]")?,
+            Some(_) => {
+                self.end_child()?;
+                self.w.write_all(b"]")?;
+            }
+        }
+        self.w.write_all(b"}")?;
+        if outputs.as_object().is_some_and(|m| !m.is_empty()) {
+            write!(self.w, ",\"outputs\":{outputs}")?;
+        }
+        self.w.write_all(b"}}\n")
+    }
 }
 
 /// State JSON keeps a `dynamic` attribute's value as `{"value": V, "type":

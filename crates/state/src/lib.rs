@@ -7,6 +7,7 @@
 //!   that fails fast naming its holder, one durable transaction per change
 //!   set. Two stores: [`SqliteStore`] (embedded default, one file) and
 //!   [`PgStore`] (PostgreSQL, session advisory locks).
+//! * [`stream`]: a workspace's objects one at a time, in module order.
 //! * [`tfstate`]: Terraform state v4 JSON import and export.
 //! * [`crypt`]: encryption at rest (AES-256-GCM, PBKDF2 key).
 //!
@@ -24,6 +25,7 @@ mod pg;
 mod rows;
 mod sqlite;
 mod store;
+pub mod stream;
 pub mod tfstate;
 
 pub use addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr, Target};
@@ -34,6 +36,7 @@ pub use model::{Change, InstanceState, ObjectState, OutputState, ResourceState, 
 pub use pg::{pg_connect, PgStore};
 pub use sqlite::SqliteStore;
 pub use store::{check_plan_freshness, Run, StateStore};
+pub use stream::{Streamed, Visit};
 
 /// Where a working directory's state lives and how it is encrypted,
 /// resolved by the caller from the `terraform { state "..." { } }` block

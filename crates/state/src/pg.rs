@@ -276,6 +276,138 @@ fn read_lock(c: &mut impl GenericClient, s: &str, workspace: &str) -> Result<Opt
     }))
 }
 
+/// The columns [`object_row_of`] reads, in its order.
+const OBJECT_COLUMNS: &str = "module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat";
+
+fn object_row_of(r: &postgres::Row) -> ObjectRow {
+    ObjectRow {
+        module: r.get(0),
+        mode: r.get(1),
+        ty: r.get(2),
+        name: r.get(3),
+        key: r.get(4),
+        deposed: r.get(5),
+        provider: r.get(6),
+        schema_version: r.get(7),
+        tainted: r.get(8),
+        attributes: r.get(9),
+        private: r.get(10),
+        sensitive: r.get(11),
+        dependencies: r.get(12),
+        cbd: r.get(13),
+        identity_schema_version: r.get(14),
+        attributes_flat: r.get(15),
+    }
+}
+
+fn read_outputs(c: &mut impl GenericClient, s: &str, workspace: &str) -> Result<Vec<OutputRow>> {
+    Ok(c.query(
+        &format!("SELECT name, value, type, sensitive FROM {s}.outputs WHERE workspace=$1"),
+        &[&workspace],
+    )?
+    .iter()
+    .map(|r| OutputRow {
+        name: r.get(0),
+        value: r.get(1),
+        ty: r.get(2),
+        sensitive: r.get(3),
+    })
+    .collect())
+}
+
+/// A read-only transaction that sees one snapshot of the database.
+fn read_transaction(c: &mut Client) -> Result<postgres::Transaction<'_>> {
+    Ok(c.build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()?)
+}
+
+/// Rows fetched per round trip while streaming.
+const STREAM_BATCH: i32 = 256;
+
+/// [`StateStore::stream`] within the read transaction `tx`: the outputs,
+/// every object's dependencies (that column alone), then one query per
+/// module and mode, ordered by the server, read through a portal a batch
+/// at a time and decoded one row at a time.
+fn stream_rows(
+    tx: &mut postgres::Transaction<'_>,
+    s: &str,
+    workspace: &str,
+    cipher: Option<&Cipher>,
+    visit: &mut crate::stream::Visit<'_>,
+) -> Result<()> {
+    let path = format!("PostgreSQL schema {s}");
+    let exists = tx
+        .query_opt(
+            &format!("SELECT 1 FROM {s}.workspaces WHERE name=$1"),
+            &[&workspace],
+        )?
+        .is_some();
+    let (outputs, modules) = if exists {
+        let outputs = read_outputs(tx, s, workspace)?;
+        let modules: Vec<String> = tx
+            .query(
+                &format!("SELECT DISTINCT module FROM {s}.objects WHERE workspace=$1"),
+                &[&workspace],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        (outputs, modules)
+    } else {
+        Default::default()
+    };
+    let outputs = crate::rows::outputs_from_rows(workspace, outputs, cipher, &path)?;
+    let start = crate::stream::Streamed::Start {
+        outputs: &outputs,
+        resources: !modules.is_empty(),
+    };
+    if visit(start).is_break() {
+        return Ok(());
+    }
+    let portal = tx.bind(
+        &format!("SELECT module, mode, type, name, key, dependencies FROM {s}.objects WHERE workspace=$1 AND dependencies <> '[]'"),
+        &[&workspace],
+    )?;
+    loop {
+        let rows = tx.query_portal(&portal, STREAM_BATCH)?;
+        if rows.is_empty() {
+            break;
+        }
+        for r in rows {
+            let columns = [r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)];
+            if crate::stream::visit_dependencies(columns, r.get(5), visit)?.is_break() {
+                return Ok(());
+            }
+        }
+    }
+    let modules = crate::stream::modules_in_order(modules)?;
+    let order = crate::stream::order_by("COLLATE \"C\"", "key::bigint", "(key::jsonb #>> '{}')");
+    let query = format!(
+        "SELECT {OBJECT_COLUMNS} FROM {s}.objects WHERE workspace=$1 AND module=$2 AND mode=$3 {order}"
+    );
+    for module in &modules {
+        for mode in [crate::Mode::Managed, crate::Mode::Data] {
+            let portal = tx.bind(&query, &[&workspace, module, &mode.as_str()])?;
+            loop {
+                let rows = tx.query_portal(&portal, STREAM_BATCH)?;
+                if rows.is_empty() {
+                    break;
+                }
+                for r in &rows {
+                    let row =
+                        crate::rows::object_from_row(workspace, object_row_of(r), cipher, &path)?;
+                    if crate::stream::visit_row(&row, visit).is_break() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn read_snapshot(
     c: &mut impl GenericClient,
     s: &str,
@@ -291,42 +423,14 @@ fn read_snapshot(
     };
     let objects: Vec<ObjectRow> = c
         .query(
-            &format!("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat FROM {s}.objects WHERE workspace=$1"),
+            &format!("SELECT {OBJECT_COLUMNS} FROM {s}.objects WHERE workspace=$1"),
             &[&workspace],
         )?
         .iter()
-        .map(|r| ObjectRow {
-            module: r.get(0),
-            mode: r.get(1),
-            ty: r.get(2),
-            name: r.get(3),
-            key: r.get(4),
-            deposed: r.get(5),
-            provider: r.get(6),
-            schema_version: r.get(7),
-            tainted: r.get(8),
-            attributes: r.get(9),
-            private: r.get(10),
-            sensitive: r.get(11),
-            dependencies: r.get(12),
-            cbd: r.get(13),
-            identity_schema_version: r.get(14),
-            attributes_flat: r.get(15),
-        })
+        .map(object_row_of)
         .collect();
-    let outputs: Vec<OutputRow> = c
-        .query(
-            &format!("SELECT name, value, type, sensitive FROM {s}.outputs WHERE workspace=$1"),
-            &[&workspace],
-        )?
-        .iter()
-        .map(|r| OutputRow {
-            name: r.get(0),
-            value: r.get(1),
-            ty: r.get(2),
-            sensitive: r.get(3),
-        })
-        .collect();
+    let outputs = read_outputs(c, s, workspace)?;
+    let objects = objects.into_iter().map(Ok);
     snapshot_from_rows(
         workspace,
         ws.get(0),
@@ -350,12 +454,20 @@ impl StateStore for PgStore {
 
     fn snapshot(&self, workspace: &str) -> Result<Snapshot> {
         let mut c = self.client()?;
-        let mut tx = c
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()?;
+        let mut tx = read_transaction(&mut c)?;
         read_snapshot(&mut tx, &self.schema, workspace, self.cipher.as_ref())
+    }
+
+    fn stream(&self, workspace: &str, visit: &mut crate::stream::Visit<'_>) -> Result<()> {
+        let mut c = self.client()?;
+        let mut tx = read_transaction(&mut c)?;
+        stream_rows(
+            &mut tx,
+            &self.schema,
+            workspace,
+            self.cipher.as_ref(),
+            visit,
+        )
     }
 
     fn lock(&self, workspace: &str, info: LockInfo) -> Result<Box<dyn Run>> {

@@ -236,16 +236,10 @@ pub(crate) fn output_row(
     }
 }
 
-/// The instance address a row's address columns name.
-pub(crate) fn addr_from_row(
-    module: &str,
-    mode: &str,
-    ty: String,
-    name: String,
-    key: &str,
-) -> Result<InstanceAddr> {
-    let module = match parse_json("module path", module)? {
-        Json::Array(steps) => ModulePath(
+/// The module path a row's `module` column holds.
+pub(crate) fn module_from_json(module: &str) -> Result<ModulePath> {
+    match parse_json("module path", module)? {
+        Json::Array(steps) => Ok(ModulePath(
             steps
                 .iter()
                 .map(|s| match s {
@@ -256,9 +250,20 @@ pub(crate) fn addr_from_row(
                     _ => Err(bad("module path", "steps must be [name, key] pairs")),
                 })
                 .collect::<Result<_>>()?,
-        ),
-        _ => return Err(bad("module path", "must be an array")),
-    };
+        )),
+        _ => Err(bad("module path", "must be an array")),
+    }
+}
+
+/// The instance address a row's address columns name.
+pub(crate) fn addr_from_row(
+    module: &str,
+    mode: &str,
+    ty: String,
+    name: String,
+    key: &str,
+) -> Result<InstanceAddr> {
+    let module = module_from_json(module)?;
     let mode = Mode::parse(mode).ok_or_else(|| bad("resource mode", mode))?;
     Ok(InstanceAddr {
         resource: ResourceAddr {
@@ -271,96 +276,99 @@ pub(crate) fn addr_from_row(
     })
 }
 
-/// Rebuilds a snapshot from rows; `path` names the store in errors.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn snapshot_from_rows(
+/// One object row decoded (and opened, when sealed): its address, deposed
+/// key (empty for the current object), the provider string as stored and
+/// the object; `path` names the store in errors.
+pub(crate) struct DecodedRow {
+    pub addr: InstanceAddr,
+    pub deposed: String,
+    pub provider: String,
+    pub object: ObjectState,
+}
+
+pub(crate) fn object_from_row(
     workspace: &str,
-    lineage: String,
-    serial: i64,
-    terraform_version: String,
-    objects: Vec<ObjectRow>,
+    r: ObjectRow,
+    cipher: Option<&Cipher>,
+    path: &str,
+) -> Result<DecodedRow> {
+    let aad = |column: &str| {
+        object_aad(
+            workspace, &r.module, &r.mode, &r.ty, &r.name, &r.key, column,
+        )
+    };
+    let (attributes_aad, private_aad, flat_aad) =
+        (aad("attributes"), aad("private"), aad("attributes_flat"));
+    let addr = addr_from_row(&r.module, &r.mode, r.ty, r.name, &r.key)?;
+    let what = addr.to_string();
+    let attributes: Json = serde_json::from_slice(&unseal(
+        cipher,
+        &r.attributes,
+        &attributes_aad,
+        &what,
+        path,
+    )?)
+    .map_err(|e| bad(&what, &e.to_string()))?;
+    let attributes_flat = match &r.attributes_flat {
+        Some(f) => Some(
+            serde_json::from_slice::<BTreeMap<String, String>>(&unseal(
+                cipher, f, &flat_aad, &what, path,
+            )?)
+            .map_err(|e| bad(&what, &format!("attributes_flat: {e}")))?,
+        ),
+        None => None,
+    };
+    let private = match &r.private {
+        Some(p) => Some(unseal(cipher, p, &private_aad, &what, path)?),
+        None => None,
+    };
+    let sensitive_paths = match parse_json("sensitive paths", &r.sensitive)? {
+        Json::Array(ps) => ps
+            .iter()
+            .map(|p| path_from_json(p).map_err(|e| bad(&what, &e)))
+            .collect::<Result<Vec<_>>>()?,
+        _ => return Err(bad(&what, "sensitive paths must be an array")),
+    };
+    let dependencies = dependencies_from_row(&r.dependencies, &what)?;
+    let object = ObjectState {
+        attributes,
+        attributes_flat,
+        schema_version: u64::try_from(r.schema_version)
+            .map_err(|_| bad(&what, "negative schema version"))?,
+        status: if r.tainted {
+            Status::Tainted
+        } else {
+            Status::Ready
+        },
+        private,
+        sensitive_paths,
+        dependencies,
+        create_before_destroy: r.cbd,
+        identity_schema_version: r
+            .identity_schema_version
+            .map(|v| u64::try_from(v).map_err(|_| bad(&what, "negative identity schema version")))
+            .transpose()?,
+    };
+    Ok(DecodedRow {
+        addr,
+        deposed: r.deposed,
+        provider: r.provider,
+        object,
+    })
+}
+
+/// A row's `dependencies` column; `what` names the object in errors.
+pub(crate) fn dependencies_from_row(text: &str, what: &str) -> Result<Vec<String>> {
+    serde_json::from_str::<Vec<String>>(text).map_err(|e| bad(what, &e.to_string()))
+}
+
+/// Output rows decoded (and opened, when sealed).
+pub(crate) fn outputs_from_rows(
+    workspace: &str,
     outputs: Vec<OutputRow>,
     cipher: Option<&Cipher>,
     path: &str,
-) -> Result<Snapshot> {
-    let serial = serial_from_sql(serial, path)?;
-    let mut resources: BTreeMap<ResourceAddr, ResourceState> = BTreeMap::new();
-    for r in objects {
-        let aad = |column: &str| {
-            object_aad(
-                workspace, &r.module, &r.mode, &r.ty, &r.name, &r.key, column,
-            )
-        };
-        let (attributes_aad, private_aad, flat_aad) =
-            (aad("attributes"), aad("private"), aad("attributes_flat"));
-        let addr = addr_from_row(&r.module, &r.mode, r.ty, r.name, &r.key)?;
-        let what = addr.to_string();
-        let attributes: Json = serde_json::from_slice(&unseal(
-            cipher,
-            &r.attributes,
-            &attributes_aad,
-            &what,
-            path,
-        )?)
-        .map_err(|e| bad(&what, &e.to_string()))?;
-        let attributes_flat = match &r.attributes_flat {
-            Some(f) => Some(
-                serde_json::from_slice::<BTreeMap<String, String>>(&unseal(
-                    cipher, f, &flat_aad, &what, path,
-                )?)
-                .map_err(|e| bad(&what, &format!("attributes_flat: {e}")))?,
-            ),
-            None => None,
-        };
-        let private = match &r.private {
-            Some(p) => Some(unseal(cipher, p, &private_aad, &what, path)?),
-            None => None,
-        };
-        let sensitive_paths = match parse_json("sensitive paths", &r.sensitive)? {
-            Json::Array(ps) => ps
-                .iter()
-                .map(|p| path_from_json(p).map_err(|e| bad(&what, &e)))
-                .collect::<Result<Vec<_>>>()?,
-            _ => return Err(bad(&what, "sensitive paths must be an array")),
-        };
-        let dependencies = serde_json::from_str::<Vec<String>>(&r.dependencies)
-            .map_err(|e| bad(&what, &e.to_string()))?;
-        let object = ObjectState {
-            attributes,
-            attributes_flat,
-            schema_version: u64::try_from(r.schema_version)
-                .map_err(|_| bad(&what, "negative schema version"))?,
-            status: if r.tainted {
-                Status::Tainted
-            } else {
-                Status::Ready
-            },
-            private,
-            sensitive_paths,
-            dependencies,
-            create_before_destroy: r.cbd,
-            identity_schema_version: r
-                .identity_schema_version
-                .map(|v| {
-                    u64::try_from(v).map_err(|_| bad(&what, "negative identity schema version"))
-                })
-                .transpose()?,
-        };
-        let (config, provider_key) = crate::model::split_provider_instance(&r.provider);
-        let res = resources
-            .entry(addr.resource.clone())
-            .or_insert_with(|| ResourceState {
-                provider: config,
-                instances: BTreeMap::new(),
-            });
-        let inst = res.instances.entry(addr.key.clone()).or_default();
-        inst.provider_key = provider_key;
-        if r.deposed.is_empty() {
-            inst.current = Some(object);
-        } else {
-            inst.deposed.insert(r.deposed, object);
-        }
-    }
+) -> Result<BTreeMap<String, OutputState>> {
     let mut outs = BTreeMap::new();
     for o in outputs {
         let value = serde_json::from_slice(&unseal(
@@ -380,11 +388,53 @@ pub(crate) fn snapshot_from_rows(
             },
         );
     }
+    Ok(outs)
+}
+
+/// Rebuilds a snapshot from rows, each decoded as it comes (a store may
+/// hand them over while reading them, never holding them all); `path`
+/// names the store in errors.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn snapshot_from_rows(
+    workspace: &str,
+    lineage: String,
+    serial: i64,
+    terraform_version: String,
+    objects: impl IntoIterator<Item = Result<ObjectRow>>,
+    outputs: Vec<OutputRow>,
+    cipher: Option<&Cipher>,
+    path: &str,
+) -> Result<Snapshot> {
+    let serial = serial_from_sql(serial, path)?;
+    let mut resources: BTreeMap<ResourceAddr, ResourceState> = BTreeMap::new();
+    for r in objects {
+        let r = r?;
+        let DecodedRow {
+            addr,
+            deposed,
+            provider,
+            object,
+        } = object_from_row(workspace, r, cipher, path)?;
+        let (config, provider_key) = crate::model::split_provider_instance(&provider);
+        let res = resources
+            .entry(addr.resource.clone())
+            .or_insert_with(|| ResourceState {
+                provider: config,
+                instances: BTreeMap::new(),
+            });
+        let inst = res.instances.entry(addr.key.clone()).or_default();
+        inst.provider_key = provider_key;
+        if deposed.is_empty() {
+            inst.current = Some(object);
+        } else {
+            inst.deposed.insert(deposed, object);
+        }
+    }
     Ok(Snapshot {
         lineage,
         serial,
         terraform_version,
         resources,
-        outputs: outs,
+        outputs: outputs_from_rows(workspace, outputs, cipher, path)?,
     })
 }

@@ -417,6 +417,142 @@ fn read_lock(conn: &Connection, workspace: &str) -> rusqlite::Result<Option<Lock
     .optional()
 }
 
+/// The columns [`object_row_of`] reads, in its order.
+const OBJECT_COLUMNS: &str = "module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat";
+
+fn object_row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ObjectRow> {
+    Ok(ObjectRow {
+        module: r.get(0)?,
+        mode: r.get(1)?,
+        ty: r.get(2)?,
+        name: r.get(3)?,
+        key: r.get(4)?,
+        deposed: r.get(5)?,
+        provider: r.get(6)?,
+        schema_version: r.get(7)?,
+        tainted: r.get(8)?,
+        attributes: r.get(9)?,
+        private: r.get(10)?,
+        sensitive: r.get(11)?,
+        dependencies: r.get(12)?,
+        cbd: r.get(13)?,
+        identity_schema_version: r.get(14)?,
+        attributes_flat: r.get(15)?,
+    })
+}
+
+fn read_outputs(conn: &Connection, workspace: &str, name: &str) -> Result<Vec<OutputRow>> {
+    let err = |e: rusqlite::Error| corrupt_or(name, e);
+    let mut st = conn
+        .prepare("SELECT name, value, type, sensitive FROM outputs WHERE workspace=?1")
+        .map_err(err)?;
+    let outputs = st
+        .query_map(params![workspace], |r| {
+            Ok(OutputRow {
+                name: r.get(0)?,
+                value: r.get(1)?,
+                ty: r.get(2)?,
+                sensitive: r.get(3)?,
+            })
+        })
+        .map_err(err)?
+        .collect::<std::result::Result<_, _>>()
+        .map_err(err)?;
+    Ok(outputs)
+}
+
+/// [`StateStore::stream`] within the read transaction `conn` is in: the
+/// outputs, every object's dependencies (that column alone), then one
+/// query per module and mode whose rows SQLite orders (sorting within
+/// each resource, the primary key giving the rest), decoded one at a time.
+fn stream_rows(
+    conn: &Connection,
+    workspace: &str,
+    cipher: Option<&Cipher>,
+    name: &str,
+    visit: &mut crate::stream::Visit<'_>,
+) -> Result<()> {
+    use std::ops::ControlFlow;
+    let err = |e: rusqlite::Error| corrupt_or(name, e);
+    let exists = conn
+        .query_row(
+            "SELECT 1 FROM workspaces WHERE name=?1",
+            params![workspace],
+            |_| Ok(()),
+        )
+        .optional()
+        .map_err(err)?
+        .is_some();
+    let (outputs, modules) = if exists {
+        let outputs = read_outputs(conn, workspace, name)?;
+        let mut st = conn
+            .prepare("SELECT DISTINCT module FROM objects WHERE workspace=?1")
+            .map_err(err)?;
+        let modules: Vec<String> = st
+            .query_map(params![workspace], |r| r.get(0))
+            .map_err(err)?
+            .collect::<std::result::Result<_, _>>()
+            .map_err(err)?;
+        (outputs, modules)
+    } else {
+        Default::default()
+    };
+    let outputs = crate::rows::outputs_from_rows(workspace, outputs, cipher, name)?;
+    let start = crate::stream::Streamed::Start {
+        outputs: &outputs,
+        resources: !modules.is_empty(),
+    };
+    if visit(start).is_break() {
+        return Ok(());
+    }
+    {
+        let mut st = conn
+            .prepare("SELECT module, mode, type, name, key, dependencies FROM objects WHERE workspace=?1 AND dependencies <> '[]'")
+            .map_err(err)?;
+        let mut rows = st.query(params![workspace]).map_err(err)?;
+        while let Some(r) = rows.next().map_err(err)? {
+            let text = |i: usize| r.get::<_, String>(i).map_err(err);
+            let (module, mode, ty, name, key) = (text(0)?, text(1)?, text(2)?, text(3)?, text(4)?);
+            let columns = [
+                module.as_str(),
+                mode.as_str(),
+                ty.as_str(),
+                name.as_str(),
+                key.as_str(),
+            ];
+            if crate::stream::visit_dependencies(columns, &text(5)?, visit)?.is_break() {
+                return Ok(());
+            }
+        }
+    }
+    let modules = crate::stream::modules_in_order(modules)?;
+    let order = crate::stream::order_by(
+        "COLLATE BINARY",
+        "CAST(key AS INTEGER)",
+        "json_extract(key, '$')",
+    );
+    let mut st = conn
+        .prepare(&format!(
+            "SELECT {OBJECT_COLUMNS} FROM objects WHERE workspace=?1 AND module=?2 AND mode=?3 {order}"
+        ))
+        .map_err(err)?;
+    for module in &modules {
+        for mode in [crate::Mode::Managed, crate::Mode::Data] {
+            let mut rows = st
+                .query(params![workspace, module, mode.as_str()])
+                .map_err(err)?;
+            while let Some(r) = rows.next().map_err(err)? {
+                let row = object_row_of(r).map_err(err)?;
+                let row = crate::rows::object_from_row(workspace, row, cipher, name)?;
+                if let ControlFlow::Break(()) = crate::stream::visit_row(&row, visit) {
+                    return Ok(());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn read_snapshot(
     conn: &Connection,
     workspace: &str,
@@ -436,47 +572,17 @@ fn read_snapshot(
         return Ok(Snapshot::empty());
     };
     let mut st = conn
-        .prepare("SELECT module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat FROM objects WHERE workspace=?1")
+        .prepare(&format!(
+            "SELECT {OBJECT_COLUMNS} FROM objects WHERE workspace=?1"
+        ))
         .map_err(err)?;
-    let objects: Vec<ObjectRow> = st
-        .query_map(params![workspace], |r| {
-            Ok(ObjectRow {
-                module: r.get(0)?,
-                mode: r.get(1)?,
-                ty: r.get(2)?,
-                name: r.get(3)?,
-                key: r.get(4)?,
-                deposed: r.get(5)?,
-                provider: r.get(6)?,
-                schema_version: r.get(7)?,
-                tainted: r.get(8)?,
-                attributes: r.get(9)?,
-                private: r.get(10)?,
-                sensitive: r.get(11)?,
-                dependencies: r.get(12)?,
-                cbd: r.get(13)?,
-                identity_schema_version: r.get(14)?,
-                attributes_flat: r.get(15)?,
-            })
-        })
+    let outputs = read_outputs(conn, workspace, name)?;
+    // Each row decoded as it is read: the raw rows are never all held
+    // beside the snapshot they make.
+    let objects = st
+        .query_map(params![workspace], object_row_of)
         .map_err(err)?
-        .collect::<std::result::Result<_, _>>()
-        .map_err(err)?;
-    let mut st = conn
-        .prepare("SELECT name, value, type, sensitive FROM outputs WHERE workspace=?1")
-        .map_err(err)?;
-    let outputs: Vec<OutputRow> = st
-        .query_map(params![workspace], |r| {
-            Ok(OutputRow {
-                name: r.get(0)?,
-                value: r.get(1)?,
-                ty: r.get(2)?,
-                sensitive: r.get(3)?,
-            })
-        })
-        .map_err(err)?
-        .collect::<std::result::Result<_, _>>()
-        .map_err(err)?;
+        .map(|r| r.map_err(err));
     snapshot_from_rows(
         workspace, lineage, serial, tfv, objects, outputs, cipher, name,
     )
@@ -496,6 +602,13 @@ impl StateStore for SqliteStore {
         let name = self.name();
         let tx = conn.transaction().map_err(|e| corrupt_or(&name, e))?;
         read_snapshot(&tx, workspace, self.cipher.as_ref(), &name)
+    }
+
+    fn stream(&self, workspace: &str, visit: &mut crate::stream::Visit<'_>) -> Result<()> {
+        let mut conn = self.connect()?;
+        let name = self.name();
+        let tx = conn.transaction().map_err(|e| corrupt_or(&name, e))?;
+        stream_rows(&tx, workspace, self.cipher.as_ref(), &name, visit)
     }
 
     /// Read from the address columns alone, unless the store is encrypted

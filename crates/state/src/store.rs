@@ -30,6 +30,14 @@ pub trait StateStore: Send + Sync {
             .flat_map(|(raddr, r)| r.instances.keys().map(|k| raddr.instance(k.clone())))
             .collect())
     }
+    /// `workspace`'s state one object at a time, in module order (see
+    /// [`crate::stream`]), within one read: the caller never holds the
+    /// whole state. A store whose state is one document (a Terraform
+    /// backend) reads it whole and streams that: this default.
+    fn stream(&self, workspace: &str, visit: &mut crate::stream::Visit<'_>) -> Result<()> {
+        self.snapshot(workspace)?.stream(visit);
+        Ok(())
+    }
     /// Takes the workspace lock; fails fast naming the holder.
     fn lock(&self, workspace: &str, info: LockInfo) -> Result<Box<dyn Run>>;
     /// Removes a lock by ID, whoever holds it.

@@ -185,8 +185,9 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         .iter()
         .filter(|c| c.action != terrane_engine::Action::NoOp)
         .count();
+    let deferred = plan.deferred.len();
     let ticker = progress(&engine, total);
-    let (result, run) = engine.apply_owned(&plan, snapshot, run, opts.clone()).await;
+    let (result, run) = engine.apply_owned(plan, snapshot, run, opts.clone()).await;
     ticker.abort();
     engine.shutdown().await;
     if let Err(e) = off_runtime(|| run.finish()) {
@@ -245,8 +246,8 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         );
         println!("\n{}", ui.style.bold(&line));
     }
-    if !plan.deferred.is_empty() {
-        let n = plan.deferred.len();
+    if deferred > 0 {
+        let n = deferred;
         println!("\n{}", human::wrap(&format!("The plan was partial: {n} deferred part(s) were not applied. Run \"terrane apply\" again to plan and apply them.")));
     }
     if !result.outputs.is_empty() {

@@ -42,19 +42,32 @@ pub async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         }
         return 0;
     }
+    if ui.json {
+        // Streamed from the store one object at a time: neither the state
+        // nor the document is held whole (issue 19). A write that fails (a
+        // reader gone) ends it quietly, as `println!` does here
+        // (crate::out).
+        return off_runtime(|| {
+            let store = open_store(ui, dir)?;
+            use std::io::Write;
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            match json::write_store_state(store.as_ref(), &crate::session::workspace(), &mut w) {
+                Ok(written) => {
+                    let _ = written.and_then(|()| w.flush());
+                    Ok(0)
+                }
+                Err(e) => {
+                    let _ = w.flush();
+                    Err(ui.error("Failed to read state", e.to_string()))
+                }
+            }
+        })
+        .unwrap_or_else(|c| c);
+    }
     let s = match crate::session::read_state(ui, dir) {
         Ok(s) => s,
         Err(c) => return c,
     };
-    if ui.json {
-        // Streamed: the document is never held whole beside the state. A
-        // write that fails (a reader gone) ends it quietly, as `println!`
-        // does here (crate::out).
-        use std::io::Write;
-        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-        let _ = json::write_state(&s, &mut w).and_then(|()| w.flush());
-    } else {
-        super::state::show::show_all(dir, &s).await;
-    }
+    super::state::show::show_all(dir, &s).await;
     0
 }
