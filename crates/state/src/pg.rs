@@ -14,7 +14,7 @@ use crate::lock::LockInfo;
 use crate::model::{Change, Snapshot};
 use crate::rows::{
     key_json, module_json, object_aad, object_row, output_aad, output_row, serial_from_sql,
-    serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow,
+    serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow, OBJECT_COLUMNS,
 };
 use crate::store::{Run, StateStore};
 use postgres::{Client, GenericClient};
@@ -276,9 +276,7 @@ fn read_lock(c: &mut impl GenericClient, s: &str, workspace: &str) -> Result<Opt
     }))
 }
 
-/// The columns [`object_row_of`] reads, in its order.
-const OBJECT_COLUMNS: &str = "module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat";
-
+/// One row of the columns [`OBJECT_COLUMNS`] names, in its order.
 fn object_row_of(r: &postgres::Row) -> ObjectRow {
     ObjectRow {
         module: r.get(0),

@@ -10,6 +10,10 @@ use crate::tfstate::{path_from_json, path_to_json};
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 
+/// The columns of an object row as the stores select them, in
+/// [`ObjectRow`]'s field order (each store reads them by position).
+pub(crate) const OBJECT_COLUMNS: &str = "module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat";
+
 /// One object row.
 #[derive(Debug, Clone)]
 pub(crate) struct ObjectRow {

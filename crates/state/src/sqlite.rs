@@ -21,7 +21,7 @@ use crate::lock::LockInfo;
 use crate::model::{Change, Snapshot};
 use crate::rows::{
     key_json, module_json, object_aad, object_row, output_aad, output_row, serial_from_sql,
-    serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow,
+    serial_to_sql, snapshot_from_rows, ObjectRow, OutputRow, OBJECT_COLUMNS,
 };
 use crate::store::{Run, StateStore};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -417,9 +417,7 @@ fn read_lock(conn: &Connection, workspace: &str) -> rusqlite::Result<Option<Lock
     .optional()
 }
 
-/// The columns [`object_row_of`] reads, in its order.
-const OBJECT_COLUMNS: &str = "module, mode, type, name, key, deposed, provider, schema_version, tainted, attributes, private, sensitive, dependencies, cbd, identity_schema_version, attributes_flat";
-
+/// One row of the columns [`OBJECT_COLUMNS`] names, in its order.
 fn object_row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ObjectRow> {
     Ok(ObjectRow {
         module: r.get(0)?,

@@ -247,8 +247,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
         println!("\n{}", ui.style.bold(&line));
     }
     if deferred > 0 {
-        let n = deferred;
-        println!("\n{}", human::wrap(&format!("The plan was partial: {n} deferred part(s) were not applied. Run \"terrane apply\" again to plan and apply them.")));
+        println!("\n{}", human::wrap(&format!("The plan was partial: {deferred} deferred part(s) were not applied. Run \"terrane apply\" again to plan and apply them.")));
     }
     if !result.outputs.is_empty() {
         println!("\n{}\n", ui.style.bold("Outputs:"));
