@@ -10,6 +10,8 @@
 //!   `local-exec` provisioner waits for the test's `release` file) keeps
 //!   that apply from finishing before the kill however fast it goes.
 
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -84,35 +86,72 @@ fn start_apply(dir: &Path) -> Child {
         .expect("terrane starts")
 }
 
-/// Polls the state until at least `min` objects are committed, then stops
-/// the process (SIGSTOP) so that the signal the test sends next cannot
-/// arrive after a fast apply has already finished; returns everything seen
-/// committed along the way (the union of all reads, the last one taken
-/// while the process is stopped). The caller resumes it with SIGCONT.
-fn wait_for(dir: &Path, child: &mut Child, min: usize) -> BTreeMap<String, String> {
+/// Waits until at least `min` objects, but fewer than `total`, are
+/// committed, and returns with the process stopped (SIGSTOP) and everything
+/// seen committed along the way. The state is only read while the process
+/// is stopped, and the process runs a few milliseconds between two reads:
+/// however fast the apply goes, and however slowly this reader runs on a
+/// loaded machine, the count read is the count the signal the test sends
+/// next will find, and a run that has not finished is caught mid-way. The
+/// caller resumes the process with SIGCONT (or kills it).
+fn wait_for(dir: &Path, child: &mut Child, min: usize, total: usize) -> BTreeMap<String, String> {
     let deadline = Instant::now() + Duration::from_secs(300);
     let mut seen = BTreeMap::new();
     loop {
-        if let Some(objs) = committed(dir) {
-            let n = objs.len();
-            seen.extend(objs);
-            if n >= min {
-                signal(child, "STOP");
-                seen.extend(committed(dir).unwrap_or_default());
-                return seen;
-            }
-        }
-        if let Some(status) = child.try_wait().unwrap() {
+        signal(child, Signal::SIGSTOP);
+        if !stopped(child) {
+            let status = child.wait().unwrap();
             panic!(
                 "apply ended ({status}) before {min} objects were committed:\n{}",
                 log(dir)
             );
         }
+        if let Some(objs) = committed(dir) {
+            let n = objs.len();
+            seen.extend(objs);
+            assert!(
+                n < total,
+                "all {n} objects were committed before the test could stop the apply:\n{}",
+                log(dir)
+            );
+            if n >= min {
+                return seen;
+            }
+        }
         assert!(
             Instant::now() < deadline,
             "apply too slow to reach {min} objects"
         );
-        std::thread::sleep(Duration::from_millis(20));
+        signal(child, Signal::SIGCONT);
+        std::thread::sleep(Duration::from_millis(3));
+    }
+}
+
+/// Waits until every thread of `child` is stopped (state `T` in /proc):
+/// SIGSTOP is delivered asynchronously. False if the process has ended.
+fn stopped(child: &Child) -> bool {
+    let tasks = format!("/proc/{}/task", child.id());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let Ok(entries) = std::fs::read_dir(&tasks) else {
+            return false;
+        };
+        let states: Vec<char> = entries
+            .flatten()
+            .filter_map(|t| {
+                let stat = std::fs::read_to_string(t.path().join("stat")).ok()?;
+                // "pid (comm) S ...": the state follows the last ')'.
+                stat.rsplit_once(')')?.1.trim_start().chars().next()
+            })
+            .collect();
+        if states.contains(&'Z') || states.contains(&'X') {
+            return false;
+        }
+        if !states.is_empty() && states.iter().all(|c| matches!(c, 'T' | 't')) {
+            return true;
+        }
+        assert!(Instant::now() < deadline, "terrane did not stop on SIGSTOP");
+        std::thread::sleep(Duration::from_micros(200));
     }
 }
 
@@ -136,13 +175,9 @@ fn log(dir: &Path) -> String {
     )
 }
 
-fn signal(child: &Child, sig: &str) {
-    let st = Command::new("kill")
-        .arg(format!("-{sig}"))
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    assert!(st.success(), "kill -{sig} failed");
+fn signal(child: &Child, sig: Signal) {
+    let pid = Pid::from_raw(child.id() as i32);
+    kill(pid, sig).unwrap_or_else(|e| panic!("kill -{sig} failed: {e}"));
 }
 
 fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
@@ -224,9 +259,9 @@ fn sigint_stops_new_work_saves_in_flight_and_plan_finishes_the_rest() {
     let dir = setup();
     let d = dir.path();
     let mut child = start_apply(d);
-    let seen = wait_for(d, &mut child, 100);
-    signal(&child, "INT");
-    signal(&child, "CONT");
+    let seen = wait_for(d, &mut child, 100, N);
+    signal(&child, Signal::SIGINT);
+    signal(&child, Signal::SIGCONT);
     let status = wait_exit(&mut child, Duration::from_secs(60));
     let err = std::fs::read_to_string(d.join("apply.err")).unwrap();
     assert!(
@@ -288,8 +323,8 @@ fn item3_sigkill_loses_nothing_committed_and_next_plan_takes_over_the_lock() {
     let dir = setup_gated();
     let d = dir.path();
     let mut child = start_apply(d);
-    let seen = wait_for(d, &mut child, 200);
-    signal(&child, "KILL");
+    let seen = wait_for(d, &mut child, 200, N + 1);
+    signal(&child, Signal::SIGKILL);
     let status = wait_exit(&mut child, Duration::from_secs(30));
     // The gate's waiting command outlived terrane: let it end.
     std::fs::write(d.join("release"), "").unwrap();

@@ -823,15 +823,25 @@ impl SqliteRun {
 /// table has it: a store made by an earlier terrane migrates on open, its
 /// rows kept. One IMMEDIATE transaction, so two processes opening the same
 /// old store at once add it once.
+/// Adds a column an older store lacks. The check is a plain read first:
+/// opening a current store takes no write lock, so a reader (`show`,
+/// `state list`) never waits behind a running apply's transactions. Only a
+/// store that lacks the column takes the write lock, and checks again under
+/// it.
 fn add_column(conn: &mut Connection, table: &str, decl: &str) -> rusqlite::Result<()> {
     let column = decl.split_whitespace().next().unwrap_or_default();
+    let has = |c: &Connection| -> rusqlite::Result<bool> {
+        c.query_row(
+            "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name=?2",
+            params![table, column],
+            |r| r.get(0),
+        )
+    };
+    if has(conn)? {
+        return Ok(());
+    }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let has: bool = tx.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name=?2",
-        params![table, column],
-        |r| r.get(0),
-    )?;
-    if !has {
+    if !has(&tx)? {
         tx.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {decl}"))?;
     }
     tx.commit()
