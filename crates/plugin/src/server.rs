@@ -514,20 +514,15 @@ struct Services<P, H> {
 type Call = tonic::codegen::BoxFuture<http::Response<tonic::body::Body>, Infallible>;
 
 /// A tonic-generated gRPC service reading its requests from h2.
-trait GrpcService:
-    tower::Service<
-        http::Request<RecvBody>,
-        Response = http::Response<tonic::body::Body>,
-        Error = Infallible,
-        Future = Call,
-    > + NamedService
-    + Clone
-    + Send
-    + 'static
-{
+trait GrpcService: NamedService + Clone + Send + 'static {
+    /// Starts a call. tonic's generated servers are always ready
+    /// (`poll_ready` holds no capacity back), so each is called without
+    /// asking.
+    fn start(&mut self, req: http::Request<RecvBody>) -> Call;
 }
 
-impl<S> GrpcService for S where
+impl<S> GrpcService for S
+where
     S: tower::Service<
             http::Request<RecvBody>,
             Response = http::Response<tonic::body::Body>,
@@ -536,8 +531,11 @@ impl<S> GrpcService for S where
         > + NamedService
         + Clone
         + Send
-        + 'static
+        + 'static,
 {
+    fn start(&mut self, req: http::Request<RecvBody>) -> Call {
+        self.call(req)
+    }
 }
 
 impl<P: GrpcService, H: GrpcService> Services<P, H> {
@@ -550,26 +548,24 @@ impl<P: GrpcService, H: GrpcService> Services<P, H> {
         }
     }
 
-    /// Starts the call `req` names. tonic's generated servers are always
-    /// ready (`poll_ready` holds no capacity back), so each is called
-    /// without asking; a path naming no service is answered UNIMPLEMENTED
-    /// as tonic's router answers it (the status in the headers, with the
-    /// gRPC content type, which Terraform needs to read the status).
+    /// Starts the call `req` names; a path naming no service is answered
+    /// UNIMPLEMENTED as tonic's router answers it (the status in the
+    /// headers, with the gRPC content type, which Terraform needs to read
+    /// the status).
     fn call(&mut self, req: http::Request<RecvBody>) -> Call {
-        use tower::Service as _;
         let path = req.uri().path();
         let service = path
             .strip_prefix('/')
             .and_then(|p| p.split_once('/'))
             .map_or("", |(service, _)| service);
         if service == P::NAME {
-            self.provider.call(req)
+            self.provider.start(req)
         } else if service == H::NAME {
-            self.health.call(req)
+            self.health.start(req)
         } else if service == <grpc_controller_server::GrpcControllerServer<Controller>>::NAME {
-            self.controller.call(req)
+            self.controller.start(req)
         } else if service == <grpc_stdio_server::GrpcStdioServer<Stdio>>::NAME {
-            self.stdio.call(req)
+            self.stdio.start(req)
         } else {
             Box::pin(std::future::ready(
                 Ok(Status::unimplemented("").into_http()),
