@@ -16,6 +16,7 @@
 //! several moves of every request; hyper's client would add tasks of its
 //! own per request (see [`Conn`]).
 
+use crate::body::RecvBody;
 use crate::cert::{provider, Identity, Pinned};
 use crate::handshake::{self, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
 use crate::process;
@@ -108,56 +109,8 @@ impl tower::Service<http::Request<tonic::body::Body>> for Conn {
                 stream.send_data(data, true)?;
             }
             let response = response.await?;
-            Ok(response.map(|recv| RecvBody {
-                recv,
-                data_done: false,
-            }))
+            Ok(response.map(RecvBody::new))
         })
-    }
-}
-
-/// A response body read straight from its h2 stream: the data frames
-/// (each one's window given back as it is read), then the trailers that
-/// carry the gRPC status.
-pub struct RecvBody {
-    recv: h2::RecvStream,
-    data_done: bool,
-}
-
-impl http_body::Body for RecvBody {
-    type Data = bytes::Bytes;
-    type Error = h2::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<bytes::Bytes>, h2::Error>>> {
-        let this = &mut *self;
-        if !this.data_done {
-            match std::task::ready!(this.recv.poll_data(cx)) {
-                Some(Ok(data)) => {
-                    let _ = this.recv.flow_control().release_capacity(data.len());
-                    return Poll::Ready(Some(Ok(http_body::Frame::data(data))));
-                }
-                // A reset without an error ends the body, as hyper reads it.
-                Some(Err(e))
-                    if matches!(e.reason(), Some(h2::Reason::NO_ERROR | h2::Reason::CANCEL)) =>
-                {
-                    return Poll::Ready(None)
-                }
-                Some(Err(e)) => return Poll::Ready(Some(Err(e))),
-                None => this.data_done = true,
-            }
-        }
-        match std::task::ready!(this.recv.poll_trailers(cx)) {
-            Ok(Some(trailers)) => Poll::Ready(Some(Ok(http_body::Frame::trailers(trailers)))),
-            Ok(None) => Poll::Ready(None),
-            Err(e) => Poll::Ready(Some(Err(e))),
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.recv.is_end_stream()
     }
 }
 

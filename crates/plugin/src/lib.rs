@@ -6,6 +6,8 @@
 //! * [`serve`]/[`serve_main`]: the plugin side (used by the SDK).
 //! * [`launch`]: the client side (used by the engine): start a plugin
 //!   binary, check its handshake, connect with pinned mutual TLS.
+//! * `body`: a message body read straight from its h2 stream (both
+//!   ends run HTTP/2 on h2 directly, without hyper).
 //! * `coalesce`: the client collects the writes of one scheduler round
 //!   into one socket write.
 //! * [`launch_pulumi`]: a Pulumi resource plugin (engine address argument,
@@ -18,6 +20,7 @@
 //! server module and the engine's plugin client that sees protobuf types;
 //! it knows nothing about schemas or values.
 
+mod body;
 pub mod cert;
 mod client;
 mod coalesce;

@@ -8,14 +8,21 @@
 //! client certificate, registers the provider next to the go-plugin
 //! services (health "plugin" SERVING, GRPCController.Shutdown,
 //! GRPCStdio), prints the handshake line and serves until Terraform asks it
-//! to shut down (or SIGTERM). In debug mode it skips the cookie and TLS and
+//! to shut down (or SIGTERM). The tonic-generated services are served
+//! over h2 directly (`serve_connection`), not through tonic's server and
+//! hyper, whose task per call and channels cost more than the calls. In debug mode it skips the cookie and TLS and
 //! prints a `TF_REATTACH_PROVIDERS` value instead. The socket lives in a
 //! private (0700) directory that is removed on every way out; when the
 //! launching process dies the plugin stops at once and takes its process
 //! group down (see `ParentWatch`).
 
+use crate::body::RecvBody;
 use crate::cert::{cert_from_pem, Identity, Pinned};
 use crate::handshake::{self, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
+use bytes::Bytes;
+use futures_util::stream::{FuturesUnordered, StreamExt as _};
+use std::convert::Infallible;
+use std::future::Future as _;
 use std::io::Write;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -28,7 +35,7 @@ use terrane_tfplugin6::tfplugin6::provider_server::{Provider, ProviderServer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Notify;
-use tonic::transport::server::Connected;
+use tonic::server::NamedService;
 use tonic::{Request, Response, Status};
 
 /// Largest message either way (terraform-plugin-go uses the same cap).
@@ -51,15 +58,14 @@ pub struct ServeOptions {
     /// which is a current-thread runtime: a plugin serves one connection
     /// whose calls are short, and one thread spares every call a wake-up
     /// of another (measured: a 1,000-instance plan through the plugin took
-    /// 10-15% less time and CPU than with a worker per core). A
-    /// current-thread runtime also batches the responses: a woken task
-    /// waits its turn behind the tasks already queued (a multi-thread
-    /// runtime runs it next, from its LIFO slot), so the connection task
-    /// flushes after every call that was ready has answered, in one write,
-    /// instead of once per call (a 1,000-instance no-op plan: ~3,000
-    /// writes -> ~300, and ~20% less CPU over both processes). A provider
-    /// with CPU-heavy calls should move that work to `spawn_blocking` or
-    /// raise this.
+    /// 10-15% less time and CPU than with a worker per core). On a
+    /// current-thread runtime the calls of a connection run on the
+    /// connection's own task, which also batches the responses: it takes
+    /// every request that arrived, runs every call that can go on, then
+    /// writes what they answered in one flush instead of once per call
+    /// (see `serve_connection`). With more workers each call gets a task of
+    /// its own, so that calls use several cores. A provider with CPU-heavy
+    /// calls should move that work to `spawn_blocking` or raise this.
     pub worker_threads: usize,
     /// Stop as soon as the launching process is gone (`ParentWatch`).
     /// Default on; off only stands in for a plugin that does not watch
@@ -139,8 +145,6 @@ pub enum ServeError {
     Cert(#[from] crate::cert::CertError),
     #[error("TLS setup: {0}")]
     Tls(#[from] rustls::Error),
-    #[error("gRPC server: {0}")]
-    Grpc(#[from] tonic::transport::Error),
 }
 
 /// Serves `provider` until shutdown. See the module docs.
@@ -216,32 +220,7 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
     };
 
     let shutdown = Arc::new(Notify::new());
-    let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Conn>>(16);
     let acceptor = tls.as_ref().map(|(a, _)| a.clone());
-    let accept_task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                break;
-            };
-            let tx = tx.clone();
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let conn = match acceptor {
-                    Some(a) => a.accept(stream).await.map(|s| Conn::Tls(Box::new(s))),
-                    None => Ok(Conn::Plain(stream)),
-                };
-                // A failed TLS handshake (wrong client certificate) only
-                // drops that connection; say why on stderr, which Terraform
-                // logs.
-                match conn {
-                    Ok(c) => {
-                        let _ = tx.send(Ok(c)).await;
-                    }
-                    Err(e) => eprintln!("plugin: refused a connection: TLS handshake failed: {e}"),
-                }
-            });
-        }
-    });
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health
@@ -304,32 +283,61 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
             _ = int_fut => {},
         }
     };
-    let incoming = tokio_stream::wrappers::ReceiverStream::new(rx);
-    let mut builder = tonic::transport::Server::builder();
-    let router = if version == 5 {
-        builder.add_service(
-            Provider5Server::new(Serve5(provider))
-                .max_decoding_message_size(MAX_MESSAGE_SIZE)
-                .max_encoding_message_size(MAX_MESSAGE_SIZE),
-        )
+    if version == 5 {
+        let provider = Provider5Server::new(Serve5(provider))
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE);
+        let services = Services::new(provider, health_service, controller);
+        serve_until(listener, acceptor, services, stopped).await;
     } else {
-        builder.add_service(
-            ProviderServer::new(provider)
-                .max_decoding_message_size(MAX_MESSAGE_SIZE)
-                .max_encoding_message_size(MAX_MESSAGE_SIZE),
-        )
-    };
-    let result = router
-        .add_service(health_service)
-        .add_service(grpc_controller_server::GrpcControllerServer::new(
-            controller,
-        ))
-        .add_service(grpc_stdio_server::GrpcStdioServer::new(Stdio))
-        .serve_with_incoming_shutdown(incoming, stopped)
-        .await;
-    accept_task.abort();
+        let provider = ProviderServer::new(provider)
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE);
+        let services = Services::new(provider, health_service, controller);
+        serve_until(listener, acceptor, services, stopped).await;
+    }
     drop(dir);
-    result.map_err(ServeError::from)
+    Ok(())
+}
+
+/// Accepts connections and serves each on a task of its own (see
+/// [`serve_connection`]) until `stopped`; then closes every connection
+/// gracefully and returns once all are closed.
+async fn serve_until<P: GrpcService, H: GrpcService>(
+    listener: UnixListener,
+    acceptor: Option<tokio_rustls::TlsAcceptor>,
+    services: Services<P, H>,
+    stopped: impl std::future::Future<Output = ()>,
+) {
+    // A multi-thread runtime (`worker_threads` > 1) gets a task per call,
+    // so that calls run on several cores; on a current-thread runtime
+    // every call runs on its connection's task.
+    let spawn_calls = tokio::runtime::Handle::current().runtime_flavor()
+        != tokio::runtime::RuntimeFlavor::CurrentThread;
+    // Set when serving stops. Serving ends once every connection task has
+    // dropped its receiver.
+    let (closing, _) = tokio::sync::watch::channel(false);
+    let mut stopped = std::pin::pin!(stopped);
+    loop {
+        tokio::select! {
+            _ = &mut stopped => break,
+            accepted = listener.accept() => {
+                // The listener failing ends serving, gracefully, as it
+                // did when tonic's server saw its incoming stream end.
+                let Ok((stream, _)) = accepted else { break };
+                tokio::spawn(serve_connection(
+                    stream,
+                    acceptor.clone(),
+                    services.clone(),
+                    closing.subscribe(),
+                    spawn_calls,
+                ));
+            }
+        }
+    }
+    drop(listener);
+    closing.send_replace(true);
+    closing.closed().await;
 }
 
 /// Runs [`serve`] on a new runtime and exits the process as go-plugin
@@ -488,15 +496,266 @@ impl grpc_stdio_server::GrpcStdio for Stdio {
     }
 }
 
+/// The services a plugin serves (the provider, and go-plugin's health,
+/// controller and stdio services), routed by the service name that starts
+/// a call's path (`/tfplugin6.Provider/PlanResourceChange`). tonic's
+/// `Routes` does the same through an axum router, which boxes each request
+/// body and response once more and matches the path against a route table.
+#[derive(Clone)]
+struct Services<P, H> {
+    provider: P,
+    health: H,
+    controller: grpc_controller_server::GrpcControllerServer<Controller>,
+    stdio: grpc_stdio_server::GrpcStdioServer<Stdio>,
+}
+
+/// A call's answer as tonic's generated servers produce it (each of them
+/// already boxes its future, so routing adds no box of its own).
+type Call = tonic::codegen::BoxFuture<http::Response<tonic::body::Body>, Infallible>;
+
+/// A tonic-generated gRPC service reading its requests from h2.
+trait GrpcService: NamedService + Clone + Send + 'static {
+    /// Starts a call. tonic's generated servers are always ready
+    /// (`poll_ready` holds no capacity back), so each is called without
+    /// asking.
+    fn start(&mut self, req: http::Request<RecvBody>) -> Call;
+}
+
+impl<S> GrpcService for S
+where
+    S: tower::Service<
+            http::Request<RecvBody>,
+            Response = http::Response<tonic::body::Body>,
+            Error = Infallible,
+            Future = Call,
+        > + NamedService
+        + Clone
+        + Send
+        + 'static,
+{
+    fn start(&mut self, req: http::Request<RecvBody>) -> Call {
+        self.call(req)
+    }
+}
+
+impl<P: GrpcService, H: GrpcService> Services<P, H> {
+    fn new(provider: P, health: H, controller: Controller) -> Services<P, H> {
+        Services {
+            provider,
+            health,
+            controller: grpc_controller_server::GrpcControllerServer::new(controller),
+            stdio: grpc_stdio_server::GrpcStdioServer::new(Stdio),
+        }
+    }
+
+    /// Starts the call `req` names; a path naming no service is answered
+    /// UNIMPLEMENTED as tonic's router answers it (the status in the
+    /// headers, with the gRPC content type, which Terraform needs to read
+    /// the status).
+    fn call(&mut self, req: http::Request<RecvBody>) -> Call {
+        let path = req.uri().path();
+        let service = path
+            .strip_prefix('/')
+            .and_then(|p| p.split_once('/'))
+            .map_or("", |(service, _)| service);
+        if service == P::NAME {
+            self.provider.start(req)
+        } else if service == H::NAME {
+            self.health.start(req)
+        } else if service == <grpc_controller_server::GrpcControllerServer<Controller>>::NAME {
+            self.controller.start(req)
+        } else if service == <grpc_stdio_server::GrpcStdioServer<Stdio>>::NAME {
+            self.stdio.start(req)
+        } else {
+            Box::pin(std::future::ready(
+                Ok(Status::unimplemented("").into_http()),
+            ))
+        }
+    }
+}
+
+/// Serves one connection: the TLS handshake (if any), then HTTP/2 driven
+/// by h2 directly. hyper's server (under tonic's) spawned a task per
+/// stream and passed every request and response body through channels;
+/// here, on a current-thread runtime, the calls run on this task, polled
+/// with the connection: every request the peer sent is taken first, then
+/// every call that can make progress runs, then the connection writes what
+/// they answered (in one flush, for the calls that were ready together).
+/// A call that waits (a streaming response, a provider awaiting I/O) only
+/// waits; the others go on. With `spawn_calls` each call gets a task.
+///
+/// When `closing` is set the connection shuts down gracefully, as hyper's
+/// did: GOAWAY, the calls in flight finish, then it closes. A failed TLS
+/// handshake only drops this connection.
+async fn serve_connection<P: GrpcService, H: GrpcService>(
+    stream: UnixStream,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    mut services: Services<P, H>,
+    mut closing: tokio::sync::watch::Receiver<bool>,
+    spawn_calls: bool,
+) {
+    // Resolves when serving stops (or the server is gone).
+    let mut closing = std::pin::pin!(async move {
+        let _ = closing.wait_for(|c| *c).await;
+    });
+    let io = match tls {
+        Some(acceptor) => tokio::select! {
+            tls = acceptor.accept(stream) => match tls {
+                Ok(tls) => Conn::Tls(Box::new(tls)),
+                // Say why on stderr, which Terraform logs.
+                Err(e) => {
+                    eprintln!("plugin: refused a connection: TLS handshake failed: {e}");
+                    return;
+                }
+            },
+            _ = &mut closing => return,
+        },
+        None => Conn::Plain(stream),
+    };
+    // hyper's HTTP/2 server defaults, which tonic's server kept: 1 MiB
+    // stream and connection windows, 16 KiB frames and header lists, no
+    // stream limit, no limit on the streams reset for our own errors, at
+    // most 400 KiB queued per stream.
+    let handshake = h2::server::Builder::new()
+        .initial_window_size(1 << 20)
+        .initial_connection_window_size(1 << 20)
+        .max_frame_size(16 << 10)
+        .max_header_list_size(16 << 10)
+        .max_local_error_reset_streams(None)
+        .max_send_buffer_size(400 << 10)
+        .handshake::<_, Bytes>(io);
+    let mut conn = tokio::select! {
+        conn = handshake => match conn {
+            Ok(conn) => conn,
+            Err(_) => return,
+        },
+        _ = &mut closing => return,
+    };
+    let mut calls = FuturesUnordered::new();
+    let mut shutting_down = false;
+    std::future::poll_fn(|cx| {
+        if !shutting_down && closing.as_mut().poll(cx).is_ready() {
+            conn.graceful_shutdown();
+            shutting_down = true;
+        }
+        loop {
+            // Reads what the peer sent and writes what the calls queued.
+            // `None` once the connection is closed: after a graceful
+            // shutdown only when no call is in flight any more.
+            loop {
+                match conn.poll_accept(cx) {
+                    Poll::Ready(Some(Ok((req, respond)))) => {
+                        let call = respond_to(services.call(req.map(RecvBody::new)), respond);
+                        if spawn_calls {
+                            tokio::spawn(call);
+                        } else {
+                            calls.push(call);
+                        }
+                    }
+                    Poll::Ready(Some(Err(_)) | None) => return Poll::Ready(()),
+                    Poll::Pending => break,
+                }
+            }
+            // A call that finished queued its last frames: accept again to
+            // write them (and read what came meanwhile). A call still in
+            // flight that queued some has woken this task through h2.
+            let mut finished = false;
+            while let Poll::Ready(Some(())) = calls.poll_next_unpin(cx) {
+                finished = true;
+            }
+            if !finished {
+                return Poll::Pending;
+            }
+        }
+    })
+    .await
+}
+
+/// Answers one call on its stream: awaits the service's response (dropping
+/// the call if the client resets the stream first, as a cancelled or timed
+/// out call does), then sends its headers, data and trailers. The body is
+/// sent the way hyper's server sends it: wait for a byte of send capacity,
+/// then hand h2 the next frame whole (h2 sends it as the peer's window
+/// allows and gives the stream no more capacity while `max_send_buffer_size`
+/// is queued), so a streaming response streams and a slow reader holds
+/// only its own stream back.
+async fn respond_to(mut call: Call, mut respond: h2::server::SendResponse<Bytes>) {
+    use http_body::Body as _;
+    let answered = std::future::poll_fn(|cx| match call.as_mut().poll(cx) {
+        Poll::Ready(answer) => Poll::Ready(Some(answer)),
+        Poll::Pending => respond.poll_reset(cx).map(|_| None),
+    })
+    .await;
+    let response = match answered {
+        Some(Ok(response)) => response,
+        Some(Err(never)) => match never {},
+        None => return,
+    };
+    let (mut head, body) = response.into_parts();
+    // As hyper does: a body of known size (an error's empty body) says so.
+    if let Some(len) = body.size_hint().exact() {
+        head.headers
+            .entry(http::header::CONTENT_LENGTH)
+            .or_insert_with(|| len.into());
+    }
+    let end = body.is_end_stream();
+    let Ok(mut send) = respond.send_response(http::Response::from_parts(head, ()), end) else {
+        return;
+    };
+    if end {
+        return;
+    }
+    let mut body = std::pin::pin!(body);
+    loop {
+        send.reserve_capacity(1);
+        if send.capacity() == 0 {
+            loop {
+                match std::future::poll_fn(|cx| send.poll_capacity(cx)).await {
+                    Some(Ok(0)) => {}
+                    Some(Ok(_)) => break,
+                    // Reset or gone: nobody reads the rest.
+                    Some(Err(_)) | None => return,
+                }
+            }
+        }
+        let frame = std::future::poll_fn(|cx| match body.as_mut().poll_frame(cx) {
+            Poll::Ready(frame) => Poll::Ready(Some(frame)),
+            Poll::Pending => send.poll_reset(cx).map(|_| None),
+        })
+        .await;
+        match frame {
+            None => return,
+            Some(None) => {
+                let _ = send.send_data(Bytes::new(), true);
+                return;
+            }
+            Some(Some(Err(_))) => {
+                send.send_reset(h2::Reason::INTERNAL_ERROR);
+                return;
+            }
+            Some(Some(Ok(frame))) => match frame.into_data() {
+                Ok(data) => {
+                    let last = body.is_end_stream();
+                    if send.send_data(data, last).is_err() || last {
+                        return;
+                    }
+                }
+                Err(frame) => {
+                    if let Ok(trailers) = frame.into_trailers() {
+                        send.reserve_capacity(0);
+                        let _ = send.send_trailers(trailers);
+                        return;
+                    }
+                }
+            },
+        }
+    }
+}
+
 /// A served connection, with or without TLS.
 enum Conn {
     Plain(UnixStream),
     Tls(Box<tokio_rustls::server::TlsStream<UnixStream>>),
-}
-
-impl Connected for Conn {
-    type ConnectInfo = ();
-    fn connect_info(&self) -> Self::ConnectInfo {}
 }
 
 impl AsyncRead for Conn {
@@ -535,6 +794,160 @@ impl AsyncWrite for Conn {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+#[cfg(test)]
+mod serving_tests {
+    use super::*;
+    use std::time::Duration;
+    use tonic_health::pb::health_check_response::ServingStatus as Wire;
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_health::pb::HealthCheckRequest;
+
+    /// A provider whose schema call answers only once `gate` opens.
+    struct Gated {
+        gate: Arc<Notify>,
+    }
+
+    #[tonic::async_trait]
+    impl Provider for Gated {
+        async fn get_provider_schema(
+            &self,
+            _req: Request<terrane_tfplugin6::tfplugin6::get_provider_schema::Request>,
+        ) -> Result<Response<terrane_tfplugin6::tfplugin6::get_provider_schema::Response>, Status>
+        {
+            self.gate.notified().await;
+            Ok(Response::new(Default::default()))
+        }
+    }
+
+    fn health_request() -> HealthCheckRequest {
+        HealthCheckRequest {
+            service: "plugin".into(),
+        }
+    }
+
+    /// One connection, calls on its task and with a task each: a call
+    /// waiting in the provider and a server-streaming call (health Watch)
+    /// hold nothing else up; the stream streams; a path naming no service
+    /// is UNIMPLEMENTED with the gRPC content type; once serving stops,
+    /// the call in flight still answers and the connection closes when the
+    /// last stream ends.
+    #[tokio::test]
+    async fn calls_streams_unknown_paths_and_graceful_shutdown() {
+        for spawn_calls in [false, true] {
+            let case = |what: &str| format!("case {what} (spawn_calls {spawn_calls})");
+            let (health, health_service) = tonic_health::server::health_reporter();
+            health
+                .set_service_status("plugin", tonic_health::ServingStatus::Serving)
+                .await;
+            let gate = Arc::new(Notify::new());
+            let services = Services::new(
+                ProviderServer::new(Gated { gate: gate.clone() }),
+                health_service,
+                Controller {
+                    shutdown: Arc::new(Notify::new()),
+                },
+            );
+            let (client_io, server_io) = UnixStream::pair().unwrap();
+            let (closing, closing_rx) = tokio::sync::watch::channel(false);
+            let served = tokio::spawn(serve_connection(
+                server_io,
+                None,
+                services,
+                closing_rx,
+                spawn_calls,
+            ));
+            let conn = crate::client::Conn::handshake(client_io).await.unwrap();
+            let origin = http::Uri::from_static("http://localhost");
+            let mut health_client = HealthClient::with_origin(conn.clone(), origin.clone());
+
+            let mut watch = health_client
+                .watch(health_request())
+                .await
+                .unwrap()
+                .into_inner();
+            let first = watch.message().await.unwrap().unwrap();
+            assert_eq!(first.status(), Wire::Serving, "{}", case("watch_first"));
+
+            let mut provider =
+                terrane_tfplugin6::tfplugin6::provider_client::ProviderClient::with_origin(
+                    conn.clone(),
+                    origin.clone(),
+                );
+            let waiting = tokio::spawn(async move {
+                provider
+                    .get_provider_schema(
+                        terrane_tfplugin6::tfplugin6::get_provider_schema::Request {},
+                    )
+                    .await
+            });
+
+            let checked = health_client
+                .check(health_request())
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(
+                checked.status(),
+                Wire::Serving,
+                "{}",
+                case("concurrent_call")
+            );
+
+            let mut unknown = crate::client::Conn::clone(&conn);
+            let req = http::Request::builder()
+                .method("POST")
+                .uri("http://localhost/nothing.Here/Call")
+                .header("content-type", "application/grpc")
+                .header("te", "trailers")
+                .body(tonic::body::Body::empty())
+                .unwrap();
+            let res = tower::Service::call(&mut unknown, req).await.unwrap();
+            assert_eq!(
+                res.headers().get("grpc-status").map(|v| v.as_bytes()),
+                Some(&b"12"[..]),
+                "{}",
+                case("unknown_path_unimplemented")
+            );
+            assert_eq!(
+                res.headers().get("content-type").map(|v| v.as_bytes()),
+                Some(&b"application/grpc"[..]),
+                "{}",
+                case("unknown_path_content_type")
+            );
+
+            health
+                .set_service_status("plugin", tonic_health::ServingStatus::NotServing)
+                .await;
+            let next = watch.message().await.unwrap().unwrap();
+            assert_eq!(next.status(), Wire::NotServing, "{}", case("watch_streams"));
+
+            closing.send_replace(true);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            assert!(!waiting.is_finished(), "{}", case("call_still_waiting"));
+            gate.notify_one();
+            let answered = tokio::time::timeout(Duration::from_secs(5), waiting)
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(
+                answered.is_ok(),
+                "{}: {answered:?}",
+                case("in_flight_call_finishes")
+            );
+            assert!(
+                !served.is_finished(),
+                "{}",
+                case("open_stream_keeps_connection")
+            );
+            drop(watch);
+            tokio::time::timeout(Duration::from_secs(5), served)
+                .await
+                .unwrap_or_else(|_| panic!("{}", case("connection_closes")))
+                .unwrap();
         }
     }
 }
