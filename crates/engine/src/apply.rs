@@ -137,6 +137,7 @@ async fn resource(a: Arc<Applying>, id: NodeId) -> Done {
         w,
         &rc,
         |_, _| true,
+        |_| {},
         |i, rc| {
             let a = a.clone();
             async move {

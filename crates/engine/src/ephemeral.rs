@@ -82,6 +82,7 @@ pub async fn node(
     let rc = ResourceCtx {
         node: id,
         ty: Arc::new(schema.block.implied_type()),
+        empty: Arc::new(schema.block.empty_value()),
         module_cfg: node.module.clone(),
         // Not managed: an ephemeral resource's arguments may be ephemeral.
         mode: terrane_state::Mode::Data,

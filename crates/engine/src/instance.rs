@@ -22,7 +22,7 @@ use crate::walk::{is_error, provider_instance, provider_key, schema_of, TypeSche
 use std::sync::Arc;
 use terrane_config::{Diagnostic, LineIndex, Resource};
 use terrane_eval::Evaluator;
-use terrane_schema::objchange::{normalize_from_legacy_sdk, proposed_new};
+use terrane_schema::objchange::{normalize_from_legacy_sdk, proposed_new_over};
 use terrane_schema::Schema;
 use terrane_state::{
     InstanceAddr, InstanceKey, Mode, ModulePath, ObjectState, ResourceAddr, Status,
@@ -36,6 +36,8 @@ pub struct ResourceCtx {
     pub node: NodeId,
     /// The schema's implied type (made once per resource type).
     pub ty: Arc<terrane_value::Type>,
+    /// The schema's empty value (made once per resource type).
+    pub empty: Arc<Value>,
     pub module_cfg: Vec<String>,
     /// The configuration's own resource, shared.
     pub res: Arc<Resource>,
@@ -69,6 +71,7 @@ pub fn type_schema(
     }?;
     let made = TypeSchema {
         ty: Arc::new(schema.block.implied_type()),
+        empty: Arc::new(schema.block.empty_value()),
         block: Arc::new(schema.block.clone()),
         schema: Arc::new(schema.clone()),
         _of: all.clone(),
@@ -133,6 +136,7 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
     Ok(ResourceCtx {
         node: id,
         ty: types.ty,
+        empty: types.empty,
         module_cfg: node.module.clone(),
         mode: *mode,
         block: types.block,
@@ -661,7 +665,7 @@ pub async fn plan_change(
 ) -> Option<PlanResponse> {
     let range = &rc.res.range;
     let label = addr.to_string();
-    let proposed = proposed_new(&rc.schema.block, prior, config);
+    let proposed = proposed_new_over(&rc.schema.block, &rc.empty, prior, config);
     let resp = rc
         .provider
         .plan_resource_change(PlanRequest {

@@ -607,12 +607,15 @@ pub struct Instance {
 /// Expands a resource in every instance of its module and runs `work` for
 /// each of its instances, concurrently, each under [`guarded`]. `unknown`
 /// handles a module instance whose expansion is not known yet (validate)
-/// and says whether that is fine. Succeeds when every instance succeeded;
-/// the instances' diagnostics in the order they finished.
+/// and says whether that is fine. `expanding` learns how many instances a
+/// module instance expands to before any of them starts (the plan makes
+/// room for their changes at once). Succeeds when every instance
+/// succeeded; the instances' diagnostics in the order they finished.
 pub async fn fan_out<W, Fut>(
     w: &Arc<Walk>,
     rc: &Arc<ResourceCtx>,
     unknown: impl Fn(&ModulePath, &mut Vec<Diagnostic>) -> bool,
+    expanding: impl Fn(usize),
     work: W,
 ) -> Done
 where
@@ -631,7 +634,9 @@ where
             ok &= unknown(&module, &mut out);
             continue;
         }
-        for key in exp.keys() {
+        let keys = exp.keys();
+        expanding(keys.len());
+        for key in keys {
             let vars = instance_vars(&exp, &key);
             let addr = rc.addr(&module, key);
             // The provider instance of a configuration with for_each.

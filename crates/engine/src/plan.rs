@@ -183,7 +183,10 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
         out.extend(d);
         ok
     };
-    nodes::fan_out(w, &rc, unknown, |i, rc| {
+    // Room for every instance's change at once: growing a list of large
+    // elements one doubling at a time copies every change made so far.
+    let reserve = |n: usize| lock(&p.changes).reserve(n);
+    nodes::fan_out(w, &rc, unknown, reserve, |i, rc| {
         let p = p.clone();
         async move {
             lock(&p.expanded).insert(i.addr.clone());

@@ -232,6 +232,9 @@ pub struct TypeSchema {
     pub schema: Arc<terrane_schema::Schema>,
     pub block: Arc<terrane_schema::Block>,
     pub ty: Arc<terrane_value::Type>,
+    /// The block's empty value: the prior that a create's proposed new
+    /// state is made over.
+    pub empty: Arc<terrane_value::Value>,
     /// Holds the provider schema the key names, so that its address is
     /// not reused by another for as long as the entry exists.
     pub(crate) _of: Arc<crate::provider::ProviderSchema>,

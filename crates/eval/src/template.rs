@@ -202,8 +202,31 @@ impl Evaluator<'_> {
     /// A quoted string with interpolations. `"${x}"` alone yields `x` as is
     /// (any type), as HCL's template unwrapping does.
     pub(crate) fn string_template(&mut self, t: &Template) -> Value {
-        if let [Element::Interpolation(i)] = t.iter().collect::<Vec<_>>().as_slice() {
+        let mut elements = t.iter();
+        if let (Some(Element::Interpolation(i)), None) = (elements.next(), elements.next()) {
             return self.eval(&i.expr);
+        }
+        // The common string, text and interpolations without directives or
+        // strip markers (`"web-${count.index}"`): rendered straight from
+        // its elements, with no token list to build and trim.
+        let plain = t.iter().all(|e| match e {
+            Element::Literal(_) => true,
+            Element::Interpolation(i) => i.strip == Strip::None,
+            Element::Directive(_) => false,
+        });
+        if plain {
+            let mut acc = Acc::default();
+            for e in t.iter() {
+                match e {
+                    Element::Literal(l) => acc.push(l.value()),
+                    Element::Interpolation(i) => {
+                        let v = self.eval(&i.expr);
+                        self.interpolate(v, i.expr.span(), &mut acc);
+                    }
+                    Element::Directive(_) => unreachable!("plain templates have no directive"),
+                }
+            }
+            return acc.finish();
         }
         self.read_and_render(t, Reading::Quoted)
     }

@@ -171,9 +171,9 @@ pub fn serve<P: Provider>(namespace: &str, provider: P) -> ! {
 /// assert_eq!(terrane_sdk::str_attr(&w, "a").as_deref(), Some("y"));
 /// ```
 pub fn with_attr(v: &Value, name: &str, value: Value) -> Value {
-    let mut m = v.entries().map(|e| (*e).clone()).unwrap_or_default();
-    m.insert(name.to_string(), value);
-    Value::object(m)
+    let mut out = v.clone();
+    out.set_attr(name, value);
+    out
 }
 
 /// The imported state for resources whose ID is simply their `id_attr`

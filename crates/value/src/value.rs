@@ -358,6 +358,35 @@ impl Value {
         }
     }
 
+    /// Sets attribute `name` to `value`: the object with it, unmarked at
+    /// the top, as [`Value::object`] would make it from the attributes. On
+    /// a known object this works in place: the attributes are copied only
+    /// when another value shares them, and the type changes only in the
+    /// one attribute, instead of being rebuilt from every attribute's
+    /// value. Anything else (null, unknown, a map) becomes the object of
+    /// its entries and `name`.
+    pub fn set_attr(&mut self, name: &str, value: Value) {
+        if let (Type::Object(ot), Kind::Map(attrs)) = (&mut self.ty, &mut self.kind) {
+            if ot.optional().is_empty() {
+                if ot.attr(name) != Some(&value.ty) {
+                    Arc::make_mut(ot).set_attr(name, value.ty.clone());
+                }
+                let attrs = Arc::make_mut(attrs);
+                match attrs.get_mut(name) {
+                    Some(v) => *v = value,
+                    None => {
+                        attrs.insert(name.to_string(), value);
+                    }
+                }
+                self.marks = Marks::NONE;
+                return;
+            }
+        }
+        let mut m = self.entries().cloned().unwrap_or_default();
+        m.insert(name.to_string(), value);
+        *self = Value::object(m);
+    }
+
     /// Attribute `name` of a known object (or entry of a known map).
     pub fn get_attr(&self, name: &str) -> Option<&Value> {
         self.entries().and_then(|m| m.get(name))
@@ -829,6 +858,63 @@ mod tests {
 
     fn obj(a: Value) -> Value {
         Value::object_from([("a", a), ("b", Value::string("x"))])
+    }
+
+    /// `set_attr` gives what `Value::object` makes from the attributes,
+    /// whatever the attribute's type does, and never changes a value that
+    /// shared the attributes.
+    #[test]
+    fn set_attr_is_object_with_the_attribute() {
+        let base = obj(Value::string("old"));
+        let cases: Vec<(&str, Value, &str, Value)> = vec![
+            ("same_type", base.clone(), "a", Value::string("new")),
+            (
+                "type_changes",
+                base.clone(),
+                "a",
+                Value::unknown(Type::Number),
+            ),
+            ("new_attribute", base.clone(), "c", Value::bool(true)),
+            (
+                "null_attribute",
+                base.clone(),
+                "b",
+                Value::null(Type::String),
+            ),
+            (
+                "marked_object",
+                base.clone().mark_sensitive(),
+                "a",
+                Value::string("s"),
+            ),
+            (
+                "null_object",
+                Value::null(base.ty().clone()),
+                "a",
+                Value::string("n"),
+            ),
+            (
+                "unknown_object",
+                Value::unknown(base.ty().clone()),
+                "a",
+                Value::string("u"),
+            ),
+        ];
+        let check = |name: &str, got: &Value, want: &Value| {
+            assert_eq!(got, want, "case {name}");
+            assert_eq!(got.ty(), want.ty(), "case {name}: type");
+            assert_eq!(got.marks(), want.marks(), "case {name}: marks");
+        };
+        for (name, v, attr, new) in cases {
+            let before = v.clone();
+            let mut m = v.entries().cloned().unwrap_or_default();
+            m.insert(attr.to_string(), new.clone());
+            let want = Value::object(m);
+            let mut got = v.clone();
+            got.set_attr(attr, new);
+            check(name, &got, &want);
+            check(&format!("{name}_shared_unchanged"), &v, &before);
+        }
     }
 
     /// Issue 12 item 15: set construction merges only wholly known

@@ -119,7 +119,7 @@ impl Resource for Data {
             } else {
                 Value::unknown(new.ty().clone())
             };
-            plan.planned = with_attr(&plan.planned, "output", output);
+            plan.planned.set_attr("output", output);
         }
         Diagnostics::new()
     }

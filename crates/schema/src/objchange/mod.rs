@@ -25,7 +25,9 @@ mod proposed;
 pub use compatible::assert_object_compatible;
 pub use normalize::normalize_from_legacy_sdk;
 pub use plan_valid::assert_plan_valid;
-pub use proposed::{planned_data_resource_object, prepare_computed_blocks, proposed_new};
+pub use proposed::{
+    planned_data_resource_object, prepare_computed_blocks, proposed_new, proposed_new_over,
+};
 
 use crate::{Attribute, Block, NestedObject};
 use std::fmt;

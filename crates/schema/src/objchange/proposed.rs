@@ -14,11 +14,18 @@ use terrane_value::{Kind, Type, Value};
 
 /// The proposed new state for `config` over `prior` (protocol §4.1).
 pub fn proposed_new(schema: &Block, prior: &Value, config: &Value) -> Value {
+    proposed_new_over(schema, &schema.empty_value(), prior, config)
+}
+
+/// [`proposed_new`] with the schema's empty value (`Block::empty_value`)
+/// made by the caller, once per resource type rather than once per
+/// instance created.
+pub fn proposed_new_over(schema: &Block, empty: &Value, prior: &Value, config: &Value) -> Value {
     if config.is_null() && prior.is_null() {
         return prior.clone();
     }
     if prior.is_null() {
-        return proposed_block(schema, &schema.empty_value(), config);
+        return proposed_block(schema, empty, config);
     }
     proposed_block(schema, prior, config)
 }
