@@ -44,6 +44,7 @@ mod provision;
 pub use duration::go_duration;
 mod run;
 mod schedule;
+mod spread;
 mod sync;
 mod values;
 mod walk;

@@ -610,7 +610,9 @@ pub struct Instance {
 /// and says whether that is fine. `expanding` learns how many instances a
 /// module instance expands to before any of them starts (the plan makes
 /// room for their changes at once). Succeeds when every instance
-/// succeeded; the instances' diagnostics in the order they finished.
+/// succeeded; the instances' diagnostics in the order they finished (a
+/// plan's large expansion runs on every core, [`crate::spread`]: its
+/// diagnostics in the order of its instances).
 pub async fn fan_out<W, Fut>(
     w: &Arc<Walk>,
     rc: &Arc<ResourceCtx>,
@@ -636,6 +638,8 @@ where
         }
         let keys = exp.keys();
         expanding(keys.len());
+        let spread = crate::spread::pool_for(w.phase, keys.len());
+        let mut pooled = Vec::new();
         for key in keys {
             let vars = instance_vars(&exp, &key);
             let addr = rc.addr(&module, key);
@@ -652,7 +656,15 @@ where
             let module = module.clone();
             let fut = work(Instance { module, addr, vars }, bound);
             // guarded boxes it: spawning moves a pointer, not the future.
-            tasks.spawn(guarded(w.phase, what, rc.res.range.clone(), fut));
+            let fut = guarded(w.phase, what, rc.res.range.clone(), fut);
+            if spread.is_some() {
+                pooled.push(fut);
+            } else {
+                tasks.spawn(fut);
+            }
+        }
+        if let Some(pool) = spread {
+            crate::spread::spawn_runners(&mut tasks, pool, w.opts.parallelism, pooled);
         }
     }
     while let Some(r) = tasks.join_next().await {

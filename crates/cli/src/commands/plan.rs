@@ -54,7 +54,10 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         return 1;
     }
     on_interrupt(&engine);
-    let plan = engine.plan_owned(snapshot, opts).await;
+    // The plan is never dropped: the process ends after this command, and
+    // freeing a large plan's values piece by piece takes longer than
+    // rendering it.
+    let plan = std::mem::ManuallyDrop::new(engine.plan_owned(snapshot, opts).await);
     engine.shutdown().await;
     ui.plan_diags(&plan.diagnostics, a);
     if plan.has_errors() {

@@ -1,0 +1,268 @@
+//! Spreading a large expansion's instances over every core during a plan.
+//!
+//! The walk runs on one thread (the CLI's current-thread runtime): its
+//! nodes are short and wake each other all the time, which a thread pool
+//! would turn into cross-thread wake-ups. The instances of one resource
+//! with a large `count` or `for_each` are the exception: thousands of
+//! independent pieces of work (evaluating the configuration, the
+//! provider's plan, checking it) that only meet again when the resource is
+//! done. Those go to a pool of worker threads (one per core): a runner
+//! task per worker takes instances from a shared list and runs a few at
+//! once, so the cross-thread cost is paid per runner, not per instance.
+
+use crate::walk::{Done, Phase};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::runtime::Handle;
+use tokio::task::{AbortHandle, JoinHandle, JoinSet};
+
+/// Fewer instances than this stay on the walk's own thread: moving them
+/// costs more than it saves.
+const MIN_INSTANCES: usize = 64;
+
+/// The worker pool, started on first use: one thread per core (up to 16),
+/// or none on a single core. Each worker is a runtime of its own, so a
+/// runner stays on the thread it was given: instances of different
+/// runners wake each other (the `-parallelism` semaphore hands a permit
+/// to the oldest waiter), and a shared pool would move the woken runner
+/// onto the waker's thread, gathering every runner on one thread.
+pub(crate) struct Pool {
+    workers: Vec<Handle>,
+    next: AtomicUsize,
+}
+
+fn pool() -> Option<&'static Pool> {
+    static POOL: OnceLock<Option<Pool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(16);
+        if cores < 2 {
+            return None;
+        }
+        let mut workers = Vec::with_capacity(cores);
+        for i in 0..cores {
+            // A worker that cannot start leaves the instances to the
+            // others, or all of them to the walk's thread: slower, never
+            // wrong.
+            match worker(i) {
+                Some(h) => workers.push(h),
+                None => break,
+            }
+        }
+        (!workers.is_empty()).then(|| Pool {
+            workers,
+            next: AtomicUsize::new(0),
+        })
+    })
+    .as_ref()
+}
+
+/// Starts worker `i`: a thread driving a current-thread runtime for the
+/// rest of the process; its handle spawns onto it.
+fn worker(i: usize) -> Option<Handle> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let handle = rt.handle().clone();
+    std::thread::Builder::new()
+        .name(format!("terrane-instances-{i}"))
+        .spawn(move || rt.block_on(std::future::pending::<()>()))
+        .ok()?;
+    Some(handle)
+}
+
+/// Where a plan spreads an expansion of `instances` instances: the pool
+/// to run its instances on, or `None` to run them on the walk's thread (other
+/// phases, small expansions, a single core).
+pub(crate) fn pool_for(phase: Phase, instances: usize) -> Option<&'static Pool> {
+    if phase != Phase::Plan || instances < MIN_INSTANCES {
+        return None;
+    }
+    pool()
+}
+
+/// Runs `work` (one future per instance) on the pool, as one task in
+/// `tasks` whose result joins the instances' results as [`Done`]: every
+/// instance succeeded; their diagnostics in the order of the instances
+/// (as on one thread, whichever worker finished first).
+///
+/// Each worker gets a runner that takes the next instance from the shared
+/// list whenever one of its own finishes, so a worker that drew quick
+/// instances takes more. A runner has a few instances started at a time,
+/// so that the runners share the `-parallelism` permits (`parallelism`):
+/// the semaphore serves its waiters in order, and a runner that queued
+/// all its instances at once would hold the others back until every one
+/// of its own had started, running them one after another.
+pub(crate) fn spawn_runners<F>(
+    tasks: &mut JoinSet<Done>,
+    pool: &Pool,
+    parallelism: usize,
+    work: Vec<F>,
+) where
+    F: Future<Output = Done> + Send + 'static,
+{
+    let runners = pool.workers.len().min(work.len());
+    if runners == 0 {
+        return;
+    }
+    // Enough started per runner for every permit to be in use, and one
+    // more, so a runner always has an instance waiting its turn.
+    let window = parallelism.div_ceil(runners) + 1;
+    let queue = Arc::new(Mutex::new(work.into_iter().enumerate()));
+    let handles = (0..runners)
+        .map(|_| {
+            let at = pool.next.fetch_add(1, Ordering::Relaxed) % pool.workers.len();
+            pool.workers[at].spawn(run(queue.clone(), window))
+        })
+        .collect();
+    tasks.spawn(join(handles));
+}
+
+/// Instances not started yet, each with its place in the expansion.
+type Queue<F> = Mutex<std::iter::Enumerate<std::vec::IntoIter<F>>>;
+
+/// A runner's instances that failed or reported something: their place
+/// and result.
+type Reports = Vec<(usize, Done)>;
+
+/// The next instance in `queue`, if any is left.
+fn take<F>(queue: &Queue<F>) -> Option<(usize, F)> {
+    queue.lock().unwrap_or_else(|e| e.into_inner()).next()
+}
+
+/// Runs instances from `queue`, at most `window` at once, until none is
+/// left.
+async fn run<F: Future<Output = Done>>(queue: Arc<Queue<F>>, window: usize) -> Reports {
+    let placed = |(at, f): (usize, F)| async move { (at, f.await) };
+    let mut out = Vec::new();
+    let mut running = FuturesUnordered::new();
+    running.extend((0..window.max(1)).map_while(|_| take(&queue).map(placed)));
+    while let Some((at, (good, diags))) = running.next().await {
+        if !good || !diags.is_empty() {
+            out.push((at, (good, diags)));
+        }
+        running.extend(take(&queue).map(placed));
+    }
+    out
+}
+
+/// Waits for every runner and joins their reports in instance order. The
+/// runners are stopped if this is dropped first (the walk was cancelled).
+async fn join(handles: Vec<JoinHandle<Reports>>) -> Done {
+    let _stop = StopOnDrop(handles.iter().map(|h| h.abort_handle()).collect());
+    let mut reports = Vec::new();
+    for h in handles {
+        match h.await {
+            Ok(r) => reports.extend(r),
+            // The instances' own panics are caught (`guarded`): this is the
+            // runner's, which fails this task as it would have failed the
+            // runner's own.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => panic!("an instance runner was cancelled: {e}"),
+        }
+    }
+    reports.sort_unstable_by_key(|(at, _)| *at);
+    let ok = reports.iter().all(|(_, (good, _))| *good);
+    (ok, reports.into_iter().flat_map(|(_, (_, d))| d).collect())
+}
+
+struct StopOnDrop(Vec<AbortHandle>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        for h in &self.0 {
+            h.abort();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrane_config::Diagnostic;
+
+    /// A future that succeeds, or fails with one diagnostic naming it,
+    /// after yielding a number of times that varies with `i` (so that
+    /// instances finish out of order).
+    fn instance(i: usize, good: bool) -> impl Future<Output = Done> + Send + 'static {
+        async move {
+            for _ in 0..=(i * 7919) % 13 {
+                tokio::task::yield_now().await;
+            }
+            let diags = if good {
+                vec![]
+            } else {
+                vec![Diagnostic::error("failed", format!("instance {i}"), None)]
+            };
+            (good, diags)
+        }
+    }
+
+    fn check(name: &str, n: usize, failing: &[usize], workers: usize) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let pool = Pool {
+            workers: (0..workers).map(|i| worker(i).unwrap()).collect(),
+            next: AtomicUsize::new(0),
+        };
+        let (ok, diags, spawned) = rt.block_on(async {
+            let mut tasks = JoinSet::new();
+            let work = (0..n).map(|i| instance(i, !failing.contains(&i))).collect();
+            spawn_runners(&mut tasks, &pool, 10, work);
+            let spawned = tasks.len();
+            let mut ok = true;
+            let mut diags = Vec::new();
+            while let Some(r) = tasks.join_next().await {
+                let (good, d) = r.unwrap();
+                ok &= good;
+                diags.extend(d);
+            }
+            (ok, diags, spawned)
+        });
+        assert_eq!(ok, failing.is_empty(), "{name}: success");
+        let got: Vec<String> = diags.iter().map(|d| d.detail.clone()).collect();
+        let want: Vec<String> = failing.iter().map(|i| format!("instance {i}")).collect();
+        assert_eq!(got, want, "{name}: diagnostics in instance order");
+        assert_eq!(spawned, usize::from(n > 0), "{name}: one task joins them");
+    }
+
+    #[test]
+    fn runners_join_every_instance() {
+        let cases: &[(&str, usize, &[usize], usize)] = &[
+            ("all succeed", 1000, &[], 2),
+            ("one fails", 1000, &[517], 2),
+            ("first and last fail", 100, &[0, 99], 3),
+            ("fewer instances than workers", 1, &[0], 2),
+            ("one worker", 64, &[63], 1),
+            ("nothing to run", 0, &[], 2),
+        ];
+        for (name, n, failing, workers) in cases {
+            check(name, *n, failing, *workers);
+        }
+    }
+
+    #[test]
+    fn only_large_plan_expansions_spread() {
+        let cases = [
+            ("validate", Phase::Validate, 10_000, false),
+            ("apply", Phase::Apply, 10_000, false),
+            ("small plan", Phase::Plan, MIN_INSTANCES - 1, false),
+        ];
+        for (name, phase, n, spread) in cases {
+            assert_eq!(pool_for(phase, n).is_some(), spread, "{name}");
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(
+            pool_for(Phase::Plan, MIN_INSTANCES).is_some(),
+            cores > 1,
+            "large plan on {cores} cores"
+        );
+    }
+}
