@@ -189,18 +189,16 @@ mod tests {
     /// A future that succeeds, or fails with one diagnostic naming it,
     /// after yielding a number of times that varies with `i` (so that
     /// instances finish out of order).
-    fn instance(i: usize, good: bool) -> impl Future<Output = Done> + Send + 'static {
-        async move {
-            for _ in 0..=(i * 7919) % 13 {
-                tokio::task::yield_now().await;
-            }
-            let diags = if good {
-                vec![]
-            } else {
-                vec![Diagnostic::error("failed", format!("instance {i}"), None)]
-            };
-            (good, diags)
+    async fn instance(i: usize, good: bool) -> Done {
+        for _ in 0..=(i * 7919) % 13 {
+            tokio::task::yield_now().await;
         }
+        let diags = if good {
+            vec![]
+        } else {
+            vec![Diagnostic::error("failed", format!("instance {i}"), None)]
+        };
+        (good, diags)
     }
 
     fn check(name: &str, n: usize, failing: &[usize], workers: usize) {
