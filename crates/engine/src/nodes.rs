@@ -638,8 +638,8 @@ where
         }
         let keys = exp.keys();
         expanding(keys.len());
-        let spread = crate::spread::pool_for(w.phase, keys.len());
-        let mut pooled = Vec::new();
+        let mut spread = crate::spread::pool_for(w.phase, keys.len())
+            .map(|pool| crate::spread::Spread::start(&mut tasks, pool, w.opts.parallelism));
         for key in keys {
             let vars = instance_vars(&exp, &key);
             let addr = rc.addr(&module, key);
@@ -657,14 +657,15 @@ where
             let fut = work(Instance { module, addr, vars }, bound);
             // guarded boxes it: spawning moves a pointer, not the future.
             let fut = guarded(w.phase, what, rc.res.range.clone(), fut);
-            if spread.is_some() {
-                pooled.push(fut);
-            } else {
-                tasks.spawn(fut);
+            match &mut spread {
+                Some(s) => s.push(fut),
+                None => {
+                    tasks.spawn(fut);
+                }
             }
         }
-        if let Some(pool) = spread {
-            crate::spread::spawn_runners(&mut tasks, pool, w.opts.parallelism, pooled);
+        if let Some(s) = spread {
+            s.finish();
         }
     }
     while let Some(r) = tasks.join_next().await {

@@ -14,8 +14,9 @@ use crate::walk::{Done, Phase};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use tokio::runtime::Handle;
+use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 
 /// Fewer instances than this stay on the walk's own thread: moving them
@@ -86,67 +87,141 @@ pub(crate) fn pool_for(phase: Phase, instances: usize) -> Option<&'static Pool> 
     pool()
 }
 
-/// Runs `work` (one future per instance) on the pool, as one task in
-/// `tasks` whose result joins the instances' results as [`Done`]: every
-/// instance succeeded; their diagnostics in the order of the instances
-/// (as on one thread, whichever worker finished first).
+/// Instances handed to the runners in batches of this many: a runner
+/// waiting for work is woken once per batch, and takes a whole batch (the
+/// last batches leave the workers at most this many instances apart).
+const BATCH: usize = 32;
+
+/// A large expansion's instances on the pool: [`Spread::start`] starts the
+/// runners, [`Spread::push`] hands them each instance's future as the walk
+/// makes it (the workers start on the first instances while the walk's
+/// thread makes the rest), [`Spread::finish`] says there are no more.
 ///
-/// Each worker gets a runner that takes the next instance from the shared
-/// list whenever one of its own finishes, so a worker that drew quick
-/// instances takes more. A runner has a few instances started at a time,
-/// so that the runners share the `-parallelism` permits (`parallelism`):
-/// the semaphore serves its waiters in order, and a runner that queued
-/// all its instances at once would hold the others back until every one
-/// of its own had started, running them one after another.
-pub(crate) fn spawn_runners<F>(
-    tasks: &mut JoinSet<Done>,
-    pool: &Pool,
-    parallelism: usize,
-    work: Vec<F>,
-) where
-    F: Future<Output = Done> + Send + 'static,
-{
-    let runners = pool.workers.len().min(work.len());
-    if runners == 0 {
-        return;
-    }
-    // Enough started per runner for every permit to be in use, and one
-    // more, so a runner always has an instance waiting its turn.
-    let window = parallelism.div_ceil(runners) + 1;
-    let queue = Arc::new(Mutex::new(work.into_iter().enumerate()));
-    let handles = (0..runners)
-        .map(|_| {
-            let at = pool.next.fetch_add(1, Ordering::Relaxed) % pool.workers.len();
-            pool.workers[at].spawn(run(queue.clone(), window))
-        })
-        .collect();
-    tasks.spawn(join(handles));
+/// Each worker gets a runner that takes the next batch from the shared
+/// feed whenever it runs short, so a worker that drew quick instances
+/// takes more. A runner has a few instances started at a time, so that the
+/// runners share the `-parallelism` permits: the semaphore serves its
+/// waiters in order, and a runner that queued all its instances at once
+/// would hold the others back until every one of its own had started,
+/// running them one after another.
+pub(crate) struct Spread<F> {
+    feed: mpsc::UnboundedSender<Vec<(usize, F)>>,
+    batch: Vec<(usize, F)>,
+    made: usize,
 }
 
-/// Instances not started yet, each with its place in the expansion.
-type Queue<F> = Mutex<std::iter::Enumerate<std::vec::IntoIter<F>>>;
+impl<F: Future<Output = Done> + Send + 'static> Spread<F> {
+    /// Starts a runner on each of `pool`'s workers, and one task in
+    /// `tasks` whose result joins the instances' results as [`Done`]: every
+    /// instance succeeded; their diagnostics in the order of the instances
+    /// (as on one thread, whichever worker finished first).
+    pub(crate) fn start(tasks: &mut JoinSet<Done>, pool: &Pool, parallelism: usize) -> Self {
+        let (feed, rx) = mpsc::unbounded_channel();
+        let rx = Arc::new(tokio::sync::Mutex::new(rx));
+        let runners = pool.workers.len();
+        // Enough started per runner for every permit to be in use, and one
+        // more, so a runner always has an instance waiting its turn.
+        let window = parallelism.div_ceil(runners) + 1;
+        let handles = (0..runners)
+            .map(|_| {
+                let at = pool.next.fetch_add(1, Ordering::Relaxed) % runners;
+                pool.workers[at].spawn(run(rx.clone(), window))
+            })
+            .collect();
+        tasks.spawn(join(handles));
+        Spread {
+            feed,
+            batch: Vec::with_capacity(BATCH),
+            made: 0,
+        }
+    }
+
+    /// Hands the next instance's future to the runners.
+    pub(crate) fn push(&mut self, work: F) {
+        self.batch.push((self.made, work));
+        self.made += 1;
+        if self.batch.len() == BATCH {
+            self.send();
+        }
+    }
+
+    fn send(&mut self) {
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        // The runners are gone only if the walk was cancelled: the
+        // instance is not run, as no instance is then.
+        let _ = self.feed.send(batch);
+    }
+
+    /// No more instances: the runners stop once they have run the rest.
+    pub(crate) fn finish(mut self) {
+        if !self.batch.is_empty() {
+            self.send();
+        }
+    }
+}
+
+/// The runners' shared feed of batches of instances, each instance with
+/// its place in the expansion.
+type Feed<F> = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Vec<(usize, F)>>>>;
 
 /// A runner's instances that failed or reported something: their place
 /// and result.
 type Reports = Vec<(usize, Done)>;
 
-/// The next instance in `queue`, if any is left.
-fn take<F>(queue: &Queue<F>) -> Option<(usize, F)> {
-    queue.lock().unwrap_or_else(|e| e.into_inner()).next()
+/// The next batch from `feed`; `None` once the feed is closed and empty.
+async fn next_batch<F>(feed: &Feed<F>) -> Option<Vec<(usize, F)>> {
+    feed.lock().await.recv().await
 }
 
-/// Runs instances from `queue`, at most `window` at once, until none is
-/// left.
-async fn run<F: Future<Output = Done>>(queue: Arc<Queue<F>>, window: usize) -> Reports {
+/// Runs instances from `feed`, at most `window` at once, until the feed is
+/// closed and every instance taken has finished.
+async fn run<F: Future<Output = Done>>(feed: Feed<F>, window: usize) -> Reports {
     let placed = |(at, f): (usize, F)| async move { (at, f.await) };
+    let window = window.max(1);
     let mut out = Vec::new();
+    let mut waiting = std::collections::VecDeque::new();
     let mut running = FuturesUnordered::new();
-    running.extend((0..window.max(1)).map_while(|_| take(&queue).map(placed)));
-    while let Some((at, (good, diags))) = running.next().await {
-        if !good || !diags.is_empty() {
-            out.push((at, (good, diags)));
+    let mut open = true;
+    loop {
+        while running.len() < window {
+            match waiting.pop_front() {
+                Some(w) => running.push(placed(w)),
+                None => break,
+            }
         }
-        running.extend(take(&queue).map(placed));
+        let short = waiting.is_empty() && open;
+        let done = if short && running.is_empty() {
+            // Nothing to do but wait for more.
+            match next_batch(&feed).await {
+                Some(b) => waiting.extend(b),
+                None => open = false,
+            }
+            None
+        } else if short {
+            // Fetch more while the running ones go on.
+            tokio::select! {
+                biased;
+                d = running.next() => d,
+                b = next_batch(&feed) => {
+                    match b {
+                        Some(b) => waiting.extend(b),
+                        None => open = false,
+                    }
+                    None
+                }
+            }
+        } else {
+            match running.next().await {
+                Some(d) => Some(d),
+                // Nothing running, nothing waiting, the feed closed.
+                None => break,
+            }
+        };
+        if let Some((at, (good, diags))) = done {
+            if !good || !diags.is_empty() {
+                out.push((at, (good, diags)));
+            }
+        }
     }
     out
 }
@@ -212,8 +287,11 @@ mod tests {
         };
         let (ok, diags, spawned) = rt.block_on(async {
             let mut tasks = JoinSet::new();
-            let work = (0..n).map(|i| instance(i, !failing.contains(&i))).collect();
-            spawn_runners(&mut tasks, &pool, 10, work);
+            let mut spread = Spread::start(&mut tasks, &pool, 10);
+            for i in 0..n {
+                spread.push(Box::pin(instance(i, !failing.contains(&i))));
+            }
+            spread.finish();
             let spawned = tasks.len();
             let mut ok = true;
             let mut diags = Vec::new();
@@ -228,7 +306,7 @@ mod tests {
         let got: Vec<String> = diags.iter().map(|d| d.detail.clone()).collect();
         let want: Vec<String> = failing.iter().map(|i| format!("instance {i}")).collect();
         assert_eq!(got, want, "{name}: diagnostics in instance order");
-        assert_eq!(spawned, usize::from(n > 0), "{name}: one task joins them");
+        assert_eq!(spawned, 1, "{name}: one task joins them");
     }
 
     #[test]
