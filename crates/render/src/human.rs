@@ -167,9 +167,9 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         } else {
             "\nterrane will perform the following actions:\n\n"
         });
-        out.push_str(&render_each(&visible, |c| {
-            resource(style, c, false, moved_from(c))
-        }));
+        for c in &visible {
+            out.push_str(&resource(style, c, false, moved_from(c)));
+        }
         let (add, change, destroy) = p.counts();
         let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
         let import_part = if imports > 0 {
@@ -194,47 +194,6 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         }
     }
     out
-}
-
-/// Fewer changes than this are rendered on the calling thread alone:
-/// starting threads would cost more than it saves.
-const SPREAD_FROM: usize = 512;
-
-/// `render` of every change in `changes`, joined in order. A long plan's
-/// changes are rendered in as many slices as there are cores, each on a
-/// thread of its own.
-fn render_each<F>(changes: &[&Change], render: F) -> String
-where
-    F: Fn(&Change) -> String + Sync,
-{
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if changes.len() < SPREAD_FROM || cores < 2 {
-        return changes.iter().map(|c| render(c)).collect();
-    }
-    let slice = changes.len().div_ceil(cores);
-    let render = &render;
-    std::thread::scope(|s| {
-        let all = |part: &[&Change]| part.iter().map(|c| render(c)).collect::<String>();
-        // A slice whose thread cannot start is rendered here, after the
-        // others started.
-        let parts: Vec<_> = changes
-            .chunks(slice)
-            .map(|part| {
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || all(part))
-                    .map_err(|_| part)
-            })
-            .collect();
-        parts
-            .into_iter()
-            .map(|p| match p {
-                // A render that panicked panics here, as it would have
-                // without the threads.
-                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                Err(part) => all(part),
-            })
-            .collect()
-    })
 }
 
 /// The deferred part of a partial plan ([`terrane_engine::Deferred`]):
