@@ -638,7 +638,7 @@ where
         }
         let keys = exp.keys();
         expanding(keys.len());
-        let mut spread = crate::spread::pool_for(w.phase, keys.len())
+        let mut spread = crate::spread::pool_for(w.phase, keys.len(), &*rc.provider)
             .map(|pool| crate::spread::Spread::start(&mut tasks, pool, w.opts.parallelism));
         for key in keys {
             let vars = instance_vars(&exp, &key);

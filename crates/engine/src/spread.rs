@@ -10,6 +10,7 @@
 //! task per worker takes instances from a shared list and runs a few at
 //! once, so the cross-thread cost is paid per runner, not per instance.
 
+use crate::provider::Provider;
 use crate::walk::{Done, Phase};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::future::Future;
@@ -77,14 +78,24 @@ fn worker(i: usize) -> Option<Handle> {
     Some(handle)
 }
 
-/// Where a plan spreads an expansion of `instances` instances: the pool
-/// to run its instances on, or `None` to run them on the walk's thread (other
-/// phases, small expansions, a single core).
-pub(crate) fn pool_for(phase: Phase, instances: usize) -> Option<&'static Pool> {
-    if phase != Phase::Plan || instances < MIN_INSTANCES {
-        return None;
-    }
-    pool()
+/// Where a plan spreads an expansion of `instances` instances of a
+/// resource of `provider`: the pool to run its instances on, or `None` to
+/// run them on the walk's thread (other phases, small expansions, a
+/// provider whose calls wait on a plugin, a single core).
+pub(crate) fn pool_for(
+    phase: Phase,
+    instances: usize,
+    provider: &dyn Provider,
+) -> Option<&'static Pool> {
+    spreads(phase, instances, provider.calls_run_here())
+        .then(pool)
+        .flatten()
+}
+
+/// Whether a plan's expansion of `instances` instances is worth spreading
+/// (see [`pool_for`]).
+fn spreads(phase: Phase, instances: usize, calls_run_here: bool) -> bool {
+    phase == Phase::Plan && instances >= MIN_INSTANCES && calls_run_here
 }
 
 /// Instances handed to the runners in batches of this many: a runner
@@ -325,20 +336,25 @@ mod tests {
     }
 
     #[test]
-    fn only_large_plan_expansions_spread() {
+    fn only_large_plans_of_in_process_providers_spread() {
         let cases = [
-            ("validate", Phase::Validate, 10_000, false),
-            ("apply", Phase::Apply, 10_000, false),
-            ("small plan", Phase::Plan, MIN_INSTANCES - 1, false),
+            ("validate", Phase::Validate, 10_000, true, false),
+            ("apply", Phase::Apply, 10_000, true, false),
+            ("small plan", Phase::Plan, MIN_INSTANCES - 1, true, false),
+            ("plan through a plugin", Phase::Plan, 10_000, false, false),
+            (
+                "smallest spread plan",
+                Phase::Plan,
+                MIN_INSTANCES,
+                true,
+                true,
+            ),
+            ("large plan", Phase::Plan, 10_000, true, true),
         ];
-        for (name, phase, n, spread) in cases {
-            assert_eq!(pool_for(phase, n).is_some(), spread, "{name}");
+        for (name, phase, n, here, want) in cases {
+            assert_eq!(spreads(phase, n, here), want, "{name}");
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        assert_eq!(
-            pool_for(Phase::Plan, MIN_INSTANCES).is_some(),
-            cores > 1,
-            "large plan on {cores} cores"
-        );
+        assert_eq!(pool().is_some(), cores > 1, "a pool on {cores} cores");
     }
 }

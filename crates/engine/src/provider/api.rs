@@ -29,6 +29,16 @@ pub trait Provider: Send + Sync {
     /// (`registry.terraform.io/hashicorp/random`).
     fn address(&self) -> &str;
 
+    /// Whether this instance's calls are work on the calling thread (a
+    /// server in this process) rather than waits on another process. A
+    /// scheduling hint, nothing else: a plan spreads a large expansion of
+    /// such a provider's resources over every core, where for a plugin
+    /// the extra thread hops would only cost (its calls wait on the
+    /// plugin, whatever thread makes them).
+    fn calls_run_here(&self) -> bool {
+        false
+    }
+
     /// The provider's schemas and capabilities (cached: the host fetches
     /// them once per provider per run).
     async fn get_schema(&self) -> Result<Arc<ProviderSchema>, ProviderError>;

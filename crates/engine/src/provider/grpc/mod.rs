@@ -379,6 +379,10 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
         &self.address
     }
 
+    fn calls_run_here(&self) -> bool {
+        self.rpc.values().is_some()
+    }
+
     async fn get_schema(&self) -> Res<Arc<ProviderSchema>> {
         self.schema().await
     }
