@@ -7,18 +7,18 @@
 //! independent pieces of work (evaluating the configuration, the
 //! provider's plan, checking it) that only meet again when the resource is
 //! done. Those go to a pool of worker threads (one per core): a runner
-//! task per worker takes instances from a shared list and runs a few at
-//! once, so the cross-thread cost is paid per runner, not per instance.
+//! task per worker takes batches of instances from a shared feed and runs
+//! a few at once, so the cross-thread cost is paid per batch, not per
+//! instance.
 
 use crate::provider::Provider;
 use crate::walk::{Done, Phase};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
-use tokio::task::{AbortHandle, JoinHandle, JoinSet};
+use tokio::task::JoinSet;
 
 /// Fewer instances than this stay on the walk's own thread: moving them
 /// costs more than it saves.
@@ -32,7 +32,6 @@ const MIN_INSTANCES: usize = 64;
 /// onto the waker's thread, gathering every runner on one thread.
 pub(crate) struct Pool {
     workers: Vec<Handle>,
-    next: AtomicUsize,
 }
 
 fn pool() -> Option<&'static Pool> {
@@ -55,10 +54,7 @@ fn pool() -> Option<&'static Pool> {
                 None => break,
             }
         }
-        (!workers.is_empty()).then(|| Pool {
-            workers,
-            next: AtomicUsize::new(0),
-        })
+        (!workers.is_empty()).then_some(Pool { workers })
     })
     .as_ref()
 }
@@ -129,17 +125,14 @@ impl<F: Future<Output = Done> + Send + 'static> Spread<F> {
     pub(crate) fn start(tasks: &mut JoinSet<Done>, pool: &Pool, parallelism: usize) -> Self {
         let (feed, rx) = mpsc::unbounded_channel();
         let rx = Arc::new(tokio::sync::Mutex::new(rx));
-        let runners = pool.workers.len();
         // Enough started per runner for every permit to be in use, and one
         // more, so a runner always has an instance waiting its turn.
-        let window = parallelism.div_ceil(runners) + 1;
-        let handles = (0..runners)
-            .map(|_| {
-                let at = pool.next.fetch_add(1, Ordering::Relaxed) % runners;
-                pool.workers[at].spawn(run(rx.clone(), window))
-            })
-            .collect();
-        tasks.spawn(join(handles));
+        let window = parallelism.div_ceil(pool.workers.len()) + 1;
+        let mut runners = JoinSet::new();
+        for worker in &pool.workers {
+            runners.spawn_on(run(rx.clone(), window), worker);
+        }
+        tasks.spawn(join(runners));
         Spread {
             feed,
             batch: Vec::with_capacity(BATCH),
@@ -188,7 +181,6 @@ async fn next_batch<F>(feed: &Feed<F>) -> Option<Vec<(usize, F)>> {
 /// closed and every instance taken has finished.
 async fn run<F: Future<Output = Done>>(feed: Feed<F>, window: usize) -> Reports {
     let placed = |(at, f): (usize, F)| async move { (at, f.await) };
-    let window = window.max(1);
     let mut out = Vec::new();
     let mut waiting = std::collections::VecDeque::new();
     let mut running = FuturesUnordered::new();
@@ -238,12 +230,12 @@ async fn run<F: Future<Output = Done>>(feed: Feed<F>, window: usize) -> Reports 
 }
 
 /// Waits for every runner and joins their reports in instance order. The
-/// runners are stopped if this is dropped first (the walk was cancelled).
-async fn join(handles: Vec<JoinHandle<Reports>>) -> Done {
-    let _stop = StopOnDrop(handles.iter().map(|h| h.abort_handle()).collect());
+/// runners are stopped if this is dropped first (the walk was cancelled:
+/// dropping the set aborts them).
+async fn join(mut runners: JoinSet<Reports>) -> Done {
     let mut reports = Vec::new();
-    for h in handles {
-        match h.await {
+    while let Some(r) = runners.join_next().await {
+        match r {
             Ok(r) => reports.extend(r),
             // The instances' own panics are caught (`guarded`): this is the
             // runner's, which fails this task as it would have failed the
@@ -255,16 +247,6 @@ async fn join(handles: Vec<JoinHandle<Reports>>) -> Done {
     reports.sort_unstable_by_key(|(at, _)| *at);
     let ok = reports.iter().all(|(_, (good, _))| *good);
     (ok, reports.into_iter().flat_map(|(_, (_, d))| d).collect())
-}
-
-struct StopOnDrop(Vec<AbortHandle>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        for h in &self.0 {
-            h.abort();
-        }
-    }
 }
 
 #[cfg(test)]
@@ -294,7 +276,6 @@ mod tests {
             .unwrap();
         let pool = Pool {
             workers: (0..workers).map(|i| worker(i).unwrap()).collect(),
-            next: AtomicUsize::new(0),
         };
         let (ok, diags, spawned) = rt.block_on(async {
             let mut tasks = JoinSet::new();
