@@ -111,13 +111,13 @@ async fn fetch(
     database: &str,
     name: &str,
 ) -> Result<Option<(String, String)>, Diagnostics> {
-    let conn = match pool.get(Some(database)).await {
+    let mut conn = match pool.get(Some(database)).await {
         Ok(c) => c,
         Err(ConnectError::NoDatabase) => return Ok(None),
         Err(e) => return Err(e.into_diags(database)),
     };
     let row = conn
-        .query_opt("SELECT n.nspname::text, e.extversion FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = $1", &[&name])
+        .query_opt_prepared("SELECT n.nspname::text, e.extversion FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = $1", &[&name])
         .await
         .map_err(|e| read_diag(&e, "extension"))?;
     Ok(row.map(|r| (r.get(0), r.get(1))))

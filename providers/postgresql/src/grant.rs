@@ -291,72 +291,83 @@ pub fn summarize(acl: &Acl) -> Option<(BTreeSet<String>, bool, bool)> {
 }
 
 /// The ACL entries of `role` on the target's objects; `None` when the
-/// database or the role is gone.
+/// database, the role or the schema is gone.
+///
+/// One statement per read (a refresh runs one read per grant): its first
+/// row says whether the role and the schema exist, and carries the first
+/// ACL entry; further rows carry the others. Its text is fixed per object
+/// type and per "named objects or all", so each connection prepares it
+/// once (`Conn::query_prepared`).
 async fn fetch(pool: &Pool, t: &Target) -> Result<Option<Acl>, Diagnostics> {
-    let conn = match pool.get(Some(&t.database)).await {
+    let mut conn = match pool.get(Some(&t.database)).await {
         Ok(c) => c,
         Err(ConnectError::NoDatabase) => return Ok(None),
         Err(e) => return Err(e.into_diags(&t.database)),
     };
-    let grantee: u32 = if t.is_public() {
-        0
-    } else {
-        match conn
-            .query_opt("SELECT oid FROM pg_roles WHERE rolname = $1", &[&t.role])
-            .await
-            .map_err(|e| read_diag(&e, "grant"))?
-        {
-            Some(r) => r.get(0),
-            None => return Ok(None),
-        }
-    };
-    if let Some(sc) = &t.schema {
-        let exists = conn
-            .query_opt("SELECT 1 FROM pg_namespace WHERE nspname = $1", &[sc])
-            .await
-            .map_err(|e| read_diag(&e, "grant"))?;
-        if exists.is_none() {
-            return Ok(None); // the schema is gone, and every grant in it
-        }
-    }
+    // $1 role, $2 whether it is PUBLIC (grantee 0), $3 schema (NULL for a
+    // database grant), $4 the database (database grants) or the objects
+    // named (grants on a schema's objects, when some are named).
+    let public = t.is_public();
+    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&t.role, &public, &t.schema];
     let lateral = |acl: &str, kind: &str, owner: &str| {
-        format!("LEFT JOIN LATERAL (SELECT x.privilege_type::text AS p, x.is_grantable AS g FROM aclexplode(coalesce({acl}, acldefault('{kind}', {owner}))) x WHERE x.grantee = $1) a ON true")
+        format!("LEFT JOIN LATERAL (SELECT x.privilege_type::text AS p, x.is_grantable AS g FROM aclexplode(coalesce({acl}, acldefault('{kind}', {owner}))) x WHERE x.grantee = h.grantee) a ON true")
     };
     let objects: Vec<String> = t.objects.iter().cloned().collect();
-    let schema = t.schema.clone().unwrap_or_default();
-    let rows = match t.object_type.as_str() {
+    let mut named = |column: &str| {
+        if objects.is_empty() {
+            String::new()
+        } else {
+            params.push(&objects);
+            format!(" AND {column} = ANY($4::text[])")
+        }
+    };
+    let inner = match t.object_type.as_str() {
         "database" => {
-            let q = format!("SELECT d.datname::text, a.p, a.g FROM pg_database d {} WHERE d.datname = $2", lateral("d.datacl", "d", "d.datdba"));
-            conn.query(&q, &[&grantee, &t.database]).await
+            params.push(&t.database);
+            format!(
+                "SELECT d.datname::text AS o, a.p, a.g FROM pg_database d {} WHERE d.datname = $4",
+                lateral("d.datacl", "d", "d.datdba")
+            )
         }
-        "schema" => {
-            let q = format!("SELECT n.nspname::text, a.p, a.g FROM pg_namespace n {} WHERE n.nspname = $2", lateral("n.nspacl", "n", "n.nspowner"));
-            conn.query(&q, &[&grantee, &schema]).await
-        }
-        "function" => {
-            let q = format!(
-                "SELECT p.proname::text, a.p, a.g FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace {} WHERE n.nspname = $2 AND p.prokind = 'f' AND (cardinality($3::text[]) = 0 OR p.proname = ANY($3::text[]))",
-                lateral("p.proacl", "f", "p.proowner")
-            );
-            conn.query(&q, &[&grantee, &schema, &objects]).await
-        }
+        "schema" => format!(
+            "SELECT n.nspname::text AS o, a.p, a.g FROM pg_namespace n {} WHERE n.nspname = $3",
+            lateral("n.nspacl", "n", "n.nspowner")
+        ),
+        "function" => format!(
+            "SELECT p.proname::text AS o, a.p, a.g FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace {} WHERE n.nspname = $3 AND p.prokind = 'f'{}",
+            lateral("p.proacl", "f", "p.proowner"),
+            named("p.proname")
+        ),
         kind => {
             let (kinds, acl_kind) = if kind == "sequence" { ("'S'", "s") } else { ("'r','v','m','f','p'", "r") };
-            let q = format!(
-                "SELECT c.relname::text, a.p, a.g FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace {} WHERE n.nspname = $2 AND c.relkind IN ({kinds}) AND (cardinality($3::text[]) = 0 OR c.relname = ANY($3::text[]))",
-                lateral("c.relacl", acl_kind, "c.relowner")
-            );
-            conn.query(&q, &[&grantee, &schema, &objects]).await
+            format!(
+                "SELECT c.relname::text AS o, a.p, a.g FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace {} WHERE n.nspname = $3 AND c.relkind IN ({kinds}){}",
+                lateral("c.relacl", acl_kind, "c.relowner"),
+                named("c.relname")
+            )
         }
+    };
+    let q = format!(
+        "WITH h AS (SELECT CASE WHEN $2 THEN 0::oid ELSE (SELECT oid FROM pg_roles WHERE rolname = $1) END AS grantee, \
+         $3::text IS NULL OR EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $3) AS schema_found) \
+         SELECT h.grantee IS NOT NULL, h.schema_found, e.o, e.p, e.g FROM h LEFT JOIN LATERAL ({inner}) e ON h.grantee IS NOT NULL AND h.schema_found"
+    );
+    let rows = conn
+        .query_prepared(&q, &params)
+        .await
+        .map_err(|e| read_diag(&e, "grant"))?;
+    let found = rows.first().is_some_and(|r| r.get::<_, bool>(0) && r.get::<_, bool>(1));
+    if !found {
+        return Ok(None); // the role is gone, or the schema and every grant in it
     }
-    .map_err(|e| read_diag(&e, "grant"))?;
     let mut acl = Acl::new();
     for o in &t.objects {
         acl.insert(o.clone(), BTreeMap::new()); // a named object that is gone holds nothing
     }
     for r in rows {
-        let entry = acl.entry(r.get::<_, String>(0)).or_default();
-        if let (Some(p), Some(g)) = (r.get::<_, Option<String>>(1), r.get::<_, Option<bool>>(2)) {
+        let Some(object) = r.get::<_, Option<String>>(2) else { continue };
+        let entry = acl.entry(object).or_default();
+        if let (Some(p), Some(g)) = (r.get::<_, Option<String>>(3), r.get::<_, Option<bool>>(4)) {
             entry.insert(p, g);
         }
     }

@@ -4,6 +4,10 @@
 //! are kept per database, since roles live in the cluster but schemas,
 //! grants and extensions live in one database each. A semaphore of
 //! `max_connections` permits bounds how many statements run at once.
+//! Each connection keeps the statements its reads prepared, by SQL text:
+//! a read that runs again (one per resource instance in a refresh) costs
+//! one round trip, with no parse and no plan on the server (sessions use
+//! generic plans).
 //!
 //! Errors become diagnostics here, on the provider attribute that is most
 //! likely wrong (password for a rejected password, username for an unknown
@@ -18,7 +22,7 @@ use terrane_pgtls::{HandshakeFailure, SslMode, TlsOptions};
 use terrane_sdk::{Diagnostics, Path};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_postgres::error::SqlState;
-use tokio_postgres::Client;
+use tokio_postgres::{Client, Row, Statement};
 
 /// How to reach the server (the provider configuration, resolved).
 #[derive(Clone)]
@@ -95,7 +99,7 @@ impl Settings {
 
 struct Inner {
     settings: Settings,
-    idle: Mutex<HashMap<String, Vec<Client>>>,
+    idle: Mutex<HashMap<String, Vec<Session>>>,
     permits: Arc<Semaphore>,
 }
 
@@ -103,9 +107,16 @@ struct Inner {
 #[derive(Clone)]
 pub struct Pool(Arc<Inner>);
 
+/// An open connection and the statements prepared on it (keyed by their
+/// SQL text, which is a fixed text per kind of read).
+struct Session {
+    client: Client,
+    prepared: HashMap<String, Statement>,
+}
+
 /// A connection checked out of the pool; goes back when dropped.
 pub struct Conn {
-    client: Option<Client>,
+    client: Option<Session>,
     database: String,
     pool: Pool,
     _permit: OwnedSemaphorePermit,
@@ -114,20 +125,63 @@ pub struct Conn {
 impl std::ops::Deref for Conn {
     type Target = Client;
     fn deref(&self) -> &Client {
-        self.client.as_ref().expect("client present until drop")
+        &self.session().client
     }
 }
 
 impl std::ops::DerefMut for Conn {
     fn deref_mut(&mut self) -> &mut Client {
+        &mut self.session_mut().client
+    }
+}
+
+impl Conn {
+    fn session(&self) -> &Session {
+        self.client.as_ref().expect("client present until drop")
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
         self.client.as_mut().expect("client present until drop")
+    }
+
+    /// `sql` prepared on this connection, once: later calls with the same
+    /// text reuse the statement. For the fixed queries of reads, not for
+    /// statements whose text carries values.
+    pub async fn prepared(&mut self, sql: &str) -> Result<Statement, tokio_postgres::Error> {
+        let session = self.session_mut();
+        if let Some(st) = session.prepared.get(sql) {
+            return Ok(st.clone());
+        }
+        let st = session.client.prepare(sql).await?;
+        session.prepared.insert(sql.to_string(), st.clone());
+        Ok(st)
+    }
+
+    /// Runs the read query `sql` as a statement prepared once per connection.
+    pub async fn query_prepared(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<Row>, tokio_postgres::Error> {
+        let st = self.prepared(sql).await?;
+        self.query(&st, params).await
+    }
+
+    /// As `query_prepared`, for a query of at most one row.
+    pub async fn query_opt_prepared(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Option<Row>, tokio_postgres::Error> {
+        let st = self.prepared(sql).await?;
+        self.query_opt(&st, params).await
     }
 }
 
 impl Drop for Conn {
     fn drop(&mut self) {
         if let Some(c) = self.client.take() {
-            if !c.is_closed() {
+            if !c.client.is_closed() {
                 if let Ok(mut idle) = self.pool.0.idle.lock() {
                     idle.entry(self.database.clone()).or_default().push(c);
                 }
@@ -191,7 +245,7 @@ impl Pool {
         let reused = self.0.idle.lock().ok().and_then(|mut idle| {
             let list = idle.get_mut(&db)?;
             while let Some(c) = list.pop() {
-                if !c.is_closed() {
+                if !c.client.is_closed() {
                     return Some(c);
                 }
             }
@@ -201,7 +255,10 @@ impl Pool {
             Some(c) => c,
             None => {
                 self.trim_idle();
-                self.connect(&db).await?
+                Session {
+                    client: self.connect(&db).await?,
+                    prepared: HashMap::new(),
+                }
             }
         };
         Ok(Conn {
@@ -265,7 +322,17 @@ impl Pool {
                 tokio::spawn(async move {
                     let _ = connection.await;
                 });
-                Ok(client)
+                // The reads' statements are catalog lookups prepared once per
+                // connection: a generic plan serves every execution. In the
+                // default mode the server plans each execution anew when it
+                // guesses a custom plan cheaper, which it does for them. A
+                // server older than 12 has no such setting.
+                match client.batch_execute("SET plan_cache_mode = force_generic_plan").await {
+                    Err(e) if e.code() != Some(&SqlState::UNDEFINED_OBJECT) => {
+                        Err(ConnectError::Other(connect_diag(s, db, &e)))
+                    }
+                    _ => Ok(client),
+                }
             }
             Err(e) if e.code() == Some(&SqlState::INVALID_CATALOG_NAME) && db != s.database => {
                 Err(ConnectError::NoDatabase)

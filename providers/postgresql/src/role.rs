@@ -274,20 +274,20 @@ pub async fn fetch(
     oid: Option<u32>,
     name: &str,
 ) -> Result<Option<RoleRow>, Diagnostics> {
-    let conn = pool
+    let mut conn = pool
         .get(None)
         .await
         .map_err(|e| e.into_diags(pool.default_database()))?;
     let mut row = None;
     if let Some(oid) = oid {
         row = conn
-            .query_opt(&format!("{SELECT} WHERE r.oid = $1"), &[&oid])
+            .query_opt_prepared(&format!("{SELECT} WHERE r.oid = $1"), &[&oid])
             .await
             .map_err(|e| read_diag(&e, "role"))?;
     }
     if row.is_none() {
         row = conn
-            .query_opt(&format!("{SELECT} WHERE r.rolname = $1"), &[&name])
+            .query_opt_prepared(&format!("{SELECT} WHERE r.rolname = $1"), &[&name])
             .await
             .map_err(|e| read_diag(&e, "role"))?;
     }

@@ -128,7 +128,7 @@ async fn fetch(
     oid: Option<u32>,
     name: &str,
 ) -> Result<Option<(u32, String, String)>, Diagnostics> {
-    let conn = match pool.get(Some(database)).await {
+    let mut conn = match pool.get(Some(database)).await {
         Ok(c) => c,
         Err(ConnectError::NoDatabase) => return Ok(None),
         Err(e) => return Err(e.into_diags(database)),
@@ -137,13 +137,13 @@ async fn fetch(
     let mut row = None;
     if let Some(oid) = oid {
         row = conn
-            .query_opt(&format!("{q} n.oid = $1"), &[&oid])
+            .query_opt_prepared(&format!("{q} n.oid = $1"), &[&oid])
             .await
             .map_err(|e| read_diag(&e, "schema"))?;
     }
     if row.is_none() {
         row = conn
-            .query_opt(&format!("{q} n.nspname = $1"), &[&name])
+            .query_opt_prepared(&format!("{q} n.nspname = $1"), &[&name])
             .await
             .map_err(|e| read_diag(&e, "schema"))?;
     }
