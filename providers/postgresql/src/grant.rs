@@ -308,7 +308,8 @@ async fn fetch(pool: &Pool, t: &Target) -> Result<Option<Acl>, Diagnostics> {
     // database grant), $4 the database (database grants) or the objects
     // named (grants on a schema's objects, when some are named).
     let public = t.is_public();
-    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&t.role, &public, &t.schema];
+    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+        vec![&t.role, &public, &t.schema];
     let lateral = |acl: &str, kind: &str, owner: &str| {
         format!("LEFT JOIN LATERAL (SELECT x.privilege_type::text AS p, x.is_grantable AS g FROM aclexplode(coalesce({acl}, acldefault('{kind}', {owner}))) x WHERE x.grantee = h.grantee) a ON true")
     };
@@ -356,7 +357,9 @@ async fn fetch(pool: &Pool, t: &Target) -> Result<Option<Acl>, Diagnostics> {
         .query_prepared(&q, &params)
         .await
         .map_err(|e| read_diag(&e, "grant"))?;
-    let found = rows.first().is_some_and(|r| r.get::<_, bool>(0) && r.get::<_, bool>(1));
+    let found = rows
+        .first()
+        .is_some_and(|r| r.get::<_, bool>(0) && r.get::<_, bool>(1));
     if !found {
         return Ok(None); // the role is gone, or the schema and every grant in it
     }
@@ -365,7 +368,9 @@ async fn fetch(pool: &Pool, t: &Target) -> Result<Option<Acl>, Diagnostics> {
         acl.insert(o.clone(), BTreeMap::new()); // a named object that is gone holds nothing
     }
     for r in rows {
-        let Some(object) = r.get::<_, Option<String>>(2) else { continue };
+        let Some(object) = r.get::<_, Option<String>>(2) else {
+            continue;
+        };
         let entry = acl.entry(object).or_default();
         if let (Some(p), Some(g)) = (r.get::<_, Option<String>>(3), r.get::<_, Option<bool>>(4)) {
             entry.insert(p, g);
@@ -776,5 +781,165 @@ mod tests {
             Some(set(&["CREATE", "USAGE"])),
             "case expand_all"
         );
+    }
+
+    /// `fetch` against the real server: every object type, named objects
+    /// and all of a schema's, PUBLIC, a grant option, and the three ways a
+    /// grant vanishes (role, schema, database gone). Each case reads twice
+    /// on one connection, so the second read runs the prepared statement.
+    #[tokio::test(flavor = "current_thread")]
+    async fn reads_acls_from_the_server() {
+        let Some(url) = terrane_testkit::pg_url() else {
+            return;
+        };
+        let cfg: tokio_postgres::Config = url.parse().expect("server URL");
+        let host = match &cfg.get_hosts()[0] {
+            tokio_postgres::config::Host::Tcp(h) => h.clone(),
+            other => panic!("TCP host expected, got {other:?}"),
+        };
+        let sfx = format!("{}_{}", std::process::id(), rand::random::<u32>());
+        let (db, role) = (format!("grr_{sfx}"), format!("grr_{sfx}"));
+        let pool = Pool::new(crate::pool::Settings {
+            host,
+            port: cfg.get_ports()[0],
+            username: cfg.get_user().expect("user").to_string(),
+            password: cfg
+                .get_password()
+                .map(|p| String::from_utf8_lossy(p).into_owned()),
+            database: cfg.get_dbname().expect("database").to_string(),
+            sslmode: "disable".into(),
+            sslrootcert: None,
+            connect_timeout: std::time::Duration::from_secs(5),
+            max_connections: 1,
+        });
+        let admin = pool.get(None).await.expect("connection");
+        admin
+            .batch_execute(&format!("CREATE ROLE \"{role}\""))
+            .await
+            .expect("role");
+        admin
+            .batch_execute(&format!("CREATE DATABASE \"{db}\""))
+            .await
+            .expect("database");
+        admin
+            .batch_execute(&format!("GRANT CONNECT ON DATABASE \"{db}\" TO \"{role}\""))
+            .await
+            .expect("database grant");
+        drop(admin);
+        let setup = pool.get(Some(&db)).await.expect("connection");
+        setup
+            .batch_execute(&format!(
+                "CREATE SCHEMA s; CREATE SCHEMA doomed; CREATE TABLE s.t1 (id int); CREATE TABLE s.t2 (id int); \
+                 CREATE SEQUENCE s.q1; CREATE FUNCTION s.f1() RETURNS int LANGUAGE sql AS 'SELECT 1'; \
+                 GRANT USAGE ON SCHEMA s TO \"{role}\"; GRANT SELECT ON s.t1 TO \"{role}\" WITH GRANT OPTION; \
+                 GRANT INSERT ON s.t1 TO \"{role}\"; GRANT USAGE ON SEQUENCE s.q1 TO \"{role}\"; \
+                 GRANT EXECUTE ON FUNCTION s.f1() TO \"{role}\"; CREATE TABLE doomed.t (id int); \
+                 GRANT SELECT ON doomed.t TO \"{role}\"; DROP SCHEMA doomed CASCADE"
+            ))
+            .await
+            .expect("objects");
+        drop(setup);
+        let target = |who: &str,
+                      object_type: &str,
+                      schema: Option<&str>,
+                      objects: &[&str],
+                      database: &str| Target {
+            role: who.to_string(),
+            database: database.to_string(),
+            object_type: object_type.to_string(),
+            schema: schema.map(str::to_string),
+            objects: set(objects),
+        };
+        let acl = |entries: &[(&str, &[(&str, bool)])]| -> Option<Acl> {
+            Some(
+                entries
+                    .iter()
+                    .map(|(o, ps)| {
+                        (
+                            o.to_string(),
+                            ps.iter().map(|(p, g)| (p.to_string(), *g)).collect(),
+                        )
+                    })
+                    .collect(),
+            )
+        };
+        let cases: Vec<(&str, Target, Option<Acl>)> = vec![
+            (
+                "table named",
+                target(&role, "table", Some("s"), &["t1"], &db),
+                acl(&[("t1", &[("INSERT", false), ("SELECT", true)])]),
+            ),
+            (
+                "table named and one gone",
+                target(&role, "table", Some("s"), &["t2", "gone"], &db),
+                acl(&[("gone", &[]), ("t2", &[])]),
+            ),
+            (
+                "every table of the schema",
+                target(&role, "table", Some("s"), &[], &db),
+                acl(&[("t1", &[("INSERT", false), ("SELECT", true)]), ("t2", &[])]),
+            ),
+            (
+                "sequence",
+                target(&role, "sequence", Some("s"), &["q1"], &db),
+                acl(&[("q1", &[("USAGE", false)])]),
+            ),
+            (
+                "function",
+                target(&role, "function", Some("s"), &["f1"], &db),
+                acl(&[("f1", &[("EXECUTE", false)])]),
+            ),
+            (
+                "function to PUBLIC by default",
+                target("public", "function", Some("s"), &[], &db),
+                acl(&[("f1", &[("EXECUTE", false)])]),
+            ),
+            (
+                "schema",
+                target(&role, "schema", Some("s"), &[], &db),
+                acl(&[("s", &[("USAGE", false)])]),
+            ),
+            (
+                "database",
+                target(&role, "database", None, &[], &db),
+                acl(&[(db.as_str(), &[("CONNECT", false)])]),
+            ),
+            (
+                "database to PUBLIC by default",
+                target("PUBLIC", "database", None, &[], &db),
+                acl(&[(db.as_str(), &[("CONNECT", false), ("TEMPORARY", false)])]),
+            ),
+            (
+                "role gone",
+                target("grr_nobody", "table", Some("s"), &["t1"], &db),
+                None,
+            ),
+            (
+                "schema gone",
+                target(&role, "table", Some("doomed"), &["t"], &db),
+                None,
+            ),
+            (
+                "database gone",
+                target(&role, "database", None, &[], "grr_no_such_db"),
+                None,
+            ),
+        ];
+        for (name, t, want) in &cases {
+            for round in ["prepares", "reuses"] {
+                let got = fetch(&pool, t)
+                    .await
+                    .unwrap_or_else(|d| panic!("case {name}: {d:?}"));
+                assert_eq!(&got, want, "case {name} ({round})");
+            }
+        }
+        pool.evict(&db);
+        let admin = pool.get(None).await.expect("connection");
+        for sql in [
+            format!("DROP DATABASE \"{db}\" WITH (FORCE)"),
+            format!("DROP ROLE \"{role}\""),
+        ] {
+            admin.batch_execute(&sql).await.expect("cleanup");
+        }
     }
 }

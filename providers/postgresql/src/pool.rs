@@ -327,7 +327,10 @@ impl Pool {
                 // default mode the server plans each execution anew when it
                 // guesses a custom plan cheaper, which it does for them. A
                 // server older than 12 has no such setting.
-                match client.batch_execute("SET plan_cache_mode = force_generic_plan").await {
+                match client
+                    .batch_execute("SET plan_cache_mode = force_generic_plan")
+                    .await
+                {
                     Err(e) if e.code() != Some(&SqlState::UNDEFINED_OBJECT) => {
                         Err(ConnectError::Other(connect_diag(s, db, &e)))
                     }
