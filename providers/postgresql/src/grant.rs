@@ -293,90 +293,226 @@ pub fn summarize(acl: &Acl) -> Option<(BTreeSet<String>, bool, bool)> {
 /// The ACL entries of `role` on the target's objects; `None` when the
 /// database, the role or the schema is gone.
 ///
-/// One statement per read (a refresh runs one read per grant): its first
-/// row says whether the role and the schema exist, and carries the first
-/// ACL entry; further rows carry the others. Its text is fixed per object
-/// type and per "named objects or all", so each connection prepares it
-/// once (`Conn::query_prepared`).
+/// Reads that wait at the same time are read together: a refresh makes
+/// one read per grant, up to `-parallelism` at once, and one statement
+/// for all of them costs the server about what one costs. Reads go to a
+/// queue per database, object type and "named objects or all" (what one
+/// statement can answer); the first read of an idle queue starts a task
+/// that takes a connection, then everything queued by then, runs it as
+/// one statement, answers each read, and goes on while reads wait.
 async fn fetch(pool: &Pool, t: &Target) -> Result<Option<Acl>, Diagnostics> {
-    let mut conn = match pool.get(Some(&t.database)).await {
-        Ok(c) => c,
-        Err(ConnectError::NoDatabase) => return Ok(None),
-        Err(e) => return Err(e.into_diags(&t.database)),
+    let reads = pool.shared::<GrantReads>();
+    let key = ReadKey {
+        database: t.database.clone(),
+        object_type: t.object_type.clone(),
+        named: !t.objects.is_empty(),
     };
-    // $1 role, $2 whether it is PUBLIC (grantee 0), $3 schema (NULL for a
-    // database grant), $4 the database (database grants) or the objects
-    // named (grants on a schema's objects, when some are named).
-    let public = t.is_public();
-    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
-        vec![&t.role, &public, &t.schema];
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let waiting = Waiting {
+        target: t.clone(),
+        reply,
+    };
+    let start = {
+        let mut queues = reads.lock();
+        match queues.get_mut(&key) {
+            Some(queue) => {
+                queue.push(waiting);
+                false
+            }
+            None => {
+                queues.insert(key.clone(), vec![waiting]);
+                true
+            }
+        }
+    };
+    if start {
+        tokio::spawn(drain(pool.clone(), reads, key));
+    }
+    answer.await.unwrap_or_else(|_| {
+        Err(Diagnostics::error(
+            "Cannot read grant",
+            "The provider stopped reading grants before this one was read.",
+        ))
+    })
+}
+
+/// The most grants one statement reads.
+const READ_BATCH: usize = 256;
+
+type Reply = Result<Option<Acl>, Diagnostics>;
+
+struct Waiting {
+    target: Target,
+    reply: tokio::sync::oneshot::Sender<Reply>,
+}
+
+/// What one statement can read together.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ReadKey {
+    database: String,
+    object_type: String,
+    named: bool,
+}
+
+/// The grant reads waiting, per queue; a queue is in the map while its
+/// task runs.
+#[derive(Default)]
+struct GrantReads(std::sync::Mutex<std::collections::HashMap<ReadKey, Vec<Waiting>>>);
+
+impl GrantReads {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<ReadKey, Vec<Waiting>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The task of one queue: reads what is queued, batch by batch, until the
+/// queue is empty (then it is removed, under the same lock a new read
+/// takes, so no read is left behind).
+async fn drain(pool: Pool, reads: Arc<GrantReads>, key: ReadKey) {
+    loop {
+        // The connection first: reads that arrive while it is awaited join
+        // this batch.
+        let conn = pool.get(Some(&key.database)).await;
+        let batch: Vec<Waiting> = {
+            let mut queues = reads.lock();
+            let Some(queue) = queues.get_mut(&key) else {
+                return;
+            };
+            if queue.is_empty() {
+                queues.remove(&key);
+                return;
+            }
+            let rest = queue.split_off(queue.len().min(READ_BATCH));
+            std::mem::replace(queue, rest)
+        };
+        let (targets, replies): (Vec<Target>, Vec<_>) =
+            batch.into_iter().map(|w| (w.target, w.reply)).unzip();
+        let answers: Vec<Reply> = match conn {
+            Ok(mut conn) => match fetch_many(&mut conn, &targets).await {
+                Ok(acls) => acls.into_iter().map(Ok).collect(),
+                Err(e) => vec![Err(read_diag(&e, "grant")); targets.len()],
+            },
+            Err(ConnectError::NoDatabase) => vec![Ok(None); targets.len()],
+            Err(e) => vec![Err(e.into_diags(&key.database)); targets.len()],
+        };
+        for (reply, answer) in replies.into_iter().zip(answers) {
+            let _ = reply.send(answer); // a read whose caller gave up
+        }
+    }
+}
+
+/// The ACLs of `targets` (one database, one object type, all with named
+/// objects or all without), in one statement on `conn`.
+///
+/// Every target gets a row saying whether its role and its schema exist,
+/// carrying its first ACL entry; further rows carry the others. The text
+/// is fixed per object type and per "named objects or all", so each
+/// connection prepares it once (`Conn::query_prepared`).
+async fn fetch_many(
+    conn: &mut crate::pool::Conn,
+    targets: &[Target],
+) -> Result<Vec<Option<Acl>>, tokio_postgres::Error> {
     let lateral = |acl: &str, kind: &str, owner: &str| {
         format!("LEFT JOIN LATERAL (SELECT x.privilege_type::text AS p, x.is_grantable AS g FROM aclexplode(coalesce({acl}, acldefault('{kind}', {owner}))) x WHERE x.grantee = h.grantee) a ON true")
     };
-    let objects: Vec<String> = t.objects.iter().cloned().collect();
-    let mut named = |column: &str| {
-        if objects.is_empty() {
+    // $1 the targets' numbers, $2 their roles, $3 whether each is PUBLIC
+    // (grantee 0), $4 their schemas (NULL for a database grant); $5 and $6
+    // pair a target's number with each object it names.
+    let named = |column: &str| {
+        if targets[0].objects.is_empty() {
             String::new()
         } else {
-            params.push(&objects);
-            format!(" AND {column} = ANY($4::text[])")
+            format!(" AND {column} IN (SELECT w.name FROM unnest($5::int[], $6::text[]) AS w(k, name) WHERE w.k = h.k)")
         }
     };
-    let inner = match t.object_type.as_str() {
-        "database" => {
-            params.push(&t.database);
-            format!(
-                "SELECT d.datname::text AS o, a.p, a.g FROM pg_database d {} WHERE d.datname = $4",
-                lateral("d.datacl", "d", "d.datdba")
-            )
-        }
+    let inner = match targets[0].object_type.as_str() {
+        "database" => format!(
+            "SELECT d.datname::text AS o, a.p, a.g FROM pg_database d {} WHERE d.datname = current_database()",
+            lateral("d.datacl", "d", "d.datdba")
+        ),
         "schema" => format!(
-            "SELECT n.nspname::text AS o, a.p, a.g FROM pg_namespace n {} WHERE n.nspname = $3",
+            "SELECT n.nspname::text AS o, a.p, a.g FROM pg_namespace n {} WHERE n.nspname = h.sch",
             lateral("n.nspacl", "n", "n.nspowner")
         ),
         "function" => format!(
-            "SELECT p.proname::text AS o, a.p, a.g FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace {} WHERE n.nspname = $3 AND p.prokind = 'f'{}",
+            "SELECT p.proname::text AS o, a.p, a.g FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace {} WHERE n.nspname = h.sch AND p.prokind = 'f'{}",
             lateral("p.proacl", "f", "p.proowner"),
             named("p.proname")
         ),
         kind => {
             let (kinds, acl_kind) = if kind == "sequence" { ("'S'", "s") } else { ("'r','v','m','f','p'", "r") };
             format!(
-                "SELECT c.relname::text AS o, a.p, a.g FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace {} WHERE n.nspname = $3 AND c.relkind IN ({kinds}){}",
+                "SELECT c.relname::text AS o, a.p, a.g FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace {} WHERE n.nspname = h.sch AND c.relkind IN ({kinds}){}",
                 lateral("c.relacl", acl_kind, "c.relowner"),
                 named("c.relname")
             )
         }
     };
     let q = format!(
-        "WITH h AS (SELECT CASE WHEN $2 THEN 0::oid ELSE (SELECT oid FROM pg_roles WHERE rolname = $1) END AS grantee, \
-         $3::text IS NULL OR EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $3) AS schema_found) \
-         SELECT h.grantee IS NOT NULL, h.schema_found, e.o, e.p, e.g FROM h LEFT JOIN LATERAL ({inner}) e ON h.grantee IS NOT NULL AND h.schema_found"
+        "WITH h AS (SELECT r.k, r.sch, CASE WHEN r.pub THEN 0::oid ELSE (SELECT oid FROM pg_roles WHERE rolname = r.role) END AS grantee, \
+         r.sch IS NULL OR EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = r.sch) AS schema_found \
+         FROM unnest($1::int[], $2::text[], $3::bool[], $4::text[]) AS r(k, role, pub, sch)) \
+         SELECT h.k, h.grantee IS NOT NULL, h.schema_found, e.o, e.p, e.g FROM h LEFT JOIN LATERAL ({inner}) e ON h.grantee IS NOT NULL AND h.schema_found"
     );
-    let rows = conn
-        .query_prepared(&q, &params)
-        .await
-        .map_err(|e| read_diag(&e, "grant"))?;
-    let found = rows
-        .first()
-        .is_some_and(|r| r.get::<_, bool>(0) && r.get::<_, bool>(1));
-    if !found {
-        return Ok(None); // the role is gone, or the schema and every grant in it
-    }
-    let mut acl = Acl::new();
-    for o in &t.objects {
-        acl.insert(o.clone(), BTreeMap::new()); // a named object that is gone holds nothing
-    }
+    let numbers: Vec<i32> = (0..targets.len() as i32).collect();
+    let roles: Vec<&str> = targets.iter().map(|t| t.role.as_str()).collect();
+    let public: Vec<bool> = targets.iter().map(Target::is_public).collect();
+    let schemas: Vec<Option<&str>> = targets.iter().map(|t| t.schema.as_deref()).collect();
+    let (object_numbers, object_names): (Vec<i32>, Vec<&str>) = numbers
+        .iter()
+        .zip(targets)
+        .flat_map(|(k, t)| t.objects.iter().map(move |o| (*k, o.as_str())))
+        .unzip();
+    let rows = if targets[0].objects.is_empty() {
+        conn.query_prepared(&q, &[&numbers, &roles, &public, &schemas])
+            .await?
+    } else {
+        conn.query_prepared(
+            &q,
+            &[
+                &numbers,
+                &roles,
+                &public,
+                &schemas,
+                &object_numbers,
+                &object_names,
+            ],
+        )
+        .await?
+    };
+    let mut found = vec![false; targets.len()];
+    let mut acls: Vec<Acl> = targets
+        .iter()
+        // a named object that is gone holds nothing
+        .map(|t| {
+            t.objects
+                .iter()
+                .map(|o| (o.clone(), BTreeMap::new()))
+                .collect()
+        })
+        .collect();
     for r in rows {
-        let Some(object) = r.get::<_, Option<String>>(2) else {
+        let Some(k) = usize::try_from(r.get::<_, i32>(0))
+            .ok()
+            .filter(|k| *k < targets.len())
+        else {
             continue;
         };
-        let entry = acl.entry(object).or_default();
-        if let (Some(p), Some(g)) = (r.get::<_, Option<String>>(3), r.get::<_, Option<bool>>(4)) {
+        found[k] = r.get::<_, bool>(1) && r.get::<_, bool>(2);
+        let Some(object) = r.get::<_, Option<String>>(3) else {
+            continue;
+        };
+        let entry = acls[k].entry(object).or_default();
+        if let (Some(p), Some(g)) = (r.get::<_, Option<String>>(4), r.get::<_, Option<bool>>(5)) {
             entry.insert(p, g);
         }
     }
-    Ok(Some(acl))
+    // the role is gone, or the schema and every grant in it
+    Ok(acls
+        .into_iter()
+        .zip(found)
+        .map(|(acl, found)| found.then_some(acl))
+        .collect())
 }
 
 fn state_of(t: &Target, privileges: Value, grant_option: bool, objects: Value) -> Value {
@@ -785,8 +921,9 @@ mod tests {
 
     /// `fetch` against the real server: every object type, named objects
     /// and all of a schema's, PUBLIC, a grant option, and the three ways a
-    /// grant vanishes (role, schema, database gone). Each case reads twice
-    /// on one connection, so the second read runs the prepared statement.
+    /// grant vanishes (role, schema, database gone). All cases are read at
+    /// once three times (batched reads), then each alone twice on one
+    /// connection, so the second read runs the prepared statement.
     #[tokio::test(flavor = "current_thread")]
     async fn reads_acls_from_the_server() {
         let Some(url) = terrane_testkit::pg_url() else {
@@ -925,6 +1062,21 @@ mod tests {
                 None,
             ),
         ];
+        // All at once, three times over: the reads of one kind share
+        // statements, and each still gets its own answer.
+        let mut reads = tokio::task::JoinSet::new();
+        for _ in 0..3 {
+            for (i, (_, t, _)) in cases.iter().enumerate() {
+                let (pool, t) = (pool.clone(), t.clone());
+                reads.spawn(async move { (i, fetch(&pool, &t).await) });
+            }
+        }
+        while let Some(done) = reads.join_next().await {
+            let (i, got) = done.expect("read task");
+            let (name, _, want) = &cases[i];
+            let got = got.unwrap_or_else(|d| panic!("case {name}: {d:?}"));
+            assert_eq!(&got, want, "case {name} (concurrent)");
+        }
         for (name, t, want) in &cases {
             for round in ["prepares", "reuses"] {
                 let got = fetch(&pool, t)

@@ -15,6 +15,7 @@
 //! ever part of a message.
 
 use crate::sql::Stmt;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -101,6 +102,9 @@ struct Inner {
     settings: Settings,
     idle: Mutex<HashMap<String, Vec<Session>>>,
     permits: Arc<Semaphore>,
+    /// State the resource types keep per configured provider, one value
+    /// per type (see [`Pool::shared`]).
+    shared: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
 }
 
 /// The shared pool.
@@ -218,6 +222,7 @@ impl Pool {
             settings,
             idle: Mutex::new(HashMap::new()),
             permits,
+            shared: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -226,6 +231,19 @@ impl Pool {
     }
 
     /// The provider's own database.
+    /// The pool's one `T`, made on first use: state a resource type
+    /// shares between the calls of one configured provider (a resource
+    /// instance is made per call).
+    pub fn shared<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut shared = self.0.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = shared
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()));
+        Arc::clone(entry)
+            .downcast::<T>()
+            .expect("one value per TypeId")
+    }
+
     pub fn default_database(&self) -> &str {
         &self.0.settings.database
     }
