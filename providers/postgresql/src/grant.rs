@@ -365,10 +365,33 @@ impl GrantReads {
     }
 }
 
+/// Removes a queue whose task ended without emptying it (a panic, or its
+/// runtime shutting down): the reads waiting there then fail with a
+/// diagnostic instead of waiting for ever, and the next read starts a
+/// new task.
+struct Abandon<'a> {
+    reads: &'a GrantReads,
+    key: &'a ReadKey,
+    armed: bool,
+}
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.reads.lock().remove(self.key);
+        }
+    }
+}
+
 /// The task of one queue: reads what is queued, batch by batch, until the
 /// queue is empty (then it is removed, under the same lock a new read
 /// takes, so no read is left behind).
 async fn drain(pool: Pool, reads: Arc<GrantReads>, key: ReadKey) {
+    let mut abandon = Abandon {
+        reads: &reads,
+        key: &key,
+        armed: true,
+    };
     loop {
         // The connection first: reads that arrive while it is awaited join
         // this batch.
@@ -376,10 +399,12 @@ async fn drain(pool: Pool, reads: Arc<GrantReads>, key: ReadKey) {
         let batch: Vec<Waiting> = {
             let mut queues = reads.lock();
             let Some(queue) = queues.get_mut(&key) else {
+                abandon.armed = false;
                 return;
             };
             if queue.is_empty() {
                 queues.remove(&key);
+                abandon.armed = false;
                 return;
             }
             let rest = queue.split_off(queue.len().min(READ_BATCH));
@@ -916,6 +941,47 @@ mod tests {
             expand(&set(&["all"]), "schema"),
             Some(set(&["CREATE", "USAGE"])),
             "case expand_all"
+        );
+    }
+
+    /// A queue task that dies (here: panics) takes its queue with it, so
+    /// the reads waiting there fail instead of hanging, and a read after
+    /// that finds no queue and starts a new task.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_dead_queue_task_fails_its_reads() {
+        let reads = Arc::new(GrantReads::default());
+        let key = ReadKey {
+            database: "d".into(),
+            object_type: "table".into(),
+            named: true,
+        };
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let target = Target {
+            role: "r".into(),
+            database: "d".into(),
+            object_type: "table".into(),
+            schema: Some("s".into()),
+            objects: set(&["t"]),
+        };
+        reads
+            .lock()
+            .insert(key.clone(), vec![Waiting { target, reply }]);
+        let task = {
+            let (reads, key) = (reads.clone(), key.clone());
+            tokio::spawn(async move {
+                let _abandon = Abandon {
+                    reads: &reads,
+                    key: &key,
+                    armed: true,
+                };
+                panic!("a bug in the queue task");
+            })
+        };
+        assert!(task.await.is_err(), "the task panicked");
+        assert!(reads.lock().get(&key).is_none(), "the queue is gone");
+        assert!(
+            answer.await.is_err(),
+            "the waiting read learns it will get no answer"
         );
     }
 

@@ -230,7 +230,6 @@ impl Pool {
         &self.0.settings
     }
 
-    /// The provider's own database.
     /// The pool's one `T`, made on first use: state a resource type
     /// shares between the calls of one configured provider (a resource
     /// instance is made per call).
@@ -244,6 +243,7 @@ impl Pool {
             .expect("one value per TypeId")
     }
 
+    /// The provider's own database.
     pub fn default_database(&self) -> &str {
         &self.0.settings.database
     }
