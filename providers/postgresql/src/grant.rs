@@ -392,6 +392,7 @@ async fn drain(pool: Pool, reads: Arc<GrantReads>, key: ReadKey) {
         key: &key,
         armed: true,
     };
+    let sql = read_sql(&key);
     loop {
         // The connection first: reads that arrive while it is awaited join
         // this batch.
@@ -413,7 +414,7 @@ async fn drain(pool: Pool, reads: Arc<GrantReads>, key: ReadKey) {
         let (targets, replies): (Vec<Target>, Vec<_>) =
             batch.into_iter().map(|w| (w.target, w.reply)).unzip();
         let answers: Vec<Reply> = match conn {
-            Ok(mut conn) => match fetch_many(&mut conn, &targets).await {
+            Ok(mut conn) => match fetch_many(&mut conn, &sql, &targets).await {
                 Ok(acls) => acls.into_iter().map(Ok).collect(),
                 Err(e) => vec![Err(read_diag(&e, "grant")); targets.len()],
             },
@@ -426,17 +427,13 @@ async fn drain(pool: Pool, reads: Arc<GrantReads>, key: ReadKey) {
     }
 }
 
-/// The ACLs of `targets` (one database, one object type, all with named
-/// objects or all without), in one statement on `conn`.
+/// The statement that reads the grants of one queue: fixed per object
+/// type and per "named objects or all", so each connection prepares it
+/// once (`Conn::query_prepared`).
 ///
 /// Every target gets a row saying whether its role and its schema exist,
-/// carrying its first ACL entry; further rows carry the others. The text
-/// is fixed per object type and per "named objects or all", so each
-/// connection prepares it once (`Conn::query_prepared`).
-async fn fetch_many(
-    conn: &mut crate::pool::Conn,
-    targets: &[Target],
-) -> Result<Vec<Option<Acl>>, tokio_postgres::Error> {
+/// carrying its first ACL entry; further rows carry the others.
+fn read_sql(key: &ReadKey) -> String {
     let lateral = |acl: &str, kind: &str, owner: &str| {
         format!("LEFT JOIN LATERAL (SELECT x.privilege_type::text AS p, x.is_grantable AS g FROM aclexplode(coalesce({acl}, acldefault('{kind}', {owner}))) x WHERE x.grantee = h.grantee) a ON true")
     };
@@ -444,13 +441,13 @@ async fn fetch_many(
     // (grantee 0), $4 their schemas (NULL for a database grant); $5 and $6
     // pair a target's number with each object it names.
     let named = |column: &str| {
-        if targets[0].objects.is_empty() {
-            String::new()
-        } else {
+        if key.named {
             format!(" AND {column} IN (SELECT w.name FROM unnest($5::int[], $6::text[]) AS w(k, name) WHERE w.k = h.k)")
+        } else {
+            String::new()
         }
     };
-    let inner = match targets[0].object_type.as_str() {
+    let inner = match key.object_type.as_str() {
         "database" => format!(
             "SELECT d.datname::text AS o, a.p, a.g FROM pg_database d {} WHERE d.datname = current_database()",
             lateral("d.datacl", "d", "d.datdba")
@@ -473,12 +470,22 @@ async fn fetch_many(
             )
         }
     };
-    let q = format!(
+    format!(
         "WITH h AS (SELECT r.k, r.sch, CASE WHEN r.pub THEN 0::oid ELSE (SELECT oid FROM pg_roles WHERE rolname = r.role) END AS grantee, \
          r.sch IS NULL OR EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = r.sch) AS schema_found \
          FROM unnest($1::int[], $2::text[], $3::bool[], $4::text[]) AS r(k, role, pub, sch)) \
          SELECT h.k, h.grantee IS NOT NULL, h.schema_found, e.o, e.p, e.g FROM h LEFT JOIN LATERAL ({inner}) e ON h.grantee IS NOT NULL AND h.schema_found"
-    );
+    )
+}
+
+/// The ACLs of `targets` (all of one queue: one database, one object
+/// type, all with named objects or all without), by that queue's
+/// statement `sql` ([`read_sql`]) on `conn`.
+async fn fetch_many(
+    conn: &mut crate::pool::Conn,
+    sql: &str,
+    targets: &[Target],
+) -> Result<Vec<Option<Acl>>, tokio_postgres::Error> {
     let numbers: Vec<i32> = (0..targets.len() as i32).collect();
     let roles: Vec<&str> = targets.iter().map(|t| t.role.as_str()).collect();
     let public: Vec<bool> = targets.iter().map(Target::is_public).collect();
@@ -488,12 +495,12 @@ async fn fetch_many(
         .zip(targets)
         .flat_map(|(k, t)| t.objects.iter().map(move |o| (*k, o.as_str())))
         .unzip();
-    let rows = if targets[0].objects.is_empty() {
-        conn.query_prepared(&q, &[&numbers, &roles, &public, &schemas])
+    let rows = if object_names.is_empty() {
+        conn.query_prepared(sql, &[&numbers, &roles, &public, &schemas])
             .await?
     } else {
         conn.query_prepared(
-            &q,
+            sql,
             &[
                 &numbers,
                 &roles,
