@@ -54,12 +54,17 @@ impl Act {
         }
     }
 
-    pub fn symbol(self, style: &Style) -> String {
-        match self {
-            Act::NoOp => "   ".into(),
-            Act::Create => format!("  {}", style.green("+")),
-            Act::Delete => format!("  {}", style.red("-")),
-            Act::Update => format!("  {}", style.yellow("~")),
+    /// The column before a line: `+`, `-` or `~`, coloured when `style`
+    /// is (the same text `Style::green` and friends make).
+    pub fn symbol(self, style: &Style) -> &'static str {
+        match (self, style.color) {
+            (Act::NoOp, _) => "   ",
+            (Act::Create, false) => "  +",
+            (Act::Create, true) => "  \x1b[32m+\x1b[0m",
+            (Act::Delete, false) => "  -",
+            (Act::Delete, true) => "  \x1b[31m-\x1b[0m",
+            (Act::Update, false) => "  ~",
+            (Act::Update, true) => "  \x1b[33m~\x1b[0m",
         }
     }
 }
@@ -817,11 +822,11 @@ impl Diff {
                         if *block { "" } else { self.null_suffix(o) }
                     );
                 }
-                let keys: Vec<String> = attrs
+                let keys: Vec<_> = attrs
                     .iter()
                     .map(|(k, _)| crate::text::key_text(k))
                     .collect();
-                let width = keys.iter().map(String::len).max().unwrap_or(0);
+                let width = keys.iter().map(|k| k.len()).max().unwrap_or(0);
                 let child = Opts {
                     no_null_suffix: if *block { o.no_null_suffix } else { true },
                     no_forces: false,
@@ -1167,7 +1172,7 @@ impl Diff {
                 self.forces(style, o)
             );
         }
-        let row = |sym: String, text: &str| format!("{}{sym} {text}", pad(indent + 1));
+        let row = |sym: &str, text: &str| format!("{}{sym} {text}", pad(indent + 1));
         let mut rows = Vec::new();
         match self.act {
             Act::Create | Act::NoOp => rows.extend(

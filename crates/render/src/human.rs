@@ -297,7 +297,7 @@ fn output_changes(
                 mark(&o.after, o.sensitive)
             };
             (
-                key_text(name),
+                key_text(name).into_owned(),
                 differ.value(
                     &before,
                     &after,

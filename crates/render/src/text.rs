@@ -46,11 +46,11 @@ fn is_identifier(k: &str) -> bool {
 }
 
 /// A key as the plan shows it: bare when an identifier, else quoted.
-pub(crate) fn key_text(k: &str) -> String {
+pub(crate) fn key_text(k: &str) -> std::borrow::Cow<'_, str> {
     if is_identifier(k) {
-        k.to_string()
+        k.into()
     } else {
-        terrane_value::render::quote(k)
+        terrane_value::render::quote(k).into()
     }
 }
 
@@ -144,9 +144,9 @@ pub fn show_value(v: &Value, indent: usize) -> String {
         }
         Kind::Map(m) if !m.is_empty() => {
             let object = v.ty().object_type().is_some();
-            let key = |k: &str| {
+            let key = |k: &str| -> String {
                 if object {
-                    key_text(k)
+                    key_text(k).into_owned()
                 } else {
                     terrane_value::render::quote(k)
                 }

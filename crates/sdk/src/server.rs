@@ -431,6 +431,9 @@ fn as_wire(v: Value, ty: &Type) -> Result<Value, Diagnostics> {
 pub(crate) fn run_validators(schema: &ResourceSchema, config: &Value) -> Diagnostics {
     let mut d = Diagnostics::new();
     for (name, attr) in schema.attrs() {
+        if attr.validators.is_empty() {
+            continue;
+        }
         let v = config
             .get_attr(name)
             .cloned()

@@ -9,6 +9,10 @@ use std::collections::BTreeMap;
 /// Paths of every sensitive-marked node in `v`.
 pub fn sensitive_paths(v: &Value) -> Vec<Path> {
     let mut out = Vec::new();
+    // Most values carry no mark: one walk without building paths.
+    if !v.has_sensitive() {
+        return out;
+    }
     collect(v, &mut Path::root(), &mut out);
     out
 }

@@ -37,16 +37,6 @@ impl ObjectType {
         ObjectType { attrs, optional }
     }
 
-    /// Sets the type of attribute `name` (adding it if absent).
-    pub(crate) fn set_attr(&mut self, name: &str, ty: Type) {
-        match self.attrs.get_mut(name) {
-            Some(t) => *t = ty,
-            None => {
-                self.attrs.insert(name.to_string(), ty);
-            }
-        }
-    }
-
     pub fn attrs(&self) -> &BTreeMap<String, Type> {
         &self.attrs
     }

@@ -14,7 +14,7 @@
 //!   unknowns inside stay distinct) and kept in one canonical order
 //!   ([`Value::total_cmp`]), so equal sets have equal element slices.
 
-use crate::{Number, ObjectType, Refinements, Type};
+use crate::{Number, Refinements, Type};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -220,14 +220,8 @@ impl Value {
 
     /// An object whose type is taken from its attribute values.
     pub fn object(attrs: BTreeMap<String, Value>) -> Value {
-        let ty = Type::Object(Arc::new(ObjectType::new(
-            attrs
-                .iter()
-                .map(|(k, v)| (k.clone(), v.ty.clone()))
-                .collect(),
-        )));
         Value {
-            ty,
+            ty: shapes::object_type(&attrs),
             kind: Kind::Map(Arc::new(attrs)),
             marks: Marks::NONE,
         }
@@ -368,15 +362,17 @@ impl Value {
     pub fn set_attr(&mut self, name: &str, value: Value) {
         if let (Type::Object(ot), Kind::Map(attrs)) = (&mut self.ty, &mut self.kind) {
             if ot.optional().is_empty() {
-                if ot.attr(name) != Some(&value.ty) {
-                    Arc::make_mut(ot).set_attr(name, value.ty.clone());
-                }
+                let retyped = ot.attr(name) != Some(&value.ty);
                 let attrs = Arc::make_mut(attrs);
                 match attrs.get_mut(name) {
                     Some(v) => *v = value,
                     None => {
                         attrs.insert(name.to_string(), value);
                     }
+                }
+                if retyped {
+                    // A recent type of the new shape, else a new one.
+                    self.ty = shapes::object_type(attrs);
                 }
                 self.marks = Marks::NONE;
                 return;
@@ -852,9 +848,75 @@ fn same_ignoring_marks(a: &Value, b: &Value) -> bool {
     a.unmark_deep() == b.unmark_deep()
 }
 
+/// The object types `Value::object` derived last on this thread. Objects of
+/// one shape (the same attribute names and types: every instance of a
+/// resource, every element of a block list) then share one type instead of
+/// each building its own map of names.
+mod shapes {
+    use super::Value;
+    use crate::ty::{ObjectType, Type};
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    /// Enough for the shapes one walk step builds in turn (a resource's
+    /// object and its nested blocks' objects).
+    const KEPT: usize = 8;
+
+    #[derive(Default)]
+    struct Recent {
+        types: Vec<Arc<ObjectType>>,
+        /// The slot the next new type replaces, once `types` is full.
+        next: usize,
+    }
+
+    thread_local! {
+        static RECENT: RefCell<Recent> = RefCell::new(Recent::default());
+    }
+
+    fn fits(t: &ObjectType, attrs: &BTreeMap<String, Value>) -> bool {
+        t.attrs().len() == attrs.len()
+            && t.attrs()
+                .iter()
+                .zip(attrs)
+                .all(|((tk, tt), (k, v))| tk == k && *tt == v.ty)
+    }
+
+    /// The object type of `attrs`: a recent one of the same shape, or a
+    /// new one, which is then remembered.
+    pub(super) fn object_type(attrs: &BTreeMap<String, Value>) -> Type {
+        let build = || {
+            Arc::new(ObjectType::new(
+                attrs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.ty.clone()))
+                    .collect(),
+            ))
+        };
+        let found = RECENT.try_with(|r| {
+            let mut r = r.borrow_mut();
+            if let Some(t) = r.types.iter().find(|t| fits(t, attrs)) {
+                return t.clone();
+            }
+            let t = build();
+            if r.types.len() < KEPT {
+                r.types.push(t.clone());
+            } else {
+                let slot = r.next;
+                r.types[slot] = t.clone();
+                r.next = (slot + 1) % KEPT;
+            }
+            t
+        });
+        // A thread being torn down has no cache left: build the type.
+        Type::Object(found.unwrap_or_else(|_| build()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ObjectType;
 
     fn obj(a: Value) -> Value {
         Value::object_from([("a", a), ("b", Value::string("x"))])
@@ -914,6 +976,61 @@ mod tests {
             got.set_attr(attr, new);
             check(name, &got, &want);
             check(&format!("{name}_shared_unchanged"), &v, &before);
+        }
+    }
+
+    /// Objects of one shape share one type; any other shape gets a type of
+    /// its own, equal to the one derived from its attributes, also once
+    /// more shapes than the cache keeps have come by.
+    #[test]
+    fn objects_of_one_shape_share_their_type() {
+        let shape = |n: usize| -> Vec<(String, Value)> {
+            (0..n)
+                .map(|i| (format!("a{i}"), Value::string(format!("v{i}"))))
+                .collect()
+        };
+        let typed = |attrs: &[(String, Value)]| {
+            Type::Object(Arc::new(ObjectType::new(
+                attrs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.ty().clone()))
+                    .collect(),
+            )))
+        };
+        let shared = |a: &Value, b: &Value| match (a.ty(), b.ty()) {
+            (Type::Object(x), Type::Object(y)) => Arc::ptr_eq(x, y),
+            _ => false,
+        };
+        let check = |name: &str, attrs: Vec<(String, Value)>, again: bool| {
+            let want = typed(&attrs);
+            let a = Value::object(attrs.iter().cloned().collect());
+            let b = Value::object(attrs.into_iter().collect());
+            assert_eq!(a.ty(), &want, "case {name}: type");
+            assert_eq!(b.ty(), &want, "case {name}: second type");
+            assert_eq!(shared(&a, &b), again, "case {name}: shared");
+        };
+        let mut retyped = shape(2);
+        retyped[1].1 = Value::bool(true);
+        let mut renamed = shape(2);
+        renamed[1].0 = "other".into();
+        let cases: Vec<(&str, Vec<(String, Value)>)> = vec![
+            ("empty", shape(0)),
+            ("two_strings", shape(2)),
+            ("a_number_instead", retyped),
+            ("another_name", renamed),
+            (
+                "nested",
+                vec![("o".into(), Value::object(shape(3).into_iter().collect()))],
+            ),
+        ];
+        for (name, attrs) in cases {
+            check(name, attrs, true);
+        }
+        // Twice as many shapes as are kept, in turn: every type still right.
+        for round in 0..2 {
+            for n in 1..=16 {
+                check(&format!("round{round}_shape{n}"), shape(n), true);
+            }
         }
     }
 
