@@ -142,9 +142,13 @@ async fn resource(a: Arc<Applying>, id: NodeId) -> Done {
             let a = a.clone();
             async move {
                 let mut out = Vec::new();
-                let address = i.addr.to_string();
-                let apply = apply_planned(&a, &mut out, &rc, i);
-                let ok = crate::provider::pulumi::with_address(address, apply).await;
+                let ok = if rc.provider.names_objects_by_address() {
+                    let address = i.addr.to_string();
+                    let apply = apply_planned(&a, &mut out, &rc, i);
+                    crate::provider::pulumi::with_address(address, apply).await
+                } else {
+                    apply_planned(&a, &mut out, &rc, i).await
+                };
                 (ok, out)
             }
         },
@@ -443,7 +447,7 @@ async fn apply_instance(
         return restore_deposed(a, addr, deposed_key);
     };
     // A failed apply still reports what exists: the state is kept below.
-    let apply_failed = rc.report(out, &resp.diagnostics, &addr.to_string(), range);
+    let apply_failed = rc.report(out, &resp.diagnostics, addr, range);
     let new_state = resp.new_state;
     if apply_failed {
         // Keep what the provider says exists; a failed create is tainted.

@@ -76,7 +76,7 @@ pub fn enforce(
     inst: &InstanceVars,
     rules: &[CheckRule],
     summary: &str,
-    subject: &str,
+    subject: &dyn std::fmt::Display,
 ) -> bool {
     let mut ok = true;
     for rule in rules {

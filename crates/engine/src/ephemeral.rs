@@ -89,6 +89,7 @@ pub async fn node(
         block: Arc::new(schema.block.clone()),
         schema: Arc::new(schema),
         provider: provider.clone(),
+        provider_label: key.addr.to_string(),
         provider_key: key,
         index: crate::instance::resource_index(w, &res),
         res: Arc::new(res),
@@ -185,7 +186,7 @@ async fn open(
         .provider
         .validate_ephemeral_resource_config(ty, &plain)
         .await;
-    rc.answer(out, validated, addr, &rc.res.range).ok_or(())?;
+    rc.answer(out, validated, &addr, &rc.res.range).ok_or(())?;
     if w.phase == Phase::Validate || !plain.is_wholly_known() {
         return Ok(None);
     }
@@ -197,7 +198,7 @@ async fn open(
     w.core.emit(event(None));
     let started = std::time::Instant::now();
     let opened = rc.provider.open_ephemeral_resource(ty, &plain).await;
-    let opened = rc.answer(out, opened, addr, &rc.res.range).ok_or(())?;
+    let opened = rc.answer(out, opened, &addr, &rc.res.range).ok_or(())?;
     w.core.emit(event(Some(started.elapsed())));
     if !opened.result.ty().conforms_to(&rc.ty) || !opened.result.is_wholly_known() {
         out.push(Diagnostic::error(

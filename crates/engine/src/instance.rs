@@ -47,6 +47,9 @@ pub struct ResourceCtx {
     pub block: Arc<terrane_schema::Block>,
     pub provider: Arc<dyn Provider>,
     pub provider_key: ProviderConfigKey,
+    /// `provider_key`'s provider address as text, for messages (made once
+    /// per resource, not per instance).
+    pub provider_label: String,
     pub index: Arc<LineIndex>,
     pub dependencies: Vec<String>,
 }
@@ -142,6 +145,7 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
         block: types.block,
         schema: types.schema,
         provider,
+        provider_label: key.addr.to_string(),
         provider_key: key,
         res,
         index,
@@ -247,8 +251,8 @@ impl ResourceCtx {
         (v, diags)
     }
 
-    pub fn provider_label(&self) -> String {
-        self.provider_key.addr.to_string()
+    pub fn provider_label(&self) -> &str {
+        &self.provider_label
     }
 
     /// Where the attribute `p` of this resource is written, for provider
@@ -264,13 +268,20 @@ impl ResourceCtx {
         &self,
         out: &mut Vec<Diagnostic>,
         d: &crate::provider::Diagnostics,
-        label: &str,
+        label: &dyn std::fmt::Display,
         range: &Option<terrane_config::SourceRange>,
     ) -> bool {
+        // Most answers carry no diagnostics: no label text for them.
+        if d.is_empty() {
+            return false;
+        }
         let errors = d.has_errors();
-        out.extend(checks::provider_diags_at(d, label, range, &|p| {
-            self.attr_range(p)
-        }));
+        out.extend(checks::provider_diags_at(
+            d,
+            &label.to_string(),
+            range,
+            &|p| self.attr_range(p),
+        ));
         errors
     }
 
@@ -282,7 +293,7 @@ impl ResourceCtx {
         &self,
         out: &mut Vec<Diagnostic>,
         r: Result<T, ProviderError>,
-        label: &str,
+        label: &dyn std::fmt::Display,
         range: &Option<terrane_config::SourceRange>,
     ) -> Option<T> {
         let answer = checks::answered(out, r, range, None)?;
@@ -460,7 +471,7 @@ pub fn import_block_id(
     module: &ModulePath,
     addr: &InstanceAddr,
 ) -> Option<String> {
-    if !module.0.is_empty() {
+    if !module.0.is_empty() || w.core.config.module.imports.is_empty() {
         return None;
     }
     let text = addr.to_string();
@@ -542,7 +553,7 @@ pub async fn import_now(
         None,
     )?;
     // Placed at the attributes they name, as Terraform places them.
-    if rc.report(out, &resp.diagnostics, &addr.to_string(), range) {
+    if rc.report(out, &resp.diagnostics, addr, range) {
         return None;
     }
     if let Some(reason) = resp.deferred {
@@ -626,7 +637,7 @@ pub async fn read_data_source(
         &rc.res.range,
         None,
     )?;
-    if rc.report(out, &resp.diagnostics, &addr.to_string(), &rc.res.range) {
+    if rc.report(out, &resp.diagnostics, addr, &rc.res.range) {
         return None;
     }
     if let Some(reason) = resp.deferred {
@@ -664,7 +675,6 @@ pub async fn plan_change(
     approved: Option<&Value>,
 ) -> Option<PlanResponse> {
     let range = &rc.res.range;
-    let label = addr.to_string();
     let proposed = proposed_new_over(&rc.schema.block, &rc.empty, prior, config);
     let resp = rc
         .provider
@@ -678,7 +688,7 @@ pub async fn plan_change(
         })
         .await;
     let resp = checks::answered(out, resp, range, None)?;
-    if rc.report(out, &resp.diagnostics, &label, range) {
+    if rc.report(out, &resp.diagnostics, addr, range) {
         return None;
     }
     let subject = checks::Subject {

@@ -198,9 +198,13 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
             let ok = if rc.mode == Mode::Data {
                 Box::pin(plan_data(&p, &mut out, &rc, &i.module, i.addr, i.vars)).await
             } else {
-                let address = i.addr.to_string();
-                let plan = plan_managed(&p, &mut out, &rc, &i.module, i.addr, i.vars);
-                crate::provider::pulumi::with_address(address, Box::pin(plan)).await
+                let named = rc.provider.names_objects_by_address();
+                let address = named.then(|| i.addr.to_string());
+                let plan = Box::pin(plan_managed(&p, &mut out, &rc, &i.module, i.addr, i.vars));
+                match address {
+                    Some(a) => crate::provider::pulumi::with_address(a, plan).await,
+                    None => plan.await,
+                }
             };
             (ok, out)
         }
@@ -369,10 +373,7 @@ async fn plan_data(
         .provider
         .validate_data_resource_config(&rc.res.ty, &plain)
         .await;
-    if rc
-        .answer(out, valid, &addr.to_string(), &rc.res.range)
-        .is_none()
-    {
+    if rc.answer(out, valid, &addr, &rc.res.range).is_none() {
         return false;
     }
     let ty = rc.ty.clone();
@@ -519,7 +520,6 @@ async fn plan_managed(
 ) -> bool {
     let w = &*p.walk;
     let ty = rc.ty.clone();
-    let label = addr.to_string();
     let range = &rc.res.range;
     // Prior state: upgraded, then refreshed; or imported by an `import` block.
     let stored = lock(&w.state).object(&addr, None).cloned();
@@ -585,7 +585,7 @@ async fn plan_managed(
                 provider_meta: None,
             })
             .await;
-        let Some(resp) = rc.answer(out, read, &label, range) else {
+        let Some(resp) = rc.answer(out, read, &addr, range) else {
             return false;
         };
         if let Some(reason) = resp.deferred {
@@ -657,7 +657,7 @@ async fn plan_managed(
         &inst,
         &rc.res.lifecycle.preconditions,
         "Resource precondition failed",
-        &label,
+        &addr,
     ) {
         return false;
     }
@@ -673,7 +673,7 @@ async fn plan_managed(
         .provider
         .validate_resource_config(&rc.res.ty, &plain_config)
         .await;
-    if rc.answer(out, valid, &label, range).is_none() {
+    if rc.answer(out, valid, &addr, range).is_none() {
         return false;
     }
     if w.phase == Phase::Validate {
@@ -735,7 +735,7 @@ async fn plan_managed(
         &post,
         &rc.res.lifecycle.postconditions,
         "Resource postcondition failed",
-        &label,
+        &addr,
     ) {
         return false;
     }

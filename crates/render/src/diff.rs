@@ -159,6 +159,16 @@ enum Shape<'t> {
 const DYNAMIC: Type = Type::Dynamic;
 
 impl Differ<'_> {
+    /// A child's path, built only when some path forces a replacement:
+    /// paths serve nothing else here, and most plans have none.
+    fn at(&self, child: impl FnOnce() -> Path) -> Path {
+        if self.requires_replace.is_empty() {
+            Path::root()
+        } else {
+            child()
+        }
+    }
+
     fn leaf(&self, act: Act, path: &Path, node: Node) -> Diff {
         Diff {
             act,
@@ -204,7 +214,7 @@ impl Differ<'_> {
         let mut attrs = Vec::new();
         for (k, a) in &schema.attributes {
             let (bv, av) = (part(before, k), part(after, k));
-            let p = path.attr(k.clone());
+            let p = self.at(|| path.attr(k.clone()));
             if a.write_only {
                 // Terraform cannot know a write-only value: the attribute
                 // is listed with the body's action.
@@ -221,7 +231,7 @@ impl Differ<'_> {
         let mut blocks = Vec::new();
         for (k, nb) in &schema.block_types {
             let (bv, av) = (part(before, k), part(after, k));
-            let p = path.attr(k.clone());
+            let p = self.at(|| path.attr(k.clone()));
             if !bv.is_known() || !av.is_known() || !after.is_known() {
                 // Not known yet (a dynamic block over unknown values):
                 // shown as a value.
@@ -287,7 +297,7 @@ impl Differ<'_> {
                 for i in 0..b.len().max(a.len()) {
                     let bv = b.get(i).cloned().unwrap_or_else(null);
                     let av = a.get(i).cloned().unwrap_or_else(null);
-                    let p = path.index(i as i64);
+                    let p = self.at(|| path.index(i as i64));
                     out.push((String::new(), self.body(&bv, &av, schema, &p)));
                 }
             }
@@ -315,7 +325,7 @@ impl Differ<'_> {
             BlockNesting::Map => {
                 for (k, bv, av) in paired_entries(before, after) {
                     let label = format!(" {}", terrane_value::render::quote(&k));
-                    let d = self.body(&bv, &av, schema, &path.key(k.clone()));
+                    let d = self.body(&bv, &av, schema, &self.at(|| path.key(k.clone())));
                     out.push((label, d));
                 }
             }
@@ -437,7 +447,7 @@ impl Differ<'_> {
                 let entries: Vec<(String, Diff)> = paired_entries(before, after)
                     .into_iter()
                     .map(|(k, bv, av)| {
-                        let d = self.value(&bv, &av, e, &path.key(k.clone()));
+                        let d = self.value(&bv, &av, e, &self.at(|| path.key(k.clone())));
                         (k, d)
                     })
                     .collect();
@@ -459,7 +469,12 @@ impl Differ<'_> {
                         i.map_or_else(null, |i| b[i].clone()),
                         j.map_or_else(null, |j| a[j].clone()),
                     );
-                    elems.push(self.value(&bv, &av, e, &path.index(j.or(i).unwrap_or(0) as i64)));
+                    elems.push(self.value(
+                        &bv,
+                        &av,
+                        e,
+                        &self.at(|| path.index(j.or(i).unwrap_or(0) as i64)),
+                    ));
                 });
                 let act = fold(&mut elems.iter().map(|d| d.act));
                 self.leaf(act, path, Node::List(elems))
@@ -479,7 +494,7 @@ impl Differ<'_> {
                             &bv,
                             &av,
                             ts.get(i).unwrap_or(&DYNAMIC),
-                            &path.index(i as i64),
+                            &self.at(|| path.index(i as i64)),
                         )
                     })
                     .collect();
@@ -532,7 +547,7 @@ impl Differ<'_> {
         paired_entries(before, after)
             .into_iter()
             .filter_map(|(k, bv, av)| {
-                let p = path.attr(k.clone());
+                let p = self.at(|| path.attr(k.clone()));
                 if bv.is_null() && av.is_null() {
                     if ot.is_some() {
                         return None;
@@ -693,8 +708,30 @@ pub struct Opts {
     pub no_forces: bool,
 }
 
-fn pad(indent: usize) -> String {
-    " ".repeat(indent * 4)
+fn pad(indent: usize) -> Pad {
+    Pad(indent)
+}
+
+/// `n` levels of indentation (four spaces each), written where it is
+/// formatted rather than built as a string first.
+struct Pad(usize);
+
+impl std::fmt::Display for Pad {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for _ in 0..self.0 {
+            f.write_str("    ")?;
+        }
+        Ok(())
+    }
+}
+
+/// A keyed child's lead: the key padded to `width`, then ` = `.
+struct Lead<'k>(&'k str, usize);
+
+impl std::fmt::Display for Lead<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:<width$} = ", self.0, width = self.1)
+    }
 }
 
 /// Attributes Terraform always shows, changed or not.
@@ -720,7 +757,7 @@ fn child_line(
     out: &mut String,
     style: &Style,
     indent: usize,
-    lead: &str,
+    lead: &dyn std::fmt::Display,
     d: &Diff,
     opts: Opts,
     tail: &str,
@@ -847,20 +884,13 @@ impl Diff {
                         hidden += 1;
                         continue;
                     }
-                    child_line(
-                        &mut out,
-                        style,
-                        indent,
-                        &format!("{key:<width$} = "),
-                        d,
-                        opts,
-                        "",
-                    );
+                    child_line(&mut out, style, indent, &Lead(key, width), d, opts, "");
                 }
                 hidden_line(&mut out, indent, "attribute", hidden);
                 self.blocks(&mut out, style, indent, blocks, !attrs.is_empty(), child);
                 let suffix = if *block { "" } else { self.null_suffix(o) };
-                format!("{out}{}    }}{suffix}", pad(indent))
+                let _ = write!(out, "{}    }}{suffix}", pad(indent));
+                out
             }
             Node::Map(entries) => {
                 if entries.is_empty() {
@@ -888,18 +918,11 @@ impl Diff {
                     } else {
                         ""
                     };
-                    child_line(
-                        &mut out,
-                        style,
-                        indent,
-                        &format!("{key:<width$} = "),
-                        d,
-                        child,
-                        comma,
-                    );
+                    child_line(&mut out, style, indent, &Lead(key, width), d, child, comma);
                 }
                 hidden_line(&mut out, indent, "element", hidden);
-                format!("{out}{}    }}{}", pad(indent), self.null_suffix(o))
+                let _ = write!(out, "{}    }}{}", pad(indent), self.null_suffix(o));
+                out
             }
             Node::List(elems) => self.list(style, elems, indent, o, &forces),
             Node::Set(elems) => {
@@ -917,10 +940,11 @@ impl Diff {
                         hidden += 1;
                         continue;
                     }
-                    child_line(&mut out, style, indent, "", d, child, ",");
+                    child_line(&mut out, style, indent, &"", d, child, ",");
                 }
                 hidden_line(&mut out, indent, "element", hidden);
-                format!("{out}{}    ]{}", pad(indent), self.null_suffix(o))
+                let _ = write!(out, "{}    ]{}", pad(indent), self.null_suffix(o));
+                out
             }
         }
     }
@@ -974,7 +998,7 @@ impl Diff {
             ..changed
         };
         let line = |out: &mut String, d: &Diff, opts: Opts| {
-            child_line(out, style, indent, "", d, opts, ",")
+            child_line(out, style, indent, &"", d, opts, ",")
         };
         let mut out = format!("[{forces}\n");
         let mut skipped: Vec<&Diff> = Vec::new();
@@ -998,7 +1022,8 @@ impl Diff {
             }
         }
         hidden_line(&mut out, indent, "element", skipped.len());
-        format!("{out}{}    ]{}", pad(indent), self.null_suffix(o))
+        let _ = write!(out, "{}    ]{}", pad(indent), self.null_suffix(o));
+        out
     }
 
     fn primitive(

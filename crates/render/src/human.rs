@@ -11,17 +11,24 @@ use terrane_engine::{Action, Change, Plan, PlanMode};
 use terrane_value::{Path, Type, Value};
 
 /// An action's symbol, three columns wide as Terraform aligns them.
-fn symbol(style: &Style, a: Action) -> String {
-    match a {
-        Action::Create => format!("  {}", style.green("+")),
-        Action::Update => format!("  {}", style.yellow("~")),
-        Action::Delete => format!("  {}", style.red("-")),
-        Action::DeleteThenCreate => format!("{}/{}", style.red("-"), style.green("+")),
-        Action::CreateThenDelete => format!("{}/{}", style.green("+"), style.red("-")),
-        Action::Read => format!(" {}", style.cyan("<=")),
+fn symbol(style: &Style, a: Action) -> &'static str {
+    // Coloured as `Style::green`, `red`, `yellow` and `cyan` colour text.
+    match (a, style.color) {
+        (Action::Create, false) => "  +",
+        (Action::Create, true) => "  \x1b[32m+\x1b[0m",
+        (Action::Update, false) => "  ~",
+        (Action::Update, true) => "  \x1b[33m~\x1b[0m",
+        (Action::Delete, false) => "  -",
+        (Action::Delete, true) => "  \x1b[31m-\x1b[0m",
+        (Action::DeleteThenCreate, false) => "-/+",
+        (Action::DeleteThenCreate, true) => "\x1b[31m-\x1b[0m/\x1b[32m+\x1b[0m",
+        (Action::CreateThenDelete, false) => "+/-",
+        (Action::CreateThenDelete, true) => "\x1b[32m+\x1b[0m/\x1b[31m-\x1b[0m",
+        (Action::Read, false) => " <=",
+        (Action::Read, true) => " \x1b[36m<=\x1b[0m",
         // Terraform prints a forgotten object one column to the left.
-        Action::Forget => " .".into(),
-        Action::NoOp => "   ".into(),
+        (Action::Forget, _) => " .",
+        (Action::NoOp, _) => "   ",
     }
 }
 
@@ -618,6 +625,46 @@ pub fn outputs(outs: &std::collections::BTreeMap<String, (Value, bool)>) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The action symbols are fixed text: each is what painting its parts
+    /// with the style gives, coloured or not.
+    #[test]
+    fn action_symbols_are_the_painted_parts() {
+        let check = |a: Action, style: &Style, want: String| {
+            assert_eq!(symbol(style, a), want, "case {a:?}, colour {}", style.color);
+        };
+        for color in [false, true] {
+            let st = Style { color };
+            let cases = [
+                (Action::Create, format!("  {}", st.green("+"))),
+                (Action::Update, format!("  {}", st.yellow("~"))),
+                (Action::Delete, format!("  {}", st.red("-"))),
+                (
+                    Action::DeleteThenCreate,
+                    format!("{}/{}", st.red("-"), st.green("+")),
+                ),
+                (
+                    Action::CreateThenDelete,
+                    format!("{}/{}", st.green("+"), st.red("-")),
+                ),
+                (Action::Read, format!(" {}", st.cyan("<="))),
+                (Action::Forget, " .".to_string()),
+                (Action::NoOp, "   ".to_string()),
+            ];
+            for (a, want) in cases {
+                check(a, &st, want);
+            }
+            let acts = [
+                (crate::diff::Act::NoOp, "   ".to_string()),
+                (crate::diff::Act::Create, format!("  {}", st.green("+"))),
+                (crate::diff::Act::Delete, format!("  {}", st.red("-"))),
+                (crate::diff::Act::Update, format!("  {}", st.yellow("~"))),
+            ];
+            for (a, want) in acts {
+                assert_eq!(a.symbol(&st), want, "case {a:?}, colour {color}");
+            }
+        }
+    }
 
     /// Item 4: details wrapped as Terraform wraps them when its output is
     /// not a terminal (78 columns: lines of at most 77 characters), the

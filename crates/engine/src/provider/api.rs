@@ -39,6 +39,13 @@ pub trait Provider: Send + Sync {
         false
     }
 
+    /// Whether this provider names the objects it creates after the
+    /// address of the instance being planned or applied (Pulumi's URNs),
+    /// which the walk then makes known to it ([`crate::provider::pulumi::with_address`]).
+    fn names_objects_by_address(&self) -> bool {
+        false
+    }
+
     /// The provider's schemas and capabilities (cached: the host fetches
     /// them once per provider per run).
     async fn get_schema(&self) -> Result<Arc<ProviderSchema>, ProviderError>;

@@ -1312,6 +1312,10 @@ impl Provider for PulumiProvider {
         &self.address
     }
 
+    fn names_objects_by_address(&self) -> bool {
+        true
+    }
+
     async fn get_schema(&self) -> Res<Arc<ProviderSchema>> {
         if let Some(s) = self.schema.get() {
             return Ok(s.clone());
