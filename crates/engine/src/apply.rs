@@ -303,7 +303,7 @@ async fn apply_instance(
     let target = Target {
         provider: &rc.provider,
         schema: &rc.schema.block,
-        provider_label: &label,
+        provider_label: label,
         type_name: &rc.res.ty,
         range,
     };
@@ -473,7 +473,7 @@ async fn apply_instance(
     }
     let errs = checks::check_apply(
         &rc.schema.block,
-        &label,
+        label,
         addr,
         &planned,
         &new_state,

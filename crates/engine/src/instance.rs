@@ -409,7 +409,7 @@ pub async fn prior_value(
     }
     if let Some(d) = checks::check_upgrade(
         &rc.ty,
-        &rc.provider_label(),
+        rc.provider_label(),
         addr,
         &resp.upgraded_state,
         &rc.res.range,
@@ -604,7 +604,7 @@ pub async fn import_now(
         return None;
     }
     if let Some(d) =
-        checks::check_refresh(&rc.ty, &rc.provider_label(), addr, &read.new_state, range)
+        checks::check_refresh(&rc.ty, rc.provider_label(), addr, &read.new_state, range)
     {
         out.push(d);
         return None;
@@ -645,7 +645,7 @@ pub async fn read_data_source(
     }
     if let Some(d) = checks::check_data(
         &rc.ty,
-        &rc.provider_label(),
+        rc.provider_label(),
         addr,
         &resp.state,
         &rc.res.range,
@@ -694,7 +694,7 @@ pub async fn plan_change(
     let subject = checks::Subject {
         schema: &rc.schema.block,
         ty: &rc.ty,
-        provider: &rc.provider_label(),
+        provider: rc.provider_label(),
         addr,
         range,
     };

@@ -593,7 +593,7 @@ async fn plan_managed(
             return provider_deferred(p, out, rc, &addr, reason, "ReadResource");
         }
         if let Some(d) =
-            checks::check_refresh(&rc.ty, &rc.provider_label(), &addr, &resp.new_state, range)
+            checks::check_refresh(&rc.ty, rc.provider_label(), &addr, &resp.new_state, range)
         {
             out.push(d);
             return false;
