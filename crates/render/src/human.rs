@@ -89,7 +89,7 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         out.push_str(&style.bold("\nNote: Objects have changed outside of terrane\n\n"));
         out.push_str(&format!("{}\n\n", wrap("terrane detected the following changes made outside of terrane since the last \"terrane apply\" which may have affected this plan:")));
         for c in &p.drift {
-            out.push_str(&resource(style, c, true, None));
+            resource(&mut out, style, c, true, None);
         }
     }
     let moved_from = |c: &Change| {
@@ -175,7 +175,7 @@ pub fn plan(style: &Style, p: &Plan) -> String {
             "\nterrane will perform the following actions:\n\n"
         });
         for c in &visible {
-            out.push_str(&resource(style, c, false, moved_from(c)));
+            resource(&mut out, style, c, false, moved_from(c));
         }
         let (add, change, destroy) = p.counts();
         let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
@@ -337,14 +337,14 @@ fn output_changed(o: &terrane_engine::OutputChange) -> bool {
     }
 }
 
-/// One resource block of the plan.
-pub fn resource(
+/// One resource block of the plan, appended to `out`.
+fn resource(
+    out: &mut String,
     style: &Style,
     c: &Change,
     drift: bool,
     moved_from: Option<&terrane_state::InstanceAddr>,
-) -> String {
-    let mut out = String::new();
+) {
     // Drift says what happened: deleted, or changed.
     let head = match (drift, c.action) {
         (true, Action::Delete) => format!("# {} has been deleted", c.addr),
@@ -395,7 +395,6 @@ pub fn resource(
         "{sym} {kw} \"{ty}\" \"{name}\" {}\n",
         body.render(style, 0, opts)
     );
-    out
 }
 
 /// Diagnostics in the order Terraform prints them (a stable sort):
