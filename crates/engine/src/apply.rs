@@ -142,13 +142,9 @@ async fn resource(a: Arc<Applying>, id: NodeId) -> Done {
             let a = a.clone();
             async move {
                 let mut out = Vec::new();
-                let ok = if rc.provider.names_objects_by_address() {
-                    let address = i.addr.to_string();
-                    let apply = apply_planned(&a, &mut out, &rc, i);
-                    crate::provider::pulumi::with_address(address, apply).await
-                } else {
-                    apply_planned(&a, &mut out, &rc, i).await
-                };
+                let address = crate::provider::pulumi::address_for(&*rc.provider, &i.addr);
+                let apply = apply_planned(&a, &mut out, &rc, i);
+                let ok = crate::provider::pulumi::with_address(address, apply).await;
                 (ok, out)
             }
         },

@@ -198,13 +198,9 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
             let ok = if rc.mode == Mode::Data {
                 Box::pin(plan_data(&p, &mut out, &rc, &i.module, i.addr, i.vars)).await
             } else {
-                let named = rc.provider.names_objects_by_address();
-                let address = named.then(|| i.addr.to_string());
-                let plan = Box::pin(plan_managed(&p, &mut out, &rc, &i.module, i.addr, i.vars));
-                match address {
-                    Some(a) => crate::provider::pulumi::with_address(a, plan).await,
-                    None => plan.await,
-                }
+                let address = crate::provider::pulumi::address_for(&*rc.provider, &i.addr);
+                let plan = plan_managed(&p, &mut out, &rc, &i.module, i.addr, i.vars);
+                crate::provider::pulumi::with_address(address, Box::pin(plan)).await
             };
             (ok, out)
         }

@@ -1285,10 +1285,10 @@ impl Engine {
         } else {
             None
         };
+        let address = crate::provider::pulumi::address_for(&*rc.provider, addr);
         let import = crate::instance::import_now(&mut out, &rc, addr, id);
         let import = crate::provider::pulumi::with_strict_import(strict, Box::pin(import));
-        let imported =
-            crate::provider::pulumi::with_address(addr.to_string(), Box::pin(import)).await;
+        let imported = crate::provider::pulumi::with_address(address, Box::pin(import)).await;
         let Some((state, private)) =
             imported.and_then(|a| a.required(&mut out, addr, &rc.res.range))
         else {

@@ -12,14 +12,14 @@ use terrane_value::{Path, Type, Value};
 
 /// An action's symbol, three columns wide as Terraform aligns them.
 fn symbol(style: &Style, a: Action) -> &'static str {
-    // Coloured as `Style::green`, `red`, `yellow` and `cyan` colour text.
+    use crate::diff::Act;
+    // Coloured as `Style::green`, `red`, `yellow` and `cyan` colour text;
+    // the one-column symbols are the attribute lines' own.
     match (a, style.color) {
-        (Action::Create, false) => "  +",
-        (Action::Create, true) => "  \x1b[32m+\x1b[0m",
-        (Action::Update, false) => "  ~",
-        (Action::Update, true) => "  \x1b[33m~\x1b[0m",
-        (Action::Delete, false) => "  -",
-        (Action::Delete, true) => "  \x1b[31m-\x1b[0m",
+        (Action::Create, _) => Act::Create.symbol(style),
+        (Action::Update, _) => Act::Update.symbol(style),
+        (Action::Delete, _) => Act::Delete.symbol(style),
+        (Action::NoOp, _) => Act::NoOp.symbol(style),
         (Action::DeleteThenCreate, false) => "-/+",
         (Action::DeleteThenCreate, true) => "\x1b[31m-\x1b[0m/\x1b[32m+\x1b[0m",
         (Action::CreateThenDelete, false) => "+/-",
@@ -28,7 +28,6 @@ fn symbol(style: &Style, a: Action) -> &'static str {
         (Action::Read, true) => " \x1b[36m<=\x1b[0m",
         // Terraform prints a forgotten object one column to the left.
         (Action::Forget, _) => " .",
-        (Action::NoOp, _) => "   ",
     }
 }
 

@@ -57,10 +57,24 @@ tokio::task_local! {
     static ADDRESS: String;
 }
 
-/// Runs `f` (the planning of one resource instance) with its address
-/// known to Pulumi providers, which name new objects' URNs after it.
-pub async fn with_address<F: std::future::Future>(address: String, f: F) -> F::Output {
-    ADDRESS.scope(address, f).await
+/// The address [`with_address`] makes known for instance `addr` of a
+/// resource of `provider`: its text when the provider names new objects
+/// after it (Pulumi's URNs, [`Provider::names_objects_by_address`]), else
+/// none, as the provider never asks.
+pub fn address_for(provider: &dyn Provider, addr: &terrane_state::InstanceAddr) -> Option<String> {
+    provider
+        .names_objects_by_address()
+        .then(|| addr.to_string())
+}
+
+/// Runs `f` (the planning, applying or import of one resource instance)
+/// with `address` (from [`address_for`]) known to the provider, or as it is
+/// when there is none.
+pub async fn with_address<F: std::future::Future>(address: Option<String>, f: F) -> F::Output {
+    match address {
+        Some(a) => ADDRESS.scope(a, f).await,
+        None => f.await,
+    }
 }
 
 fn current_address() -> Option<String> {
