@@ -137,7 +137,7 @@ async fn resource(a: Arc<Applying>, id: NodeId) -> Done {
         w,
         &rc,
         |_, _| true,
-        |_| {},
+        |_, _| {},
         |i, rc| {
             let a = a.clone();
             async move {
@@ -642,13 +642,16 @@ pub async fn apply_deletes(a: &Arc<Applying>, deletes: Vec<Change>) -> Done {
         let (a, deletes) = (a.clone(), deletes.clone());
         async move {
             let c = &deletes[i];
-            let what = match &c.deposed {
-                Some(d) => format!("{} (deposed object {d})", c.addr),
-                None => c.addr.to_string(),
+            let site = || {
+                let what = match &c.deposed {
+                    Some(d) => format!("{} (deposed object {d})", c.addr),
+                    None => c.addr.to_string(),
+                };
+                (what, None)
             };
             // Built in guarded's argument, which boxes it, not held in a
             // local (which would keep its whole size in this task's future).
-            guarded(a.walk.phase, what, None, async {
+            guarded(a.walk.phase, site, async {
                 let mut out = Vec::new();
                 let ok = delete_one(&a, &mut out, c).await;
                 (ok, out)

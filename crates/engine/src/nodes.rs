@@ -617,7 +617,7 @@ pub async fn fan_out<W, Fut>(
     w: &Arc<Walk>,
     rc: &Arc<ResourceCtx>,
     unknown: impl Fn(&ModulePath, &mut Vec<Diagnostic>) -> bool,
-    expanding: impl Fn(usize),
+    expanding: impl Fn(&ModulePath, &[InstanceKey]),
     work: W,
 ) -> Done
 where
@@ -637,11 +637,16 @@ where
             continue;
         }
         let keys = exp.keys();
-        expanding(keys.len());
+        expanding(&module, &keys);
         let mut spread = crate::spread::pool_for(w.phase, keys.len(), &*rc.provider)
             .map(|pool| crate::spread::Spread::start(&mut tasks, pool, w.opts.parallelism));
         for key in keys {
             let vars = instance_vars(&exp, &key);
+            // What a panic report names: made only if the instance panics.
+            let site = {
+                let (rc, module, key) = (rc.clone(), module.clone(), key.clone());
+                move || (rc.addr(&module, key).to_string(), rc.res.range.clone())
+            };
             let addr = rc.addr(&module, key);
             // The provider instance of a configuration with for_each.
             let bound = match crate::provider_each::bind(w, rc, &module, &addr, &vars).await {
@@ -652,11 +657,10 @@ where
                     continue;
                 }
             };
-            let what = addr.to_string();
             let module = module.clone();
             let fut = work(Instance { module, addr, vars }, bound);
             // guarded boxes it: spawning moves a pointer, not the future.
-            let fut = guarded(w.phase, what, rc.res.range.clone(), fut);
+            let fut = guarded(w.phase, site, fut);
             match &mut spread {
                 Some(s) => s.push(fut),
                 None => {

@@ -26,11 +26,13 @@ use crate::provider::ReadRequest;
 use crate::sync::lock;
 use crate::values::InstanceVars;
 use crate::walk::{is_error, object_id, Done, Event, Phase, Walk};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use terrane_config::Diagnostic;
 use terrane_schema::objchange::{normalize_from_legacy_sdk, planned_data_resource_object};
-use terrane_state::{Change as StateChange, InstanceAddr, Mode, ModulePath, Status};
+use terrane_state::{
+    Change as StateChange, InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr, Status,
+};
 use terrane_value::marks::{mark_paths, sensitive_paths};
 use terrane_value::Value;
 
@@ -43,8 +45,9 @@ pub struct Planning {
     drift: Mutex<Vec<Change>>,
     /// Resource nodes with a pending (non no-op) change.
     pending: Mutex<HashSet<NodeId>>,
-    /// Instances the resource nodes expanded to.
-    expanded: Mutex<HashSet<InstanceAddr>>,
+    /// The instance keys each resource (in each module instance) expanded
+    /// to, recorded once per expansion.
+    expanded: Mutex<HashMap<ResourceAddr, HashSet<InstanceKey>>>,
     /// What could not be planned yet, and the resource nodes concerned.
     deferred: Mutex<(Vec<crate::defer::Deferred>, HashSet<NodeId>)>,
     /// Whether no-op changes are kept (not for the refreshing plan before
@@ -60,7 +63,7 @@ impl Planning {
             changes: Mutex::new(Vec::new()),
             drift: Mutex::new(Vec::new()),
             pending: Mutex::new(HashSet::new()),
-            expanded: Mutex::new(HashSet::new()),
+            expanded: Mutex::new(HashMap::new()),
             deferred: Mutex::new((Vec::new(), HashSet::new())),
             keep_no_ops: std::sync::atomic::AtomicBool::new(true),
         })
@@ -101,8 +104,9 @@ impl Planning {
         g.0.push(d);
     }
 
-    /// The instances the configuration expanded to (taken).
-    pub fn take_expanded(&self) -> HashSet<InstanceAddr> {
+    /// The instance keys the configuration expanded to, by resource
+    /// (taken).
+    pub fn take_expanded(&self) -> HashMap<ResourceAddr, HashSet<InstanceKey>> {
         std::mem::take(&mut *lock(&self.expanded))
     }
 }
@@ -183,13 +187,20 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
         out.extend(d);
         ok
     };
-    // Room for every instance's change at once: growing a list of large
-    // elements one doubling at a time copies every change made so far.
-    let reserve = |n: usize| lock(&p.changes).reserve(n);
-    nodes::fan_out(w, &rc, unknown, reserve, |i, rc| {
+    let expanding = |module: &ModulePath, keys: &[InstanceKey]| {
+        // Room for every instance's change at once: growing a list of
+        // large elements one doubling at a time copies every change made
+        // so far.
+        lock(&p.changes).reserve(keys.len());
+        let resource = rc.addr(module, InstanceKey::None).resource;
+        lock(&p.expanded)
+            .entry(resource)
+            .or_default()
+            .extend(keys.iter().cloned());
+    };
+    nodes::fan_out(w, &rc, unknown, expanding, |i, rc| {
         let p = p.clone();
         async move {
-            lock(&p.expanded).insert(i.addr.clone());
             let _permit = p.walk.limit.acquire().await;
             let mut out = Vec::new();
             // An instance's planning future is large: it is built on the

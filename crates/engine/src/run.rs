@@ -509,7 +509,7 @@ impl Engine {
             for (raddr, r) in &current.resources {
                 for (key, inst) in &r.instances {
                     let addr = raddr.instance(key.clone());
-                    let in_config = expanded.contains(&addr);
+                    let in_config = expanded.get(raddr).is_some_and(|keys| keys.contains(key));
                     if raddr.mode == Mode::Data {
                         continue;
                     }

@@ -492,7 +492,7 @@ impl Walk {
             let (w, work) = (self.clone(), work.clone());
             async move {
                 let what = w.core.graph.nodes[id].to_string();
-                guarded(w.phase, what, None, work(id)).await
+                guarded(w.phase, || (what, None), work(id)).await
             }
         })
         .await;
@@ -514,26 +514,25 @@ const NODES_PER_PERMIT: usize = 4;
 pub type Done = (bool, Vec<Diagnostic>);
 
 /// Runs one task's work, turning a panic inside it (the engine's or an
-/// in-process provider's) into an error diagnostic naming `what` and a
-/// failed result, so a panic never reads as success. (What the task had
+/// in-process provider's) into an error diagnostic and a failed result, so
+/// a panic never reads as success. `site` names what was worked on and its
+/// source range; it is called only for a panic, so a task that finishes
+/// never formats its label. (What the task had
 /// reported before it panicked is lost with it; the panic is reported.)
 ///
 /// `work` goes to the heap at once, so the future returned is small
 /// whatever the size of `work`'s.
-pub fn guarded<F>(
-    phase: Phase,
-    what: String,
-    range: Option<terrane_config::SourceRange>,
-    work: F,
-) -> impl std::future::Future<Output = Done>
+pub fn guarded<F, S>(phase: Phase, site: S, work: F) -> impl std::future::Future<Output = Done>
 where
     F: std::future::Future<Output = Done>,
+    S: FnOnce() -> (String, Option<terrane_config::SourceRange>),
 {
     let work = CatchPanic(Box::pin(work));
     async move {
         match work.await {
             Ok(done) => done,
             Err(msg) => {
+                let (what, range) = site();
                 let mut detail = format!(
                     "terrane or an in-process provider panicked while working on {what}: {msg}."
                 );

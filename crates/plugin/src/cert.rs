@@ -39,7 +39,7 @@ pub struct CertError(pub String);
 impl Identity {
     /// Generates a fresh certificate as go-plugin's AutoMTLS does.
     pub fn generate() -> Result<Identity, CertError> {
-        let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512)
+        let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
             .map_err(|e| CertError(e.to_string()))?;
         let mut params = CertificateParams::new(vec!["localhost".to_string()])
             .map_err(|e| CertError(e.to_string()))?;

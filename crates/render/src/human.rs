@@ -173,9 +173,9 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         } else {
             "\nterrane will perform the following actions:\n\n"
         });
-        for c in &visible {
-            resource(&mut out, style, c, false, moved_from(c));
-        }
+        let blocks: Vec<(&Change, Option<&terrane_state::InstanceAddr>)> =
+            visible.iter().map(|c| (*c, moved_from(c))).collect();
+        resources(&mut out, style, &blocks);
         let (add, change, destroy) = p.counts();
         let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
         let import_part = if imports > 0 {
@@ -200,6 +200,56 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         }
     }
     out
+}
+
+/// The fewest resource blocks worth a thread of their own: below this a
+/// thread's start costs more than rendering the blocks it would take.
+const BLOCKS_PER_THREAD: usize = 512;
+
+/// Appends the resource blocks of a plan's changes, in order (each with
+/// the address it moved from, if any). Blocks are independent of each
+/// other, so a large plan's are rendered in contiguous runs on every core
+/// and the runs' texts appended in order: the text is the same as from
+/// one thread.
+fn resources(
+    out: &mut String,
+    style: &Style,
+    blocks: &[(&Change, Option<&terrane_state::InstanceAddr>)],
+) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(blocks.len() / BLOCKS_PER_THREAD);
+    if threads <= 1 {
+        for (c, from) in blocks {
+            resource(out, style, c, false, *from);
+        }
+        return;
+    }
+    let per = blocks.len().div_ceil(threads);
+    let texts: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = blocks[per..]
+            .chunks(per)
+            .map(|run| {
+                scope.spawn(move || {
+                    let mut text = String::new();
+                    for (c, from) in run {
+                        resource(&mut text, style, c, false, *from);
+                    }
+                    text
+                })
+            })
+            .collect();
+        // This thread renders the first run straight into the plan text.
+        for (c, from) in &blocks[..per] {
+            resource(out, style, c, false, *from);
+        }
+        runs.into_iter()
+            .map(|run| run.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    for text in texts {
+        out.push_str(&text);
+    }
 }
 
 /// The deferred part of a partial plan ([`terrane_engine::Deferred`]):
