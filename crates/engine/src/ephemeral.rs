@@ -90,7 +90,7 @@ pub async fn node(
         schema: Arc::new(schema),
         provider: provider.clone(),
         provider_label: key.addr.to_string(),
-        provider_key: key,
+        provider_key: Arc::new(key),
         index: crate::instance::resource_index(w, &res),
         res: Arc::new(res),
         dependencies: Vec::new(),

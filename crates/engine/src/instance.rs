@@ -46,7 +46,7 @@ pub struct ResourceCtx {
     /// `schema.block`, shared by the changes planned for the resource.
     pub block: Arc<terrane_schema::Block>,
     pub provider: Arc<dyn Provider>,
-    pub provider_key: ProviderConfigKey,
+    pub provider_key: Arc<ProviderConfigKey>,
     /// `provider_key`'s provider address as text, for messages (made once
     /// per resource, not per instance).
     pub provider_label: String,
@@ -146,7 +146,7 @@ pub async fn resource_ctx(w: &Arc<Walk>, id: NodeId) -> Result<ResourceCtx, Vec<
         schema: types.schema,
         provider,
         provider_label: key.addr.to_string(),
-        provider_key: key,
+        provider_key: Arc::new(key),
         res,
         index,
         dependencies,

@@ -83,7 +83,7 @@ impl Reason {
 pub struct Change {
     pub addr: InstanceAddr,
     pub deposed: Option<String>,
-    pub provider: ProviderConfigKey,
+    pub provider: std::sync::Arc<ProviderConfigKey>,
     pub action: Action,
     /// Prior (refreshed) value, null for creates. Carries sensitive marks.
     pub before: Value,

@@ -260,7 +260,7 @@ pub(crate) async fn bind(
     };
     let mut bound = (**rc).clone();
     bound.provider = provider;
-    bound.provider_key = key;
+    bound.provider_key = Arc::new(key);
     Ok(Arc::new(bound))
 }
 

@@ -875,7 +875,7 @@ async fn delete_change(
     Change {
         addr: addr.clone(),
         deposed,
-        provider: key,
+        provider: Arc::new(key),
         action: Action::Delete,
         ty: before.ty().clone(),
         before: before.clone(),

@@ -179,7 +179,7 @@ fn change_from(c: &Json) -> Result<Change, String> {
         schema: None,
         addr,
         deposed: c["deposed"].as_str().map(str::to_string),
-        provider: key,
+        provider: key.into(),
         action: action_from(c["action"].as_str().unwrap_or_default())
             .ok_or("unknown action in plan file")?,
         before,
