@@ -517,30 +517,45 @@ fn replace_triggered(p: &Planning, rc: &ResourceCtx) -> bool {
     })
 }
 
-async fn plan_managed(
+/// An instance's prior state as planning starts from it: upgraded and
+/// refreshed (unless `-refresh=false`), or imported by an `import` block.
+struct Prior {
+    value: Value,
+    private: Vec<u8>,
+    tainted: bool,
+    /// The import block's ID when this plan imports the object.
+    importing: Option<String>,
+}
+
+/// The prior state of `addr` ([`Prior`]), or what planning the instance
+/// returns when it ends here (a failure, or a deferral).
+async fn prior_state(
     p: &Planning,
     out: &mut Vec<Diagnostic>,
     rc: &ResourceCtx,
     module: &ModulePath,
-    addr: InstanceAddr,
-    inst: InstanceVars,
-) -> bool {
+    addr: &InstanceAddr,
+) -> Result<Prior, bool> {
     let w = &*p.walk;
     let ty = rc.ty.clone();
     let range = &rc.res.range;
     // Prior state: upgraded, then refreshed; or imported by an `import` block.
-    let stored = lock(&w.state).object(&addr, None).cloned();
+    let stored = lock(&w.state).object(addr, None).cloned();
     let mut importing = None;
     if stored.is_none() && w.phase == Phase::Plan {
-        if let Some(id) = import_block_id(w, out, rc, module, &addr) {
-            w.core.emit(Event::PreparingImport {
-                addr: &addr,
-                id: &id,
-            });
-            match import_now(out, rc, &addr, &id).await {
+        if let Some(id) = import_block_id(w, out, rc, module, addr) {
+            w.core.emit(Event::PreparingImport { addr, id: &id });
+            match import_now(out, rc, addr, &id).await {
                 Some(Deferrable::Deferred(reason)) => {
                     rc.set_value(w, module, addr.key.clone(), Value::unknown((*ty).clone()));
-                    return provider_deferred(p, out, rc, &addr, reason, "ImportResourceState");
+                    return Err(provider_deferred(
+                        p,
+                        out,
+                        rc,
+                        addr,
+                        reason,
+                        "ImportResourceState",
+                    ));
                 }
                 Some(Deferrable::Done((v, p))) => {
                     let object = rc.object(&v, p, Status::Ready, false);
@@ -552,17 +567,17 @@ async fn plan_managed(
                     });
                     importing = Some(id);
                 }
-                None => return false,
+                None => return Err(false),
             }
         }
     }
     let stored = if importing.is_some() {
-        lock(&w.state).object(&addr, None).cloned()
+        lock(&w.state).object(addr, None).cloned()
     } else {
         stored
     };
-    let (mut prior, mut private, tainted) = match &stored {
-        Some(o) => match prior_value(rc, &addr, o).await {
+    let (mut value, mut private, tainted) = match &stored {
+        Some(o) => match prior_value(rc, addr, o).await {
             Ok((v, warnings)) => (
                 {
                     out.extend(warnings);
@@ -573,49 +588,49 @@ async fn plan_managed(
             ),
             Err(d) => {
                 out.extend(d);
-                return false;
+                return Err(false);
             }
         },
         None => (Value::null((*ty).clone()), Vec::new(), false),
     };
-    if w.phase == Phase::Plan && w.opts.refresh && !prior.is_null() {
+    if w.phase == Phase::Plan && w.opts.refresh && !value.is_null() {
         w.core.emit(Event::Refreshing {
-            addr: &addr,
-            id: object_id(&prior),
+            addr,
+            id: object_id(&value),
         });
         let read = rc
             .provider
             .read_resource(ReadRequest {
                 type_name: &rc.res.ty,
-                prior_state: &prior.unmark_deep(),
+                prior_state: &value.unmark_deep(),
                 private: &private,
                 provider_meta: None,
             })
             .await;
-        let Some(resp) = rc.answer(out, read, &addr, range) else {
-            return false;
+        let Some(resp) = rc.answer(out, read, addr, range) else {
+            return Err(false);
         };
         if let Some(reason) = resp.deferred {
-            rc.set_value(w, module, addr.key.clone(), prior.clone());
-            return provider_deferred(p, out, rc, &addr, reason, "ReadResource");
+            rc.set_value(w, module, addr.key.clone(), value.clone());
+            return Err(provider_deferred(p, out, rc, addr, reason, "ReadResource"));
         }
         if let Some(d) =
-            checks::check_refresh(&rc.ty, rc.provider_label(), &addr, &resp.new_state, range)
+            checks::check_refresh(&rc.ty, rc.provider_label(), addr, &resp.new_state, range)
         {
             out.push(d);
-            return false;
+            return Err(false);
         }
         // As Terraform does with every read: the legacy SDK's null for "no
         // blocks" and the like settled (objchange::normalize_from_legacy_sdk).
         let read = normalize_from_legacy_sdk(&rc.schema.block, &resp.new_state);
-        let refreshed = mark_paths(&read, &sensitive_paths(&prior));
-        let drifted = !refreshed.eq_ignoring_refinements(&prior);
+        let refreshed = mark_paths(&read, &sensitive_paths(&value));
+        let drifted = !refreshed.eq_ignoring_refinements(&value);
         if drifted {
             lock(&p.drift).push(change(
                 rc,
-                &addr,
+                addr,
                 decide::drift(&refreshed),
-                prior.clone(),
+                value.clone(),
                 refreshed.clone(),
                 &ty,
             ));
@@ -649,13 +664,65 @@ async fn plan_managed(
                 });
             }
         }
-        prior = refreshed;
+        value = refreshed;
         private = resp.private;
     }
-    if w.opts.mode == crate::model::PlanMode::RefreshOnly {
+    Ok(Prior {
+        value,
+        private,
+        tainted,
+        importing,
+    })
+}
+
+async fn plan_managed(
+    p: &Planning,
+    out: &mut Vec<Diagnostic>,
+    rc: &ResourceCtx,
+    module: &ModulePath,
+    addr: InstanceAddr,
+    inst: InstanceVars,
+) -> bool {
+    let w = &*p.walk;
+    let ty = rc.ty.clone();
+    let range = &rc.res.range;
+    // The configuration and its validation do not depend on the prior
+    // state: the configuration is evaluated first and the provider
+    // validates it while the prior state is upgraded and refreshed, one
+    // round trip to the provider less per refreshed instance. Outcomes are
+    // still taken in Terraform's order (prior state, preconditions,
+    // configuration, validation) and nothing after a failed step is
+    // reported. A refresh-only plan neither evaluates nor validates it.
+    let configured = (w.opts.mode != crate::model::PlanMode::RefreshOnly)
+        .then(|| rc.config(w, module, inst.clone()));
+    let plain_config = configured
+        .as_ref()
+        .filter(|(_, d)| !d.iter().any(is_error))
+        .map(|(config, _)| config.unmark_deep());
+    let validating = async move {
+        match plain_config {
+            Some(c) => {
+                let valid = rc.provider.validate_resource_config(&rc.res.ty, &c).await;
+                Some((c, valid))
+            }
+            None => None,
+        }
+    };
+    let (prior, validated) = tokio::join!(prior_state(p, out, rc, module, &addr), validating);
+    let Prior {
+        value: prior,
+        private,
+        tainted,
+        importing,
+    } = match prior {
+        Ok(prior) => prior,
+        Err(done) => return done,
+    };
+    let Some((config, d)) = configured else {
+        // Refresh-only: the refreshed object is the instance's value.
         rc.set_value(w, module, addr.key.clone(), prior.clone());
         return true;
-    }
+    };
     // Preconditions, then the configuration.
     if !conditions::enforce(
         w,
@@ -668,18 +735,13 @@ async fn plan_managed(
     ) {
         return false;
     }
-    let inst_for_post = inst.clone();
-    let (config, d) = rc.config(w, module, inst);
-    let failed = d.iter().any(is_error);
+    let inst_for_post = inst;
     out.extend(d);
-    if failed {
+    // None: the configuration had errors (just reported) and was not
+    // validated.
+    let Some((plain_config, valid)) = validated else {
         return false;
-    }
-    let plain_config = config.unmark_deep();
-    let valid = rc
-        .provider
-        .validate_resource_config(&rc.res.ty, &plain_config)
-        .await;
+    };
     if rc.answer(out, valid, &addr, range).is_none() {
         return false;
     }
