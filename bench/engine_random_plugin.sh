@@ -5,8 +5,12 @@
 # plan from an empty state, apply, no-op plan (with refresh: N ReadResource
 # calls), destroy.
 # Usage: bench/engine_random_plugin.sh [N=1000]. Runs on demand, not in CI.
+# PROTOCOL=5 (or 6) has the plugin offer only that protocol version
+# (TERRANE_PLUGIN_PROTOCOL, which both tools pass on to it), so both tools
+# speak it; by default it offers both and each tool picks 6.
 # See bench/engine_common.sh for TOOLS, TF_CAP and what is measured.
 n="${1:-1000}"
+if [ -n "${PROTOCOL:-}" ]; then export TERRANE_PLUGIN_PROTOCOL="$PROTOCOL"; fi
 source "$(dirname "$0")/engine_common.sh"
 (cd "$root" && cargo build --release -q -p terrane-provider-random)
 mkdir -p "$work/plugins"
@@ -32,4 +36,4 @@ resource "random_id" "r" {
   byte_length = 8
 }
 TF
-run_all "engine_random_plugin N=$n"
+run_all "engine_random_plugin N=$n${PROTOCOL:+ protocol $PROTOCOL}"

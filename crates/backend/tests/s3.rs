@@ -497,7 +497,14 @@ output "o" {{
         }
         (apply.join().unwrap(), seen)
     });
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code,
+        0,
+        "{}\n{}\nmoto's log:\n{}",
+        out.stdout,
+        out.stderr,
+        server.log_tail()
+    );
     let (file_lock, item_lock) = seen.expect("terrane sees Terraform's locks during its apply");
     assert_eq!(file_lock.operation, "OperationTypeApply", "{file_lock:?}");
     assert_eq!(file_lock.path, format!("{BUCKET}/{key}"), "{file_lock:?}");

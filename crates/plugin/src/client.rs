@@ -429,6 +429,15 @@ impl PluginClient {
             .max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
     }
 
+    /// A gRPC client of no service in particular, for calls whose path and
+    /// message types the caller names (with the same origin and message
+    /// size limits as the typed clients).
+    pub fn grpc(&self) -> tonic::client::Grpc<Conn> {
+        tonic::client::Grpc::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN))
+            .max_decoding_message_size(crate::MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
+    }
+
     /// The tfplugin6 client.
     pub fn provider(&self) -> ProviderClient<Conn> {
         ProviderClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN))

@@ -27,6 +27,14 @@ impl Server {
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
+
+    /// The last lines of the server's log (its requests and their
+    /// statuses), for a failure's message.
+    pub fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    }
 }
 
 fn free_port() -> u16 {

@@ -31,13 +31,19 @@ pub enum CallError {
 }
 
 macro_rules! transports {
-    ($($method:ident : $msg:ident => $m5:ident($n5:ident) via $back:path),* $(,)?) => {
+    (
+        converted { $($cmethod:ident : $cmsg:ident => $m5:ident($n5:ident) via $back:path),* $(,)? }
+        same_wire { $($method:ident : $msg:ident => $path5:literal),* $(,)? }
+    ) => {
         /// One tfplugin6 call per method, whatever carries it. Both
-        /// transports below implement every method (generated from the one
-        /// list); the default, a refusal, serves test doubles that answer
+        /// transports below implement every method (generated from the
+        /// lists); the default, a refusal, serves test doubles that answer
         /// only the calls they are about.
         #[async_trait::async_trait]
         pub trait Rpc: Send + Sync + 'static {
+            $(async fn $cmethod(&self, _r: tf::$cmsg::Request) -> Result<tf::$cmsg::Response, CallError> {
+                Err(CallError::Closed)
+            })*
             $(async fn $method(&self, _r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
                 Err(CallError::Closed)
             })*
@@ -64,6 +70,12 @@ macro_rules! transports {
 
         #[async_trait::async_trait]
         impl<S: Direct> Rpc for InProcess<S> {
+            $(async fn $cmethod(&self, r: tf::$cmsg::Request) -> Result<tf::$cmsg::Response, CallError> {
+                if self.closed.load(Ordering::Acquire) {
+                    return Err(CallError::Closed);
+                }
+                ProtocolServer::$cmethod(&self.server, tonic::Request::new(r)).await.map(tonic::Response::into_inner).map_err(CallError::Failed)
+            })*
             $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
                 if self.closed.load(Ordering::Acquire) {
                     return Err(CallError::Closed);
@@ -92,11 +104,29 @@ macro_rules! transports {
             }
         }
 
-        /// A protocol-5 plugin answers the same calls under its names
-        /// (terrane_tfplugin5::v6 carries the messages across); failures of
-        /// either protocol go through the one [`Plugin::classify`].
+        /// A protocol-5 plugin answers the same calls under its names:
+        /// those whose messages agree field for field with protocol 6's
+        /// (`same_wire`) are sent and read as the protocol-6 messages
+        /// ([`v6::unary_as5`]); the others are carried across
+        /// (`converted`). Failures of either protocol go through the one
+        /// [`Plugin::classify`].
         #[async_trait::async_trait]
         impl Rpc for Plugin {
+            $(async fn $cmethod(&self, r: tf::$cmsg::Request) -> Result<tf::$cmsg::Response, CallError> {
+                self.check()?;
+                match &self.client {
+                    Client::V6(c) => {
+                        let result = c.clone().$cmethod(r).await;
+                        result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))
+                    }
+                    Client::V5 { typed, .. } => {
+                        let r: t5::$n5::Request = v6::transcode(&r).map_err(across)?;
+                        let result = typed.clone().$m5(r).await;
+                        let r = result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))?;
+                        $back(&r).map_err(across)
+                    }
+                }
+            })*
             $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
                 self.check()?;
                 match &self.client {
@@ -104,11 +134,8 @@ macro_rules! transports {
                         let result = c.clone().$method(r).await;
                         result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))
                     }
-                    Client::V5(c) => {
-                        let r: t5::$n5::Request = v6::transcode(&r).map_err(across)?;
-                        let result = c.clone().$m5(r).await;
-                        let r = result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))?;
-                        $back(&r).map_err(across)
+                    Client::V5 { raw, .. } => {
+                        v6::unary_as5(&mut raw.clone(), $path5, r).await.map_err(|s| self.classify(s))
                     }
                 }
             })*
@@ -129,23 +156,27 @@ fn across(e: String) -> CallError {
 }
 
 transports! {
-    get_provider_schema: get_provider_schema => get_schema(get_provider_schema) via v6::provider_schema_to6,
-    validate_provider_config: validate_provider_config => prepare_provider_config(prepare_provider_config) via v6::transcode,
-    validate_resource_config: validate_resource_config => validate_resource_type_config(validate_resource_type_config) via v6::transcode,
-    validate_data_resource_config: validate_data_resource_config => validate_data_source_config(validate_data_source_config) via v6::transcode,
-    configure_provider: configure_provider => configure(configure) via v6::transcode,
-    upgrade_resource_state: upgrade_resource_state => upgrade_resource_state(upgrade_resource_state) via v6::transcode,
-    read_resource: read_resource => read_resource(read_resource) via v6::transcode,
-    plan_resource_change: plan_resource_change => plan_resource_change(plan_resource_change) via v6::transcode,
-    apply_resource_change: apply_resource_change => apply_resource_change(apply_resource_change) via v6::transcode,
-    import_resource_state: import_resource_state => import_resource_state(import_resource_state) via v6::transcode,
-    read_data_source: read_data_source => read_data_source(read_data_source) via v6::transcode,
-    call_function: call_function => call_function(call_function) via v6::transcode,
-    validate_ephemeral_resource_config: validate_ephemeral_resource_config => validate_ephemeral_resource_config(validate_ephemeral_resource_config) via v6::transcode,
-    open_ephemeral_resource: open_ephemeral_resource => open_ephemeral_resource(open_ephemeral_resource) via v6::transcode,
-    renew_ephemeral_resource: renew_ephemeral_resource => renew_ephemeral_resource(renew_ephemeral_resource) via v6::transcode,
-    close_ephemeral_resource: close_ephemeral_resource => close_ephemeral_resource(close_ephemeral_resource) via v6::transcode,
-    stop_provider: stop_provider => stop(stop) via v6::transcode,
+    converted {
+        get_provider_schema: get_provider_schema => get_schema(get_provider_schema) via v6::provider_schema_to6,
+    }
+    same_wire {
+        validate_provider_config: validate_provider_config => "/tfplugin5.Provider/PrepareProviderConfig",
+        validate_resource_config: validate_resource_config => "/tfplugin5.Provider/ValidateResourceTypeConfig",
+        validate_data_resource_config: validate_data_resource_config => "/tfplugin5.Provider/ValidateDataSourceConfig",
+        configure_provider: configure_provider => "/tfplugin5.Provider/Configure",
+        upgrade_resource_state: upgrade_resource_state => "/tfplugin5.Provider/UpgradeResourceState",
+        read_resource: read_resource => "/tfplugin5.Provider/ReadResource",
+        plan_resource_change: plan_resource_change => "/tfplugin5.Provider/PlanResourceChange",
+        apply_resource_change: apply_resource_change => "/tfplugin5.Provider/ApplyResourceChange",
+        import_resource_state: import_resource_state => "/tfplugin5.Provider/ImportResourceState",
+        read_data_source: read_data_source => "/tfplugin5.Provider/ReadDataSource",
+        call_function: call_function => "/tfplugin5.Provider/CallFunction",
+        validate_ephemeral_resource_config: validate_ephemeral_resource_config => "/tfplugin5.Provider/ValidateEphemeralResourceConfig",
+        open_ephemeral_resource: open_ephemeral_resource => "/tfplugin5.Provider/OpenEphemeralResource",
+        renew_ephemeral_resource: renew_ephemeral_resource => "/tfplugin5.Provider/RenewEphemeralResource",
+        close_ephemeral_resource: close_ephemeral_resource => "/tfplugin5.Provider/CloseEphemeralResource",
+        stop_provider: stop_provider => "/tfplugin5.Provider/Stop",
+    }
 }
 
 /// A protocol server in this process that can also answer
@@ -276,7 +307,12 @@ impl<S: Direct> InProcess<S> {
 /// The client of the protocol the plugin chose.
 enum Client {
     V6(ProviderClient<terrane_plugin::Conn>),
-    V5(Provider5Client<terrane_plugin::Conn>),
+    /// Protocol 5: the typed client for calls carried across, a raw one
+    /// for calls sent as protocol-6 messages.
+    V5 {
+        typed: Provider5Client<terrane_plugin::Conn>,
+        raw: tonic::client::Grpc<terrane_plugin::Conn>,
+    },
 }
 
 /// A launched plugin process, speaking protocol 5 or 6.
@@ -290,7 +326,10 @@ pub struct Plugin {
 impl Plugin {
     pub fn new(process: PluginClient) -> Plugin {
         let client = match process.protocol {
-            5 => Client::V5(process.provider5()),
+            5 => Client::V5 {
+                typed: process.provider5(),
+                raw: process.grpc(),
+            },
             _ => Client::V6(process.provider()),
         };
         Plugin {
