@@ -491,8 +491,8 @@ impl Walk {
         let outcome = crate::schedule::execute(order, gate, |id| {
             let (w, work) = (self.clone(), work.clone());
             async move {
-                let what = w.core.graph.nodes[id].to_string();
-                guarded(w.phase, || (what, None), work(id)).await
+                let site = || (w.core.graph.nodes[id].to_string(), None);
+                guarded(w.phase, site, work(id)).await
             }
         })
         .await;

@@ -30,20 +30,35 @@ pub enum CallError {
     Closed,
 }
 
+/// How a protocol-5 plugin is asked one call (`$p`: the `Plugin`, `$c`:
+/// its [`Client5`], `$r`: the protocol-6 request): `same $path` sends the
+/// protocol-6 messages on the protocol-5 path ([`v6::unary_as5`]);
+/// `converted $m5($n5) via $back` carries the request across, calls the
+/// typed client and converts the answer with `$back`.
+macro_rules! call5 {
+    ($p:ident, $c:ident, $r:ident, same $path:literal) => {
+        v6::unary_as5(&mut $c.raw.clone(), $path, $r)
+            .await
+            .map_err(|s| $p.classify(s))
+    };
+    ($p:ident, $c:ident, $r:ident, converted $m5:ident($n5:ident) via $back:path) => {{
+        let r: t5::$n5::Request = v6::transcode(&$r).map_err(across)?;
+        let result = $c.typed.clone().$m5(r).await;
+        let r = result
+            .map(tonic::Response::into_inner)
+            .map_err(|s| $p.classify(s))?;
+        $back(&r).map_err(across)
+    }};
+}
+
 macro_rules! transports {
-    (
-        converted { $($cmethod:ident : $cmsg:ident => $m5:ident($n5:ident) via $back:path),* $(,)? }
-        same_wire { $($method:ident : $msg:ident => $path5:literal),* $(,)? }
-    ) => {
+    ($($method:ident : $msg:ident => [$($v5:tt)+]),* $(,)?) => {
         /// One tfplugin6 call per method, whatever carries it. Both
-        /// transports below implement every method (generated from the
-        /// lists); the default, a refusal, serves test doubles that answer
+        /// transports below implement every method (generated from the one
+        /// list); the default, a refusal, serves test doubles that answer
         /// only the calls they are about.
         #[async_trait::async_trait]
         pub trait Rpc: Send + Sync + 'static {
-            $(async fn $cmethod(&self, _r: tf::$cmsg::Request) -> Result<tf::$cmsg::Response, CallError> {
-                Err(CallError::Closed)
-            })*
             $(async fn $method(&self, _r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
                 Err(CallError::Closed)
             })*
@@ -70,12 +85,6 @@ macro_rules! transports {
 
         #[async_trait::async_trait]
         impl<S: Direct> Rpc for InProcess<S> {
-            $(async fn $cmethod(&self, r: tf::$cmsg::Request) -> Result<tf::$cmsg::Response, CallError> {
-                if self.closed.load(Ordering::Acquire) {
-                    return Err(CallError::Closed);
-                }
-                ProtocolServer::$cmethod(&self.server, tonic::Request::new(r)).await.map(tonic::Response::into_inner).map_err(CallError::Failed)
-            })*
             $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
                 if self.closed.load(Ordering::Acquire) {
                     return Err(CallError::Closed);
@@ -106,27 +115,12 @@ macro_rules! transports {
 
         /// A protocol-5 plugin answers the same calls under its names:
         /// those whose messages agree field for field with protocol 6's
-        /// (`same_wire`) are sent and read as the protocol-6 messages
+        /// (`same`) are sent and read as the protocol-6 messages
         /// ([`v6::unary_as5`]); the others are carried across
-        /// (`converted`). Failures of either protocol go through the one
-        /// [`Plugin::classify`].
+        /// (`converted`, see [`call5`]). Failures of either protocol go
+        /// through the one [`Plugin::classify`].
         #[async_trait::async_trait]
         impl Rpc for Plugin {
-            $(async fn $cmethod(&self, r: tf::$cmsg::Request) -> Result<tf::$cmsg::Response, CallError> {
-                self.check()?;
-                match &self.client {
-                    Client::V6(c) => {
-                        let result = c.clone().$cmethod(r).await;
-                        result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))
-                    }
-                    Client::V5 { typed, .. } => {
-                        let r: t5::$n5::Request = v6::transcode(&r).map_err(across)?;
-                        let result = typed.clone().$m5(r).await;
-                        let r = result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))?;
-                        $back(&r).map_err(across)
-                    }
-                }
-            })*
             $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
                 self.check()?;
                 match &self.client {
@@ -134,9 +128,7 @@ macro_rules! transports {
                         let result = c.clone().$method(r).await;
                         result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))
                     }
-                    Client::V5 { raw, .. } => {
-                        v6::unary_as5(&mut raw.clone(), $path5, r).await.map_err(|s| self.classify(s))
-                    }
+                    Client::V5(c) => call5!(self, c, r, $($v5)+),
                 }
             })*
             async fn close(&self) {
@@ -156,27 +148,23 @@ fn across(e: String) -> CallError {
 }
 
 transports! {
-    converted {
-        get_provider_schema: get_provider_schema => get_schema(get_provider_schema) via v6::provider_schema_to6,
-    }
-    same_wire {
-        validate_provider_config: validate_provider_config => "/tfplugin5.Provider/PrepareProviderConfig",
-        validate_resource_config: validate_resource_config => "/tfplugin5.Provider/ValidateResourceTypeConfig",
-        validate_data_resource_config: validate_data_resource_config => "/tfplugin5.Provider/ValidateDataSourceConfig",
-        configure_provider: configure_provider => "/tfplugin5.Provider/Configure",
-        upgrade_resource_state: upgrade_resource_state => "/tfplugin5.Provider/UpgradeResourceState",
-        read_resource: read_resource => "/tfplugin5.Provider/ReadResource",
-        plan_resource_change: plan_resource_change => "/tfplugin5.Provider/PlanResourceChange",
-        apply_resource_change: apply_resource_change => "/tfplugin5.Provider/ApplyResourceChange",
-        import_resource_state: import_resource_state => "/tfplugin5.Provider/ImportResourceState",
-        read_data_source: read_data_source => "/tfplugin5.Provider/ReadDataSource",
-        call_function: call_function => "/tfplugin5.Provider/CallFunction",
-        validate_ephemeral_resource_config: validate_ephemeral_resource_config => "/tfplugin5.Provider/ValidateEphemeralResourceConfig",
-        open_ephemeral_resource: open_ephemeral_resource => "/tfplugin5.Provider/OpenEphemeralResource",
-        renew_ephemeral_resource: renew_ephemeral_resource => "/tfplugin5.Provider/RenewEphemeralResource",
-        close_ephemeral_resource: close_ephemeral_resource => "/tfplugin5.Provider/CloseEphemeralResource",
-        stop_provider: stop_provider => "/tfplugin5.Provider/Stop",
-    }
+    get_provider_schema: get_provider_schema => [converted get_schema(get_provider_schema) via v6::provider_schema_to6],
+    validate_provider_config: validate_provider_config => [same "/tfplugin5.Provider/PrepareProviderConfig"],
+    validate_resource_config: validate_resource_config => [same "/tfplugin5.Provider/ValidateResourceTypeConfig"],
+    validate_data_resource_config: validate_data_resource_config => [same "/tfplugin5.Provider/ValidateDataSourceConfig"],
+    configure_provider: configure_provider => [same "/tfplugin5.Provider/Configure"],
+    upgrade_resource_state: upgrade_resource_state => [same "/tfplugin5.Provider/UpgradeResourceState"],
+    read_resource: read_resource => [same "/tfplugin5.Provider/ReadResource"],
+    plan_resource_change: plan_resource_change => [same "/tfplugin5.Provider/PlanResourceChange"],
+    apply_resource_change: apply_resource_change => [same "/tfplugin5.Provider/ApplyResourceChange"],
+    import_resource_state: import_resource_state => [same "/tfplugin5.Provider/ImportResourceState"],
+    read_data_source: read_data_source => [same "/tfplugin5.Provider/ReadDataSource"],
+    call_function: call_function => [same "/tfplugin5.Provider/CallFunction"],
+    validate_ephemeral_resource_config: validate_ephemeral_resource_config => [same "/tfplugin5.Provider/ValidateEphemeralResourceConfig"],
+    open_ephemeral_resource: open_ephemeral_resource => [same "/tfplugin5.Provider/OpenEphemeralResource"],
+    renew_ephemeral_resource: renew_ephemeral_resource => [same "/tfplugin5.Provider/RenewEphemeralResource"],
+    close_ephemeral_resource: close_ephemeral_resource => [same "/tfplugin5.Provider/CloseEphemeralResource"],
+    stop_provider: stop_provider => [same "/tfplugin5.Provider/Stop"],
 }
 
 /// A protocol server in this process that can also answer
@@ -307,12 +295,14 @@ impl<S: Direct> InProcess<S> {
 /// The client of the protocol the plugin chose.
 enum Client {
     V6(ProviderClient<terrane_plugin::Conn>),
-    /// Protocol 5: the typed client for calls carried across, a raw one
-    /// for calls sent as protocol-6 messages.
-    V5 {
-        typed: Provider5Client<terrane_plugin::Conn>,
-        raw: tonic::client::Grpc<terrane_plugin::Conn>,
-    },
+    V5(Client5),
+}
+
+/// A protocol-5 plugin's clients: the typed one for calls carried across,
+/// a raw one for calls sent as protocol-6 messages (see [`call5`]).
+struct Client5 {
+    typed: Provider5Client<terrane_plugin::Conn>,
+    raw: tonic::client::Grpc<terrane_plugin::Conn>,
 }
 
 /// A launched plugin process, speaking protocol 5 or 6.
@@ -326,10 +316,10 @@ pub struct Plugin {
 impl Plugin {
     pub fn new(process: PluginClient) -> Plugin {
         let client = match process.protocol {
-            5 => Client::V5 {
+            5 => Client::V5(Client5 {
                 typed: process.provider5(),
                 raw: process.grpc(),
-            },
+            }),
             _ => Client::V6(process.provider()),
         };
         Plugin {
