@@ -133,13 +133,14 @@ async fn resource(a: Arc<Applying>, id: NodeId) -> Done {
         Err(d) => return (false, d),
     };
     // Only validate leaves an expansion unknown; apply has nothing to do there.
+    let applying = a.clone();
     nodes::fan_out(
         w,
         &rc,
         |_, _| true,
         |_, _| {},
-        |i, rc| {
-            let a = a.clone();
+        move |i, rc| {
+            let a = applying.clone();
             async move {
                 let mut out = Vec::new();
                 let address = crate::provider::pulumi::address_for(&*rc.provider, &i.addr);
@@ -649,9 +650,9 @@ pub async fn apply_deletes(a: &Arc<Applying>, deletes: Vec<Change>) -> Done {
                 };
                 (what, None)
             };
-            // Built in guarded's argument, which boxes it, not held in a
-            // local (which would keep its whole size in this task's future).
-            guarded(a.walk.phase, site, async {
+            // Made by guarded, which boxes it, not held in a local (which
+            // would keep its whole size in this task's future).
+            guarded(a.walk.phase, site, || async {
                 let mut out = Vec::new();
                 let ok = delete_one(&a, &mut out, c).await;
                 (ok, out)

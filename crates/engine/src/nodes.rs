@@ -613,6 +613,12 @@ pub struct Instance {
 /// succeeded; the instances' diagnostics in the order they finished (a
 /// plan's large expansion runs on every core, [`crate::spread`]: its
 /// diagnostics in the order of its instances).
+///
+/// An instance's work is made only when it starts, and at most
+/// [`window`] instances of an expansion run at once on the walk's thread
+/// (the spread runners have windows of their own): the instances of a
+/// large expansion wait as their addresses, not as thousands of futures of
+/// kilobytes each, all queued for the `-parallelism` permits.
 pub async fn fan_out<W, Fut>(
     w: &Arc<Walk>,
     rc: &Arc<ResourceCtx>,
@@ -621,9 +627,11 @@ pub async fn fan_out<W, Fut>(
     work: W,
 ) -> Done
 where
-    W: Fn(Instance, Arc<ResourceCtx>) -> Fut,
+    W: Fn(Instance, Arc<ResourceCtx>) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = Done> + Send + 'static,
 {
+    let work = Arc::new(work);
+    let window = window(w.opts.parallelism);
     let mut ok = true;
     let mut out = Vec::new();
     let mut tasks = tokio::task::JoinSet::new();
@@ -657,14 +665,16 @@ where
                     continue;
                 }
             };
-            let module = module.clone();
-            let fut = work(Instance { module, addr, vars }, bound);
-            // guarded boxes it: spawning moves a pointer, not the future.
-            let fut = guarded(w.phase, site, fut);
+            let start = {
+                let (work, module) = (work.clone(), module.clone());
+                move || work(Instance { module, addr, vars }, bound)
+            };
+            let fut = guarded(w.phase, site, start);
             match &mut spread {
                 Some(s) => s.push(fut),
                 None => {
-                    tasks.spawn(fut);
+                    let take = |r| joined(rc, r, &mut ok, &mut out);
+                    spawn_within(&mut tasks, window, fut, take).await;
                 }
             }
         }
@@ -673,22 +683,154 @@ where
         }
     }
     while let Some(r) = tasks.join_next().await {
-        // A panic is caught (and reported) inside the task; a task that
-        // still ends abnormally (cancelled) is a failure, never a success.
-        match r {
-            Ok((good, diags)) => {
-                ok &= good;
-                out.extend(diags);
-            }
-            Err(e) => {
-                ok = false;
-                out.push(Diagnostic::error(
-                    "Internal error",
-                    format!("The task for an instance of {} failed: {e}", rc.res.ty),
-                    rc.res.range.clone(),
-                ));
-            }
-        }
+        joined(rc, r, &mut ok, &mut out);
     }
     (ok, out)
+}
+
+/// How many instances of one expansion [`fan_out`] runs at once on the
+/// walk's thread: enough for every `-parallelism` permit to be in use by
+/// this resource alone, with as many again waiting their turn (so a permit
+/// given back is taken at once), and never fewer than 16.
+fn window(parallelism: usize) -> usize {
+    parallelism.saturating_mul(2).max(16)
+}
+
+/// Spawns `fut` into `tasks` once fewer than `window` of their tasks are
+/// left, handing the results of those that finish meanwhile to `take`.
+async fn spawn_within<F>(
+    tasks: &mut tokio::task::JoinSet<Done>,
+    window: usize,
+    fut: F,
+    mut take: impl FnMut(Result<Done, tokio::task::JoinError>),
+) where
+    F: std::future::Future<Output = Done> + Send + 'static,
+{
+    while tasks.len() >= window {
+        match tasks.join_next().await {
+            Some(r) => take(r),
+            None => break,
+        }
+    }
+    tasks.spawn(fut);
+}
+
+/// Takes one finished instance task's result into `ok` and `out`. A panic
+/// is caught (and reported) inside the task; a task that still ends
+/// abnormally (cancelled) is a failure, never a success.
+fn joined(
+    rc: &ResourceCtx,
+    r: Result<Done, tokio::task::JoinError>,
+    ok: &mut bool,
+    out: &mut Vec<Diagnostic>,
+) {
+    match r {
+        Ok((good, diags)) => {
+            *ok &= good;
+            out.extend(diags);
+        }
+        Err(e) => {
+            *ok = false;
+            out.push(Diagnostic::error(
+                "Internal error",
+                format!("The task for an instance of {} failed: {e}", rc.res.ty),
+                rc.res.range.clone(),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Counts the instance works alive (made and not yet dropped), and the
+    /// most at once.
+    #[derive(Default)]
+    struct Alive {
+        now: AtomicUsize,
+        peak: AtomicUsize,
+        finished: AtomicUsize,
+    }
+
+    struct Made(Arc<Alive>);
+
+    impl Made {
+        fn new(a: &Arc<Alive>) -> Made {
+            let now = a.now.fetch_add(1, Ordering::SeqCst) + 1;
+            a.peak.fetch_max(now, Ordering::SeqCst);
+            Made(a.clone())
+        }
+    }
+
+    impl Drop for Made {
+        fn drop(&mut self) {
+            self.0.now.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// `n` instances, each a work that yields a few times, go through
+    /// `guarded` and `spawn_within` as `fan_out` sends them on the walk's
+    /// thread: every one runs, and no more than the window of works is
+    /// ever made at once (without the window, or with works made when the
+    /// task is made, all `n` would be).
+    fn check(name: &str, n: usize, parallelism: usize) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let alive = Arc::new(Alive::default());
+        let window = window(parallelism);
+        let failed = rt.block_on(async {
+            let mut tasks = tokio::task::JoinSet::new();
+            let mut failed = 0;
+            let mut take = |r: Result<Done, tokio::task::JoinError>| {
+                if !matches!(r, Ok((true, _))) {
+                    failed += 1;
+                }
+            };
+            for i in 0..n {
+                let alive = alive.clone();
+                let start = move || {
+                    let made = Made::new(&alive);
+                    async move {
+                        for _ in 0..=(i % 5) {
+                            tokio::task::yield_now().await;
+                        }
+                        made.0.finished.fetch_add(1, Ordering::SeqCst);
+                        drop(made);
+                        (true, vec![])
+                    }
+                };
+                let site = move || (format!("instance {i}"), None);
+                let fut = guarded(Phase::Apply, site, start);
+                spawn_within(&mut tasks, window, fut, &mut take).await;
+            }
+            while let Some(r) = tasks.join_next().await {
+                take(r);
+            }
+            failed
+        });
+        assert_eq!(failed, 0, "{name}: failed instances");
+        assert_eq!(alive.finished.load(Ordering::SeqCst), n, "{name}: finished");
+        let peak = alive.peak.load(Ordering::SeqCst);
+        assert!(
+            peak <= window,
+            "{name}: {peak} works alive at once, window {window}"
+        );
+        assert!(peak > 1 || n < 2, "{name}: instances never overlapped");
+    }
+
+    #[test]
+    fn instances_are_made_within_the_window() {
+        let cases = [
+            ("ten thousand at parallelism 10", 10_000, 10),
+            ("parallelism of one", 500, 1),
+            ("fewer than the window", 5, 10),
+            ("large parallelism", 3_000, 256),
+        ];
+        for (name, n, parallelism) in cases {
+            check(name, n, parallelism);
+        }
+    }
 }

@@ -198,8 +198,9 @@ async fn resource(p: Arc<Planning>, id: NodeId) -> Done {
             .or_default()
             .extend(keys.iter().cloned());
     };
-    nodes::fan_out(w, &rc, unknown, expanding, |i, rc| {
-        let p = p.clone();
+    let planning = p.clone();
+    nodes::fan_out(w, &rc, unknown, expanding, move |i, rc| {
+        let p = planning.clone();
         async move {
             let _permit = p.walk.limit.acquire().await;
             let mut out = Vec::new();

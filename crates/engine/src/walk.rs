@@ -492,7 +492,7 @@ impl Walk {
             let (w, work) = (self.clone(), work.clone());
             async move {
                 let site = || (w.core.graph.nodes[id].to_string(), None);
-                guarded(w.phase, site, work(id)).await
+                guarded(w.phase, site, || work(id)).await
             }
         })
         .await;
@@ -520,15 +520,19 @@ pub type Done = (bool, Vec<Diagnostic>);
 /// never formats its label. (What the task had
 /// reported before it panicked is lost with it; the panic is reported.)
 ///
-/// `work` goes to the heap at once, so the future returned is small
-/// whatever the size of `work`'s.
-pub fn guarded<F, S>(phase: Phase, site: S, work: F) -> impl std::future::Future<Output = Done>
+/// `start` makes the work when the returned future is first polled, and
+/// the work goes to the heap then: until it starts, a task holds only what
+/// `start` captured (an instance waiting in a large expansion costs its
+/// address, not the kilobytes of its future), and spawning moves a small
+/// future whatever the size of the work's.
+pub fn guarded<M, F, S>(phase: Phase, site: S, start: M) -> impl std::future::Future<Output = Done>
 where
+    M: FnOnce() -> F,
     F: std::future::Future<Output = Done>,
     S: FnOnce() -> (String, Option<terrane_config::SourceRange>),
 {
-    let work = CatchPanic(Box::pin(work));
     async move {
+        let work = CatchPanic(Box::pin(start()));
         match work.await {
             Ok(done) => done,
             Err(msg) => {
