@@ -525,27 +525,25 @@ pub type Done = (bool, Vec<Diagnostic>);
 /// `start` captured (an instance waiting in a large expansion costs its
 /// address, not the kilobytes of its future), and spawning moves a small
 /// future whatever the size of the work's.
-pub fn guarded<M, F, S>(phase: Phase, site: S, start: M) -> impl std::future::Future<Output = Done>
+pub async fn guarded<M, F, S>(phase: Phase, site: S, start: M) -> Done
 where
     M: FnOnce() -> F,
     F: std::future::Future<Output = Done>,
     S: FnOnce() -> (String, Option<terrane_config::SourceRange>),
 {
-    async move {
-        let work = CatchPanic(Box::pin(start()));
-        match work.await {
-            Ok(done) => done,
-            Err(msg) => {
-                let (what, range) = site();
-                let mut detail = format!(
-                    "terrane or an in-process provider panicked while working on {what}: {msg}."
-                );
-                if phase == Phase::Apply {
-                    detail.push_str(" The operation did not complete normally: the real object may or may not have been changed; check it before applying again.");
-                }
-                let d = Diagnostic::error("Internal error: a task panicked", detail, range);
-                (false, vec![d])
+    let work = CatchPanic(Box::pin(start()));
+    match work.await {
+        Ok(done) => done,
+        Err(msg) => {
+            let (what, range) = site();
+            let mut detail = format!(
+                "terrane or an in-process provider panicked while working on {what}: {msg}."
+            );
+            if phase == Phase::Apply {
+                detail.push_str(" The operation did not complete normally: the real object may or may not have been changed; check it before applying again.");
             }
+            let d = Diagnostic::error("Internal error: a task panicked", detail, range);
+            (false, vec![d])
         }
     }
 }
