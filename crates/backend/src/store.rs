@@ -167,7 +167,7 @@ fn encode_change(c: &Change) -> Json {
             object,
         } => {
             let mut s = Snapshot::empty();
-            s.apply(&Change::SetObject {
+            s.apply(Change::SetObject {
                 addr: addr.clone(),
                 deposed: deposed.clone(),
                 provider: provider.clone(),
@@ -266,7 +266,7 @@ fn read_journal(file: &Path) -> StateResult<Option<Replayed>> {
             for change in decode_change(c)
                 .map_err(|e| journal_error(file, format!("record {}: {e}", n + 1)))?
             {
-                state.apply(&change);
+                state.apply(change);
             }
         }
         state.serial = serial;
@@ -528,7 +528,7 @@ impl Run for BackendRun {
             .and_then(|()| f.sync_data())
             .map_err(|e| journal_error(file, e))?;
         for c in changes {
-            self.state.apply(c);
+            self.state.apply(c.clone());
         }
         self.state.serial = serial;
         self.dirty = true;

@@ -87,7 +87,7 @@ impl Persist {
                 Err(e) => return Err(self.unrecorded(change, e)),
             }
         }
-        lock(state).apply(&change);
+        lock(state).apply(change);
         progress.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -122,7 +122,7 @@ impl Persist {
             Ok(serial) => self.recorded(serial),
             Err(e) => return Err(self.unrecorded(change, e)),
         }
-        lock(state).apply(&change);
+        lock(state).apply(change);
         progress.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

@@ -476,7 +476,7 @@ async fn read_now(
         }
     };
     let object = rc.object(&value, Vec::new(), Status::Ready, false);
-    lock(&w.state).apply(&StateChange::SetObject {
+    lock(&w.state).apply(StateChange::SetObject {
         addr: addr.clone(),
         deposed: None,
         provider: rc.provider_key.to_string(),
@@ -560,7 +560,7 @@ async fn prior_state(
                 }
                 Some(Deferrable::Done((v, p))) => {
                     let object = rc.object(&v, p, Status::Ready, false);
-                    lock(&w.state).apply(&StateChange::SetObject {
+                    lock(&w.state).apply(StateChange::SetObject {
                         addr: addr.clone(),
                         deposed: None,
                         provider: rc.provider_key.to_string(),
@@ -646,7 +646,7 @@ async fn prior_state(
         if drifted || upgraded {
             let mut st = lock(&w.state);
             if refreshed.is_null() {
-                st.apply(&StateChange::RemoveObject {
+                st.apply(StateChange::RemoveObject {
                     addr: addr.clone(),
                     deposed: None,
                 });
@@ -657,7 +657,7 @@ async fn prior_state(
                     Status::Ready
                 };
                 let cbd = stored.as_ref().is_some_and(|o| o.create_before_destroy);
-                st.apply(&StateChange::SetObject {
+                st.apply(StateChange::SetObject {
                     addr: addr.clone(),
                     deposed: None,
                     provider: rc.provider_key.to_string(),

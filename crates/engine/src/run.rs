@@ -774,7 +774,7 @@ fn finish(
         // replaces the whole state with it.
         let mut full = recorded.clone();
         for c in &unrecorded {
-            full.apply(c);
+            full.apply(c.clone());
         }
         // Newer than anything the store may hold: a commit whose answer was
         // lost (the connection dropped after COMMIT) may have landed, one
@@ -1417,25 +1417,25 @@ fn move_instance(s: &mut Snapshot, a: &InstanceAddr, t: &InstanceAddr) -> bool {
         return false;
     };
     if let Some(o) = inst.current {
-        s.apply(&StateChange::SetObject {
+        s.apply(StateChange::SetObject {
             addr: t.clone(),
             deposed: None,
             provider: provider.clone(),
             object: o,
         });
-        s.apply(&StateChange::RemoveObject {
+        s.apply(StateChange::RemoveObject {
             addr: a.clone(),
             deposed: None,
         });
     }
     for (k, o) in inst.deposed {
-        s.apply(&StateChange::SetObject {
+        s.apply(StateChange::SetObject {
             addr: t.clone(),
             deposed: Some(k.clone()),
             provider: provider.clone(),
             object: o,
         });
-        s.apply(&StateChange::RemoveObject {
+        s.apply(StateChange::RemoveObject {
             addr: a.clone(),
             deposed: Some(k),
         });

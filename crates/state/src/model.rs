@@ -197,8 +197,9 @@ impl Snapshot {
             .sum()
     }
 
-    /// Applies one change in memory, exactly as the stores apply it durably.
-    pub fn apply(&mut self, change: &Change) {
+    /// Applies one change in memory, exactly as the stores apply it durably
+    /// (the object moves into the snapshot).
+    pub fn apply(&mut self, change: Change) {
         match change {
             Change::SetObject {
                 addr,
@@ -206,10 +207,10 @@ impl Snapshot {
                 provider,
                 object,
             } => {
-                let (config, key) = split_provider_instance(provider);
+                let (config, key) = split_provider_instance(&provider);
                 let res = self
                     .resources
-                    .entry(addr.resource.clone())
+                    .entry(addr.resource)
                     .or_insert_with(|| ResourceState {
                         provider: config.clone(),
                         instances: BTreeMap::new(),
@@ -222,12 +223,12 @@ impl Snapshot {
                         .values_mut()
                         .for_each(|i| i.provider_key = None);
                 }
-                let inst = res.instances.entry(addr.key.clone()).or_default();
+                let inst = res.instances.entry(addr.key).or_default();
                 inst.provider_key = key;
                 match deposed {
-                    None => inst.current = Some(object.clone()),
+                    None => inst.current = Some(object),
                     Some(k) => {
-                        inst.deposed.insert(k.clone(), object.clone());
+                        inst.deposed.insert(k, object);
                     }
                 }
             }
@@ -237,7 +238,7 @@ impl Snapshot {
                         match deposed {
                             None => inst.current = None,
                             Some(k) => {
-                                inst.deposed.remove(k);
+                                inst.deposed.remove(&k);
                             }
                         }
                         if inst.current.is_none() && inst.deposed.is_empty() {
@@ -256,15 +257,15 @@ impl Snapshot {
                     .and_then(|r| r.instances.get_mut(&addr.key))
                 {
                     if let Some(cur) = inst.current.take() {
-                        inst.deposed.insert(key.clone(), cur);
+                        inst.deposed.insert(key, cur);
                     }
                 }
             }
             Change::SetOutput { name, output } => {
-                self.outputs.insert(name.clone(), output.clone());
+                self.outputs.insert(name, output);
             }
             Change::RemoveOutput { name } => {
-                self.outputs.remove(name);
+                self.outputs.remove(&name);
             }
         }
     }

@@ -334,7 +334,7 @@ fn item3_attributes_flat_kept_until_upgrade() {
         .next()
         .unwrap()
         .instance(InstanceKey::None);
-    up.apply(&crate::Change::SetObject {
+    up.apply(crate::Change::SetObject {
         addr,
         deposed: None,
         provider: "provider.null".into(),
@@ -493,7 +493,7 @@ fn item3_opentofu_instance_providers_import_and_export() {
         .unwrap()
         .instance(InstanceKey::Str("a".into()));
     let object = s.object(&addr, None).cloned().unwrap();
-    s2.apply(&crate::model::Change::SetObject {
+    s2.apply(crate::model::Change::SetObject {
         addr,
         deposed: None,
         provider: r#"provider["example.com/terrane/blocks"].by_region["c"]"#.into(),
