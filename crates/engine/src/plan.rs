@@ -784,6 +784,12 @@ async fn plan_managed(
         requires_replace: &requires,
         create_before_destroy: cbd,
     });
+    if action == Action::NoOp && planned == plain_prior {
+        // Nothing changes: the instance's value is the prior object itself,
+        // shared, rather than the provider's equal copy of it held beside
+        // the prior for the rest of the plan.
+        planned = plain_prior.clone();
+    }
     if action.is_replace() {
         // Plan again as a create so computed attributes become unknown.
         let null = Value::null((*ty).clone());
