@@ -160,19 +160,9 @@ fn journal_error(file: &Path, detail: impl std::fmt::Display) -> StateError {
 
 fn encode_change(c: &Change) -> Json {
     match c {
-        Change::SetObject {
-            addr,
-            deposed,
-            provider,
-            object,
-        } => {
+        Change::SetObject { .. } => {
             let mut s = Snapshot::empty();
-            s.apply(Change::SetObject {
-                addr: addr.clone(),
-                deposed: deposed.clone(),
-                provider: provider.clone(),
-                object: object.clone(),
-            });
+            s.apply(c.clone());
             json!({ "set": serde_json::from_str::<Json>(&tfstate::export(&s)).unwrap_or(Json::Null) })
         }
         Change::SetOutput { name, output } => {
