@@ -479,7 +479,10 @@ impl<'a> Scope<'a> {
         }
     }
 
-    /// `s` with every learned string of 6 characters or more replaced.
+    /// `s` with every learned string of 6 characters or more replaced, in
+    /// one pass from the left, the longest at each place: a replacement's
+    /// result is never matched again (terrane's new value may be equal to
+    /// Terraform's old one, and must not become Terraform's new one twice).
     pub fn replace_in(&self, s: &str) -> String {
         let mut strings: Vec<(String, String)> = self
             .pairs
@@ -495,11 +498,24 @@ impl<'a> Scope<'a> {
                 .filter_map(|p| Some((p.terrane.as_str()?, p.terraform.as_str()?)))
                 .map(|(a, b)| (format!("[id={a}]"), format!("[id={b}]"))),
         );
+        // Longest first, and the first learned among equals (the scopes'
+        // order: an earlier step's pairs before a later one's).
         strings.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
-        let mut out = s.to_string();
-        for (from, to) in strings {
-            if out.contains(&from) {
-                out = out.replace(&from, &to);
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s;
+        while let Some(c) = rest.chars().next() {
+            match strings
+                .iter()
+                .find(|(from, _)| rest.starts_with(from.as_str()))
+            {
+                Some((from, to)) => {
+                    out.push_str(to);
+                    rest = &rest[from.len()..];
+                }
+                None => {
+                    out.push(c);
+                    rest = &rest[c.len_utf8()..];
+                }
             }
         }
         out

@@ -571,6 +571,49 @@ fn substitution_prefers_longer_values() {
 }
 
 #[test]
+fn substitution_is_one_pass() {
+    // terrane's replacement drew the name Terraform had drawn first: each
+    // line keeps its own object's name, not the other's replaced again.
+    let (old, new) = (
+        Pair {
+            terrane: json!("brave-otter"),
+            terraform: json!("calm-heron"),
+        },
+        Pair {
+            terrane: json!("calm-heron"),
+            terraform: json!("tidy-lynx"),
+        },
+    );
+    let cases: &[(&str, Vec<&Pair>, &str, &str)] = &[
+        (
+            "old then new",
+            vec![&old, &new],
+            "p: Destroying... [id=brave-otter]\np: Creation complete [id=calm-heron]",
+            "p: Destroying... [id=calm-heron]\np: Creation complete [id=tidy-lynx]",
+        ),
+        (
+            "new then old",
+            vec![&new, &old],
+            "p: Destroying... [id=brave-otter]\np: Creation complete [id=calm-heron]",
+            "p: Destroying... [id=calm-heron]\np: Creation complete [id=tidy-lynx]",
+        ),
+        (
+            "inside longer text",
+            vec![&old, &new],
+            "brave-otter/calm-heron",
+            "calm-heron/tidy-lynx",
+        ),
+        ("nothing learned", vec![], "brave-otter", "brave-otter"),
+    ];
+    for (name, pairs, text, want) in cases {
+        let s = Scope {
+            pairs: pairs.clone(),
+        };
+        assert_eq!(s.replace_in(text), *want, "{name}");
+    }
+}
+
+#[test]
 fn texts() {
     let check = |name: &str, tf: &str, tr: &str, same: bool| {
         let got = first_difference(&run_text(tf, &[]), &run_text(tr, &[]));
