@@ -152,6 +152,49 @@ fn lifecycle(tool: Tool, fixture: &Path) -> (Vec<Vec<String>>, Vec<String>) {
     (journals, files_with(d, b"token-for-"))
 }
 
+/// Whether a step's calls renew a token after closing it (without
+/// opening it again in between).
+fn renewed_after_close(calls: &[String]) -> bool {
+    let mut closed = std::collections::BTreeSet::new();
+    for c in calls {
+        match c.split_once(' ') {
+            Some(("close", name)) => {
+                closed.insert(name);
+            }
+            Some(("open", name)) => {
+                closed.remove(name);
+            }
+            Some(("renew", name)) if closed.contains(name) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+#[test]
+fn renewals_after_close() {
+    let check = |name: &str, calls: &[&str], want: bool| {
+        let calls: Vec<String> = calls.iter().map(|c| c.to_string()).collect();
+        assert_eq!(renewed_after_close(&calls), want, "{name}");
+    };
+    check("in order", &["open db", "renew db", "close db"], false);
+    check(
+        "after close",
+        &["open db", "renew db", "close db", "renew db"],
+        true,
+    );
+    check(
+        "reopened",
+        &["open db", "close db", "open db", "renew db", "close db"],
+        false,
+    );
+    check(
+        "another token",
+        &["open a", "close a", "open b", "renew b"],
+        false,
+    );
+}
+
 #[test]
 fn item2_open_renew_close_in_order_and_never_stored() {
     let fixture = terrane_testkit::fixture("terrane-blocks-fixture");
@@ -166,7 +209,18 @@ fn item2_open_renew_close_in_order_and_never_stored() {
     if terrane_testkit::terraform().is_none() {
         return;
     }
-    let (theirs, kept) = lifecycle(Tool::Terraform, &fixture);
+    // Terraform renews on a timer of its own: on a loaded machine a renew
+    // in flight when it closes is journalled after the close. Such a run
+    // says nothing about the order the two tools share, so it is run again
+    // (at most three times in all).
+    let mut attempts = 0;
+    let (theirs, kept) = loop {
+        attempts += 1;
+        let (theirs, kept) = lifecycle(Tool::Terraform, &fixture);
+        if attempts == 3 || !theirs.iter().any(|step| renewed_after_close(step)) {
+            break (theirs, kept);
+        }
+    };
     assert_eq!(journals, theirs, "terrane's calls differ from Terraform's");
     assert!(kept.is_empty(), "Terraform stored the token in {kept:?}");
 }
