@@ -19,7 +19,7 @@ fn set(n: usize) -> Change {
         deposed: None,
         provider: PROVIDER.into(),
         object: ObjectState {
-            attributes: serde_json::json!({ "id": format!("id-{n}"), "input": n }),
+            attributes: serde_json::json!({ "id": format!("id-{n}"), "input": n }).into(),
             ..Default::default()
         },
     }

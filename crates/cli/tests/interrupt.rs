@@ -66,9 +66,8 @@ fn committed(dir: &Path) -> Option<BTreeMap<String, String>> {
                 let id = o
                     .attributes
                     .get("id")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_string();
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
                 out.insert(raddr.instance(key.clone()).to_string(), id);
             }
         }
@@ -241,13 +240,16 @@ fn check_objects(dir: &Path) {
                 panic!("unexpected key {key:?}")
             };
             let want = serde_json::json!({"value": format!("value-{i}"), "type": "string"});
-            assert_eq!(o.attributes.get("input"), Some(&want), "{addr} input");
-            assert_eq!(o.attributes.get("output"), Some(&want), "{addr} output");
+            assert_eq!(
+                o.attributes.get("input"),
+                Some(want.clone()),
+                "{addr} input"
+            );
+            assert_eq!(o.attributes.get("output"), Some(want), "{addr} output");
             assert!(
                 o.attributes
                     .get("id")
-                    .and_then(|v| v.as_str())
-                    .is_some_and(|s| !s.is_empty()),
+                    .is_some_and(|v| v.as_str().is_some_and(|s| !s.is_empty())),
                 "{addr} id"
             );
         }

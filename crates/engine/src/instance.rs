@@ -313,8 +313,7 @@ impl ResourceCtx {
     /// The state record of a value.
     pub fn object(&self, v: &Value, private: Vec<u8>, status: Status, cbd: bool) -> ObjectState {
         let plain = v.unmark_deep();
-        let attributes =
-            terrane_value::json::encode(&plain, &self.ty).unwrap_or(serde_json::Value::Null);
+        let attributes = terrane_state::Attributes::encode(&plain, &self.ty).unwrap_or_default();
         let mut sens = sensitive_paths(v);
         for p in schema_sensitive_paths(&self.schema.block, &plain) {
             if !sens.contains(&p) {
@@ -378,7 +377,7 @@ pub async fn prior_value(
         && o.schema_version as i64 == rc.schema.version
         && o.attributes_flat.is_none()
     {
-        if let Ok(v) = terrane_value::json::decode(&o.attributes, &rc.ty) {
+        if let Ok(v) = terrane_value::json::decode_bytes(o.attributes.as_str().as_bytes(), &rc.ty) {
             return Ok((mark_paths(&v, &o.sensitive_paths), Vec::new()));
         }
     }
@@ -395,7 +394,7 @@ pub async fn prior_value(
         }
         None => {
             rc.provider
-                .upgrade_stored(&rc.res.ty, o.schema_version as i64, &o.attributes)
+                .upgrade_stored(&rc.res.ty, o.schema_version as i64, o.attributes.as_str())
                 .await
         }
     };

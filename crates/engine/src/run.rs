@@ -870,7 +870,7 @@ async fn delete_change(
     reason: Option<Reason>,
 ) -> Change {
     let (key, typed, schema) = decode_stored(core, schemas, addr, o, provider).await;
-    let before = typed.unwrap_or_else(|| terrane_value::json::decode_loose(&o.attributes));
+    let before = typed.unwrap_or_else(|| terrane_value::json::decode_loose(&o.attributes.json()));
     let before = terrane_value::marks::mark_paths(&before, &o.sensitive_paths);
     Change {
         addr: addr.clone(),
@@ -934,7 +934,7 @@ async fn decode_stored(
         .as_ref()
         .and_then(|(ty, _)| match &o.attributes_flat {
             Some(flat) => terrane_value::flatmap::decode(flat, ty).ok(),
-            None => terrane_value::json::decode(&o.attributes, ty).ok(),
+            None => terrane_value::json::decode_bytes(o.attributes.as_str().as_bytes(), ty).ok(),
         });
     let block = typed
         .is_some()

@@ -270,7 +270,7 @@ resource "terraform_data" "sum" {
         .unwrap();
     // A dynamic attribute is stored with its type, as Terraform stores it.
     assert_eq!(
-        sum.attributes["output"]["value"],
+        sum.attributes.json()["output"]["value"],
         serde_json::json!([10, 20, "hello"])
     );
 }

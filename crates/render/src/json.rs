@@ -91,7 +91,7 @@ fn object_json(
     deps: &[String],
 ) -> Json {
     let addr = raddr.instance(key.clone());
-    let attributes = unwrap_dynamic(&o.attributes);
+    let attributes = unwrap_dynamic(&o.attributes.json());
     let value = terrane_value::json::decode_loose(&attributes);
     let value = terrane_value::marks::mark_paths(&value, &o.sensitive_paths);
     let mut m = Map::new();

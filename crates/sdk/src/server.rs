@@ -179,11 +179,11 @@ impl<P: Provider> ProviderServer<P> {
         &self,
         type_name: &str,
         version: i64,
-        json: &serde_json::Value,
+        json: &str,
     ) -> Option<Result<Value, Vec<tf::Diagnostic>>> {
         let result = match self.resource(type_name) {
             Ok((_, s)) if s.version != version => return None,
-            Ok((_, s)) => decode_stored(json, s),
+            Ok((_, s)) => stored_json(json.as_bytes()).and_then(|j| decode_stored(&j, s)),
             Err(d) => Err(d),
         };
         Some(result.map_err(|d| wire::diagnostics(&d)))
@@ -503,6 +503,16 @@ fn prune(json: &serde_json::Value, schema: &Typed) -> Option<serde_json::Value> 
     }
 }
 
+/// A stored object's JSON text, parsed.
+fn stored_json(raw: &[u8]) -> Result<serde_json::Value, Diagnostics> {
+    serde_json::from_slice(raw).map_err(|e| {
+        Diagnostics::error(
+            "Unable to Read Prior State",
+            format!("The stored state is not valid JSON: {e}"),
+        )
+    })
+}
+
 /// A stored object's JSON, at the schema's current version, as the value
 /// UpgradeResourceState answers: attributes the schema no longer has
 /// dropped (copied only when there are some), write-only ones nulled.
@@ -685,12 +695,7 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
             if raw.is_empty() {
                 return wire::encode(&Value::null(ty.clone()), ty);
             }
-            let json: serde_json::Value = serde_json::from_slice(raw).map_err(|e| {
-                Diagnostics::error(
-                    "Unable to Read Prior State",
-                    format!("The stored state is not valid JSON: {e}"),
-                )
-            })?;
+            let json = stored_json(raw)?;
             let json = if req.version < s.version {
                 rt.instance(self.data()).upgrade_state(req.version, json)?
             } else {

@@ -16,6 +16,7 @@
 //! terrane crates; a failed read never writes anything.
 
 pub mod addr;
+mod attrs;
 pub mod crypt;
 mod error;
 pub use terrane_value::flatmap;
@@ -32,7 +33,9 @@ pub use addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr, Target
 pub use crypt::{Cipher, Encryption};
 pub use error::{Result, StateError};
 pub use lock::{process_start_time, LockInfo};
-pub use model::{Change, InstanceState, ObjectState, OutputState, ResourceState, Snapshot, Status};
+pub use model::{
+    Attributes, Change, InstanceState, ObjectState, OutputState, ResourceState, Snapshot, Status,
+};
 pub use pg::{pg_connect, PgStore};
 pub use sqlite::SqliteStore;
 pub use store::{check_plan_freshness, Run, StateStore};

@@ -5,6 +5,7 @@
 //! them with the schema it has. Everything here is plain data.
 
 use crate::addr::{InstanceAddr, InstanceKey, ResourceAddr};
+pub use crate::attrs::Attributes;
 use std::collections::BTreeMap;
 use terrane_value::Path;
 
@@ -19,9 +20,9 @@ pub enum Status {
 /// One remote object as last recorded.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ObjectState {
-    /// State JSON of the attribute value (null while `attributes_flat`
-    /// holds the object).
-    pub attributes: serde_json::Value,
+    /// State JSON text of the attribute value (null while
+    /// `attributes_flat` holds the object).
+    pub attributes: Attributes,
     /// An object as Terraform before 0.12 wrote it (a v4 state file's
     /// `attributes_flat`), kept verbatim until the provider's
     /// UpgradeResourceState turns it into attributes (Terraform sends it as

@@ -5,7 +5,7 @@
 use crate::addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr};
 use crate::crypt::Cipher;
 use crate::error::{Result, StateError};
-use crate::model::{ObjectState, OutputState, ResourceState, Snapshot, Status};
+use crate::model::{Attributes, ObjectState, OutputState, ResourceState, Snapshot, Status};
 use crate::tfstate::{path_from_json, path_to_json};
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
@@ -192,7 +192,7 @@ pub(crate) fn object_row(
     ObjectRow {
         attributes: seal(
             cipher,
-            serde_json::to_vec(&o.attributes).unwrap_or_default(),
+            o.attributes.as_str().as_bytes().to_vec(),
             &aad("attributes"),
         ),
         attributes_flat: o.attributes_flat.as_ref().map(|f| {
@@ -305,14 +305,9 @@ pub(crate) fn object_from_row(
         (aad("attributes"), aad("private"), aad("attributes_flat"));
     let addr = addr_from_row(&r.module, &r.mode, r.ty, r.name, &r.key)?;
     let what = addr.to_string();
-    let attributes: Json = serde_json::from_slice(&unseal(
-        cipher,
-        &r.attributes,
-        &attributes_aad,
-        &what,
-        path,
-    )?)
-    .map_err(|e| bad(&what, &e.to_string()))?;
+    let attributes =
+        Attributes::parse_bytes(unseal(cipher, &r.attributes, &attributes_aad, &what, path)?)
+            .map_err(|e| bad(&what, &e.to_string()))?;
     let attributes_flat = match &r.attributes_flat {
         Some(f) => Some(
             serde_json::from_slice::<BTreeMap<String, String>>(&unseal(

@@ -8,7 +8,7 @@
 
 use crate::addr::{InstanceAddr, InstanceKey, Mode, ModulePath, ResourceAddr};
 use crate::error::{Result, StateError};
-use crate::model::{ObjectState, OutputState, ResourceState, Snapshot, Status};
+use crate::model::{Attributes, ObjectState, OutputState, ResourceState, Snapshot, Status};
 use base64::Engine as _;
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
@@ -383,13 +383,13 @@ pub fn import_with(
                     .map_err(|_| invalid(format!("{iwhat}: dependencies must be strings")))?,
             };
             let attributes = match (i.get("attributes"), &flat) {
-                (None | Some(Json::Null), Some(_)) => Json::Null,
+                (None | Some(Json::Null), Some(_)) => Attributes::null(),
                 (Some(_), Some(_)) => {
                     return Err(invalid(format!(
                         "{iwhat} has both \"attributes\" and \"attributes_flat\""
                     )))
                 }
-                (Some(a @ Json::Object(_)), None) => a.clone(),
+                (Some(a @ Json::Object(_)), None) => Attributes::from_json(a),
                 (None | Some(Json::Null), None) => {
                     return Err(invalid(format!("{iwhat} has no \"attributes\"")))
                 }
@@ -590,7 +590,7 @@ fn instance_json(key: &InstanceKey, deposed: Option<&String>, o: &ObjectState) -
     // upgraded the object yet.
     match &o.attributes_flat {
         Some(flat) => m.insert("attributes_flat".into(), json!(flat)),
-        None => m.insert("attributes".into(), o.attributes.clone()),
+        None => m.insert("attributes".into(), o.attributes.json()),
     };
     m.insert(
         "sensitive_attributes".into(),

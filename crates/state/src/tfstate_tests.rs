@@ -339,7 +339,7 @@ fn item3_attributes_flat_kept_until_upgrade() {
         deposed: None,
         provider: "provider.null".into(),
         object: ObjectState {
-            attributes: json!({"id": "6190112264328462128", "triggers": {"version": "3"}}),
+            attributes: json!({"id": "6190112264328462128", "triggers": {"version": "3"}}).into(),
             attributes_flat: None,
             ..a.clone()
         },

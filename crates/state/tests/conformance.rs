@@ -10,7 +10,9 @@ use terrane_state::{
 
 fn obj(id: &str) -> ObjectState {
     ObjectState {
-        attributes: serde_json::json!({"id": id, "n": 123456789012345678901234567890.125f64.to_string()}),
+        attributes:
+            serde_json::json!({"id": id, "n": 123456789012345678901234567890.125f64.to_string()})
+                .into(),
         ..Default::default()
     }
 }
@@ -115,7 +117,7 @@ fn conformance(store: &dyn StateStore, ws: &str) {
     );
     assert_eq!(
         snap.object(&b0, Some("0badcafe"))
-            .map(|o| o.attributes["id"].clone()),
+            .map(|o| o.attributes.json()["id"].clone()),
         Some(serde_json::json!("2")),
         "case depose_moves_current"
     );
@@ -760,7 +762,8 @@ fn item14_format1_store_refused_then_migrated_by_rotation() {
             None
         )
         .unwrap()
-        .attributes["id"],
+        .attributes
+        .json()["id"],
         "V1SECRET",
         "case migrated_by_rotation"
     );
@@ -893,7 +896,8 @@ fn item14_postgres_format1_store_refused_then_migrated_by_rotation() {
             None
         )
         .unwrap()
-        .attributes["id"],
+        .attributes
+        .json()["id"],
         "PGV1SECRET",
         "case pg_migrated_by_rotation"
     );

@@ -31,7 +31,7 @@ fn flat_object() -> ObjectState {
 
 fn upgraded_object() -> ObjectState {
     ObjectState {
-        attributes: serde_json::json!({"id": "old-1", "name": "one", "password": SECRET, "ports": [80, 443]}),
+        attributes: serde_json::json!({"id": "old-1", "name": "one", "password": SECRET, "ports": [80, 443]}).into(),
         schema_version: 1,
         ..Default::default()
     }

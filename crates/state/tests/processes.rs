@@ -88,12 +88,12 @@ fn check_after_kill(store: &dyn StateStore, name: &str, last_ack: Option<u64>, c
             .object(&addr.instance(InstanceKey::Int(*i)), None)
             .unwrap();
         assert_eq!(
-            obj.attributes["id"],
+            obj.attributes.json()["id"],
             serde_json::json!(format!("id-{i}")),
             "case {case}: object {i} complete"
         );
         assert_eq!(
-            obj.attributes["input"]["value"]["text"]
+            obj.attributes.json()["input"]["value"]["text"]
                 .as_str()
                 .map(str::len),
             Some(64),

@@ -34,7 +34,7 @@ fn raddr(m: ModulePath, mode: Mode, ty: &str, name: &str) -> ResourceAddr {
 
 fn obj(id: &str, deps: &[&str]) -> ObjectState {
     ObjectState {
-        attributes: serde_json::json!({"id": id}),
+        attributes: serde_json::json!({"id": id}).into(),
         dependencies: deps.iter().map(|d| d.to_string()).collect(),
         ..Default::default()
     }
@@ -74,7 +74,7 @@ fn lines(stream: impl FnOnce(&mut dyn FnMut(Streamed<'_>) -> ControlFlow<()>)) -
                 object,
             } => objects.push(format!(
                 "{addr} deposed={deposed:?} provider={provider} id={}",
-                object.attributes["id"]
+                object.attributes.json()["id"]
             )),
         }
         ControlFlow::Continue(())

@@ -46,11 +46,82 @@ pub fn encode(v: &Value, ty: &Type) -> Result<Json, JsonError> {
 
 /// Writes `v` as compact JSON bytes.
 pub fn encode_bytes(v: &Value, ty: &Type) -> Result<Vec<u8>, JsonError> {
-    let j = encode(v, ty)?;
-    serde_json::to_vec(&j).map_err(|e| JsonError {
-        path: Path::root(),
-        message: e.to_string(),
-    })
+    encode_string(v, ty).map(String::into_bytes)
+}
+
+/// Writes `v` as compact JSON text, straight from the value: the same text
+/// as [`encode`]'s tree written out, without making the tree (a state
+/// object's attributes are kept as this text).
+pub fn encode_string(v: &Value, ty: &Type) -> Result<String, JsonError> {
+    match serde_json::to_string(&Direct(v, ty)) {
+        Ok(s) => Ok(s),
+        // The tree walk names the path of what cannot be written.
+        Err(e) => Err(encode(v, ty).err().unwrap_or(JsonError {
+            path: Path::root(),
+            message: e.to_string(),
+        })),
+    }
+}
+
+/// `enc` as a serde serializer: the same order of keys (an object type's
+/// attributes, a map's keys, a dynamic value's "value" before its "type")
+/// and the same numbers.
+struct Direct<'a>(&'a Value, &'a Type);
+
+impl serde::Serialize for Direct<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeMap, SerializeSeq};
+        let Direct(v, ty) = *self;
+        if ty.is_dynamic() && !v.ty().is_dynamic() {
+            let mut m = ser.serialize_map(Some(2))?;
+            m.serialize_entry("value", &Direct(v, v.ty()))?;
+            m.serialize_entry("type", &typejson::to_json(v.ty()))?;
+            return m.end();
+        }
+        let seq = |es: &mut dyn Iterator<Item = Direct<'_>>, n: usize, ser: S| {
+            let mut out = ser.serialize_seq(Some(n))?;
+            for e in es {
+                out.serialize_element(&e)?;
+            }
+            out.end()
+        };
+        match (ty, v.kind()) {
+            (_, Kind::Null) => ser.serialize_unit(),
+            (_, Kind::Unknown(_)) => Err(S::Error::custom("value is not known")),
+            (Type::String, Kind::String(s)) => ser.serialize_str(s),
+            (Type::Number, Kind::Number(n)) => match number_json(n) {
+                Some(j) => j.serialize(ser),
+                None => Err(S::Error::custom("number cannot be written as JSON")),
+            },
+            (Type::Bool, Kind::Bool(b)) => ser.serialize_bool(*b),
+            (Type::List(t) | Type::Set(t), Kind::Seq(es) | Kind::Set(es)) => {
+                seq(&mut es.iter().map(|e| Direct(e, t)), es.len(), ser)
+            }
+            (Type::Tuple(ts), Kind::Seq(es)) if ts.len() == es.len() => seq(
+                &mut es.iter().zip(ts.iter()).map(|(e, t)| Direct(e, t)),
+                es.len(),
+                ser,
+            ),
+            (Type::Map(t), Kind::Map(m)) => {
+                let mut out = ser.serialize_map(Some(m.len()))?;
+                for (k, e) in m.iter() {
+                    out.serialize_entry(k, &Direct(e, t))?;
+                }
+                out.end()
+            }
+            (Type::Object(o), Kind::Map(m)) => {
+                let mut out = ser.serialize_map(None)?;
+                for (k, t) in o.attrs() {
+                    let Some(e) = m.get(k) else {
+                        return Err(S::Error::custom("missing attribute"));
+                    };
+                    out.serialize_entry(k, &Direct(e, t))?;
+                }
+                out.end()
+            }
+            _ => Err(S::Error::custom("value does not fit its type")),
+        }
+    }
 }
 
 fn enc(v: &Value, ty: &Type, path: &mut Path) -> Result<Json, JsonError> {
@@ -416,6 +487,17 @@ mod tests {
             let j = encode(&v, &ty).unwrap();
             let back = decode(&j, &ty).unwrap();
             prop_assert_eq!(&back, &v.unmark_deep(), "types {} vs {}", back.ty(), v.ty());
+        }
+
+        #[test]
+        fn direct_text_is_the_tree_written((ty, v) in arb_type_and_value(true)) {
+            let tree = encode(&v, &ty).map(|j| j.to_string());
+            let direct = encode_string(&v, &ty);
+            match (tree, direct) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => prop_assert!(false, "tree {:?} vs direct {:?}", a, b),
+            }
         }
     }
 

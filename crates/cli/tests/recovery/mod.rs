@@ -34,9 +34,8 @@ pub fn check_recovered(
     let created = ids.len();
     for (addr, r) in &seen.resources {
         for (key, inst) in &r.instances {
-            let id = inst.current.as_ref().unwrap().attributes["id"]
-                .as_str()
-                .unwrap();
+            let attrs = inst.current.as_ref().unwrap().attributes.json();
+            let id = attrs["id"].as_str().unwrap();
             let k = match key {
                 terrane_state::InstanceKey::Int(i) => i.to_string(),
                 other => panic!("unexpected key {other:?} of {addr}"),

@@ -84,13 +84,12 @@ pub trait Provider: Send + Sync {
         &self,
         type_name: &str,
         version: i64,
-        attributes: &serde_json::Value,
+        attributes: &str,
     ) -> Result<UpgradeResponse, ProviderError> {
-        let raw = serde_json::to_vec(attributes).unwrap_or_default();
         self.upgrade_resource_state(UpgradeRequest {
             type_name,
             version,
-            raw_state_json: &raw,
+            raw_state_json: attributes.as_bytes(),
             raw_state_flatmap: None,
         })
         .await

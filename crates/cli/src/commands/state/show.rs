@@ -52,7 +52,7 @@ impl Decoder {
 /// sits in between); so each attribute a sensitive path starts in is
 /// hidden whole: more than Terraform hides, never less.
 fn loose(o: &ObjectState) -> Value {
-    let v = terrane_value::json::decode_loose(&o.attributes);
+    let v = terrane_value::json::decode_loose(&o.attributes.json());
     let heads: Vec<terrane_value::Path> = o
         .sensitive_paths
         .iter()

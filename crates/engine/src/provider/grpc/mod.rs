@@ -507,7 +507,7 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
         &self,
         type_name: &str,
         version: i64,
-        attributes: &serde_json::Value,
+        attributes: &str,
     ) -> Res<UpgradeResponse> {
         let (_, ty) = self.resource_type(type_name).await?;
         match self.rpc.upgrade_current(type_name, version, attributes) {
@@ -520,11 +520,10 @@ impl<R: Rpc> Provider for ProtocolProvider<R> {
                 diagnostics: convert::diagnostics(&d),
             }),
             None => {
-                let raw = serde_json::to_vec(attributes).unwrap_or_default();
                 self.upgrade_resource_state(UpgradeRequest {
                     type_name,
                     version,
-                    raw_state_json: &raw,
+                    raw_state_json: attributes.as_bytes(),
                     raw_state_flatmap: None,
                 })
                 .await

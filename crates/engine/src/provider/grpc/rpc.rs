@@ -70,7 +70,7 @@ macro_rules! transports {
                 &self,
                 _type_name: &str,
                 _version: i64,
-                _json: &serde_json::Value,
+                _json: &str,
             ) -> Option<Result<terrane_value::Value, Vec<tf::Diagnostic>>> {
                 None
             }
@@ -95,7 +95,7 @@ macro_rules! transports {
                 &self,
                 type_name: &str,
                 version: i64,
-                json: &serde_json::Value,
+                json: &str,
             ) -> Option<Result<terrane_value::Value, Vec<tf::Diagnostic>>> {
                 if self.closed.load(Ordering::Acquire) {
                     return None;
@@ -177,7 +177,7 @@ pub trait Direct: ProtocolServer + Values {
         &self,
         type_name: &str,
         version: i64,
-        json: &serde_json::Value,
+        json: &str,
     ) -> Option<Result<terrane_value::Value, Vec<tf::Diagnostic>>>;
 }
 
@@ -186,7 +186,7 @@ impl<P: terrane_sdk::Provider> Direct for terrane_sdk::ProviderServer<P> {
         &self,
         type_name: &str,
         version: i64,
-        json: &serde_json::Value,
+        json: &str,
     ) -> Option<Result<terrane_value::Value, Vec<tf::Diagnostic>>> {
         terrane_sdk::ProviderServer::upgrade_current(self, type_name, version, json)
     }
