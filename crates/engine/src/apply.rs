@@ -50,18 +50,30 @@ pub struct Applying {
 }
 
 impl Applying {
-    pub fn new(walk: Arc<Walk>, plan: &Plan, run: Option<SharedRun>) -> Arc<Applying> {
+    /// Takes from `plan` the changes its walk applies (every change of a
+    /// current object, outside destroy mode), moving them rather than
+    /// copying: the plan keeps the deletes (copied: both need them), the
+    /// forgets and the changes of deposed objects, which are applied from
+    /// its list.
+    pub fn new(walk: Arc<Walk>, plan: &mut Plan, run: Option<SharedRun>) -> Arc<Applying> {
+        let mut planned = HashMap::new();
+        if plan.mode != crate::PlanMode::Destroy {
+            let mut kept = Vec::new();
+            for c in std::mem::take(&mut plan.changes) {
+                if c.deposed.is_some() {
+                    kept.push(c);
+                } else if matches!(c.action, Action::Delete | Action::Forget) {
+                    planned.insert(c.addr.clone(), c.clone());
+                    kept.push(c);
+                } else {
+                    planned.insert(c.addr.clone(), c);
+                }
+            }
+            plan.changes = kept;
+        }
         Arc::new(Applying {
             walk,
-            planned: match plan.mode {
-                crate::PlanMode::Destroy => HashMap::new(),
-                _ => plan
-                    .changes
-                    .iter()
-                    .filter(|c| c.deposed.is_none())
-                    .map(|c| (c.addr.clone(), c.clone()))
-                    .collect(),
-            },
+            planned,
             store: Persist::new(run),
             applied: Mutex::new((0, 0, 0)),
             imported: Mutex::new(0),

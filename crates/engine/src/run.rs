@@ -664,7 +664,7 @@ impl Engine {
             ..opts
         };
         let w = Arc::new(Walk::new(self.core.clone(), Phase::Apply, opts, state));
-        let a = Applying::new(w.clone(), &plan, Some(run.clone()));
+        let a = Applying::new(w.clone(), &mut plan, Some(run.clone()));
         let mut result = ApplyResult::default();
         // What the walk's nodes and the deletes reported.
         let mut walked = Vec::new();
