@@ -9,7 +9,7 @@
 //! written as strings, as cty does.
 
 use crate::{typejson, Kind, Number, Path, Step, Type, Value};
-use serde_json::{Map, Value as Json};
+use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -41,7 +41,7 @@ fn fail<T>(path: &Path, message: impl Into<String>) -> Result<T, JsonError> {
 
 /// Writes `v` as JSON of type `ty`.
 pub fn encode(v: &Value, ty: &Type) -> Result<Json, JsonError> {
-    enc(v, ty, &mut Path::root())
+    write(v, ty, |e| serde_json::to_value(e))
 }
 
 /// Writes `v` as compact JSON bytes.
@@ -53,59 +53,119 @@ pub fn encode_bytes(v: &Value, ty: &Type) -> Result<Vec<u8>, JsonError> {
 /// as [`encode`]'s tree written out, without making the tree (a state
 /// object's attributes are kept as this text).
 pub fn encode_string(v: &Value, ty: &Type) -> Result<String, JsonError> {
-    match serde_json::to_string(&Direct(v, ty)) {
-        Ok(s) => Ok(s),
-        // The tree walk names the path of what cannot be written.
-        Err(e) => Err(encode(v, ty).err().unwrap_or(JsonError {
+    write(v, ty, |e| serde_json::to_string(e))
+}
+
+/// Runs one serde serializer over `v`: the error, if any, is the one the
+/// walk recorded with its path.
+fn write<T>(
+    v: &Value,
+    ty: &Type,
+    to: impl FnOnce(&Enc<'_>) -> Result<T, serde_json::Error>,
+) -> Result<T, JsonError> {
+    let failed = std::cell::RefCell::new(None);
+    let written = to(&Enc {
+        v,
+        ty,
+        failed: &failed,
+    });
+    written.map_err(|e| {
+        failed.into_inner().unwrap_or(JsonError {
             path: Path::root(),
             message: e.to_string(),
-        })),
+        })
+    })
+}
+
+/// `v` as JSON of type `ty`, for a serde serializer: an object type's
+/// attributes in the type's order, a map's keys in order, a value of a
+/// dynamic type as its "value" then its "type". What cannot be written is
+/// recorded in `failed`, its path filled in on the way out (nothing is
+/// spent on paths while the walk succeeds).
+struct Enc<'a> {
+    v: &'a Value,
+    ty: &'a Type,
+    failed: &'a std::cell::RefCell<Option<JsonError>>,
+}
+
+impl Enc<'_> {
+    fn part<'b>(&'b self, v: &'b Value, ty: &'b Type) -> Enc<'b> {
+        Enc {
+            v,
+            ty,
+            failed: self.failed,
+        }
+    }
+
+    fn fail<E: serde::ser::Error>(&self, message: String) -> E {
+        let e = E::custom(&message);
+        *self.failed.borrow_mut() = Some(JsonError {
+            path: Path::root(),
+            message,
+        });
+        e
+    }
+
+    /// `r`, the writing of the part at `step`, with `step` put in front
+    /// of the recorded failure's path.
+    fn within<T, E>(&self, step: impl FnOnce() -> Step, r: Result<T, E>) -> Result<T, E> {
+        if r.is_err() {
+            if let Some(f) = self.failed.borrow_mut().as_mut() {
+                f.path.0.insert(0, step());
+            }
+        }
+        r
     }
 }
 
-/// `enc` as a serde serializer: the same order of keys (an object type's
-/// attributes, a map's keys, a dynamic value's "value" before its "type")
-/// and the same numbers.
-struct Direct<'a>(&'a Value, &'a Type);
+impl Enc<'_> {
+    /// The `n` elements of a list, set or tuple, each with its type.
+    fn seq<'b, S: serde::Serializer>(
+        &self,
+        ser: S,
+        n: usize,
+        es: impl Iterator<Item = (&'b Value, &'b Type)>,
+    ) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut out = ser.serialize_seq(Some(n))?;
+        for (i, (e, t)) in es.enumerate() {
+            let r = out.serialize_element(&self.part(e, t));
+            self.within(|| Step::Index(i as i64), r)?;
+        }
+        out.end()
+    }
+}
 
-impl serde::Serialize for Direct<'_> {
+impl serde::Serialize for Enc<'_> {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error as _, SerializeMap, SerializeSeq};
-        let Direct(v, ty) = *self;
+        use serde::ser::SerializeMap;
+        let (v, ty) = (self.v, self.ty);
         if ty.is_dynamic() && !v.ty().is_dynamic() {
             let mut m = ser.serialize_map(Some(2))?;
-            m.serialize_entry("value", &Direct(v, v.ty()))?;
+            m.serialize_entry("value", &self.part(v, v.ty()))?;
             m.serialize_entry("type", &typejson::to_json(v.ty()))?;
             return m.end();
         }
-        let seq = |es: &mut dyn Iterator<Item = Direct<'_>>, n: usize, ser: S| {
-            let mut out = ser.serialize_seq(Some(n))?;
-            for e in es {
-                out.serialize_element(&e)?;
-            }
-            out.end()
-        };
         match (ty, v.kind()) {
             (_, Kind::Null) => ser.serialize_unit(),
-            (_, Kind::Unknown(_)) => Err(S::Error::custom("value is not known")),
+            (_, Kind::Unknown(_)) => Err(self.fail("value is not known".into())),
             (Type::String, Kind::String(s)) => ser.serialize_str(s),
             (Type::Number, Kind::Number(n)) => match number_json(n) {
                 Some(j) => j.serialize(ser),
-                None => Err(S::Error::custom("number cannot be written as JSON")),
+                None => Err(self.fail(format!("{n} cannot be written as JSON"))),
             },
             (Type::Bool, Kind::Bool(b)) => ser.serialize_bool(*b),
             (Type::List(t) | Type::Set(t), Kind::Seq(es) | Kind::Set(es)) => {
-                seq(&mut es.iter().map(|e| Direct(e, t)), es.len(), ser)
+                self.seq(ser, es.len(), es.iter().map(|e| (e, &**t)))
             }
-            (Type::Tuple(ts), Kind::Seq(es)) if ts.len() == es.len() => seq(
-                &mut es.iter().zip(ts.iter()).map(|(e, t)| Direct(e, t)),
-                es.len(),
-                ser,
-            ),
+            (Type::Tuple(ts), Kind::Seq(es)) if ts.len() == es.len() => {
+                self.seq(ser, es.len(), es.iter().zip(ts.iter()))
+            }
             (Type::Map(t), Kind::Map(m)) => {
                 let mut out = ser.serialize_map(Some(m.len()))?;
                 for (k, e) in m.iter() {
-                    out.serialize_entry(k, &Direct(e, t))?;
+                    let r = out.serialize_entry(k, &self.part(e, t));
+                    self.within(|| Step::Key(k.clone()), r)?;
                 }
                 out.end()
             }
@@ -113,80 +173,19 @@ impl serde::Serialize for Direct<'_> {
                 let mut out = ser.serialize_map(None)?;
                 for (k, t) in o.attrs() {
                     let Some(e) = m.get(k) else {
-                        return Err(S::Error::custom("missing attribute"));
+                        return Err(self.fail(format!("missing attribute {k:?}")));
                     };
-                    out.serialize_entry(k, &Direct(e, t))?;
+                    let r = out.serialize_entry(k, &self.part(e, t));
+                    self.within(|| Step::Attr(k.clone()), r)?;
                 }
                 out.end()
             }
-            _ => Err(S::Error::custom("value does not fit its type")),
-        }
-    }
-}
-
-fn enc(v: &Value, ty: &Type, path: &mut Path) -> Result<Json, JsonError> {
-    if ty.is_dynamic() && !v.ty().is_dynamic() {
-        let inner = enc(v, v.ty(), path)?;
-        let mut m = Map::new();
-        m.insert("value".into(), inner);
-        m.insert("type".into(), typejson::to_json(v.ty()));
-        return Ok(Json::Object(m));
-    }
-    match (ty, v.kind()) {
-        (_, Kind::Null) => Ok(Json::Null),
-        (_, Kind::Unknown(_)) => fail(path, "value is not known"),
-        (Type::String, Kind::String(s)) => Ok(Json::String(s.to_string())),
-        (Type::Number, Kind::Number(n)) => number_json(n)
-            .ok_or(())
-            .or_else(|_| fail(path, format!("{n} cannot be written as JSON"))),
-        (Type::Bool, Kind::Bool(b)) => Ok(Json::Bool(*b)),
-        (Type::List(t) | Type::Set(t), Kind::Seq(es) | Kind::Set(es)) => {
-            let mut out = Vec::with_capacity(es.len());
-            for (i, e) in es.iter().enumerate() {
-                path.push(Step::Index(i as i64));
-                out.push(enc(e, t, path)?);
-                path.pop();
-            }
-            Ok(Json::Array(out))
-        }
-        (Type::Tuple(ts), Kind::Seq(es)) if ts.len() == es.len() => {
-            let mut out = Vec::with_capacity(es.len());
-            for (i, (e, t)) in es.iter().zip(ts.iter()).enumerate() {
-                path.push(Step::Index(i as i64));
-                out.push(enc(e, t, path)?);
-                path.pop();
-            }
-            Ok(Json::Array(out))
-        }
-        (Type::Map(t), Kind::Map(m)) => {
-            let mut out = Map::new();
-            for (k, e) in m.iter() {
-                path.push(Step::Key(k.clone()));
-                out.insert(k.clone(), enc(e, t, path)?);
-                path.pop();
-            }
-            Ok(Json::Object(out))
-        }
-        (Type::Object(o), Kind::Map(m)) => {
-            let mut out = Map::new();
-            for (k, t) in o.attrs() {
-                let Some(e) = m.get(k) else {
-                    return fail(path, format!("missing attribute {k:?}"));
-                };
-                path.push(Step::Attr(k.clone()));
-                out.insert(k.clone(), enc(e, t, path)?);
-                path.pop();
-            }
-            Ok(Json::Object(out))
-        }
-        _ => fail(
-            path,
-            format!(
+            _ => Err(self.fail(format!(
                 "a {} value cannot be written as {}",
                 v.ty().friendly_name(),
                 ty.friendly_name()
-            ),
-        ),
+            ))),
+        }
     }
 }
 
@@ -383,6 +382,58 @@ mod tests {
     fn check_err(json: &str, ty: Type, want: &str) {
         let err = decode_bytes(json.as_bytes(), &ty).unwrap_err();
         assert_eq!(err.to_string(), want);
+    }
+
+    #[test]
+    fn encoding_errors_name_their_path() {
+        let obj = |attrs: &[(&str, Type)]| Type::object(attrs.iter().cloned());
+        let unknown = Value::unknown(Type::String);
+        let cases: Vec<(&str, Value, Type, &str)> = vec![
+            (
+                "unknown at the root",
+                unknown.clone(),
+                Type::String,
+                "value is not known",
+            ),
+            (
+                "unknown in a list in an object",
+                Value::object_from([(
+                    "a",
+                    Value::list(Type::String, vec![Value::string("x"), unknown.clone()]),
+                )]),
+                obj(&[("a", Type::list(Type::String))]),
+                ".a[1]: value is not known",
+            ),
+            (
+                "unknown in a map",
+                Value::map(Type::String, [("k".to_string(), unknown.clone())].into()),
+                Type::map(Type::String),
+                "[\"k\"]: value is not known",
+            ),
+            (
+                "missing attribute",
+                Value::object_from([("a", Value::string("x"))]),
+                obj(&[("a", Type::String), ("b", Type::String)]),
+                "missing attribute \"b\"",
+            ),
+            (
+                "wrong type in a tuple",
+                Value::tuple(vec![Value::string("x"), Value::string("y")]),
+                Type::tuple(vec![Type::String, Type::Number]),
+                "[1]: a string value cannot be written as number",
+            ),
+            (
+                "inside a dynamic value",
+                Value::object_from([("d", Value::list(Type::String, vec![unknown]))]),
+                obj(&[("d", Type::Dynamic)]),
+                ".d[0]: value is not known",
+            ),
+        ];
+        for (name, v, ty, want) in cases {
+            let tree = encode(&v, &ty).map(|_| ()).unwrap_err().to_string();
+            let text = encode_string(&v, &ty).map(|_| ()).unwrap_err().to_string();
+            assert_eq!((tree.as_str(), text.as_str()), (want, want), "{name}");
+        }
     }
 
     #[test]
