@@ -377,7 +377,7 @@ pub async fn prior_value(
         && o.schema_version as i64 == rc.schema.version
         && o.attributes_flat.is_none()
     {
-        if let Ok(v) = terrane_value::json::decode_bytes(o.attributes.as_str().as_bytes(), &rc.ty) {
+        if let Ok(v) = o.attributes.decode(&rc.ty) {
             return Ok((mark_paths(&v, &o.sensitive_paths), Vec::new()));
         }
     }

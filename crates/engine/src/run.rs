@@ -934,7 +934,7 @@ async fn decode_stored(
         .as_ref()
         .and_then(|(ty, _)| match &o.attributes_flat {
             Some(flat) => terrane_value::flatmap::decode(flat, ty).ok(),
-            None => terrane_value::json::decode_bytes(o.attributes.as_str().as_bytes(), ty).ok(),
+            None => o.attributes.decode(ty).ok(),
         });
     let block = typed
         .is_some()

@@ -36,14 +36,16 @@ impl Attributes {
         terrane_value::json::encode_string(v, ty).map(|s| Self(Arc::from(s)))
     }
 
-    /// `text`, which must be one JSON value (checked without building a
-    /// tree), kept as it is.
-    pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str::<IgnoredAny>(text)?;
-        Ok(Self(Arc::from(text)))
+    /// The value, read as state JSON of type `ty` (`terrane_value::json`).
+    pub fn decode(
+        &self,
+        ty: &terrane_value::Type,
+    ) -> Result<terrane_value::Value, terrane_value::json::JsonError> {
+        terrane_value::json::decode_bytes(self.0.as_bytes(), ty)
     }
 
-    /// [`Attributes::parse`] on bytes, which must be UTF-8 JSON.
+    /// `bytes`, which must be one JSON value in UTF-8 (checked without
+    /// building a tree), kept as they are.
     pub fn parse_bytes(bytes: Vec<u8>) -> Result<Self, serde_json::Error> {
         serde_json::from_slice::<IgnoredAny>(&bytes)?;
         // serde_json has checked the bytes are UTF-8.
@@ -144,11 +146,10 @@ mod tests {
     #[test]
     fn texts() {
         let check = |name: &str, text: &str, ok: bool| {
-            assert_eq!(Attributes::parse(text).is_ok(), ok, "{name}");
             assert_eq!(
                 Attributes::parse_bytes(text.as_bytes().to_vec()).is_ok(),
                 ok,
-                "{name} (bytes)"
+                "{name}"
             );
         };
         check("object", r#"{"id":"a","n":1}"#, true);
@@ -177,7 +178,7 @@ mod tests {
         );
         assert!(Attributes::default().is_null());
         // Numbers keep their digits (arbitrary precision).
-        let big = Attributes::parse(r#"{"n":12345678901234567890.5}"#).unwrap();
+        let big = Attributes::parse_bytes(br#"{"n":12345678901234567890.5}"#.to_vec()).unwrap();
         assert_eq!(Attributes::from_json(&big.json()), big);
     }
 }

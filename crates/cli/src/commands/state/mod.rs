@@ -375,9 +375,7 @@ async fn check_schemas(engine: &terrane_engine::Engine, snap: &Snapshot) -> Vec<
                         None,
                     ));
                 } else if o.schema_version as i64 == version && o.attributes_flat.is_none() {
-                    if let Err(e) =
-                        terrane_value::json::decode_bytes(o.attributes.as_str().as_bytes(), &ty)
-                    {
+                    if let Err(e) = o.attributes.decode(&ty) {
                         diags.push(Diagnostic::error(
                             "Invalid state file",
                             format!(
