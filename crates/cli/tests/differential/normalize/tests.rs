@@ -5,6 +5,11 @@
 use super::*;
 use serde_json::json;
 
+/// A learned pair: terrane's value and Terraform's.
+fn pair(terrane: Value, terraform: Value) -> Pair {
+    Pair { terrane, terraform }
+}
+
 fn state(resources: Value) -> Value {
     json!({"values": {"root_module": {"resources": resources}}})
 }
@@ -544,19 +549,10 @@ fn dependencies_from_the_configuration() {
 #[test]
 fn substitution_prefers_longer_values() {
     let (a, b) = (
-        Pair {
-            terrane: json!("abcdefg"),
-            terraform: json!("X"),
-        },
-        Pair {
-            terrane: json!("abcdefgh"),
-            terraform: json!("Y"),
-        },
+        pair(json!("abcdefg"), json!("X")),
+        pair(json!("abcdefgh"), json!("Y")),
     );
-    let n = Pair {
-        terrane: json!(7),
-        terraform: json!(9),
-    };
+    let n = pair(json!(7), json!(9));
     let s = Scope {
         pairs: vec![&a, &b, &n],
     };
@@ -575,14 +571,8 @@ fn substitution_is_one_pass() {
     // terrane's replacement drew the name Terraform had drawn first: each
     // line keeps its own object's name, not the other's replaced again.
     let (old, new) = (
-        Pair {
-            terrane: json!("brave-otter"),
-            terraform: json!("calm-heron"),
-        },
-        Pair {
-            terrane: json!("calm-heron"),
-            terraform: json!("tidy-lynx"),
-        },
+        pair(json!("brave-otter"), json!("calm-heron")),
+        pair(json!("calm-heron"), json!("tidy-lynx")),
     );
     let cases: &[(&str, Vec<&Pair>, &str, &str)] = &[
         (
