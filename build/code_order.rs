@@ -1,0 +1,32 @@
+// Included by the build scripts of terrane's binaries (`#[path]`): a release
+// build on x86-64 Linux links their functions in the order of
+// `build/code-order.txt`, so the code one run executes sits together.
+//
+// Why: the kernel maps a binary's code in 64 KB windows around each page a
+// run touches. Linked in the compiler's order, the 2-5 MB of functions a plan
+// or a provider call runs are spread over the whole 23 MB text, and a run
+// keeps about 14 MB of code resident; clustered, about 3 MB. The list is
+// made by `scripts/code-order` from the functions real runs execute. A
+// symbol missing from the binary (the code changed since) is skipped, so a
+// stale list costs memory, never correctness. The rust-lld that Rust uses
+// to link on this target reads the list; set TERRANE_CODE_ORDER=0 to build
+// without it (another linker, or to measure).
+
+use std::path::Path;
+
+pub fn link_in_code_order() {
+    // Every binary crate that includes this module sits two levels down.
+    let list = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../build/code-order.txt");
+    println!("cargo:rerun-if-changed={}", list.display());
+    println!("cargo:rerun-if-env-changed=TERRANE_CODE_ORDER");
+    let wanted = std::env::var("PROFILE").as_deref() == Ok("release")
+        && std::env::var("TARGET").as_deref() == Ok("x86_64-unknown-linux-gnu")
+        && std::env::var("TERRANE_CODE_ORDER").as_deref() != Ok("0");
+    if wanted && list.is_file() {
+        println!(
+            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
+            list.display()
+        );
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+    }
+}
