@@ -113,6 +113,13 @@ impl Ui {
         }
     }
 
+    /// A plan's text, as `terraform plan` prints it, written to standard
+    /// output as it is rendered. As with diagnostics, a closed standard
+    /// output does not fail the run.
+    pub fn print_plan(&self, p: &terrane_engine::Plan) {
+        let _ = human::write_plan(&mut std::io::stdout().lock(), &self.style, p);
+    }
+
     /// A plan's diagnostics, before its text: all of them, or with
     /// `-compact-warnings` and no error, none (see [`Ui::compact_warnings`]).
     pub fn plan_diags(&self, ds: &[Diagnostic], a: &Args) {

@@ -83,6 +83,15 @@ fn headline(c: &Change, moved_from: Option<&terrane_state::InstanceAddr>) -> Str
 
 /// The whole plan, as `terraform plan` prints it.
 pub fn plan(style: &Style, p: &Plan) -> String {
+    let mut text = Vec::new();
+    // Writing to memory cannot fail, and every piece written is a `str`.
+    let _ = write_plan(&mut text, style, p);
+    String::from_utf8(text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Writes the whole plan to `w` as [`plan`] renders it, the resource
+/// blocks as they are rendered: a large plan's text is never held whole.
+pub fn write_plan(w: &mut dyn std::io::Write, style: &Style, p: &Plan) -> std::io::Result<()> {
     let mut out = String::new();
     if !p.drift.is_empty() && p.mode == PlanMode::RefreshOnly {
         out.push_str(&style.bold("\nNote: Objects have changed outside of terrane\n\n"));
@@ -115,18 +124,18 @@ pub fn plan(style: &Style, p: &Plan) -> String {
     // never "No changes".
     let errored = p.has_errors();
     if visible.is_empty() && errored {
-        return out;
+        return w.write_all(out.as_bytes());
     }
     let deferred = deferred_section(style, p);
     if visible.is_empty() && !deferred.is_empty() && !outputs_changed {
         // Nothing to do now, but the plan is partial: never "No changes".
         out.push_str(&deferred);
-        return out;
+        return w.write_all(out.as_bytes());
     }
     if visible.is_empty() {
         if p.mode == PlanMode::RefreshOnly && !p.drift.is_empty() {
             out.push_str(&format!("\n{}\n", wrap("This is a refresh-only plan, so terrane will not take any actions to undo these. If you were expecting these changes then you can apply this plan to record the updated values in the terrane state without changing any remote objects.")));
-            return out;
+            return w.write_all(out.as_bytes());
         }
         if !outputs_changed {
             out.push_str(&format!(
@@ -136,7 +145,7 @@ pub fn plan(style: &Style, p: &Plan) -> String {
                 )
             ));
             out.push_str(&format!("{}\n", wrap("terrane has compared your real infrastructure against your configuration and found no differences, so no changes are needed.")));
-            return out;
+            return w.write_all(out.as_bytes());
         }
     }
     if !visible.is_empty() {
@@ -175,7 +184,9 @@ pub fn plan(style: &Style, p: &Plan) -> String {
         });
         let blocks: Vec<(&Change, Option<&terrane_state::InstanceAddr>)> =
             visible.iter().map(|c| (*c, moved_from(c))).collect();
-        resources(&mut out, style, &blocks);
+        w.write_all(out.as_bytes())?;
+        out.clear();
+        resources(w, style, &blocks)?;
         let (add, change, destroy) = p.counts();
         let imports = p.changes.iter().filter(|c| c.importing.is_some()).count();
         let import_part = if imports > 0 {
@@ -199,57 +210,90 @@ pub fn plan(style: &Style, p: &Plan) -> String {
             out.push_str(&format!("\n{}\n", wrap("You can apply this plan to save these new output values to the terrane state, without changing any real infrastructure.")));
         }
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
-/// The fewest resource blocks worth a thread of their own: below this a
-/// thread's start costs more than rendering the blocks it would take.
+/// The resource blocks in one batch of rendering: below this a thread's
+/// start costs more than rendering the blocks it would take.
 const BLOCKS_PER_THREAD: usize = 512;
 
-/// Appends the resource blocks of a plan's changes, in order (each with
+/// Writes the resource blocks of a plan's changes, in order (each with
 /// the address it moved from, if any). Blocks are independent of each
-/// other, so a large plan's are rendered in contiguous runs on every core
-/// and the runs' texts appended in order: the text is the same as from
-/// one thread.
+/// other, so a large plan's are rendered on every core: batches of
+/// [`BLOCKS_PER_THREAD`] blocks go to the threads in turn, and this thread
+/// writes them in order, rendering its own share between. A thread runs at
+/// most two batches ahead of the writer, so the text in memory stays a few
+/// batches however large the plan; the text is the same as from one thread.
 fn resources(
-    out: &mut String,
+    w: &mut dyn std::io::Write,
     style: &Style,
     blocks: &[(&Change, Option<&terrane_state::InstanceAddr>)],
-) {
+) -> std::io::Result<()> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(blocks.len() / BLOCKS_PER_THREAD);
-    if threads <= 1 {
-        for (c, from) in blocks {
-            resource(out, style, c, false, *from);
+    resources_on(w, style, blocks, threads)
+}
+
+/// [`resources`] on `threads` threads (this one included).
+fn resources_on(
+    w: &mut dyn std::io::Write,
+    style: &Style,
+    blocks: &[(&Change, Option<&terrane_state::InstanceAddr>)],
+    threads: usize,
+) -> std::io::Result<()> {
+    let render = |batch: &[(&Change, Option<&terrane_state::InstanceAddr>)], text: &mut String| {
+        for (c, from) in batch {
+            resource(text, style, c, false, *from);
         }
-        return;
+    };
+    let batches: Vec<_> = blocks.chunks(BLOCKS_PER_THREAD).collect();
+    let mut text = String::new();
+    if threads <= 1 {
+        for batch in &batches {
+            text.clear();
+            render(batch, &mut text);
+            w.write_all(text.as_bytes())?;
+        }
+        return Ok(());
     }
-    let per = blocks.len().div_ceil(threads);
-    let texts: Vec<String> = std::thread::scope(|scope| {
-        let runs: Vec<_> = blocks[per..]
-            .chunks(per)
-            .map(|run| {
+    std::thread::scope(|scope| {
+        // Helper t renders batches t, t + threads, ...; this thread the
+        // batches between.
+        let helpers: Vec<_> = (1..threads)
+            .map(|t| {
+                let (send, receive) = std::sync::mpsc::sync_channel::<String>(2);
+                let batches = &batches;
                 scope.spawn(move || {
-                    let mut text = String::new();
-                    for (c, from) in run {
-                        resource(&mut text, style, c, false, *from);
+                    for batch in batches.iter().skip(t).step_by(threads) {
+                        let mut text = String::new();
+                        render(batch, &mut text);
+                        // The writer stopped (a write failed): so do we.
+                        if send.send(text).is_err() {
+                            return;
+                        }
                     }
-                    text
-                })
+                });
+                receive
             })
             .collect();
-        // This thread renders the first run straight into the plan text.
-        for (c, from) in &blocks[..per] {
-            resource(out, style, c, false, *from);
+        for (i, batch) in batches.iter().enumerate() {
+            match i % threads {
+                0 => {
+                    text.clear();
+                    render(batch, &mut text);
+                    w.write_all(text.as_bytes())?;
+                }
+                t => match helpers[t - 1].recv() {
+                    Ok(rendered) => w.write_all(rendered.as_bytes())?,
+                    // A helper that ended early panicked: the scope
+                    // passes its panic on when it joins it.
+                    Err(_) => break,
+                },
+            }
         }
-        runs.into_iter()
-            .map(|run| run.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    for text in texts {
-        out.push_str(&text);
-    }
+        Ok(())
+    })
 }
 
 /// The deferred part of a partial plan ([`terrane_engine::Deferred`]):
@@ -711,6 +755,102 @@ mod tests {
             for (a, want) in acts {
                 assert_eq!(a.symbol(&st), want, "case {a:?}, colour {color}");
             }
+        }
+    }
+
+    /// Resource blocks rendered on several threads and written in batches
+    /// give the text one thread gives, whatever the number of blocks and
+    /// threads; a writer that fails stops the rendering with its error.
+    #[test]
+    fn resource_blocks_stream_in_order() {
+        let change = |i: usize| Change {
+            addr: terrane_state::InstanceAddr::parse(&format!("terraform_data.r[{i}]"))
+                .expect("address"),
+            deposed: None,
+            provider: terrane_engine::provider::ProviderConfigKey::root(
+                terrane_engine::provider::ProviderAddr::parse("terraform.io/builtin/terraform")
+                    .expect("provider"),
+            )
+            .into(),
+            action: Action::Create,
+            before: Value::null(Type::Dynamic),
+            after: Value::object(std::collections::BTreeMap::from([(
+                "input".to_string(),
+                Value::string(format!("value-{i}")),
+            )])),
+            ty: Type::object([("input".to_string(), Type::String)]),
+            schema_version: 0,
+            requires_replace: Vec::new(),
+            planned_private: Vec::new(),
+            prior_private: Vec::new(),
+            reason: None,
+            importing: None,
+            dependencies: Vec::new(),
+            create_before_destroy: false,
+            schema: None,
+        };
+        let style = Style { color: false };
+        let changes: Vec<Change> = (0..7 * BLOCKS_PER_THREAD + 7).map(change).collect();
+        let check = |name: &str, blocks: usize, threads: usize, fail_after: Option<usize>| {
+            let listed: Vec<_> = changes[..blocks].iter().map(|c| (c, None)).collect();
+            let mut want = String::new();
+            for (c, _) in &listed {
+                resource(&mut want, &style, c, false, None);
+            }
+            let mut sink = Sink {
+                text: Vec::new(),
+                room: fail_after.unwrap_or(usize::MAX),
+            };
+            let r = resources_on(&mut sink, &style, &listed, threads);
+            match fail_after {
+                None => {
+                    assert!(r.is_ok(), "case {name}: {r:?}");
+                    assert!(
+                        String::from_utf8(sink.text).expect("utf-8") == want,
+                        "case {name}"
+                    );
+                }
+                Some(_) => assert!(r.is_err(), "case {name}: a failed write is not reported"),
+            }
+        };
+        check("empty", 0, 2, None);
+        check("one_block_one_thread", 1, 1, None);
+        check("one_batch_two_threads", BLOCKS_PER_THREAD, 2, None);
+        check("partial_last_batch", 2 * BLOCKS_PER_THREAD + 3, 2, None);
+        check("more_threads_than_batches", BLOCKS_PER_THREAD + 1, 5, None);
+        check("three_threads", 3 * BLOCKS_PER_THREAD + 7, 3, None);
+        check("helpers_with_many_batches", 7 * BLOCKS_PER_THREAD + 7, 2, None);
+        check("three_threads_many_batches", 7 * BLOCKS_PER_THREAD + 7, 3, None);
+        check(
+            "writer_fails_in_first_batch",
+            3 * BLOCKS_PER_THREAD,
+            2,
+            Some(10),
+        );
+        check(
+            "writer_fails_in_a_helpers_batch",
+            3 * BLOCKS_PER_THREAD + 7,
+            2,
+            Some(40_000),
+        );
+    }
+
+    /// A writer with room for `room` bytes, then failing.
+    struct Sink {
+        text: Vec<u8>,
+        room: usize,
+    }
+
+    impl std::io::Write for Sink {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            if self.text.len() + b.len() > self.room {
+                return Err(std::io::Error::other("no room"));
+            }
+            self.text.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
 

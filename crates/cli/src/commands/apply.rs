@@ -122,7 +122,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
             ui.plan_diags(&p.diagnostics, a);
             if p.has_errors() {
                 if !ui.stream {
-                    print!("{}", human::plan(&ui.style, &p));
+                    ui.print_plan(&p);
                 }
                 engine.shutdown().await;
                 let _ = off_runtime(|| run.finish());
@@ -141,7 +141,7 @@ pub async fn apply(ui: &Ui, dir: &Path, a: &Args, mode: Option<PlanMode>) -> u8 
                     println!("{l}");
                 }
             } else if !refresh_command(a) {
-                print!("{}", human::plan(&ui.style, &p));
+                ui.print_plan(&p);
                 ui.compact_warnings(&p.diagnostics, a);
             }
             // Refresh can change the state without drift (an object
@@ -360,7 +360,7 @@ fn without_configuration(ui: &Ui, dir: &Path, mode: Option<PlanMode>) -> Option<
                 mode,
                 ..Default::default()
             };
-            print!("{}", human::plan(&ui.style, &empty));
+            ui.print_plan(&empty);
             println!("\n{}", ui.style.bold(&summary(mode, (0, 0, 0, 0))));
             Some(0)
         }

@@ -63,7 +63,7 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     if plan.has_errors() {
         // What was planned before the failure, as Terraform shows it.
         if !ui.stream {
-            print!("{}", human::plan(&ui.style, &plan));
+            ui.print_plan(&plan);
         }
         return 1;
     }
@@ -72,7 +72,7 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
             println!("{l}");
         }
     } else {
-        print!("{}", human::plan(&ui.style, &plan));
+        ui.print_plan(&plan);
         ui.compact_warnings(&plan.diagnostics, a);
     }
     let rule = "\u{2500}".repeat(77);

@@ -3,7 +3,7 @@
 use crate::args::Args;
 use crate::session::{off_runtime, open_store, Ui};
 use std::path::Path;
-use terrane_render::{human, json, planfile};
+use terrane_render::{json, planfile};
 
 pub async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     if let Some(f) = a.positional.first() {
@@ -38,7 +38,7 @@ pub async fn show(ui: &Ui, dir: &Path, a: &Args) -> u8 {
                 }
                 engine.shutdown().await;
             }
-            print!("{}", human::plan(&ui.style, &plan));
+            ui.print_plan(&plan);
         }
         return 0;
     }
