@@ -819,8 +819,18 @@ mod tests {
         check("partial_last_batch", 2 * BLOCKS_PER_THREAD + 3, 2, None);
         check("more_threads_than_batches", BLOCKS_PER_THREAD + 1, 5, None);
         check("three_threads", 3 * BLOCKS_PER_THREAD + 7, 3, None);
-        check("helpers_with_many_batches", 7 * BLOCKS_PER_THREAD + 7, 2, None);
-        check("three_threads_many_batches", 7 * BLOCKS_PER_THREAD + 7, 3, None);
+        check(
+            "helpers_with_many_batches",
+            7 * BLOCKS_PER_THREAD + 7,
+            2,
+            None,
+        );
+        check(
+            "three_threads_many_batches",
+            7 * BLOCKS_PER_THREAD + 7,
+            3,
+            None,
+        );
         check(
             "writer_fails_in_first_batch",
             3 * BLOCKS_PER_THREAD,
