@@ -228,7 +228,7 @@ pub fn ignore_changes(
                     *v = p.clone();
                 }
             }
-            Value::object_typed(config.ty(), out)
+            Value::object_typed_of(config.ty(), out)
         }
         IgnoreChanges::Attrs(names) => {
             let mut out = config.clone();
@@ -237,7 +237,7 @@ pub fn ignore_changes(
                     if entries.contains_key(name) {
                         let mut m = entries.clone();
                         m.insert(name.clone(), pv.clone());
-                        out = Value::object_typed(config.ty(), m);
+                        out = Value::object_typed_of(config.ty(), m);
                     }
                 }
             }

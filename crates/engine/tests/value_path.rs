@@ -78,7 +78,7 @@ async fn config(p: &dyn Provider, type_name: &str, set: &Value) -> Value {
     for (k, v) in set.entries().expect("object") {
         attrs.insert(k.clone(), v.clone());
     }
-    Value::object_typed(&block.implied_type(), attrs)
+    Value::object_typed_of(&block.implied_type(), attrs)
 }
 
 /// The attributes the plan left unknown (the provider chooses them at
@@ -93,7 +93,7 @@ fn chosen_nulled(applied: &Value, planned: &Value) -> Value {
             m.insert(k.clone(), Value::null(m[k].ty().clone()));
         }
     }
-    Value::object(m)
+    Value::object_of(m)
 }
 
 /// Validate, plan and apply `set` over `prior` on both paths; compares

@@ -92,7 +92,7 @@ fn apply_defaults(
                 }
                 path.pop();
             }
-            Value::object(out).with_marks(v.marks())
+            Value::object_of(out).with_marks(v.marks())
         }
         Type::List(e) | Type::Set(e) => {
             path.push(Step::Index(0));

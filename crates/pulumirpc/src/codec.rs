@@ -26,7 +26,7 @@ use std::fmt;
 
 use prost_types::value::Kind as PKind;
 use prost_types::{ListValue, Struct, Value as PValue};
-use terrane_value::{Kind, Number, Type, Value};
+use terrane_value::{Entries, Kind, Number, Type, Value};
 
 /// The key of the signature of a special object.
 pub const SIG_KEY: &str = "4dabf18193072939515e22adb298388d";
@@ -397,7 +397,7 @@ fn decode_special(
                 }
                 let mut attrs = v.entries().cloned().unwrap_or_default();
                 attrs.insert("assets".into(), Value::object(out));
-                v = Value::object_typed(&archive_type(), attrs);
+                v = Value::object_typed_of(&archive_type(), attrs);
             }
             Ok(v)
         }
@@ -639,7 +639,7 @@ fn uri_contents(
 /// path, or of what its URI holds (a file that cannot be read is an error
 /// naming it). An asset whose contents are not known yet goes without.
 fn asset_hash(
-    attrs: &BTreeMap<String, Value>,
+    attrs: &Entries,
     opts: EncodeOptions<'_>,
     path: &PathBuf,
 ) -> Result<Option<String>, CodecError> {
@@ -650,7 +650,7 @@ fn asset_hash(
 /// An asset's contents (see [`asset_hash`]); None where they are not at
 /// hand (unknown, or a URI no one fetches).
 fn asset_contents(
-    attrs: &BTreeMap<String, Value>,
+    attrs: &Entries,
     opts: EncodeOptions<'_>,
     path: &PathBuf,
 ) -> Result<Option<Vec<u8>>, CodecError> {
@@ -686,7 +686,7 @@ fn asset_contents(
 /// yet goes without a hash, as does one with an `http(s)://` URI when no
 /// one fetches.
 fn archive_hash(
-    attrs: &BTreeMap<String, Value>,
+    attrs: &Entries,
     opts: EncodeOptions<'_>,
     path: &PathBuf,
 ) -> Result<Option<String>, CodecError> {
@@ -733,7 +733,7 @@ fn archive_uri_contents(
 
 /// A string member of an asset or archive object, when set, known and not
 /// empty.
-fn blob_str(attrs: &BTreeMap<String, Value>, key: &str) -> Option<String> {
+fn blob_str(attrs: &Entries, key: &str) -> Option<String> {
     attrs
         .get(key)
         .filter(|v| !v.is_null() && v.is_wholly_known())
@@ -747,7 +747,7 @@ fn blob_str(attrs: &BTreeMap<String, Value>, key: &str) -> Option<String> {
 /// by name). False when a member's contents are not at hand (an unknown,
 /// an `http(s)://` URI no one fetches).
 fn archive_members(
-    attrs: &BTreeMap<String, Value>,
+    attrs: &Entries,
     root: &str,
     opts: EncodeOptions<'_>,
     path: &PathBuf,
@@ -830,7 +830,7 @@ fn archive_members(
 }
 
 /// Whether `key` is set to a value not wholly known.
-fn unknown_in(attrs: &BTreeMap<String, Value>, key: &str) -> bool {
+fn unknown_in(attrs: &Entries, key: &str) -> bool {
     attrs.get(key).is_some_and(|v| !v.is_wholly_known())
 }
 

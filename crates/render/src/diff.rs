@@ -574,7 +574,7 @@ impl Differ<'_> {
 /// The union of two objects' or maps' keys, in order, each with its value
 /// on both sides (null where absent or the side is not known).
 fn paired_entries(before: &Value, after: &Value) -> Vec<(String, Value, Value)> {
-    let empty = std::collections::BTreeMap::new();
+    let empty = terrane_value::Entries::new();
     let b = if before.is_known() {
         before.entries().unwrap_or(&empty)
     } else {
@@ -1889,9 +1889,9 @@ mod tests {
             let mut nm = (*net.entries().unwrap()).clone();
             let sub = nm["subnet"].elements().unwrap()[1].clone();
             nm.insert("subnet".into(), Value::list(sub.ty().clone(), vec![sub]));
-            m.insert("network".into(), Value::object_typed(net.ty(), nm));
+            m.insert("network".into(), Value::object_typed_of(net.ty(), nm));
             m.insert("policy".into(), s("plain"));
-            one = Value::object_typed(two.ty(), m);
+            one = Value::object_typed_of(two.ty(), m);
         }
         let got = Differ {
             requires_replace: &[],

@@ -199,7 +199,7 @@ pub fn import_passthrough(schema: &ResourceSchema, id_attr: &str, id: &str) -> V
         .map(|e| (*e).clone())
         .unwrap_or_default();
     m.insert(id_attr.to_string(), Value::string(id));
-    Value::object_typed(&block.implied_type(), m)
+    Value::object_typed_of(&block.implied_type(), m)
 }
 
 /// The default an attribute was declared with, if any.

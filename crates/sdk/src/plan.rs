@@ -9,7 +9,6 @@
 //!   prior one are reported so Terraform replaces the resource.
 
 use crate::schema::ResourceSchema;
-use std::collections::BTreeMap;
 use terrane_value::{Path, Value};
 
 /// The framework's planned value and replace paths for a non-destroy plan.
@@ -22,7 +21,8 @@ pub fn plan(
     let Some(entries) = proposed.entries() else {
         return (proposed.clone(), Vec::new());
     };
-    let mut planned: BTreeMap<String, Value> = (*entries).clone();
+    // Shared with `proposed` until the first change copies it.
+    let mut planned = entries.clone();
     for (name, attr) in schema.attrs() {
         let cfg_null = config.get_attr(name).is_none_or(Value::is_null);
         if let (Some(d), true) = (&attr.default, cfg_null) {
@@ -51,7 +51,7 @@ pub fn plan(
             }
         }
     }
-    let changed = creating || !Value::object(planned.clone()).eq_ignoring_refinements(prior);
+    let changed = creating || !Value::object_of(planned.clone()).eq_ignoring_refinements(prior);
     if changed {
         for (name, attr) in schema.attrs() {
             let cfg_null = config.get_attr(name).is_none_or(Value::is_null);
@@ -76,7 +76,7 @@ pub fn plan(
             if !attr.requires_replace && attr.replace_if.is_none() {
                 continue;
             }
-            let (before, after) = (prior.get_attr(name), planned.get_attr_in(name));
+            let (before, after) = (prior.get_attr(name), planned.get(name));
             if let (Some(b), Some(a)) = (before, after) {
                 let differs = !a.eq_ignoring_refinements(b);
                 let wanted =
@@ -88,19 +88,9 @@ pub fn plan(
         }
     }
     (
-        Value::object(planned).with_sensitive(proposed.is_sensitive()),
+        Value::object_of(planned).with_sensitive(proposed.is_sensitive()),
         replace,
     )
-}
-
-trait MapGet {
-    fn get_attr_in(&self, name: &str) -> Option<&Value>;
-}
-
-impl MapGet for BTreeMap<String, Value> {
-    fn get_attr_in(&self, name: &str) -> Option<&Value> {
-        self.get(name)
-    }
 }
 
 /// JSON texts that parse to the same document (whitespace, key order and

@@ -461,7 +461,7 @@ pub(crate) fn null_write_only(schema: &ResourceSchema, v: Value) -> Value {
             m.insert(n.clone(), Value::null(a.ty()));
         }
     }
-    Value::object(m).with_sensitive(v.is_sensitive())
+    Value::object_of(m).with_sensitive(v.is_sensitive())
 }
 
 /// A new state must be wholly known and of the schema's type.

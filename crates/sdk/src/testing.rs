@@ -175,7 +175,7 @@ fn fit(what: &str, v: &Value, block: &Block, ty: &Type) -> Result<Value, Diagnos
         }
         m.insert(k.clone(), x.clone());
     }
-    Ok(Value::object_typed(ty, m).with_sensitive(v.is_sensitive()))
+    Ok(Value::object_typed_of(ty, m).with_sensitive(v.is_sensitive()))
 }
 
 /// Terraform's own check before any call: every required argument set.
@@ -619,7 +619,7 @@ fn config_as_plan(block: &Block, config: &Value) -> Value {
             }
         }
     }
-    Value::object_typed(&ty, m)
+    Value::object_typed_of(&ty, m)
 }
 
 fn path_from(p: &tf::AttributePath) -> Path {

@@ -62,7 +62,7 @@ fn round_trip_and_types() {
 fn conversion_errors_name_the_path() {
     let mut m = sample().to_value().entries().unwrap().clone();
     m.insert("port".into(), Value::string("eighty"));
-    let err = Server::from_value(&Value::object(m))
+    let err = Server::from_value(&Value::object_of(m))
         .unwrap_err()
         .to_string();
     assert!(
@@ -77,7 +77,7 @@ fn conversion_errors_name_the_path() {
             vec![Value::string("a"), Value::unknown(Type::String)],
         ),
     );
-    let err = Server::from_value(&Value::object(m))
+    let err = Server::from_value(&Value::object_of(m))
         .unwrap_err()
         .to_string();
     assert!(

@@ -16,6 +16,7 @@
 //! on no other terrane crate. It knows nothing about schemas, HCL or gRPC.
 
 pub mod convert;
+mod entries;
 pub mod flatmap;
 pub mod json;
 pub mod marks;
@@ -30,6 +31,7 @@ mod ty;
 pub mod typejson;
 mod value;
 
+pub use entries::{Entries, Iter as EntriesIter};
 pub use number::{Number, ParseNumberError};
 pub use path::{Path, PathError, Step};
 pub use refine::{Bound, Refinements, MAX_PREFIX_BYTES};

@@ -70,7 +70,7 @@ pub fn mark_paths(v: &Value, paths: &[Path]) -> Value {
     }
     match v.kind() {
         Kind::Map(m) => {
-            let mut out = (**m).clone();
+            let mut out = m.clone();
             for (k, ps) in children {
                 if let Some(x) = out.get(&k) {
                     let marked = mark_paths(x, &ps);
@@ -78,8 +78,8 @@ pub fn mark_paths(v: &Value, paths: &[Path]) -> Value {
                 }
             }
             let rebuilt = match v.ty() {
-                Type::Map(e) => Value::map((**e).clone(), out),
-                _ => Value::object_typed(v.ty(), out),
+                Type::Map(e) => Value::map_of((**e).clone(), out),
+                _ => Value::object_typed_of(v.ty(), out),
             };
             rebuilt.with_sensitive(v.is_sensitive())
         }

@@ -14,7 +14,7 @@
 //!   unknowns inside stay distinct) and kept in one canonical order
 //!   ([`Value::total_cmp`]), so equal sets have equal element slices.
 
-use crate::{Number, Refinements, Type};
+use crate::{Entries, Number, Refinements, Type};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -33,7 +33,7 @@ pub enum Kind {
     /// Elements of a set, deduplicated, in canonical order.
     Set(Arc<[Value]>),
     /// Entries of a map or attributes of an object, by key.
-    Map(Arc<BTreeMap<String, Value>>),
+    Map(Entries),
 }
 
 /// The marks a value carries: sensitive, ephemeral. Functions and
@@ -191,7 +191,12 @@ impl Value {
         }
     }
 
-    pub fn map(elem: Type, mut entries: BTreeMap<String, Value>) -> Value {
+    pub fn map(elem: Type, entries: BTreeMap<String, Value>) -> Value {
+        Value::map_of(elem, entries.into())
+    }
+
+    /// [`Value::map`] of entries already gathered.
+    pub fn map_of(elem: Type, mut entries: Entries) -> Value {
         let elem = if elem.has_dynamic() {
             entries
                 .values()
@@ -213,16 +218,21 @@ impl Value {
         }
         Value {
             ty: Type::map(elem),
-            kind: Kind::Map(Arc::new(entries)),
+            kind: Kind::Map(entries),
             marks: Marks::NONE,
         }
     }
 
     /// An object whose type is taken from its attribute values.
     pub fn object(attrs: BTreeMap<String, Value>) -> Value {
+        Value::object_of(attrs.into())
+    }
+
+    /// [`Value::object`] of attributes already gathered.
+    pub fn object_of(attrs: Entries) -> Value {
         Value {
             ty: shapes::object_type(&attrs),
-            kind: Kind::Map(Arc::new(attrs)),
+            kind: Kind::Map(attrs),
             marks: Marks::NONE,
         }
     }
@@ -231,12 +241,17 @@ impl Value {
     /// `dynamic` somewhere, in which case it is derived from the values.
     /// The caller guarantees that `attrs` has exactly the type's attributes.
     pub fn object_typed(ty: &Type, attrs: BTreeMap<String, Value>) -> Value {
+        Value::object_typed_of(ty, attrs.into())
+    }
+
+    /// [`Value::object_typed`] of attributes already gathered.
+    pub fn object_typed_of(ty: &Type, attrs: Entries) -> Value {
         if ty.has_dynamic() || ty.has_optional_markers() || !matches!(ty, Type::Object(_)) {
-            return Value::object(attrs);
+            return Value::object_of(attrs);
         }
         Value {
             ty: ty.clone(),
-            kind: Kind::Map(Arc::new(attrs)),
+            kind: Kind::Map(attrs),
             marks: Marks::NONE,
         }
     }
@@ -345,7 +360,7 @@ impl Value {
     }
 
     /// Entries of a known map or attributes of a known object.
-    pub fn entries(&self) -> Option<&BTreeMap<String, Value>> {
+    pub fn entries(&self) -> Option<&Entries> {
         match &self.kind {
             Kind::Map(m) => Some(m),
             _ => None,
@@ -363,7 +378,6 @@ impl Value {
         if let (Type::Object(ot), Kind::Map(attrs)) = (&mut self.ty, &mut self.kind) {
             if ot.optional().is_empty() {
                 let retyped = ot.attr(name) != Some(&value.ty);
-                let attrs = Arc::make_mut(attrs);
                 match attrs.get_mut(name) {
                     Some(v) => *v = value,
                     None => {
@@ -378,7 +392,7 @@ impl Value {
                 return;
             }
         }
-        let mut m = self.entries().cloned().unwrap_or_default();
+        let mut m = self.entries().map(Entries::to_map).unwrap_or_default();
         m.insert(name.to_string(), value);
         *self = Value::object(m);
     }
@@ -494,7 +508,7 @@ impl Value {
         let kind = match &self.kind {
             Kind::Seq(es) => Kind::Seq(es.iter().map(&mut f).collect::<Vec<_>>().into()),
             Kind::Set(es) => Kind::Set(canonical_set(es.iter().map(&mut f).collect()).into()),
-            Kind::Map(m) => Kind::Map(Arc::new(m.iter().map(|(k, v)| (k.clone(), f(v))).collect())),
+            Kind::Map(m) => Kind::Map(m.iter().map(|(k, v)| (k.clone(), f(v))).collect()),
             other => other.clone(),
         };
         Value {
@@ -572,7 +586,7 @@ impl Value {
                 })
             }
             (Kind::Map(a), Kind::Map(b)) => {
-                Arc::ptr_eq(a, b)
+                Entries::ptr_eq(a, b)
                     || (self.same_shape(other)
                         && a.len() == b.len()
                         && a.iter()
@@ -651,7 +665,7 @@ impl PartialEq for Value {
             (Kind::Seq(a), Kind::Seq(b)) | (Kind::Set(a), Kind::Set(b)) => {
                 Arc::ptr_eq(a, b) || a[..] == b[..]
             }
-            (Kind::Map(a), Kind::Map(b)) => Arc::ptr_eq(a, b) || a == b,
+            (Kind::Map(a), Kind::Map(b)) => a == b,
             _ => false,
         }
     }
@@ -853,10 +867,9 @@ fn same_ignoring_marks(a: &Value, b: &Value) -> bool {
 /// resource, every element of a block list) then share one type instead of
 /// each building its own map of names.
 mod shapes {
-    use super::Value;
     use crate::ty::{ObjectType, Type};
+    use crate::Entries;
     use std::cell::RefCell;
-    use std::collections::BTreeMap;
     use std::sync::Arc;
 
     /// Enough for the shapes one walk step builds in turn (a resource's
@@ -874,7 +887,7 @@ mod shapes {
         static RECENT: RefCell<Recent> = RefCell::new(Recent::default());
     }
 
-    fn fits(t: &ObjectType, attrs: &BTreeMap<String, Value>) -> bool {
+    fn fits(t: &ObjectType, attrs: &Entries) -> bool {
         t.attrs().len() == attrs.len()
             && t.attrs()
                 .iter()
@@ -884,7 +897,7 @@ mod shapes {
 
     /// The object type of `attrs`: a recent one of the same shape, or a
     /// new one, which is then remembered.
-    pub(super) fn object_type(attrs: &BTreeMap<String, Value>) -> Type {
+    pub(super) fn object_type(attrs: &Entries) -> Type {
         let build = || {
             Arc::new(ObjectType::new(
                 attrs
@@ -971,7 +984,7 @@ mod tests {
             let before = v.clone();
             let mut m = v.entries().cloned().unwrap_or_default();
             m.insert(attr.to_string(), new.clone());
-            let want = Value::object(m);
+            let want = Value::object_of(m);
             let mut got = v.clone();
             got.set_attr(attr, new);
             check(name, &got, &want);

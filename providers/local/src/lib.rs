@@ -220,7 +220,7 @@ fn hash_attrs(bytes: &[u8]) -> BTreeMap<String, Value> {
 fn merge(base: &Value, extra: BTreeMap<String, Value>) -> Value {
     let mut m = base.entries().map(|e| (*e).clone()).unwrap_or_default();
     m.extend(extra);
-    Value::object(m)
+    Value::object_of(m)
 }
 
 fn io_error(path: &str, what: &str, e: std::io::Error) -> Diagnostics {
@@ -367,7 +367,7 @@ impl Resource for LocalFile {
                 m.insert(k, v);
             }
         }
-        Ok(Applied::new(Value::object(m)))
+        Ok(Applied::new(Value::object_of(m)))
     }
 
     async fn delete(&self, _ctx: &Ctx, prior: &Value) -> Result<(), Diagnostics> {
@@ -421,7 +421,7 @@ impl Resource for LocalFile {
             Value::string(format!("{dir_mode:04o}")),
         );
         m.extend(hash_attrs(&bytes));
-        Ok(Value::object_typed(
+        Ok(Value::object_typed_of(
             &schema.block_schema().implied_type(),
             m,
         ))
@@ -511,7 +511,7 @@ mod tests {
         m.insert("filename".into(), Value::string(path.display().to_string()));
         m.insert("file_permission".into(), Value::string("0600"));
         m.insert("directory_permission".into(), Value::string("0700"));
-        let planned = Value::object_typed(&schema.block_schema().implied_type(), m);
+        let planned = Value::object_typed_of(&schema.block_schema().implied_type(), m);
         LocalFile { sensitive: true }
             .create(&Ctx::default(), &planned, &planned)
             .await

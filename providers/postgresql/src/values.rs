@@ -62,7 +62,7 @@ pub fn list_value<'a>(xs: impl IntoIterator<Item = &'a String>) -> Value {
 
 /// `base` with the given attributes replaced.
 pub fn with(base: &Value, attrs: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
-    let mut m: BTreeMap<String, Value> = base.entries().map(|e| (*e).clone()).unwrap_or_default();
+    let mut m: BTreeMap<String, Value> = base.entries().map(|e| e.to_map()).unwrap_or_default();
     for (k, v) in attrs {
         m.insert(k.to_string(), v);
     }
@@ -78,7 +78,7 @@ pub fn typed_object(
     let mut m: BTreeMap<String, Value> = block
         .empty_value()
         .entries()
-        .map(|e| (*e).clone())
+        .map(|e| e.to_map())
         .unwrap_or_default();
     for (k, v) in attrs {
         m.insert(k.to_string(), v);

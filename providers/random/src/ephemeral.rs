@@ -41,7 +41,7 @@ pub(crate) struct EphemeralPassword;
 
 /// `config` with the defaults of unset switches (true) and minimums (0).
 fn with_defaults(config: &Value) -> BTreeMap<String, Value> {
-    let mut m = config.entries().map(|e| (*e).clone()).unwrap_or_default();
+    let mut m = config.entries().map(|e| e.to_map()).unwrap_or_default();
     for (name, default) in [
         ("special", Value::bool(true)),
         ("upper", Value::bool(true)),

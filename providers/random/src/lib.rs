@@ -492,7 +492,7 @@ fn complete(planned: &Value, fill: &BTreeMap<String, Value>) -> Value {
             m.insert(k.clone(), v.clone());
         }
     }
-    Value::object(m)
+    Value::object_of(m)
 }
 
 #[async_trait]
@@ -535,7 +535,7 @@ impl Resource for Random {
         planned: &Value,
         _config: &Value,
     ) -> Result<Applied, Diagnostics> {
-        let keep = prior.entries().map(|e| (*e).clone()).unwrap_or_default();
+        let keep = prior.entries().map(|e| e.to_map()).unwrap_or_default();
         Ok(Applied::new(complete(planned, &keep)))
     }
 
@@ -547,7 +547,7 @@ impl Resource for Random {
         let schema = (self.0.schema_fn())();
         let ty = schema.block_schema().implied_type();
         let empty = schema.block_schema().empty_value();
-        let mut m = empty.entries().map(|e| (*e).clone()).unwrap_or_default();
+        let mut m = empty.entries().map(|e| e.to_map()).unwrap_or_default();
         for (name, attr) in schema.attrs() {
             if let Some(d) = terrane_sdk::default_of(attr) {
                 m.insert(name.clone(), d);

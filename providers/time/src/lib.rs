@@ -257,7 +257,7 @@ async fn sleep(ctx: &Ctx, v: &Value, attr: &str) -> Result<(), Diagnostics> {
 fn object(base: &Value, extra: BTreeMap<String, Value>) -> Value {
     let mut m = base.entries().map(|e| (*e).clone()).unwrap_or_default();
     m.extend(extra);
-    Value::object(m)
+    Value::object_of(m)
 }
 
 impl Time {
@@ -399,7 +399,7 @@ impl Resource for Time {
         let mut m = parts(t);
         m.insert("rfc3339".into(), Value::string(fmt(t)));
         m.insert("id".into(), Value::string(fmt(t)));
-        Ok(Value::object_typed(
+        Ok(Value::object_typed_of(
             &schema.block_schema().implied_type(),
             object(&base, m)
                 .entries()

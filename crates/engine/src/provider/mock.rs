@@ -254,7 +254,7 @@ fn fill(block: &Block, v: &Value, over: Option<&Value>, how: Fill) -> Result<Val
         };
         out.insert(name.clone(), new);
     }
-    Ok(Value::object_typed(v.ty(), out))
+    Ok(Value::object_typed_of(v.ty(), out))
 }
 
 /// A value generated whole (it was unknown), or the one given.
@@ -432,7 +432,7 @@ impl Provider for Double {
         if let (Some(e), true) = (state.entries(), block.attributes.contains_key("id")) {
             let mut e = e.clone();
             e.insert("id".into(), Value::string(id));
-            state = Value::object_typed(&ty, e);
+            state = Value::object_typed_of(&ty, e);
         }
         Ok(ImportResponse {
             imported: vec![ImportedResource {

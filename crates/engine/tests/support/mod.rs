@@ -57,7 +57,7 @@ pub fn object(schema: &ProviderSchema, type_name: &str, attrs: &[(&str, Value)])
     for (k, v) in attrs {
         m.insert((*k).to_string(), v.clone());
     }
-    Value::object_typed(&block.implied_type(), m)
+    Value::object_typed_of(&block.implied_type(), m)
 }
 
 pub fn null_of(schema: &ProviderSchema, type_name: &str) -> Value {

@@ -136,7 +136,7 @@ fn check_nested_block(
             }
         }
         BlockNesting::Map => {
-            let empty = BTreeMap::new();
+            let empty = terrane_value::Entries::new();
             let (pm, cm) = (
                 planned.entries().unwrap_or(&empty),
                 config.entries().unwrap_or(&empty),

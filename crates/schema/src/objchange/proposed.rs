@@ -74,7 +74,7 @@ pub fn prepare_computed_blocks(schema: &Block, config: &Value) -> Value {
         }
     }
     if changed {
-        Value::object(out).with_sensitive(config.is_sensitive())
+        Value::object_of(out).with_sensitive(config.is_sensitive())
     } else {
         config.clone()
     }

@@ -177,7 +177,7 @@ fn inputs_of(s: &Typed, v: &Value) -> Value {
             m.insert(n.clone(), Value::null(a.ty()));
         }
     }
-    Value::object_typed(&s.ty, m)
+    Value::object_typed_of(&s.ty, m)
 }
 
 /// Inputs without the outputs, for answers (Pulumi's input objects have
@@ -214,7 +214,7 @@ fn with_defaults(s: &Typed, config: &Value) -> Value {
             m.insert(n.clone(), f(config));
         }
     }
-    Value::object_typed(&s.ty, m)
+    Value::object_typed_of(&s.ty, m)
 }
 
 /// Decodes a property object against a schema; unknown keys are failures
@@ -276,7 +276,7 @@ fn with_id(s: &Typed, v: Value, id: &str) -> Value {
     }
     let mut m = v.entries().map(|e| (*e).clone()).unwrap_or_default();
     m.insert("id".into(), Value::string(id));
-    Value::object_typed(&s.ty, m)
+    Value::object_typed_of(&s.ty, m)
 }
 
 /// The ID of a new state: its `id` attribute.
@@ -315,7 +315,7 @@ impl<P: Provider> PulumiServer<P> {
                     }
                 }
             }
-            config = Value::object_typed(&s.ty, m);
+            config = Value::object_typed_of(&s.ty, m);
         }
         // The proposed new state: configuration, with prior values for
         // computed attributes the configuration leaves unset.
@@ -329,7 +329,7 @@ impl<P: Provider> PulumiServer<P> {
                 proposed.insert(n.clone(), p);
             }
         }
-        let proposed = Value::object_typed(&s.ty, proposed);
+        let proposed = Value::object_typed_of(&s.ty, proposed);
         let (planned, replace) = plan::plan(s, prior, &proposed, &config);
         let mut ps = PlanState {
             prior: prior.clone(),

@@ -535,7 +535,7 @@ fn keep_written_blobs(res: &schema::Resource, written: &Value, got: Value) -> Va
     let terrane_value::Kind::Map(attrs) = got.kind() else {
         return got;
     };
-    let mut attrs = attrs.as_ref().clone();
+    let mut attrs = attrs.clone();
     for p in res.props.iter().filter(|p| p.input && has_blob(&p.ty)) {
         let Some(w) = written.get_attr(&p.hcl) else {
             continue;
@@ -547,7 +547,7 @@ fn keep_written_blobs(res: &schema::Resource, written: &Value, got: Value) -> Va
             attrs.insert(p.hcl.clone(), w.clone());
         }
     }
-    Value::object_typed(got.ty(), attrs)
+    Value::object_typed_of(got.ty(), attrs)
 }
 
 fn has_blob(t: &schema::PType) -> bool {
@@ -565,7 +565,7 @@ fn same_blob(written: &Value, got: &Value) -> bool {
     use terrane_value::Kind;
     match (written.kind(), got.kind()) {
         (Kind::Map(w), Kind::Map(g)) => {
-            let null_at = |m: &std::collections::BTreeMap<String, Value>, k: &str| {
+            let null_at = |m: &terrane_value::Entries, k: &str| {
                 m.get(k).is_none_or(Value::is_null)
             };
             w.keys()
@@ -1073,7 +1073,7 @@ impl PulumiProvider {
         let Some(attrs) = state.entries() else {
             return state;
         };
-        let mut attrs = attrs.clone();
+        let mut attrs = attrs.to_map();
         if let Some(t) = from.get_attr(TIMEOUTS) {
             attrs.insert(TIMEOUTS.into(), t.clone());
         }

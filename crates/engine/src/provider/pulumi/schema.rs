@@ -372,7 +372,7 @@ pub fn rename(v: &Value, t: &PType, to_wire: bool) -> Value {
 }
 
 fn rename_attrs(
-    attrs: &BTreeMap<String, Value>,
+    attrs: &terrane_value::Entries,
     props: &[Prop],
     to_wire: bool,
 ) -> BTreeMap<String, Value> {
