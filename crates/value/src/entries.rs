@@ -31,7 +31,7 @@ impl Entries {
     }
 
     /// Entries from pairs already sorted by key, each key once.
-    fn from_sorted(pairs: Vec<(String, Value)>) -> Entries {
+    pub(crate) fn from_sorted(pairs: Vec<(String, Value)>) -> Entries {
         debug_assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0));
         Entries(Arc::from(pairs))
     }

@@ -8,7 +8,7 @@
 //! not known"); infinities have no JSON form. Decoding accepts numbers
 //! written as strings, as cty does.
 
-use crate::{typejson, Kind, Number, Path, Step, Type, Value};
+use crate::{typejson, Entries, Kind, Number, Path, Step, Type, Value};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -295,7 +295,8 @@ fn dec(j: &Json, ty: &Type, path: &mut Path) -> Result<Value, JsonError> {
             if let Some(extra) = m.keys().find(|k| o.attr(k).is_none()) {
                 return fail(path, format!("unsupported attribute {extra:?}"));
             }
-            let mut out = BTreeMap::new();
+            // In the type's (sorted) order.
+            let mut out = Vec::with_capacity(o.attrs().len());
             for (k, t) in o.attrs() {
                 let v = match m.get(k) {
                     Some(e) => {
@@ -306,9 +307,9 @@ fn dec(j: &Json, ty: &Type, path: &mut Path) -> Result<Value, JsonError> {
                     }
                     None => Value::null(t.clone()),
                 };
-                out.insert(k.clone(), v);
+                out.push((k.clone(), v));
             }
-            Ok(Value::object_typed(ty, out))
+            Ok(Value::object_typed_of(ty, Entries::from_sorted(out)))
         }
         _ => wrong(path),
     }

@@ -14,7 +14,7 @@
 //! [`DecodeError`] with the path where decoding failed, never panicking on
 //! arbitrary bytes.
 
-use crate::{typejson, Bound, Kind, Number, Path, Refinements, Step, Type, Value};
+use crate::{typejson, Bound, Entries, Kind, Number, Path, Refinements, Step, Type, Value};
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -425,7 +425,11 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
             Ok(Value::map((**t).clone(), m))
         }
         (Type::Object(o), Item::Map(n)) => {
-            let mut m = BTreeMap::new();
+            // Gathered in a vector: encoders write attributes in key order,
+            // so it is usually sorted already. Every key is one of the
+            // type's attributes, so a duplicate shows within as many keys.
+            let mut m: Vec<(String, Value)> = Vec::with_capacity(o.attrs().len());
+            let mut sorted = true;
             for _ in 0..n {
                 let k = key(r).map_err(|e| fail(path, e))?;
                 let Some(t) = o.attr(&k) else {
@@ -433,15 +437,31 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
                 };
                 path.push(Step::Attr(k));
                 let v = dec(r, t, path, depth + 1)?;
-                insert_popped(&mut m, path, v)
-                    .map_err(|k| fail(path, format!("duplicate attribute {k:?}")))?;
+                let k = pop_key(path);
+                if m.last().is_some_and(|(last, _)| *last >= k) {
+                    if m.iter().any(|(seen, _)| *seen == k) {
+                        return Err(fail(path, format!("duplicate attribute {k:?}")));
+                    }
+                    sorted = false;
+                }
+                m.push((k, v));
+            }
+            if !sorted {
+                m.sort_by(|a, b| a.0.cmp(&b.0));
             }
             if m.len() != o.attrs().len() {
+                // Absent attributes are null: merged in, both sides sorted.
+                let mut given = m.into_iter().peekable();
+                let mut all = Vec::with_capacity(o.attrs().len());
                 for (k, t) in o.attrs() {
-                    m.entry(k.clone()).or_insert_with(|| Value::null(t.clone()));
+                    match given.next_if(|(g, _)| g == k) {
+                        Some(pair) => all.push(pair),
+                        None => all.push((k.clone(), Value::null(t.clone()))),
+                    }
                 }
+                m = all;
             }
-            Ok(Value::object_typed(ty, m))
+            Ok(Value::object_typed_of(ty, Entries::from_sorted(m)))
         }
         (_, Item::Array(_)) => Err(wrong(path, "an array")),
         (_, Item::Map(_)) => Err(wrong(path, "a map")),
@@ -456,16 +476,21 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
 /// decoded) into `m` with `v`: one allocation per key, not three. An
 /// error is the key `m` already had.
 fn insert_popped(m: &mut BTreeMap<String, Value>, path: &mut Path, v: Value) -> Result<(), String> {
-    let k = match path.pop() {
-        Some(Step::Attr(k) | Step::Key(k)) => k,
-        _ => unreachable!("the caller pushed the key's step"),
-    };
-    match m.entry(k) {
+    match m.entry(pop_key(path)) {
         Entry::Vacant(e) => {
             e.insert(v);
             Ok(())
         }
         Entry::Occupied(e) => Err(e.key().clone()),
+    }
+}
+
+/// The key of the path's last step, taken off the path (the caller
+/// pushed it while the key's value decoded).
+fn pop_key(path: &mut Path) -> String {
+    match path.pop() {
+        Some(Step::Attr(k) | Step::Key(k)) => k,
+        _ => unreachable!("the caller pushed the key's step"),
     }
 }
 
