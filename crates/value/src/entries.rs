@@ -175,15 +175,42 @@ impl<'a> IntoIterator for &'a Entries {
     }
 }
 
-/// The entries, owned (cloned when another value shares them).
+/// The entries, owned: each a copy (keys and values are shared slices'
+/// parts, as cheap to copy as a value is).
 impl IntoIterator for Entries {
     type Item = (String, Value);
-    type IntoIter = std::vec::IntoIter<(String, Value)>;
+    type IntoIter = IntoIter;
 
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.to_vec().into_iter()
+    fn into_iter(self) -> IntoIter {
+        IntoIter {
+            entries: self,
+            next: 0,
+        }
     }
 }
+
+/// See `Entries::into_iter`.
+pub struct IntoIter {
+    entries: Entries,
+    next: usize,
+}
+
+impl Iterator for IntoIter {
+    type Item = (String, Value);
+
+    fn next(&mut self) -> Option<(String, Value)> {
+        let pair = self.entries.0.get(self.next)?.clone();
+        self.next += 1;
+        Some(pair)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.entries.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for IntoIter {}
 
 impl From<BTreeMap<String, Value>> for Entries {
     fn from(m: BTreeMap<String, Value>) -> Entries {
@@ -237,8 +264,7 @@ impl std::ops::Index<&str> for Entries {
     type Output = Value;
 
     fn index(&self, key: &str) -> &Value {
-        self.get(key)
-            .unwrap_or_else(|| panic!("no entry {key:?}"))
+        self.get(key).unwrap_or_else(|| panic!("no entry {key:?}"))
     }
 }
 
@@ -264,8 +290,17 @@ mod tests {
             .into_iter()
             .map(|(k, v)| (k.to_string(), s(v)))
             .collect();
-        let cases: Vec<(&str, Box<dyn Fn(&mut Entries)>, Vec<(&str, &str)>)> = vec![
-            ("as_built", Box::new(|_| {}), vec![("a", "1"), ("b", "2"), ("c", "3")]),
+        type Case = (
+            &'static str,
+            Box<dyn Fn(&mut Entries)>,
+            Vec<(&'static str, &'static str)>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "as_built",
+                Box::new(|_| {}),
+                vec![("a", "1"), ("b", "2"), ("c", "3")],
+            ),
             (
                 "insert_new_first",
                 Box::new(|e| assert!(e.insert("0".into(), s("0")).is_none())),

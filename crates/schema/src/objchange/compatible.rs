@@ -134,7 +134,7 @@ fn check_block(
                 check_object(block, p, a, path, errs);
                 path.pop();
             }
-            for k in am.keys().filter(|k| !pm.contains_key(*k)) {
+            for k in am.keys().filter(|k| !pm.contains_key(k)) {
                 errs.push(err(path, format!("new block key {k:?} has appeared")));
             }
         }
@@ -236,7 +236,7 @@ fn check_value(planned: &Value, actual: &Value, path: &mut Path, errs: &mut Vec<
                     None => errs.push(err(path, format!("element {k:?} has vanished"))),
                 }
             }
-            for k in am.keys().filter(|k| !pm.contains_key(*k)) {
+            for k in am.keys().filter(|k| !pm.contains_key(k)) {
                 errs.push(err(path, format!("new element {k:?} has appeared")));
             }
         }

@@ -167,7 +167,7 @@ fn check_nested_block(
                 }
                 path.pop();
             }
-            for k in cm.keys().filter(|k| !pm.contains_key(*k)) {
+            for k in cm.keys().filter(|k| !pm.contains_key(k)) {
                 errs.push(err(
                     path,
                     format!("block key {k:?} from config is not present in plan"),
@@ -364,7 +364,7 @@ fn check_nested_object(
                 check_attributes(&obj.attributes, &prior_ev, cev, pev, path, errs);
                 path.pop();
             }
-            for k in cm.keys().filter(|k| !pm.contains_key(*k)) {
+            for k in cm.keys().filter(|k| !pm.contains_key(k)) {
                 errs.push(err(
                     path,
                     format!("map key {k:?} from config is not present in plan"),

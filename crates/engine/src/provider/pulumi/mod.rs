@@ -565,9 +565,7 @@ fn same_blob(written: &Value, got: &Value) -> bool {
     use terrane_value::Kind;
     match (written.kind(), got.kind()) {
         (Kind::Map(w), Kind::Map(g)) => {
-            let null_at = |m: &terrane_value::Entries, k: &str| {
-                m.get(k).is_none_or(Value::is_null)
-            };
+            let null_at = |m: &terrane_value::Entries, k: &str| m.get(k).is_none_or(Value::is_null);
             w.keys()
                 .chain(g.keys())
                 .all(|k| match (w.get(k), g.get(k)) {
