@@ -12,7 +12,7 @@
 
 use crate::Value;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// See the module documentation. Cloning shares the entries.
 #[derive(Clone)]
@@ -25,9 +25,12 @@ impl Default for Entries {
 }
 
 impl Entries {
-    /// No entries.
+    /// No entries: one empty slice shared by every caller, so a default
+    /// (`unwrap_or_default`, an `&Entries::new()` stand-in) allocates
+    /// nothing.
     pub fn new() -> Entries {
-        Entries(Arc::from(Vec::new()))
+        static EMPTY: OnceLock<Arc<[(String, Value)]>> = OnceLock::new();
+        Entries(EMPTY.get_or_init(|| Arc::from(Vec::new())).clone())
     }
 
     /// Entries from pairs already sorted by key, each key once.
@@ -276,20 +279,21 @@ mod tests {
         Value::string(x)
     }
 
+    /// The pairs as entries are made of, in the order given.
+    fn pairs<'a>(xs: &'a [(&'a str, &'a str)]) -> impl Iterator<Item = (String, Value)> + 'a {
+        xs.iter().map(|(k, v)| (k.to_string(), s(v)))
+    }
+
     fn check(name: &str, got: &Entries, want: &[(&str, &str)]) {
         let got: Vec<(String, Value)> = got.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        let want: Vec<(String, Value)> = want.iter().map(|(k, v)| (k.to_string(), s(v))).collect();
-        assert_eq!(got, want, "{name}");
+        assert_eq!(got, pairs(want).collect::<Vec<_>>(), "{name}");
     }
 
     /// Entries stay sorted with each key once, however they are built and
     /// changed, and a change never shows through a copy that shared them.
     #[test]
     fn entries_stay_sorted_and_unshared() {
-        let base: Entries = [("b", "2"), ("a", "1"), ("c", "3")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), s(v)))
-            .collect();
+        let base: Entries = pairs(&[("b", "2"), ("a", "1"), ("c", "3")]).collect();
         type Case = (
             &'static str,
             Box<dyn Fn(&mut Entries)>,
@@ -349,18 +353,25 @@ mod tests {
         }
     }
 
+    /// Every empty entries is the one shared slice: defaults allocate
+    /// nothing.
+    #[test]
+    fn empty_entries_are_shared() {
+        let (a, b) = (Entries::new(), Entries::default());
+        assert!(Entries::ptr_eq(&a, &b));
+        assert!(a.is_empty() && a.get("k").is_none());
+        let mut c = b.clone();
+        c.insert("k".into(), s("v"));
+        assert!(!Entries::ptr_eq(&c, &a) && Entries::new().is_empty());
+    }
+
     /// Of pairs with one key, the later wins, as in a map.
     #[test]
     fn later_duplicate_wins() {
-        let e: Entries = [("k", "1"), ("a", "0"), ("k", "2")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), s(v)))
-            .collect();
+        let given = [("k", "1"), ("a", "0"), ("k", "2")];
+        let e: Entries = pairs(&given).collect();
         check("duplicates", &e, &[("a", "0"), ("k", "2")]);
-        let m: BTreeMap<String, Value> = [("k", "1"), ("a", "0"), ("k", "2")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), s(v)))
-            .collect();
+        let m: BTreeMap<String, Value> = pairs(&given).collect();
         assert_eq!(Entries::from(m.clone()).to_map(), m);
     }
 }

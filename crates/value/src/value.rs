@@ -392,9 +392,9 @@ impl Value {
                 return;
             }
         }
-        let mut m = self.entries().map(Entries::to_map).unwrap_or_default();
+        let mut m = self.entries().cloned().unwrap_or_default();
         m.insert(name.to_string(), value);
-        *self = Value::object(m);
+        *self = Value::object_of(m);
     }
 
     /// Attribute `name` of a known object (or entry of a known map).
