@@ -12,6 +12,17 @@
 // stale list costs memory, never correctness. The rust-lld that Rust uses
 // to link on this target reads the list; set TERRANE_CODE_ORDER=0 to build
 // without it (another linker, or to measure).
+//
+// The same release builds link a position-dependent executable (`-no-pie`),
+// as Go's default build mode on linux/amd64 does for Terraform. A PIE
+// carries 28,000 dynamic relocations (a 677 KB `.rela.dyn`) that the loader
+// reads at every start, and it writes a pointer into every page of the
+// 482 KB `.data.rel.ro`, so all of both were resident in every run. With
+// the addresses fixed at link time, those tables go and only the pages a
+// run reads are mapped: a 1,000-instance apply through a plugin peaks
+// 1.1 MB lower. The code is still compiled position-independent, and the
+// shared libraries are still placed at random; set TERRANE_PIE=1 to link a
+// PIE.
 
 use std::path::Path;
 
@@ -20,9 +31,13 @@ fn main() {
     let list = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../build/code-order.txt");
     println!("cargo:rerun-if-changed={}", list.display());
     println!("cargo:rerun-if-env-changed=TERRANE_CODE_ORDER");
-    let wanted = std::env::var("PROFILE").as_deref() == Ok("release")
-        && std::env::var("TARGET").as_deref() == Ok("x86_64-unknown-linux-gnu")
-        && std::env::var("TERRANE_CODE_ORDER").as_deref() != Ok("0");
+    println!("cargo:rerun-if-env-changed=TERRANE_PIE");
+    let release_linux = std::env::var("PROFILE").as_deref() == Ok("release")
+        && std::env::var("TARGET").as_deref() == Ok("x86_64-unknown-linux-gnu");
+    if release_linux && std::env::var("TERRANE_PIE").as_deref() != Ok("1") {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
+    let wanted = release_linux && std::env::var("TERRANE_CODE_ORDER").as_deref() != Ok("0");
     if wanted && list.is_file() {
         println!(
             "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
