@@ -29,6 +29,10 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+// log, log2 and pow defined in this executable rather than loaded from
+// libm.so.6 (see the crate).
+use terrane_mathfns as _;
+
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let a = match args::parse(&argv) {

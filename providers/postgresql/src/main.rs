@@ -6,6 +6,9 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+// log, log2 and pow defined here rather than loaded from libm.so.6.
+use terrane_mathfns as _;
+
 fn main() {
     terrane_sdk::serve("terrane", terrane_provider_postgresql::PostgresProvider)
 }
