@@ -1,6 +1,7 @@
 //! Numeric functions. Exact decimal arithmetic where Terraform's result is
-//! exact (`abs`, `ceil`, `floor`, `min`, `max`, integer `pow`); binary
-//! floats where Terraform uses Go's `math` (`log`, fractional `pow`).
+//! exact (`abs`, `ceil`, `floor`, `min`, `max`); binary floats where
+//! Terraform uses Go's `math` (`log`, `pow`), computed as Go computes them
+//! so that the last digits agree too.
 
 use super::spec::{arg_err, call_err, n, p_any, p_num, Func, Res};
 use super::FuncCtx;
@@ -47,8 +48,10 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
             vec![p_num("num"), p_num("base")],
             Type::Number,
             |a, _, _| {
+                // math.Log(num) / math.Log(base); the libm crate's `log`
+                // is the FreeBSD routine Go's is written from.
                 let (x, base) = (n(&a[0]).to_f64_lossy(), n(&a[1]).to_f64_lossy());
-                float_result(x.ln() / base.ln())
+                float_result(libm::log(x) / libm::log(base))
             },
         ),
         "parseint" => Func::new(vec![p_any("number"), p_num("base")], Type::Number, parseint),
@@ -90,31 +93,165 @@ pub(crate) fn float_result(f: f64) -> Res<Value> {
             Number::NegInfinity
         }));
     }
+    if let Some(d) = go_shortest(f) {
+        return Ok(Value::number(Number::from(d)));
+    }
     Ok(Value::number(
         Number::parse(&format!("{f}")).unwrap_or_else(|_| Number::zero()),
     ))
 }
 
-fn pow(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
-    let (x, p) = (n(&a[0]), n(&a[1]));
-    if let (Number::Finite(base), Some(e)) = (&x, p.to_i64()) {
-        if (0..=4096).contains(&e) {
-            let mut acc = BigDecimal::from(1);
-            let mut sq = base.clone();
-            let mut e = e as u64;
-            while e > 0 {
-                if e & 1 == 1 {
-                    acc = (&acc * &sq).normalized();
-                }
-                sq = (&sq * &sq).normalized();
-                e >>= 1;
-            }
-            if acc.as_bigint_and_exponent().1.abs() <= 8192 {
-                return Ok(Value::number(Number::from(acc)));
-            }
-        }
+/// The shortest decimal Terraform shows for `f` where it is not Rust's.
+/// Terraform holds the float as a 53-bit `big.Float`, whose shortest
+/// decimal is the shortest within half a unit of the 53rd bit on either
+/// side. Rust's is the shortest that reads back as the same float, and the
+/// two intervals differ in two cases only: an exact power of two, where
+/// the next float below is half as far as the next above (2^64 is
+/// 18446744073709550000 in Terraform, 18446744073709552000 in Rust), and a
+/// subnormal float, which has fewer than 53 bits (the smallest is
+/// 4.940656458412465e-324 in Terraform, 5e-324 in Rust). None otherwise.
+fn go_shortest(f: f64) -> Option<BigDecimal> {
+    if !f.is_finite() || f == 0.0 {
+        return None;
     }
-    float_result(x.to_f64_lossy().powf(p.to_f64_lossy()))
+    let bits = f.abs().to_bits();
+    let (biased, frac) = ((bits >> 52) as i64, bits & ((1 << 52) - 1));
+    // f = mant × 2^shift exactly; top: the exponent of f's leading bit.
+    let (mant, shift, top) = match biased {
+        0 => (frac, -1074, -1074 + 63 - i64::from(frac.leading_zeros())),
+        _ if frac == 0 => (1 << 52, biased - 1075, biased - 1023),
+        _ => return None,
+    };
+    let exact = BigDecimal::from(BigInt::from(mant)) * pow2(shift);
+    // Half a unit of the 53rd bit; the mantissa is even, so the bounds
+    // belong to the interval.
+    let half = pow2(top - 53);
+    (1..=17).find_map(|digits| {
+        let candidate: BigDecimal = format!("{:.*e}", digits - 1, f.abs()).parse().ok()?;
+        ((&candidate - &exact).abs() <= half).then(|| {
+            let d = candidate.normalized();
+            if f < 0.0 {
+                -d
+            } else {
+                d
+            }
+        })
+    })
+}
+
+/// 2^k, exactly.
+fn pow2(k: i64) -> BigDecimal {
+    if k >= 0 {
+        BigDecimal::from(BigInt::from(1) << k as usize)
+    } else {
+        BigDecimal::new(num_traits::pow(BigInt::from(5), (-k) as usize), -k)
+    }
+}
+
+fn pow(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
+    let (x, p) = (n(&a[0]).to_f64_lossy(), n(&a[1]).to_f64_lossy());
+    float_result(go_pow(x, p))
+}
+
+/// `x` to the power `y` as Terraform computes it: Go's `math.Pow`, which
+/// does not round as a C library's `pow` does. After the special cases
+/// (IEEE 754's, plus square roots for ±0.5) it splits |y| into an integer
+/// and a fraction, moves the fraction into (-0.5, 0.5] by carrying one into
+/// the integer, raises x to the fraction as exp(fraction × ln x), and to the
+/// integer by squaring x's mantissa bit by bit while keeping the binary
+/// exponent apart; the exponent is applied last. Every multiplication
+/// rounds, so 1.1² is 1.2100000000000002 and 1.0001¹⁰⁰⁰⁰ is
+/// 2.718145926824356 (2.7181459268249255 correctly rounded): a plan must
+/// show the number Terraform's shows.
+pub(crate) fn go_pow(x: f64, y: f64) -> f64 {
+    // ±2^63: no float from here on is odd, and no integer loop can run.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    let odd = |v: f64| v.abs() < TWO_63 && v.fract() == 0.0 && (v as i64) & 1 == 1;
+    // Where |x| ≠ 1 and the exponent is beyond any float's range.
+    let beyond = |x: f64, y: f64| {
+        if x == -1.0 {
+            1.0
+        } else if (x.abs() < 1.0) == (y > 0.0) {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    };
+    if y == 0.0 || x == 1.0 {
+        return 1.0;
+    }
+    if y == 1.0 {
+        return x;
+    }
+    if x.is_nan() || y.is_nan() {
+        return f64::NAN;
+    }
+    if x == 0.0 {
+        return match (y < 0.0, odd(y)) {
+            (true, true) => f64::INFINITY.copysign(x),
+            (true, false) => f64::INFINITY,
+            (false, true) => x,
+            (false, false) => 0.0,
+        };
+    }
+    if y.is_infinite() {
+        return beyond(x, y);
+    }
+    if x.is_infinite() {
+        if x < 0.0 {
+            return go_pow(-0.0, -y);
+        }
+        return if y < 0.0 { 0.0 } else { f64::INFINITY };
+    }
+    if y == 0.5 {
+        return x.sqrt();
+    }
+    if y == -0.5 {
+        return 1.0 / x.sqrt();
+    }
+    let (mut whole, mut frac) = (y.abs().trunc(), y.abs().fract());
+    if frac != 0.0 && x < 0.0 {
+        return f64::NAN;
+    }
+    if whole >= TWO_63 {
+        return beyond(x, y);
+    }
+    // The result is mant × 2^exp until the end.
+    let mut mant = 1.0;
+    let mut exp: i64 = 0;
+    if frac != 0.0 {
+        if frac > 0.5 {
+            frac -= 1.0;
+            whole += 1.0;
+        }
+        mant = libm::exp(frac * libm::log(x));
+    }
+    let (mut sq, e) = libm::frexp(x);
+    let mut sq_exp = i64::from(e);
+    let mut bits = whole as i64;
+    while bits != 0 {
+        if !(-4096..=4096).contains(&sq_exp) {
+            // Far out of range: the scaling below overflows or underflows.
+            exp += sq_exp;
+            break;
+        }
+        if bits & 1 == 1 {
+            mant *= sq;
+            exp += sq_exp;
+        }
+        sq *= sq;
+        sq_exp <<= 1;
+        if sq < 0.5 {
+            sq += sq;
+            sq_exp -= 1;
+        }
+        bits >>= 1;
+    }
+    if y < 0.0 {
+        mant = 1.0 / mant;
+        exp = -exp;
+    }
+    libm::scalbn(mant, exp.clamp(-1_000_000, 1_000_000) as i32)
 }
 
 fn parseint(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
