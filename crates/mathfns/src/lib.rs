@@ -3,8 +3,10 @@
 //!
 //! These three are the only functions of libm that the binaries call:
 //! bundled SQLite calls `log`, and LLVM lowers `f64::ln`, `f64::log2` and
-//! `f64::powf` (the `log` and `pow` functions of expressions, num-bigint's
-//! digit counts) to calls of them. Loading a library for them cost every
+//! `f64::powf` in dependencies (num-bigint's digit counts, for one) to
+//! calls of them. (The `log` and `pow` functions of expressions do not
+//! come here: terrane-eval computes them as Go does, with the `libm`
+//! crate's routines named directly.) Loading a library for them cost every
 //! run about 480 KB of resident memory, and the loader's time: binaries are
 //! linked with immediate binding, so the loader looks every symbol of the
 //! executable up in libm's hash tables too, and the kernel maps 64 KB of a
@@ -13,8 +15,7 @@
 //! binary's needed libraries.
 //!
 //! The definitions are the `libm` crate's, Rust's port of the FreeBSD
-//! msun routines, the source Go's `math.Log` is written from as well (the
-//! `log` function of Terraform's expressions divides two `math.Log`).
+//! msun routines.
 //!
 //! Every binary names this crate (`use terrane_mathfns as _;`); a crate
 //! that nothing names is not linked.
