@@ -14,7 +14,7 @@
 // without it (another linker, or to measure).
 //
 // The same release builds link a position-dependent executable (`-no-pie`),
-// as Go's default build mode on linux/amd64 does for Terraform. A PIE
+// which is also Go's default build mode on linux/amd64. A PIE
 // carries 28,000 dynamic relocations (a 677 KB `.rela.dyn`) that the loader
 // reads at every start, and it writes a pointer into every page of the
 // 482 KB `.data.rel.ro`, so all of both were resident in every run. With
