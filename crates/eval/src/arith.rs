@@ -264,6 +264,31 @@ fn round(n: BigInt, d: &BigInt) -> Binary {
     }
 }
 
+/// A finite float64 as Terraform shows a float result (`log`, `pow`): Go's
+/// `big.Float` keeps it at 53 bits, and [`shortest`] gives the decimal
+/// within half a unit of the 53rd bit on either side. That is Rust's
+/// shortest decimal for every float except exact powers of two, whose next
+/// float below is half as far as the next above (2^64 is
+/// 18446744073709550000, Rust's 18446744073709552000), and subnormals,
+/// which have fewer than 53 bits (the smallest is 4.940656458412465e-324,
+/// Rust's 5e-324).
+pub(crate) fn float64_decimal(f: f64) -> BigDecimal {
+    if f == 0.0 || !f.is_finite() {
+        return BigDecimal::zero();
+    }
+    let bits = f.abs().to_bits();
+    let (biased, frac) = ((bits >> 52) as i64, bits & ((1 << 52) - 1));
+    // |f| = m * 2^-e with m of exactly 53 bits.
+    let (m, e) = match biased {
+        0 => {
+            let pad = i64::from(frac.leading_zeros()) - 11;
+            (frac << pad, 1074 + pad)
+        }
+        _ => (frac | 1 << 52, 1075 - biased),
+    };
+    finish(f < 0.0, &BigInt::from(m), e)
+}
+
 /// The shortest decimal inside the rounding interval of `m * 2^-e`
 /// (inclusive when `m` is even), choosing the nearer candidate where both
 /// the rounded-down and rounded-up digits qualify.
@@ -373,5 +398,16 @@ mod tests {
             mul(&Number::PosInfinity, &num("-2")),
             Ok("-Infinity"),
         );
+    }
+
+    proptest::proptest! {
+        /// Outside powers of two and subnormals, Terraform's 53-bit
+        /// shortest decimal is Rust's shortest round-trip decimal.
+        #[test]
+        fn float64_decimal_is_rusts_elsewhere(exp in 1u64..2047, frac in 1u64..(1 << 52), negative: bool) {
+            let f = f64::from_bits(u64::from(negative) << 63 | exp << 52 | frac);
+            let rust: BigDecimal = format!("{f:e}").parse().unwrap();
+            proptest::prop_assert_eq!(float64_decimal(f), rust.normalized());
+        }
     }
 }

@@ -80,8 +80,8 @@ fn round(x: Number, mode: RoundingMode) -> Number {
     }
 }
 
-/// A float result as Terraform shows it: the shortest decimal that reads
-/// back as the same float.
+/// A float result as Terraform shows it: the shortest decimal of the float
+/// at 53 bits ([`crate::arith::float64_decimal`]).
 pub(crate) fn float_result(f: f64) -> Res<Value> {
     if f.is_nan() {
         return call_err("the result is not a number");
@@ -93,59 +93,9 @@ pub(crate) fn float_result(f: f64) -> Res<Value> {
             Number::NegInfinity
         }));
     }
-    if let Some(d) = go_shortest(f) {
-        return Ok(Value::number(Number::from(d)));
-    }
-    Ok(Value::number(
-        Number::parse(&format!("{f}")).unwrap_or_else(|_| Number::zero()),
-    ))
-}
-
-/// The shortest decimal Terraform shows for `f` where it is not Rust's.
-/// Terraform holds the float as a 53-bit `big.Float`, whose shortest
-/// decimal is the shortest within half a unit of the 53rd bit on either
-/// side. Rust's is the shortest that reads back as the same float, and the
-/// two intervals differ in two cases only: an exact power of two, where
-/// the next float below is half as far as the next above (2^64 is
-/// 18446744073709550000 in Terraform, 18446744073709552000 in Rust), and a
-/// subnormal float, which has fewer than 53 bits (the smallest is
-/// 4.940656458412465e-324 in Terraform, 5e-324 in Rust). None otherwise.
-fn go_shortest(f: f64) -> Option<BigDecimal> {
-    if !f.is_finite() || f == 0.0 {
-        return None;
-    }
-    let bits = f.abs().to_bits();
-    let (biased, frac) = ((bits >> 52) as i64, bits & ((1 << 52) - 1));
-    // f = mant × 2^shift exactly; top: the exponent of f's leading bit.
-    let (mant, shift, top) = match biased {
-        0 => (frac, -1074, -1074 + 63 - i64::from(frac.leading_zeros())),
-        _ if frac == 0 => (1 << 52, biased - 1075, biased - 1023),
-        _ => return None,
-    };
-    let exact = BigDecimal::from(BigInt::from(mant)) * pow2(shift);
-    // Half a unit of the 53rd bit; the mantissa is even, so the bounds
-    // belong to the interval.
-    let half = pow2(top - 53);
-    (1..=17).find_map(|digits| {
-        let candidate: BigDecimal = format!("{:.*e}", digits - 1, f.abs()).parse().ok()?;
-        ((&candidate - &exact).abs() <= half).then(|| {
-            let d = candidate.normalized();
-            if f < 0.0 {
-                -d
-            } else {
-                d
-            }
-        })
-    })
-}
-
-/// 2^k, exactly.
-fn pow2(k: i64) -> BigDecimal {
-    if k >= 0 {
-        BigDecimal::from(BigInt::from(1) << k as usize)
-    } else {
-        BigDecimal::new(num_traits::pow(BigInt::from(5), (-k) as usize), -k)
-    }
+    Ok(Value::number(Number::from(crate::arith::float64_decimal(
+        f,
+    ))))
 }
 
 fn pow(a: &[Value], _: &Type, _: &FuncCtx) -> Res<Value> {
