@@ -64,6 +64,8 @@ fn main() -> ExitCode {
     // functions their own runtime (see the engine's provider host).
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .on_thread_park(terrane_plugin::spin::before_park)
+        .on_thread_unpark(terrane_plugin::spin::after_unpark)
         .build()
     {
         Ok(rt) => rt,

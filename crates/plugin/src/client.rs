@@ -59,7 +59,10 @@ impl Conn {
     /// or the Pulumi launcher's plaintext TCP), driven by a task of its
     /// own. The settings are hyper's client defaults, which the plugins
     /// were driven with before.
-    pub(crate) async fn handshake<T>(io: T) -> Result<Conn, h2::Error>
+    pub(crate) async fn handshake<T>(
+        io: T,
+        watch: Option<crate::spin::Watch>,
+    ) -> Result<Conn, h2::Error>
     where
         T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
@@ -76,6 +79,7 @@ impl Conn {
         // in flight and later calls then fail, which the engine reports as
         // a crash.
         tokio::spawn(async move {
+            let _watch = watch;
             let _ = connection.await;
         });
         Ok(Conn { send })
@@ -101,6 +105,9 @@ impl tower::Service<http::Request<tonic::body::Body>> for Conn {
             let data = body.collect().await?.to_bytes();
             let mut send = send.ready().await?;
             let eos = data.is_empty();
+            // Until the answer's head arrives this thread waits for the
+            // plugin (see `crate::spin`).
+            let _waiting = crate::spin::Call::start(crate::spin::Side::Client);
             let (response, mut stream) =
                 send.send_request(http::Request::from_parts(head, ()), eos)?;
             if !eos {
@@ -410,13 +417,14 @@ async fn connect(addr: &str, server_cert: Vec<u8>, identity: &Identity) -> Resul
     let stream = tokio::net::UnixStream::connect(addr)
         .await
         .map_err(|e| e.to_string())?;
+    let watch = crate::spin::watch(&stream, crate::spin::Side::Client);
     let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
     let mut tls = connector
         .connect(name, crate::coalesce::Coalesce::new(stream))
         .await
         .map_err(|e| format!("TLS handshake: {e}"))?;
     tls.get_mut().0.coalesce = true;
-    Conn::handshake(tls)
+    Conn::handshake(tls, watch)
         .await
         .map_err(|e| format!("HTTP/2 handshake: {e}"))
 }

@@ -28,6 +28,7 @@ pub mod handshake;
 pub mod process;
 mod pulumi;
 mod server;
+pub mod spin;
 
 pub use client::{
     launch, log_warn, Conn, LaunchError, LaunchOptions, PluginClient, MAX_HANDSHAKE_LINE,

@@ -216,7 +216,7 @@ async fn connect_tcp(port: u16) -> Result<Conn, String> {
         .await
         .map_err(|e| e.to_string())?;
     let _ = stream.set_nodelay(true);
-    Conn::handshake(stream)
+    Conn::handshake(stream, None)
         .await
         .map_err(|e| format!("HTTP/2 handshake: {e}"))
 }

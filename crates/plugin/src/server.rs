@@ -347,6 +347,8 @@ pub fn serve_main<P: Provider>(provider: P, opts: ServeOptions) -> ! {
     let built = if opts.worker_threads <= 1 {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
+            .on_thread_park(crate::spin::before_park)
+            .on_thread_unpark(crate::spin::after_unpark)
             .build()
     } else {
         tokio::runtime::Builder::new_multi_thread()
@@ -594,6 +596,7 @@ async fn serve_connection<P: GrpcService, H: GrpcService>(
     mut closing: tokio::sync::watch::Receiver<bool>,
     spawn_calls: bool,
 ) {
+    let _watch = crate::spin::watch(&stream, crate::spin::Side::Server);
     // Resolves when serving stops (or the server is gone).
     let mut closing = std::pin::pin!(async move {
         let _ = closing.wait_for(|c| *c).await;
@@ -681,6 +684,9 @@ async fn serve_connection<P: GrpcService, H: GrpcService>(
 /// only its own stream back.
 async fn respond_to(mut call: Call, mut respond: h2::server::SendResponse<Bytes>) {
     use http_body::Body as _;
+    // While a call is in progress the next thing this plugin waits for
+    // may be something other than the engine (see `crate::spin`).
+    let _in_progress = crate::spin::Call::start(crate::spin::Side::Server);
     let answered = std::future::poll_fn(|cx| match call.as_mut().poll(cx) {
         Poll::Ready(answer) => Poll::Ready(Some(answer)),
         Poll::Pending => respond.poll_reset(cx).map(|_| None),
@@ -860,7 +866,9 @@ mod serving_tests {
                 closing_rx,
                 spawn_calls,
             ));
-            let conn = crate::client::Conn::handshake(client_io).await.unwrap();
+            let conn = crate::client::Conn::handshake(client_io, None)
+                .await
+                .unwrap();
             let origin = http::Uri::from_static("http://localhost");
             let mut health_client = HealthClient::with_origin(conn.clone(), origin.clone());
 
