@@ -232,10 +232,14 @@ pub async fn launch(path: &Path, opts: LaunchOptions) -> Result<PluginClient, La
         .map(u32::to_string)
         .collect::<Vec<_>>()
         .join(",");
+    // The plugin spins while it awaits this engine as long as the engine
+    // does while it awaits the plugin (see `crate::spin`).
+    let spin_env = crate::spin::plugin_env();
     let mut cmd = Command::new(path);
     cmd.env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
         .env("PLUGIN_PROTOCOL_VERSIONS", &offered)
         .env("PLUGIN_CLIENT_CERT", &identity.cert_pem)
+        .env(spin_env.0, spin_env.1)
         .envs(opts.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -12,8 +12,11 @@
 //!
 //! So a runtime thread that is about to sleep while it waits for its peer
 //! first polls its plugin connections ([`watch`]) without blocking, for
-//! up to the budget: [`BUDGET_ENV`] microseconds, [`DEFAULT_BUDGET_US`] by
-//! default, 0 turns it off. Go's scheduler likewise spins before it parks
+//! up to the budget: [`BUDGET_ENV`] microseconds, 0 turns it off. Unset,
+//! the engine spins for [`DEFAULT_BUDGET_US`] and passes its budget to the
+//! plugins it launches ([`plugin_env`]); a plugin that Terraform launched
+//! does not spin, since a spinning plugin would take a CPU that Terraform's
+//! own threads could use. Go's scheduler likewise spins before it parks
 //! a thread. Between polls the thread yields, so a peer that shares its
 //! CPU still runs. A thread waits for its peer when
 //! - on the engine's side, a call to a plugin is awaiting its answer;
@@ -46,7 +49,7 @@ use std::time::{Duration, Instant};
 /// The environment variable that sets the budget in microseconds.
 pub const BUDGET_ENV: &str = "TERRANE_PLUGIN_SPIN_US";
 
-/// The budget when [`BUDGET_ENV`] is unset: long enough to cover the
+/// The engine's budget when [`BUDGET_ENV`] is unset: long enough to cover the
 /// peer's turn at the default parallelism of 10 (10 calls of 20-50 µs).
 pub const DEFAULT_BUDGET_US: u64 = 500;
 
@@ -148,22 +151,51 @@ impl Counts {
     }
 }
 
-/// The budget: [`BUDGET_ENV`] (invalid values are ignored), and zero with
-/// fewer than two CPUs available.
-fn budget() -> Duration {
-    static BUDGET: OnceLock<Duration> = OnceLock::new();
-    *BUDGET.get_or_init(|| {
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let us = std::env::var(BUDGET_ENV)
+/// The budget [`BUDGET_ENV`] sets, if it is set to a number of
+/// microseconds (anything else counts as unset).
+fn configured() -> Option<u64> {
+    static CONFIGURED: OnceLock<Option<u64>> = OnceLock::new();
+    *CONFIGURED.get_or_init(|| {
+        std::env::var(BUDGET_ENV)
             .ok()
             .and_then(|v| v.trim().parse::<u64>().ok())
-            .unwrap_or(DEFAULT_BUDGET_US);
-        if cpus < 2 {
-            Duration::ZERO
-        } else {
-            Duration::from_micros(us)
-        }
     })
+}
+
+fn cpus() -> usize {
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The budget: [`BUDGET_ENV`]; unset, [`DEFAULT_BUDGET_US`] for the
+/// engine's side and none for a plugin's (Terraform does not spin, and a
+/// plugin spinning beside it would only take a CPU from it: the engine
+/// passes its budget to the plugins it launches, [`plugin_env`]); zero
+/// with fewer than two CPUs available.
+fn budget(c: Counts) -> Duration {
+    budget_for(configured(), cpus(), c)
+}
+
+fn budget_for(configured: Option<u64>, cpus: usize, c: Counts) -> Duration {
+    let us = match configured {
+        Some(us) => us,
+        None if c.client_connections > 0 => DEFAULT_BUDGET_US,
+        None => 0,
+    };
+    if cpus < 2 {
+        Duration::ZERO
+    } else {
+        Duration::from_micros(us)
+    }
+}
+
+/// The variable the engine sets in a plugin's environment: its own
+/// budget, so that the plugin spins as long while it awaits the engine.
+pub fn plugin_env() -> (&'static str, String) {
+    (
+        BUDGET_ENV,
+        configured().unwrap_or(DEFAULT_BUDGET_US).to_string(),
+    )
 }
 
 /// Polls `fds` for input without blocking until one is readable (true) or
@@ -240,12 +272,13 @@ fn peer_ready(budget: Duration) -> bool {
 /// The runtime's `on_thread_park` hook: spins while this thread waits for
 /// its peer and its recent waits were short.
 pub fn before_park() {
-    let budget = budget();
+    let counts = Counts::now();
+    let budget = budget(counts);
     if budget.is_zero() {
         return;
     }
     let mut pacer = PACER.get();
-    let awaits = Counts::now().awaits_peer();
+    let awaits = counts.awaits_peer();
     let caught = awaits && pacer.spin && peer_ready(budget);
     if awaits {
         pacer.before_sleep(caught, Instant::now());
@@ -258,7 +291,7 @@ pub fn before_park() {
 
 /// The runtime's `on_thread_unpark` hook.
 pub fn after_unpark() {
-    let budget = budget();
+    let budget = budget(Counts::now());
     if budget.is_zero() {
         return;
     }
@@ -388,6 +421,37 @@ mod tests {
         ];
         for (name, counts, want) in cases {
             assert_eq!(counts.awaits_peer(), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn budgets() {
+        let engine = Counts {
+            client_connections: 1,
+            ..Counts::default()
+        };
+        let plugin = Counts {
+            server_connections: 1,
+            ..Counts::default()
+        };
+        let us = Duration::from_micros;
+        let cases = [
+            ("engine, unset", None, 2, engine, us(DEFAULT_BUDGET_US)),
+            (
+                "plugin, unset (Terraform launched it)",
+                None,
+                2,
+                plugin,
+                us(0),
+            ),
+            ("plugin, set by its engine", Some(300), 2, plugin, us(300)),
+            ("engine, set", Some(1000), 8, engine, us(1000)),
+            ("engine, turned off", Some(0), 2, engine, us(0)),
+            ("one CPU", Some(300), 1, plugin, us(0)),
+            ("one CPU, unset", None, 1, engine, us(0)),
+        ];
+        for (name, configured, cpus, counts, want) in cases {
+            assert_eq!(budget_for(configured, cpus, counts), want, "{name}");
         }
     }
 
