@@ -61,7 +61,9 @@ fn main() -> ExitCode {
     // other all the time, which a thread pool turns into cross-thread
     // wake-ups (a 5,000-long chain planned 2.7x slower on the default
     // pool). Blocking work (state writes) has its own threads, provider
-    // functions their own runtime (see the engine's provider host).
+    // functions their own runtime (see the engine's provider host). While
+    // a plugin call awaits its answer the thread polls the plugin sockets
+    // before it sleeps (terrane_plugin::spin).
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .on_thread_park(terrane_plugin::spin::before_park)

@@ -4,11 +4,13 @@
 //! The engine and a plugin take turns: the engine sends a batch of calls
 //! and waits, the plugin answers them and waits for the next batch. Each
 //! turn takes tens to hundreds of microseconds, and a process that waits
-//! in `epoll_wait` must be woken by the kernel when the peer writes. On a
-//! virtual machine that wake-up is the expensive part of a call: the idle
-//! vCPU has halted and needs an interrupt from the other one, so a
-//! 1,000-instance no-op plan through the random plugin spent about 40% of
-//! its time waking up (122 ms sleeping, 71-73 ms spinning).
+//! in `epoll_wait` must be woken by the kernel when the peer writes (on a
+//! virtual machine, an idle vCPU halts and needs an interrupt from the
+//! other one). On the 2-core VM the benchmarks run on, a 1,000-instance
+//! no-op plan through the random plugin took 122 ms sleeping and 74 ms
+//! spinning, a plan 54 and 45 ms (medians of 20 alternated runs). The
+//! spinning costs CPU time: the no-op plan's two processes used 129 and
+//! 133 ms of it, the plan's 54 and 70 ms.
 //!
 //! So a runtime thread that is about to sleep while it waits for its peer
 //! first polls its plugin connections ([`watch`]) without blocking, for
