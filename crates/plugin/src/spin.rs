@@ -200,17 +200,14 @@ pub fn plugin_env() -> (&'static str, String) {
     )
 }
 
-/// Polls `fds` for input without blocking until one is readable (true) or
-/// `budget` has passed (false). An error (a closed descriptor) ends it at
-/// once: the runtime's own wait will see what happened.
-fn spin_until_ready(fds: &[BorrowedFd<'_>], budget: Duration) -> bool {
-    let mut polled: Vec<PollFd<'_>> = fds
-        .iter()
-        .map(|fd| PollFd::new(*fd, PollFlags::POLLIN))
-        .collect();
+/// Polls `fds` (each asking for `POLLIN`, [`for_input`]) without blocking
+/// until one is readable (true) or `budget` has passed (false). An error
+/// (a closed descriptor) ends it at once: the runtime's own wait will see
+/// what happened.
+fn spin_until_ready(fds: &mut [PollFd<'_>], budget: Duration) -> bool {
     let deadline = Instant::now() + budget;
     loop {
-        match poll(&mut polled, PollTimeout::ZERO) {
+        match poll(fds, PollTimeout::ZERO) {
             Ok(0) => {}
             Ok(_) => return true,
             Err(_) => return false,
@@ -267,8 +264,15 @@ thread_local! {
 /// input or the budget has passed.
 fn peer_ready(budget: Duration) -> bool {
     let watched = WATCHED.lock().unwrap_or_else(|p| p.into_inner());
-    let fds: Vec<BorrowedFd<'_>> = watched.iter().map(|(_, fd)| fd.as_fd()).collect();
-    !fds.is_empty() && spin_until_ready(&fds, budget)
+    let mut fds: Vec<PollFd<'_>> = watched
+        .iter()
+        .map(|(_, fd)| for_input(fd.as_fd()))
+        .collect();
+    !fds.is_empty() && spin_until_ready(&mut fds, budget)
+}
+
+fn for_input(fd: BorrowedFd<'_>) -> PollFd<'_> {
+    PollFd::new(fd, PollFlags::POLLIN)
 }
 
 /// The runtime's `on_thread_park` hook: spins while this thread waits for
@@ -460,20 +464,18 @@ mod tests {
     #[test]
     fn spin_sees_input() {
         let (a, mut b) = UnixStream::pair().unwrap();
-        let budget = Duration::from_micros(50);
-        assert!(!spin_until_ready(&[a.as_fd()], budget), "nothing sent yet");
-        assert!(!spin_until_ready(&[a.as_fd()], Duration::ZERO), "one poll");
-        b.write_all(b"x").unwrap();
-        assert!(spin_until_ready(&[a.as_fd()], budget), "one byte waiting");
-        assert!(
-            spin_until_ready(&[a.as_fd()], Duration::ZERO),
-            "seen by one poll"
-        );
         let (c, _d) = UnixStream::pair().unwrap();
-        assert!(
-            spin_until_ready(&[c.as_fd(), a.as_fd()], budget),
-            "input on any watched socket"
-        );
+        let budget = Duration::from_micros(50);
+        let spin = |socks: &[&UnixStream], budget| {
+            let mut fds: Vec<PollFd<'_>> = socks.iter().map(|s| for_input(s.as_fd())).collect();
+            spin_until_ready(&mut fds, budget)
+        };
+        assert!(!spin(&[&a], budget), "nothing sent yet");
+        assert!(!spin(&[&a], Duration::ZERO), "one poll");
+        b.write_all(b"x").unwrap();
+        assert!(spin(&[&a], budget), "one byte waiting");
+        assert!(spin(&[&a], Duration::ZERO), "seen by one poll");
+        assert!(spin(&[&c, &a], budget), "input on any watched socket");
     }
 
     #[test]
