@@ -66,7 +66,11 @@ pub fn decode_typed(
     ty: &Type,
     diags: &mut Vec<Diagnostic>,
 ) -> Value {
-    let mut out: BTreeMap<String, Value> = BTreeMap::new();
+    // Gathered as pairs: the configured arguments (in the body's order,
+    // then sorted), the others, the blocks; `Entries` orders the whole and
+    // keeps the last of two equal keys, as inserting into a map would.
+    let mut out: Vec<(String, Value)> =
+        Vec::with_capacity(schema.attributes.len() + schema.block_types.len());
     for (name, expr) in &body.attributes {
         let Some(attr) = schema.attributes.get(*name) else {
             let what = if schema.block_types.contains_key(*name) {
@@ -95,21 +99,24 @@ pub fn decode_typed(
             AttrType::Nested(o) => o.spec_type(),
         };
         match convert(&v, &want) {
-            Ok(v) => {
-                out.insert(name.to_string(), v);
-            }
+            Ok(v) => out.push((name.to_string(), v)),
             Err(e) => {
                 diags.push(Diagnostic::error(
                     "Incorrect attribute value type",
                     format!("Inappropriate value for attribute {name:?}: {e}."),
                     index.range(expr.span()),
                 ));
-                out.insert(name.to_string(), Value::unknown(attr.implied_type()));
+                out.push((name.to_string(), Value::unknown(attr.implied_type())));
             }
         }
     }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    let configured = out.len();
     for (name, attr) in &schema.attributes {
-        if out.contains_key(name) {
+        if out[..configured]
+            .binary_search_by(|(k, _)| k.as_str().cmp(name))
+            .is_ok()
+        {
             continue;
         }
         if attr.required && !body.attributes.iter().any(|(n, _)| n == name) {
@@ -119,7 +126,7 @@ pub fn decode_typed(
                 index.range(body.span.clone()),
             ));
         }
-        out.insert(name.clone(), Value::null(attr.implied_type()));
+        out.push((name.clone(), Value::null(attr.implied_type())));
     }
     // Nested blocks: static ones and dynamic ones, in order of appearance.
     let mut by_type: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
@@ -176,7 +183,7 @@ pub fn decode_typed(
         let vals = by_type.remove(name.as_str()).unwrap_or_default();
         let bty = nb.block.implied_type();
         if unknown_blocks.contains_key(name.as_str()) {
-            out.insert(name.clone(), Value::unknown(nb.implied_type()));
+            out.push((name.clone(), Value::unknown(nb.implied_type())));
             continue;
         }
         let n = vals.len() as u64;
@@ -242,9 +249,9 @@ pub fn decode_typed(
                 }
             }
         };
-        out.insert(name.clone(), v);
+        out.push((name.clone(), v));
     }
-    Value::object_typed(ty, out)
+    Value::object_typed_of(ty, out.into_iter().collect())
 }
 
 /// Expands `dynamic "NAME" { for_each = ..., iterator = it, content {...} }`

@@ -725,12 +725,35 @@ impl std::fmt::Display for Pad {
     }
 }
 
-/// A keyed child's lead: the key padded to `width`, then ` = `.
-struct Lead<'k>(&'k str, usize);
+/// Appends `n` spaces.
+fn spaces(out: &mut String, n: usize) {
+    const SPACES: &str = "                                ";
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        left -= k;
+    }
+}
 
-impl std::fmt::Display for Lead<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:<width$} = ", self.0, width = self.1)
+/// What a child's line shows between its symbol and its value: a key
+/// padded to a width, then ` = ` (attributes, map entries), or text as it
+/// is (a block's type and label; nothing for a list element).
+enum Lead<'k> {
+    Key(&'k str, usize),
+    Text(&'k str),
+}
+
+impl Lead<'_> {
+    fn write(&self, out: &mut String) {
+        match *self {
+            Lead::Key(key, width) => {
+                out.push_str(key);
+                spaces(out, width.saturating_sub(key.chars().count()));
+                out.push_str(" = ");
+            }
+            Lead::Text(text) => out.push_str(text),
+        }
     }
 }
 
@@ -757,7 +780,7 @@ fn child_line(
     out: &mut String,
     style: &Style,
     indent: usize,
-    lead: &dyn std::fmt::Display,
+    lead: Lead<'_>,
     d: &Diff,
     opts: Opts,
     tail: &str,
@@ -765,13 +788,13 @@ fn child_line(
     for w in d.warnings(style, indent + 1) {
         let _ = writeln!(out, "{}{w}", pad(indent + 1));
     }
-    let _ = writeln!(
-        out,
-        "{}{} {lead}{}{tail}",
-        pad(indent + 1),
-        d.act.symbol(style),
-        d.render(style, indent + 1, opts)
-    );
+    spaces(out, 4 * (indent + 1));
+    out.push_str(d.act.symbol(style));
+    out.push(' ');
+    lead.write(out);
+    out.push_str(&d.render(style, indent + 1, opts));
+    out.push_str(tail);
+    out.push('\n');
 }
 
 impl Diff {
@@ -884,7 +907,7 @@ impl Diff {
                         hidden += 1;
                         continue;
                     }
-                    child_line(&mut out, style, indent, &Lead(key, width), d, opts, "");
+                    child_line(&mut out, style, indent, Lead::Key(key, width), d, opts, "");
                 }
                 hidden_line(&mut out, indent, "attribute", hidden);
                 self.blocks(&mut out, style, indent, blocks, !attrs.is_empty(), child);
@@ -918,7 +941,15 @@ impl Diff {
                     } else {
                         ""
                     };
-                    child_line(&mut out, style, indent, &Lead(key, width), d, child, comma);
+                    child_line(
+                        &mut out,
+                        style,
+                        indent,
+                        Lead::Key(key, width),
+                        d,
+                        child,
+                        comma,
+                    );
                 }
                 hidden_line(&mut out, indent, "element", hidden);
                 let _ = write!(out, "{}    }}{}", pad(indent), self.null_suffix(o));
@@ -940,7 +971,7 @@ impl Diff {
                         hidden += 1;
                         continue;
                     }
-                    child_line(&mut out, style, indent, &"", d, child, ",");
+                    child_line(&mut out, style, indent, Lead::Text(""), d, child, ",");
                 }
                 hidden_line(&mut out, indent, "element", hidden);
                 let _ = write!(out, "{}    ]{}", pad(indent), self.null_suffix(o));
@@ -974,7 +1005,7 @@ impl Diff {
                 }
                 first = false;
                 let lead = format!("{}{label} ", crate::text::key_text(&g.name));
-                child_line(out, style, indent, &lead, d, o, "");
+                child_line(out, style, indent, Lead::Text(&lead), d, o, "");
             }
         }
         if hidden > 0 {
@@ -998,7 +1029,7 @@ impl Diff {
             ..changed
         };
         let line = |out: &mut String, d: &Diff, opts: Opts| {
-            child_line(out, style, indent, &"", d, opts, ",")
+            child_line(out, style, indent, Lead::Text(""), d, opts, ",")
         };
         let mut out = format!("[{forces}\n");
         let mut skipped: Vec<&Diff> = Vec::new();

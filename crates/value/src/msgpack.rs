@@ -73,22 +73,34 @@ impl std::error::Error for DecodeError {}
 /// Encodes `v` as a value of type `ty`.
 pub fn encode(v: &Value, ty: &Type) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::with_capacity(64);
-    enc(&mut out, v, ty, &mut Path::root())?;
+    enc(&mut out, v, ty).map_err(|mut e| {
+        e.path.0.reverse();
+        e
+    })?;
     Ok(out)
 }
 
-fn enc_fail<T>(path: &Path, message: impl Into<String>) -> Result<T, EncodeError> {
+/// A failure where it happened; each level it unwinds through adds its
+/// step (so the path is built innermost first and reversed at the top,
+/// and a value that encodes builds no path at all).
+fn enc_fail<T>(message: impl Into<String>) -> Result<T, EncodeError> {
     Err(EncodeError {
-        path: path.clone(),
+        path: Path::root(),
         message: message.into(),
     })
 }
 
-fn enc(out: &mut Vec<u8>, v: &Value, ty: &Type, path: &mut Path) -> Result<(), EncodeError> {
+/// The failure `e` one step further out, at `step`.
+fn under(mut e: EncodeError, step: Step) -> EncodeError {
+    e.path.0.push(step);
+    e
+}
+
+fn enc(out: &mut Vec<u8>, v: &Value, ty: &Type) -> Result<(), EncodeError> {
     if ty.is_dynamic() && !v.ty().is_dynamic() {
         rmp::encode::write_array_len(out, 2).ok();
         rmp::encode::write_bin(out, &typejson::to_bytes(v.ty())).ok();
-        return enc(out, v, v.ty(), path);
+        return enc(out, v, v.ty());
     }
     match v.kind() {
         Kind::Unknown(r) => {
@@ -112,58 +124,65 @@ fn enc(out: &mut Vec<u8>, v: &Value, ty: &Type, path: &mut Path) -> Result<(), E
         (Type::List(t) | Type::Set(t), Kind::Seq(es) | Kind::Set(es)) => {
             rmp::encode::write_array_len(out, es.len() as u32).ok();
             for (i, e) in es.iter().enumerate() {
-                path.push(Step::Index(i as i64));
-                enc(out, e, t, path)?;
-                path.pop();
+                enc(out, e, t).map_err(|e| under(e, Step::Index(i as i64)))?;
             }
         }
         (Type::Tuple(ts), Kind::Seq(es)) => {
             if ts.len() != es.len() {
-                return enc_fail(
-                    path,
-                    format!("tuple has {} elements, type wants {}", es.len(), ts.len()),
-                );
+                return enc_fail(format!(
+                    "tuple has {} elements, type wants {}",
+                    es.len(),
+                    ts.len()
+                ));
             }
             rmp::encode::write_array_len(out, es.len() as u32).ok();
             for (i, (e, t)) in es.iter().zip(ts.iter()).enumerate() {
-                path.push(Step::Index(i as i64));
-                enc(out, e, t, path)?;
-                path.pop();
+                enc(out, e, t).map_err(|e| under(e, Step::Index(i as i64)))?;
             }
         }
         (Type::Map(t), Kind::Map(m)) => {
             rmp::encode::write_map_len(out, m.len() as u32).ok();
             for (k, e) in m.iter() {
                 rmp::encode::write_str(out, k).ok();
-                path.push(Step::Key(k.clone()));
-                enc(out, e, t, path)?;
-                path.pop();
+                enc(out, e, t).map_err(|e| under(e, Step::Key(k.clone())))?;
             }
         }
         (Type::Object(o), Kind::Map(m)) => {
-            rmp::encode::write_map_len(out, o.attrs().len() as u32).ok();
-            for (k, t) in o.attrs() {
-                let Some(e) = m.get(k) else {
-                    return enc_fail(path, format!("missing attribute {k:?}"));
+            let attrs = o.attrs();
+            rmp::encode::write_map_len(out, attrs.len() as u32).ok();
+            // Both are sorted by key, so a conforming object's entries
+            // match the type's attributes one by one; after the first
+            // that does not, each attribute is looked up.
+            let mut given = m.iter();
+            let mut lockstep = true;
+            for (k, t) in attrs {
+                let next = if lockstep {
+                    given.next().filter(|(g, _)| *g == k).map(|(_, e)| e)
+                } else {
+                    None
+                };
+                lockstep &= next.is_some();
+                let Some(e) = next.or_else(|| m.get(k)) else {
+                    return enc_fail(format!("missing attribute {k:?}"));
                 };
                 rmp::encode::write_str(out, k).ok();
-                path.push(Step::Attr(k.clone()));
-                enc(out, e, t, path)?;
-                path.pop();
+                enc(out, e, t).map_err(|e| under(e, Step::Attr(k.clone())))?;
             }
-            if let Some(extra) = m.keys().find(|k| o.attr(k).is_none()) {
-                return enc_fail(path, format!("unexpected attribute {extra:?}"));
+            let extra = if lockstep {
+                given.next().map(|(k, _)| k)
+            } else {
+                m.keys().find(|k| o.attr(k).is_none())
+            };
+            if let Some(extra) = extra {
+                return enc_fail(format!("unexpected attribute {extra:?}"));
             }
         }
         _ => {
-            return enc_fail(
-                path,
-                format!(
-                    "a {} value cannot be written as {}",
-                    v.ty().friendly_name(),
-                    ty.friendly_name()
-                ),
-            )
+            return enc_fail(format!(
+                "a {} value cannot be written as {}",
+                v.ty().friendly_name(),
+                ty.friendly_name()
+            ))
         }
     }
     Ok(())
@@ -430,9 +449,17 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
             // type's attributes, so a duplicate shows within as many keys.
             let mut m: Vec<(String, Value)> = Vec::with_capacity(o.attrs().len());
             let mut sorted = true;
+            // The type's attributes in order, as the keys usually come:
+            // each key is first tried against the next attribute.
+            let mut expect = o.attrs().iter().peekable();
             for _ in 0..n {
                 let k = key(r).map_err(|e| fail(path, e))?;
-                let Some(t) = o.attr(&k) else {
+                let mut next = expect.next_if(|(a, _)| **a == k);
+                if next.is_none() {
+                    while expect.next_if(|(a, _)| a.as_str() < k.as_str()).is_some() {}
+                    next = expect.next_if(|(a, _)| **a == k);
+                }
+                let Some(t) = next.map(|(_, t)| t).or_else(|| o.attr(&k)) else {
                     return Err(fail(path, format!("unsupported attribute {k:?}")));
                 };
                 path.push(Step::Attr(k));

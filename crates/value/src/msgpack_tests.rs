@@ -388,16 +388,72 @@ fn decoding_errors() {
 
 #[test]
 fn encoding_errors() {
-    let err = encode(&s("x"), &Type::Number).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "cannot encode value: a string value cannot be written as number"
+    fn check(name: &str, v: Value, ty: Type, want: &str) {
+        let err = encode(&v, &ty).expect_err(name);
+        assert_eq!(err.to_string(), want, "{name}");
+    }
+    fn num(name: &str) -> (&str, Type) {
+        (name, Type::Number)
+    }
+    let ab = Type::object([num("a"), num("b")]);
+    let one = |k: &str| Value::object_from([(k, n("1"))]);
+    check(
+        "top level",
+        s("x"),
+        Type::Number,
+        "cannot encode value: a string value cannot be written as number",
     );
-    let ty = Type::object([("a", Type::Number)]);
-    let err = encode(&Value::object_from([("a", s("x"))]), &ty).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "cannot encode value at .a: a string value cannot be written as number"
+    check(
+        "in an attribute",
+        Value::object_from([("a", s("x"))]),
+        Type::object([num("a")]),
+        "cannot encode value at .a: a string value cannot be written as number",
+    );
+    check(
+        "the path through every kind of step, outermost first",
+        Value::object_from([(
+            "outer",
+            Value::map(
+                Type::list(Type::Number),
+                [(
+                    "k".to_string(),
+                    Value::list(Type::Number, vec![n("1"), s("x")]),
+                )]
+                .into(),
+            ),
+        )]),
+        Type::object([("outer", Type::map(Type::list(Type::Number)))]),
+        "cannot encode value at .outer[\"k\"][1]: a string value cannot be written as number",
+    );
+    check(
+        "a missing attribute",
+        one("a"),
+        ab.clone(),
+        "cannot encode value: missing attribute \"b\"",
+    );
+    check(
+        "an extra attribute after all the type's",
+        Value::object_from([("a", n("1")), ("b", n("2")), ("c", n("3"))]),
+        ab.clone(),
+        "cannot encode value: unexpected attribute \"c\"",
+    );
+    check(
+        "an extra attribute among the type's",
+        Value::object_from([("a", n("1")), ("aa", n("2")), ("b", n("3"))]),
+        ab.clone(),
+        "cannot encode value: unexpected attribute \"aa\"",
+    );
+    check(
+        "a missing attribute is named before an extra one",
+        Value::object_from([("a", n("1")), ("c", n("2"))]),
+        ab.clone(),
+        "cannot encode value: missing attribute \"b\"",
+    );
+    check(
+        "a later attribute's error comes before an extra one",
+        Value::object_from([("a", n("1")), ("aa", n("2")), ("b", s("x"))]),
+        ab,
+        "cannot encode value at .b: a string value cannot be written as number",
     );
 }
 

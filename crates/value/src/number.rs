@@ -60,6 +60,13 @@ impl Number {
             _ => {}
         }
         let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+        // A plain integer that fits i64 (the usual literal, `count = 3`),
+        // without the decimal parser: the same normalized value.
+        if (1..=18).contains(&body.len()) && body.bytes().all(|b| b.is_ascii_digit()) {
+            if let Ok(i) = t.parse::<i64>() {
+                return Ok(Number::Finite(normalize(BigDecimal::from(i))));
+            }
+        }
         let (mantissa, exponent) = match body.find(['e', 'E']) {
             Some(i) => (&body[..i], Some(&body[i + 1..])),
             None => (body, None),
@@ -314,6 +321,25 @@ mod tests {
             "1e-9000",
         ] {
             assert!(Number::parse(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    proptest::proptest! {
+        /// The plain-integer shortcut gives what the decimal parser gives,
+        /// representation included: signs, leading zeros, trailing zeros
+        /// (normalized away) and lengths on both sides of the cut-off.
+        #[test]
+        fn integers_parse_as_the_decimal_parser_does(
+            sign in proptest::sample::select(vec!["", "-", "+"]),
+            zeros in 0usize..3,
+            digits in "[0-9]{1,20}",
+        ) {
+            let text = format!("{sign}{}{digits}", "0".repeat(zeros));
+            let slow = normalize(BigDecimal::from_str(&text).unwrap());
+            let Number::Finite(fast) = Number::parse(&text).unwrap() else {
+                panic!("{text} parsed as an infinity");
+            };
+            proptest::prop_assert_eq!(fast.as_bigint_and_exponent(), slow.as_bigint_and_exponent());
         }
     }
 

@@ -210,10 +210,12 @@ impl Type {
             | (Type::Set(a), Type::Set(b))
             | (Type::Map(a), Type::Map(b)) => a.conforms_to(b),
             (Type::Object(a), Type::Object(b)) => {
+                // Both sorted by name: the same names pair up in order.
                 a.attrs.len() == b.attrs.len()
                     && a.attrs
                         .iter()
-                        .all(|(k, t)| b.attrs.get(k).is_some_and(|w| t.conforms_to(w)))
+                        .zip(&b.attrs)
+                        .all(|((k, t), (n, w))| k == n && t.conforms_to(w))
             }
             (Type::Tuple(a), Type::Tuple(b)) => {
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.conforms_to(y))
@@ -282,5 +284,53 @@ impl fmt::Display for Type {
 impl fmt::Debug for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Type;
+
+    #[test]
+    fn conformance() {
+        fn check(case: &str, have: Type, want: Type, conforms: bool) {
+            assert_eq!(have.conforms_to(&want), conforms, "{case}");
+        }
+        let ab = Type::object([("a", Type::String), ("b", Type::Number)]);
+        check("the same object", ab.clone(), ab.clone(), true);
+        check(
+            "as many attributes, one named differently",
+            Type::object([("a", Type::String), ("c", Type::Number)]),
+            ab.clone(),
+            false,
+        );
+        check(
+            "one attribute's type differs",
+            Type::object([("a", Type::String), ("b", Type::Bool)]),
+            ab.clone(),
+            false,
+        );
+        check(
+            "fewer attributes",
+            Type::object([("a", Type::String)]),
+            ab.clone(),
+            false,
+        );
+        check(
+            "an attribute the wanted type leaves dynamic",
+            ab.clone(),
+            Type::object([("a", Type::String), ("b", Type::Dynamic)]),
+            true,
+        );
+        check(
+            "nested objects, inner names differ",
+            Type::list(Type::object([("x", ab.clone())])),
+            Type::list(Type::object([(
+                "x",
+                Type::object([("a", Type::String), ("z", Type::Number)]),
+            )])),
+            false,
+        );
+        check("anything conforms to dynamic", ab, Type::Dynamic, true);
     }
 }

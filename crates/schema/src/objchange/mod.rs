@@ -95,5 +95,42 @@ fn attr_of(v: &Value, name: &str, ty: impl FnOnce() -> Type) -> Value {
     }
 }
 
+/// [`attr_of`] for names asked in key order (a schema's attributes, then
+/// separately its block types): each lookup continues where the last one
+/// ended, so reading every attribute of an object is one pass over its
+/// entries rather than one search per name. A name asked out of order is
+/// still found.
+struct InOrder<'v> {
+    v: &'v Value,
+    rest: std::iter::Peekable<terrane_value::EntriesIter<'v>>,
+}
+
+impl<'v> InOrder<'v> {
+    fn new(v: &'v Value) -> InOrder<'v> {
+        static NONE: std::sync::OnceLock<terrane_value::Entries> = std::sync::OnceLock::new();
+        let entries = v
+            .entries()
+            .unwrap_or_else(|| NONE.get_or_init(terrane_value::Entries::new));
+        InOrder {
+            v,
+            rest: entries.iter().peekable(),
+        }
+    }
+
+    fn get(&mut self, name: &str, ty: impl FnOnce() -> Type) -> Value {
+        if !self.v.is_known() {
+            return Value::unknown(ty());
+        }
+        if let Some((_, e)) = self.rest.next_if(|(k, _)| k.as_str() == name) {
+            return e.clone();
+        }
+        while self.rest.next_if(|(k, _)| k.as_str() < name).is_some() {}
+        if let Some((_, e)) = self.rest.next_if(|(k, _)| k.as_str() == name) {
+            return e.clone();
+        }
+        attr_of(self.v, name, ty)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@
 //! attributes are checked element by element. Blocks: counts and keys must
 //! match the configuration; no element may be unknown itself.
 
-use super::{attr_of, err, Nested, PlanError};
+use super::{err, InOrder, Nested, PlanError};
 use crate::{Attribute, Block, BlockNesting, NestedObject, ObjectNesting};
 use std::collections::BTreeMap;
 use terrane_value::{Path, Step, Type, Value};
@@ -44,15 +44,18 @@ fn check_block(
         return;
     }
     check_attributes(&schema.attributes, prior, config, planned, path, errs);
+    let mut planned_in = InOrder::new(planned);
+    let mut config_in = InOrder::new(config);
+    let mut prior_in = InOrder::new(prior);
     for (name, bt) in &schema.block_types {
         path.push(Step::Attr(name.clone()));
         let ty = || bt.implied_type();
-        let planned_v = attr_of(planned, name, ty);
-        let config_v = attr_of(config, name, ty);
+        let planned_v = planned_in.get(name, ty);
+        let config_v = config_in.get(name, ty);
         let prior_v = if prior.is_null() {
             Value::null(ty())
         } else {
-            attr_of(prior, name, ty)
+            prior_in.get(name, ty)
         };
         check_nested_block(
             bt.nesting, &bt.block, &prior_v, &config_v, &planned_v, path, errs,
@@ -196,14 +199,17 @@ fn check_attributes(
     path: &mut Path,
     errs: &mut Vec<PlanError>,
 ) {
+    let mut planned_in = InOrder::new(planned);
+    let mut config_in = InOrder::new(config);
+    let mut prior_in = InOrder::new(prior);
     for (name, attr) in attrs {
         let ty = || attr.implied_type();
-        let planned_v = attr_of(planned, name, ty);
-        let config_v = attr_of(config, name, ty);
+        let planned_v = planned_in.get(name, ty);
+        let config_v = config_in.get(name, ty);
         let prior_v = if prior.is_null() {
             Value::null(ty())
         } else {
-            attr_of(prior, name, ty)
+            prior_in.get(name, ty)
         };
         path.push(Step::Attr(name.clone()));
         check_value(attr, &prior_v, &config_v, &planned_v, path, errs);

@@ -7,7 +7,7 @@
 //! heuristic) and merged recursively. Results keep the container kind of the
 //! configuration (list vs tuple, map vs object).
 
-use super::{attr_of, Nested};
+use super::{attr_of, InOrder, Nested};
 use crate::{Attribute, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting};
 use std::collections::BTreeMap;
 use terrane_value::{Kind, Type, Value};
@@ -85,12 +85,14 @@ fn proposed_block(schema: &Block, prior: &Value, config: &Value) -> Value {
         return prior.clone();
     }
     let mut attrs = proposed_attributes(&schema.attributes, prior, config);
+    let (mut prior_in, mut config_in) = (InOrder::new(prior), InOrder::new(config));
     for (name, bt) in &schema.block_types {
-        let prior_v = attr_of(prior, name, || bt.implied_type());
-        let config_v = attr_of(config, name, || bt.implied_type());
-        attrs.insert(name.clone(), proposed_nested_block(bt, &prior_v, &config_v));
+        let prior_v = prior_in.get(name, || bt.implied_type());
+        let config_v = config_in.get(name, || bt.implied_type());
+        attrs.push((name.clone(), proposed_nested_block(bt, &prior_v, &config_v)));
     }
-    Value::object(attrs).with_sensitive(config.is_sensitive())
+    // Attributes, then blocks, each sorted: `Entries` merges the two.
+    Value::object_of(attrs.into_iter().collect()).with_sensitive(config.is_sensitive())
 }
 
 fn proposed_nested_block(bt: &NestedBlock, prior: &Value, config: &Value) -> Value {
@@ -107,15 +109,17 @@ fn proposed_nested_block(bt: &NestedBlock, prior: &Value, config: &Value) -> Val
     }
 }
 
+/// The proposed attributes, in key order.
 fn proposed_attributes(
     attrs: &BTreeMap<String, Attribute>,
     prior: &Value,
     config: &Value,
-) -> BTreeMap<String, Value> {
-    let mut out = BTreeMap::new();
+) -> Vec<(String, Value)> {
+    let mut out = Vec::with_capacity(attrs.len());
+    let (mut prior_in, mut config_in) = (InOrder::new(prior), InOrder::new(config));
     for (name, attr) in attrs {
-        let prior_v = attr_of(prior, name, || attr.implied_type());
-        let config_v = attr_of(config, name, || attr.implied_type());
+        let prior_v = prior_in.get(name, || attr.implied_type());
+        let config_v = config_in.get(name, || attr.implied_type());
         let new_v = if attr.computed && config_v.is_null() {
             match attr.nested_object() {
                 Some(obj) if attr.optional && has_configured_nested_value(obj, &prior_v) => {
@@ -128,7 +132,7 @@ fn proposed_attributes(
         } else {
             config_v
         };
-        out.insert(name.clone(), new_v);
+        out.push((name.clone(), new_v));
     }
     out
 }
@@ -182,8 +186,12 @@ fn proposed_object(nested: Nested<'_>, prior: &Value, config: &Value) -> Value {
             if config.is_null() || !config.is_known() {
                 return config.clone();
             }
-            Value::object(proposed_attributes(&o.attributes, prior, config))
-                .with_sensitive(config.is_sensitive())
+            Value::object_of(
+                proposed_attributes(&o.attributes, prior, config)
+                    .into_iter()
+                    .collect(),
+            )
+            .with_sensitive(config.is_sensitive())
         }
     }
 }
