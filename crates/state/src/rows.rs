@@ -99,17 +99,19 @@ fn seal(cipher: Option<&Cipher>, plain: Vec<u8>, aad: &[u8]) -> Vec<u8> {
     }
 }
 
+/// The column's plaintext. The associated data (`aad`) and the name in
+/// the error (`what`) are only made when a cipher needs them.
 fn unseal(
     cipher: Option<&Cipher>,
     data: &[u8],
-    aad: &[u8],
-    what: &str,
+    aad: impl FnOnce() -> Vec<u8>,
+    what: impl FnOnce() -> String,
     path: &str,
 ) -> Result<Vec<u8>> {
     match cipher {
-        Some(c) => c.open(data, aad).ok_or_else(|| StateError::Decrypt {
+        Some(c) => c.open(data, &aad()).ok_or_else(|| StateError::Decrypt {
             path: path.into(),
-            what: what.into(),
+            what: what(),
         }),
         None => Ok(data.to_vec()),
     }
@@ -301,39 +303,46 @@ pub(crate) fn object_from_row(
             workspace, &r.module, &r.mode, &r.ty, &r.name, &r.key, column,
         )
     };
-    let (attributes_aad, private_aad, flat_aad) =
-        (aad("attributes"), aad("private"), aad("attributes_flat"));
-    let addr = addr_from_row(&r.module, &r.mode, r.ty, r.name, &r.key)?;
-    let what = addr.to_string();
-    let attributes =
-        Attributes::parse_bytes(unseal(cipher, &r.attributes, &attributes_aad, &what, path)?)
-            .map_err(|e| bad(&what, &e.to_string()))?;
+    let addr = addr_from_row(&r.module, &r.mode, r.ty.clone(), r.name.clone(), &r.key)?;
+    let what = || addr.to_string();
+    let attributes = Attributes::parse_bytes(unseal(
+        cipher,
+        &r.attributes,
+        || aad("attributes"),
+        what,
+        path,
+    )?)
+    .map_err(|e| bad(&what(), &e.to_string()))?;
     let attributes_flat = match &r.attributes_flat {
         Some(f) => Some(
             serde_json::from_slice::<BTreeMap<String, String>>(&unseal(
-                cipher, f, &flat_aad, &what, path,
+                cipher,
+                f,
+                || aad("attributes_flat"),
+                what,
+                path,
             )?)
-            .map_err(|e| bad(&what, &format!("attributes_flat: {e}")))?,
+            .map_err(|e| bad(&what(), &format!("attributes_flat: {e}")))?,
         ),
         None => None,
     };
     let private = match &r.private {
-        Some(p) => Some(unseal(cipher, p, &private_aad, &what, path)?),
+        Some(p) => Some(unseal(cipher, p, || aad("private"), what, path)?),
         None => None,
     };
     let sensitive_paths = match parse_json("sensitive paths", &r.sensitive)? {
         Json::Array(ps) => ps
             .iter()
-            .map(|p| path_from_json(p).map_err(|e| bad(&what, &e)))
+            .map(|p| path_from_json(p).map_err(|e| bad(&what(), &e)))
             .collect::<Result<Vec<_>>>()?,
-        _ => return Err(bad(&what, "sensitive paths must be an array")),
+        _ => return Err(bad(&what(), "sensitive paths must be an array")),
     };
-    let dependencies = dependencies_from_row(&r.dependencies, &what)?;
+    let dependencies = dependencies_from_row(&r.dependencies, what)?;
     let object = ObjectState {
         attributes,
         attributes_flat,
         schema_version: u64::try_from(r.schema_version)
-            .map_err(|_| bad(&what, "negative schema version"))?,
+            .map_err(|_| bad(&what(), "negative schema version"))?,
         status: if r.tainted {
             Status::Tainted
         } else {
@@ -345,7 +354,7 @@ pub(crate) fn object_from_row(
         create_before_destroy: r.cbd,
         identity_schema_version: r
             .identity_schema_version
-            .map(|v| u64::try_from(v).map_err(|_| bad(&what, "negative identity schema version")))
+            .map(|v| u64::try_from(v).map_err(|_| bad(&what(), "negative identity schema version")))
             .transpose()?,
     };
     Ok(DecodedRow {
@@ -357,8 +366,12 @@ pub(crate) fn object_from_row(
 }
 
 /// A row's `dependencies` column; `what` names the object in errors.
-pub(crate) fn dependencies_from_row(text: &str, what: &str) -> Result<Vec<String>> {
-    serde_json::from_str::<Vec<String>>(text).map_err(|e| bad(what, &e.to_string()))
+/// The dependencies column; `what` names the object in an error.
+pub(crate) fn dependencies_from_row(
+    text: &str,
+    what: impl FnOnce() -> String,
+) -> Result<Vec<String>> {
+    serde_json::from_str::<Vec<String>>(text).map_err(|e| bad(&what(), &e.to_string()))
 }
 
 /// Output rows decoded (and opened, when sealed).
@@ -373,8 +386,8 @@ pub(crate) fn outputs_from_rows(
         let value = serde_json::from_slice(&unseal(
             cipher,
             &o.value,
-            &output_aad(workspace, &o.name),
-            &format!("output {}", o.name),
+            || output_aad(workspace, &o.name),
+            || format!("output {}", o.name),
             path,
         )?)
         .map_err(|e| bad(&o.name, &e.to_string()))?;

@@ -109,7 +109,7 @@ pub(crate) fn visit_dependencies(
 ) -> crate::Result<ControlFlow<()>> {
     let [module, mode, ty, name, key] = columns;
     let addr = crate::rows::addr_from_row(module, mode, ty.into(), name.into(), key)?;
-    let deps = crate::rows::dependencies_from_row(dependencies, &addr.to_string())?;
+    let deps = crate::rows::dependencies_from_row(dependencies, || addr.to_string())?;
     Ok(visit(Streamed::Dependencies {
         resource: &addr.resource,
         dependencies: &deps,

@@ -14,7 +14,9 @@
 //! [`DecodeError`] with the path where decoding failed, never panicking on
 //! arbitrary bytes.
 
-use crate::{typejson, Bound, Entries, Kind, Number, Path, Refinements, Step, Type, Value};
+use crate::{
+    typejson, Bound, Entries, Kind, Number, ObjectType, Path, Refinements, Step, Type, Value,
+};
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -246,7 +248,11 @@ fn write_unknown(out: &mut Vec<u8>, r: Option<&Refinements>) {
 
 /// Decodes bytes holding one value of type `ty`. Trailing bytes are an error.
 pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, DecodeError> {
-    let mut r = Reader { buf: bytes, pos: 0 };
+    let mut r = Reader {
+        buf: bytes,
+        pos: 0,
+        plain: !ty.has_dynamic() && !ty.has_optional_markers(),
+    };
     let mut path = Path::root();
     let v = dec(&mut r, ty, &mut path, 0)?;
     if r.pos != bytes.len() {
@@ -275,6 +281,10 @@ enum Item<'a> {
 struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
+    /// Whether the type being decoded has no `dynamic` and no optional
+    /// markers anywhere, so each object decoded takes its type as is
+    /// (checked once per value, not once per object).
+    plain: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -390,7 +400,13 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
                     "dynamic value wrapper must name a concrete type".into(),
                 ));
             }
-            dec(r, &actual, path, depth + 1)
+            let plain = std::mem::replace(
+                &mut r.plain,
+                !actual.has_dynamic() && !actual.has_optional_markers(),
+            );
+            let v = dec(r, &actual, path, depth + 1);
+            r.plain = plain;
+            v
         }
         (Type::Dynamic, _) => Err(fail(
             path,
@@ -443,53 +459,7 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
             }
             Ok(Value::map((**t).clone(), m))
         }
-        (Type::Object(o), Item::Map(n)) => {
-            // Gathered in a vector: encoders write attributes in key order,
-            // so it is usually sorted already. Every key is one of the
-            // type's attributes, so a duplicate shows within as many keys.
-            let mut m: Vec<(String, Value)> = Vec::with_capacity(o.attrs().len());
-            let mut sorted = true;
-            // The type's attributes in order, as the keys usually come:
-            // each key is first tried against the next attribute.
-            let mut expect = o.attrs().iter().peekable();
-            for _ in 0..n {
-                let k = key(r).map_err(|e| fail(path, e))?;
-                let mut next = expect.next_if(|(a, _)| **a == k);
-                if next.is_none() {
-                    while expect.next_if(|(a, _)| a.as_str() < k.as_str()).is_some() {}
-                    next = expect.next_if(|(a, _)| **a == k);
-                }
-                let Some(t) = next.map(|(_, t)| t).or_else(|| o.attr(&k)) else {
-                    return Err(fail(path, format!("unsupported attribute {k:?}")));
-                };
-                path.push(Step::Attr(k));
-                let v = dec(r, t, path, depth + 1)?;
-                let k = pop_key(path);
-                if m.last().is_some_and(|(last, _)| *last >= k) {
-                    if m.iter().any(|(seen, _)| *seen == k) {
-                        return Err(fail(path, format!("duplicate attribute {k:?}")));
-                    }
-                    sorted = false;
-                }
-                m.push((k, v));
-            }
-            if !sorted {
-                m.sort_by(|a, b| a.0.cmp(&b.0));
-            }
-            if m.len() != o.attrs().len() {
-                // Absent attributes are null: merged in, both sides sorted.
-                let mut given = m.into_iter().peekable();
-                let mut all = Vec::with_capacity(o.attrs().len());
-                for (k, t) in o.attrs() {
-                    match given.next_if(|(g, _)| g == k) {
-                        Some(pair) => all.push(pair),
-                        None => all.push((k.clone(), Value::null(t.clone()))),
-                    }
-                }
-                m = all;
-            }
-            Ok(Value::object_typed_of(ty, Entries::from_sorted(m)))
-        }
+        (Type::Object(o), Item::Map(n)) => dec_object(r, ty, o, n, path, depth),
         (_, Item::Array(_)) => Err(wrong(path, "an array")),
         (_, Item::Map(_)) => Err(wrong(path, "a map")),
         (_, Item::Str(_)) => Err(wrong(path, "a string")),
@@ -497,6 +467,79 @@ fn dec(r: &mut Reader<'_>, ty: &Type, path: &mut Path, depth: usize) -> Result<V
         (_, Item::Bin(_)) => Err(wrong(path, "binary data")),
         (_, _) => Err(wrong(path, "a number")),
     }
+}
+
+/// An object of `n` entries (the keys and values follow), kept out of
+/// [`dec`] so that the recursion's frame stays small.
+#[inline(never)]
+fn dec_object(
+    r: &mut Reader<'_>,
+    ty: &Type,
+    o: &ObjectType,
+    n: usize,
+    path: &mut Path,
+    depth: usize,
+) -> Result<Value, DecodeError> {
+    let fail = |path: &Path, m: String| DecodeError {
+        path: path.clone(),
+        message: m,
+    };
+    // Gathered in a vector: encoders write attributes in key order,
+    // so it is usually sorted already. Every key is one of the
+    // type's attributes, so a duplicate shows within as many keys.
+    let mut m: Vec<(String, Value)> = Vec::with_capacity(o.attrs().len());
+    let mut sorted = true;
+    // The type's attributes in order, as the keys usually come:
+    // each key is first tried against the next attribute.
+    let mut expect = o.attrs().iter().peekable();
+    for _ in 0..n {
+        // The expected name's bytes: its copy needs no UTF-8 check.
+        let raw = key_bytes(r).map_err(|e| fail(path, e))?;
+        let mut next = expect.next_if(|(a, _)| a.as_bytes() == raw);
+        let k = match next {
+            Some((a, _)) => a.clone(),
+            None => String::from_utf8(raw.to_vec())
+                .map_err(|_| fail(path, "map key is not valid UTF-8".into()))?,
+        };
+        if next.is_none() {
+            while expect.next_if(|(a, _)| a.as_str() < k.as_str()).is_some() {}
+            next = expect.next_if(|(a, _)| **a == k);
+        }
+        let Some(t) = next.map(|(_, t)| t).or_else(|| o.attr(&k)) else {
+            return Err(fail(path, format!("unsupported attribute {k:?}")));
+        };
+        path.push(Step::Attr(k));
+        let v = dec(r, t, path, depth + 1)?;
+        let k = pop_key(path);
+        if m.last().is_some_and(|(last, _)| *last >= k) {
+            if m.iter().any(|(seen, _)| *seen == k) {
+                return Err(fail(path, format!("duplicate attribute {k:?}")));
+            }
+            sorted = false;
+        }
+        m.push((k, v));
+    }
+    if !sorted {
+        m.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    if m.len() != o.attrs().len() {
+        // Absent attributes are null: merged in, both sides sorted.
+        let mut given = m.into_iter().peekable();
+        let mut all = Vec::with_capacity(o.attrs().len());
+        for (k, t) in o.attrs() {
+            match given.next_if(|(g, _)| g == k) {
+                Some(pair) => all.push(pair),
+                None => all.push((k.clone(), Value::null(t.clone()))),
+            }
+        }
+        m = all;
+    }
+    let entries = Entries::from_sorted(m);
+    Ok(if r.plain {
+        Value::object_typed_plain(ty, entries)
+    } else {
+        Value::object_typed_of(ty, entries)
+    })
 }
 
 /// Moves the key of the path's last step (pushed while its value
@@ -518,6 +561,13 @@ fn pop_key(path: &mut Path) -> String {
     match path.pop() {
         Some(Step::Attr(k) | Step::Key(k)) => k,
         _ => unreachable!("the caller pushed the key's step"),
+    }
+}
+
+fn key_bytes<'a>(r: &mut Reader<'a>) -> Result<&'a [u8], String> {
+    match r.item()? {
+        Item::Str(s) => Ok(s),
+        _ => Err("map keys must be strings".into()),
     }
 }
 
@@ -553,6 +603,7 @@ fn unknown_from_ext(ty: &Type, code: i8, payload: &[u8]) -> Result<Value, String
     let mut r = Reader {
         buf: payload,
         pos: 0,
+        plain: false,
     };
     let Item::Map(n) = r.item()? else {
         return Err("refinements must be a map".into());

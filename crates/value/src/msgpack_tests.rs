@@ -279,6 +279,25 @@ fn decoding_accepts_alternative_forms() {
             ("b", Value::bool(true)),
         ])),
     );
+    // Keys in reverse order, and a key between two of the type's.
+    check_decode(
+        "82 a1 62 c3 a1 61 a1 78",
+        ty.clone(),
+        Ok(Value::object_from([
+            ("a", s("x")),
+            ("b", Value::bool(true)),
+        ])),
+    );
+    let abc = Type::object([("a", Type::Bool), ("b", Type::Bool), ("c", Type::Bool)]);
+    check_decode(
+        "82 a1 63 c3 a1 61 c2",
+        abc,
+        Ok(Value::object_from([
+            ("a", Value::bool(false)),
+            ("b", Value::null(Type::Bool)),
+            ("c", Value::bool(true)),
+        ])),
+    );
     // Unknown refinement keys are ignored.
     check_decode(
         "c7 06 0c 82 09 a1 78 01 c2",
@@ -339,6 +358,11 @@ fn decoding_errors() {
         "82 a1 61 c3 a1 61 c2",
         Type::object([("a", Type::Bool)]),
         Err("duplicate attribute"),
+    );
+    check_decode(
+        "81 a2 c3 28 c3",
+        Type::object([("a", Type::Bool)]),
+        Err("map key is not valid UTF-8"),
     );
     check_decode(
         "81 01 c3",

@@ -256,6 +256,18 @@ impl Value {
         }
     }
 
+    /// [`Value::object_typed_of`] for a type the caller knows to be an
+    /// object type without `dynamic` or optional markers anywhere.
+    pub(crate) fn object_typed_plain(ty: &Type, attrs: Entries) -> Value {
+        debug_assert!(matches!(ty, Type::Object(_)));
+        debug_assert!(!ty.has_dynamic() && !ty.has_optional_markers());
+        Value {
+            ty: ty.clone(),
+            kind: Kind::Map(attrs),
+            marks: Marks::NONE,
+        }
+    }
+
     /// Convenience: an object from `(name, value)` pairs.
     pub fn object_from<I, S>(attrs: I) -> Value
     where
