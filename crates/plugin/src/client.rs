@@ -98,26 +98,37 @@ impl tower::Service<http::Request<tonic::body::Body>> for Conn {
     }
 
     fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
-        let send = self.send.clone();
+        let conn = self.clone();
         Box::pin(async move {
             use http_body_util::BodyExt;
             let (head, body) = req.into_parts();
             let data = body.collect().await?.to_bytes();
-            let mut send = send.ready().await?;
-            let eos = data.is_empty();
-            // Until the answer's head arrives this thread waits for the
-            // plugin (see `crate::spin`).
-            let _waiting = crate::spin::Call::start(crate::spin::Side::Client);
-            let (response, mut stream) =
-                send.send_request(http::Request::from_parts(head, ()), eos)?;
-            if !eos {
-                // Queued whole (h2 buffers what the window does not
-                // admit yet and sends it as the plugin grants capacity).
-                stream.send_data(data, true)?;
-            }
-            let response = response.await?;
+            let response = conn.send(http::Request::from_parts(head, ()), data).await?;
             Ok(response.map(RecvBody::new))
         })
+    }
+}
+
+impl Conn {
+    /// Opens a stream with `head`, queues `data` as the whole body and
+    /// waits for the answer's head.
+    pub(crate) async fn send(
+        &self,
+        head: http::Request<()>,
+        data: bytes::Bytes,
+    ) -> Result<http::Response<h2::RecvStream>, BoxError> {
+        let mut send = self.send.clone().ready().await?;
+        let eos = data.is_empty();
+        // Until the answer's head arrives this thread waits for the
+        // plugin (see `crate::spin`).
+        let _waiting = crate::spin::Call::start(crate::spin::Side::Client);
+        let (response, mut stream) = send.send_request(head, eos)?;
+        if !eos {
+            // Queued whole (h2 buffers what the window does not admit
+            // yet and sends it as the plugin grants capacity).
+            stream.send_data(data, true)?;
+        }
+        Ok(response.await?)
     }
 }
 
@@ -441,20 +452,16 @@ impl PluginClient {
             .max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
     }
 
-    /// A gRPC client of no service in particular, for calls whose path and
-    /// message types the caller names (with the same origin and message
-    /// size limits as the typed clients).
-    pub fn grpc(&self) -> tonic::client::Grpc<Conn> {
-        tonic::client::Grpc::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN))
-            .max_decoding_message_size(crate::MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
-    }
-
     /// The tfplugin6 client.
     pub fn provider(&self) -> ProviderClient<Conn> {
         ProviderClient::with_origin(self.conn.clone(), http::Uri::from_static(ORIGIN))
             .max_decoding_message_size(crate::MAX_MESSAGE_SIZE)
             .max_encoding_message_size(crate::MAX_MESSAGE_SIZE)
+    }
+
+    /// The connection, for unary calls without tonic (see [`Conn::unary`]).
+    pub fn conn(&self) -> Conn {
+        self.conn.clone()
     }
 
     /// The plugin's process id.

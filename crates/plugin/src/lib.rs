@@ -10,6 +10,7 @@
 //!   ends run HTTP/2 on h2 directly, without hyper).
 //! * `coalesce`: the client collects the writes of one scheduler round
 //!   into one socket write.
+//! * [`unary`]: a unary call on a [`Conn`] without tonic's client.
 //! * [`launch_pulumi`]: a Pulumi resource plugin (engine address argument,
 //!   port on stdout, plaintext gRPC, SIGINT then kill).
 //! * [`process`]: plugin processes die with the engine (death signal from a
@@ -29,6 +30,7 @@ pub mod process;
 mod pulumi;
 mod server;
 pub mod spin;
+pub mod unary;
 
 pub use client::{
     launch, log_warn, Conn, LaunchError, LaunchOptions, PluginClient, MAX_HANDSHAKE_LINE,

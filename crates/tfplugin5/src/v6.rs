@@ -34,37 +34,6 @@ pub fn transcode<A: Message, B: Message + Default>(a: &A) -> Result<B, String> {
     })
 }
 
-/// Calls the protocol-5 method at `path` (`/tfplugin5.Provider/...`) with
-/// a protocol-6 request and reads its answer as the protocol-6 response.
-/// For the message pairs [`transcode`] carries across, the two definitions
-/// agree field for field, so the bytes on the wire are the ones a
-/// transcoded call would send and receive: nothing is converted, the
-/// message is encoded once and decoded once, as on protocol 6. (A field
-/// one side lacks is skipped by the other's decoder, as it was dropped by
-/// transcoding.)
-pub async fn unary_as5<T, Req, Resp>(
-    grpc: &mut tonic::client::Grpc<T>,
-    path: &'static str,
-    request: Req,
-) -> Result<Resp, tonic::Status>
-where
-    T: tonic::client::GrpcService<tonic::body::Body>,
-    T::ResponseBody: tonic::codegen::Body<Data = tonic::codegen::Bytes> + Send + 'static,
-    <T::ResponseBody as tonic::codegen::Body>::Error: Into<tonic::codegen::StdError> + Send,
-    T::Error: Into<tonic::codegen::StdError>,
-    Req: Message + Send + 'static,
-    Resp: Message + Default + Send + 'static,
-{
-    grpc.ready()
-        .await
-        .map_err(|e| tonic::Status::unknown(format!("Service was not ready: {}", e.into())))?;
-    let codec = tonic_prost::ProstCodec::<Req, Resp>::default();
-    let path = tonic::codegen::http::uri::PathAndQuery::from_static(path);
-    grpc.unary(tonic::Request::new(request), path, codec)
-        .await
-        .map(tonic::Response::into_inner)
-}
-
 /// A protocol-6 schema that protocol 5 cannot express.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NeedsProtocol6 {

@@ -16,7 +16,6 @@ use terrane_tfplugin5::tfplugin5 as t5;
 use terrane_tfplugin5::tfplugin5::provider_client::ProviderClient as Provider5Client;
 use terrane_tfplugin5::v6;
 use terrane_tfplugin6::tfplugin6 as tf;
-use terrane_tfplugin6::tfplugin6::provider_client::ProviderClient;
 use terrane_tfplugin6::tfplugin6::provider_server::Provider as ProtocolServer;
 use terrane_value::{Path, Value};
 use tokio::sync::Mutex;
@@ -32,14 +31,12 @@ pub enum CallError {
 
 /// How a protocol-5 plugin is asked one call (`$p`: the `Plugin`, `$c`:
 /// its [`Client5`], `$r`: the protocol-6 request): `same $path` sends the
-/// protocol-6 messages on the protocol-5 path ([`v6::unary_as5`]);
+/// protocol-6 messages on the protocol-5 path ([`Plugin::unary`]);
 /// `converted $m5($n5) via $back` carries the request across, calls the
 /// typed client and converts the answer with `$back`.
 macro_rules! call5 {
     ($p:ident, $c:ident, $r:ident, same $path:literal) => {
-        v6::unary_as5(&mut $c.raw.clone(), $path, $r)
-            .await
-            .map_err(|s| $p.classify(s))
+        $p.unary($path, &$r).await
     };
     ($p:ident, $c:ident, $r:ident, converted $m5:ident($n5:ident) via $back:path) => {{
         let r: t5::$n5::Request = v6::transcode(&$r).map_err(across)?;
@@ -52,7 +49,7 @@ macro_rules! call5 {
 }
 
 macro_rules! transports {
-    ($($method:ident : $msg:ident => [$($v5:tt)+]),* $(,)?) => {
+    ($($method:ident : $msg:ident => $path6:literal [$($v5:tt)+]),* $(,)?) => {
         /// One tfplugin6 call per method, whatever carries it. Both
         /// transports below implement every method (generated from the one
         /// list); the default, a refusal, serves test doubles that answer
@@ -116,7 +113,7 @@ macro_rules! transports {
         /// A protocol-5 plugin answers the same calls under its names:
         /// those whose messages agree field for field with protocol 6's
         /// (`same`) are sent and read as the protocol-6 messages
-        /// ([`v6::unary_as5`]); the others are carried across
+        /// ([`Plugin::unary`]); the others are carried across
         /// (`converted`, see [`call5`]). Failures of either protocol go
         /// through the one [`Plugin::classify`].
         #[async_trait::async_trait]
@@ -124,11 +121,9 @@ macro_rules! transports {
             $(async fn $method(&self, r: tf::$msg::Request) -> Result<tf::$msg::Response, CallError> {
                 self.check()?;
                 match &self.client {
-                    Client::V6(c) => {
-                        let result = c.clone().$method(r).await;
-                        result.map(tonic::Response::into_inner).map_err(|s| self.classify(s))
-                    }
-                    Client::V5(c) => call5!(self, c, r, $($v5)+),
+                    Client::V6 => self.unary($path6, &r).await,
+                    // The typed client serves only the calls carried across.
+                    Client::V5(_client) => call5!(self, _client, r, $($v5)+),
                 }
             })*
             async fn close(&self) {
@@ -148,23 +143,23 @@ fn across(e: String) -> CallError {
 }
 
 transports! {
-    get_provider_schema: get_provider_schema => [converted get_schema(get_provider_schema) via v6::provider_schema_to6],
-    validate_provider_config: validate_provider_config => [same "/tfplugin5.Provider/PrepareProviderConfig"],
-    validate_resource_config: validate_resource_config => [same "/tfplugin5.Provider/ValidateResourceTypeConfig"],
-    validate_data_resource_config: validate_data_resource_config => [same "/tfplugin5.Provider/ValidateDataSourceConfig"],
-    configure_provider: configure_provider => [same "/tfplugin5.Provider/Configure"],
-    upgrade_resource_state: upgrade_resource_state => [same "/tfplugin5.Provider/UpgradeResourceState"],
-    read_resource: read_resource => [same "/tfplugin5.Provider/ReadResource"],
-    plan_resource_change: plan_resource_change => [same "/tfplugin5.Provider/PlanResourceChange"],
-    apply_resource_change: apply_resource_change => [same "/tfplugin5.Provider/ApplyResourceChange"],
-    import_resource_state: import_resource_state => [same "/tfplugin5.Provider/ImportResourceState"],
-    read_data_source: read_data_source => [same "/tfplugin5.Provider/ReadDataSource"],
-    call_function: call_function => [same "/tfplugin5.Provider/CallFunction"],
-    validate_ephemeral_resource_config: validate_ephemeral_resource_config => [same "/tfplugin5.Provider/ValidateEphemeralResourceConfig"],
-    open_ephemeral_resource: open_ephemeral_resource => [same "/tfplugin5.Provider/OpenEphemeralResource"],
-    renew_ephemeral_resource: renew_ephemeral_resource => [same "/tfplugin5.Provider/RenewEphemeralResource"],
-    close_ephemeral_resource: close_ephemeral_resource => [same "/tfplugin5.Provider/CloseEphemeralResource"],
-    stop_provider: stop_provider => [same "/tfplugin5.Provider/Stop"],
+    get_provider_schema: get_provider_schema => "/tfplugin6.Provider/GetProviderSchema" [converted get_schema(get_provider_schema) via v6::provider_schema_to6],
+    validate_provider_config: validate_provider_config => "/tfplugin6.Provider/ValidateProviderConfig" [same "/tfplugin5.Provider/PrepareProviderConfig"],
+    validate_resource_config: validate_resource_config => "/tfplugin6.Provider/ValidateResourceConfig" [same "/tfplugin5.Provider/ValidateResourceTypeConfig"],
+    validate_data_resource_config: validate_data_resource_config => "/tfplugin6.Provider/ValidateDataResourceConfig" [same "/tfplugin5.Provider/ValidateDataSourceConfig"],
+    configure_provider: configure_provider => "/tfplugin6.Provider/ConfigureProvider" [same "/tfplugin5.Provider/Configure"],
+    upgrade_resource_state: upgrade_resource_state => "/tfplugin6.Provider/UpgradeResourceState" [same "/tfplugin5.Provider/UpgradeResourceState"],
+    read_resource: read_resource => "/tfplugin6.Provider/ReadResource" [same "/tfplugin5.Provider/ReadResource"],
+    plan_resource_change: plan_resource_change => "/tfplugin6.Provider/PlanResourceChange" [same "/tfplugin5.Provider/PlanResourceChange"],
+    apply_resource_change: apply_resource_change => "/tfplugin6.Provider/ApplyResourceChange" [same "/tfplugin5.Provider/ApplyResourceChange"],
+    import_resource_state: import_resource_state => "/tfplugin6.Provider/ImportResourceState" [same "/tfplugin5.Provider/ImportResourceState"],
+    read_data_source: read_data_source => "/tfplugin6.Provider/ReadDataSource" [same "/tfplugin5.Provider/ReadDataSource"],
+    call_function: call_function => "/tfplugin6.Provider/CallFunction" [same "/tfplugin5.Provider/CallFunction"],
+    validate_ephemeral_resource_config: validate_ephemeral_resource_config => "/tfplugin6.Provider/ValidateEphemeralResourceConfig" [same "/tfplugin5.Provider/ValidateEphemeralResourceConfig"],
+    open_ephemeral_resource: open_ephemeral_resource => "/tfplugin6.Provider/OpenEphemeralResource" [same "/tfplugin5.Provider/OpenEphemeralResource"],
+    renew_ephemeral_resource: renew_ephemeral_resource => "/tfplugin6.Provider/RenewEphemeralResource" [same "/tfplugin5.Provider/RenewEphemeralResource"],
+    close_ephemeral_resource: close_ephemeral_resource => "/tfplugin6.Provider/CloseEphemeralResource" [same "/tfplugin5.Provider/CloseEphemeralResource"],
+    stop_provider: stop_provider => "/tfplugin6.Provider/StopProvider" [same "/tfplugin5.Provider/Stop"],
 }
 
 /// A protocol server in this process that can also answer
@@ -292,22 +287,24 @@ impl<S: Direct> InProcess<S> {
     }
 }
 
-/// The client of the protocol the plugin chose.
+/// The protocol the plugin chose: protocol 6's calls, and protocol 5's
+/// whose messages agree with them, are unary calls on the connection
+/// ([`Plugin::unary`]); protocol 5's others go through its typed client.
 enum Client {
-    V6(ProviderClient<terrane_plugin::Conn>),
+    V6,
     V5(Client5),
 }
 
-/// A protocol-5 plugin's clients: the typed one for calls carried across,
-/// a raw one for calls sent as protocol-6 messages (see [`call5`]).
+/// A protocol-5 plugin's typed client, for the calls carried across (see
+/// [`call5`]).
 struct Client5 {
     typed: Provider5Client<terrane_plugin::Conn>,
-    raw: tonic::client::Grpc<terrane_plugin::Conn>,
 }
 
 /// A launched plugin process, speaking protocol 5 or 6.
 pub struct Plugin {
     client: Client,
+    conn: terrane_plugin::Conn,
     process: Mutex<Option<PluginClient>>,
     crashed: AtomicBool,
     closed: AtomicBool,
@@ -318,16 +315,37 @@ impl Plugin {
         let client = match process.protocol {
             5 => Client::V5(Client5 {
                 typed: process.provider5(),
-                raw: process.grpc(),
             }),
-            _ => Client::V6(process.provider()),
+            _ => Client::V6,
         };
         Plugin {
             client,
+            conn: process.conn(),
             process: Mutex::new(Some(process)),
             crashed: AtomicBool::new(false),
             closed: AtomicBool::new(false),
         }
+    }
+
+    /// One unary call of `path` with `request` on the connection, without
+    /// tonic's client (see `terrane_plugin::unary`): its failures are
+    /// tonic's, classified as every call's are.
+    async fn unary<Req, Resp>(&self, path: &'static str, request: &Req) -> Result<Resp, CallError>
+    where
+        Req: prost::Message,
+        Resp: prost::Message + Default,
+    {
+        let body = terrane_plugin::unary::frame(request.encoded_len(), |buf| {
+            // A vector grows as needed: encoding cannot run out of room.
+            let _ = request.encode(buf);
+        })
+        .map_err(CallError::Failed)?;
+        let answer = self
+            .conn
+            .unary(path, body)
+            .await
+            .map_err(|s| self.classify(s))?;
+        Resp::decode(answer).map_err(|e| CallError::Failed(Status::internal(e.to_string())))
     }
 
     fn check(&self) -> Result<(), CallError> {
