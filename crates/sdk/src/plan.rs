@@ -9,7 +9,7 @@
 //!   prior one are reported so Terraform replaces the resource.
 
 use crate::schema::ResourceSchema;
-use terrane_value::{Path, Value};
+use terrane_value::{Entries, Path, Value};
 
 /// The framework's planned value and replace paths for a non-destroy plan.
 pub fn plan(
@@ -26,9 +26,9 @@ pub fn plan(
     for (name, attr) in schema.attrs() {
         let cfg_null = config.get_attr(name).is_none_or(Value::is_null);
         if let (Some(d), true) = (&attr.default, cfg_null) {
-            planned.insert(name.clone(), d.clone());
+            set(&mut planned, name, d.clone());
         } else if let (Some(f), true) = (&attr.default_fn, cfg_null) {
-            planned.insert(name.clone(), f(config));
+            set(&mut planned, name, f(config));
         }
     }
     let creating = prior.is_null();
@@ -47,7 +47,7 @@ pub fn plan(
                 && !p.eq_ignoring_refinements(c)
                 && eq(p, c)
             {
-                planned.insert(name.clone(), p.clone());
+                set(&mut planned, name, p.clone());
             }
         }
     }
@@ -66,7 +66,7 @@ pub fn plan(
                 && !creating
                 && prior.get_attr(name).is_some_and(|p| !p.is_null());
             if !keep {
-                planned.insert(name.clone(), Value::unknown(attr.ty()));
+                set(&mut planned, name, Value::unknown(attr.ty()));
             }
         }
     }
@@ -91,6 +91,16 @@ pub fn plan(
         Value::object_of(planned).with_sensitive(proposed.is_sensitive()),
         replace,
     )
+}
+
+/// Sets attribute `name` (in place when present: no copy of the name).
+fn set(planned: &mut Entries, name: &str, v: Value) {
+    match planned.get_mut(name) {
+        Some(slot) => *slot = v,
+        None => {
+            planned.insert(name.to_string(), v);
+        }
+    }
 }
 
 /// JSON texts that parse to the same document (whitespace, key order and
