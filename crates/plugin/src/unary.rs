@@ -157,6 +157,13 @@ fn status_of(
     headers: Option<&http::HeaderMap>,
     http_status: http::StatusCode,
 ) -> Result<(), Option<Status>> {
+    // The usual answer: OK, with nothing else to read.
+    if headers
+        .and_then(|h| h.get("grpc-status"))
+        .is_some_and(|v| v.as_bytes() == b"0")
+    {
+        return Ok(());
+    }
     if let Some(status) = headers.and_then(Status::from_header_map) {
         return if status.code() == Code::Ok {
             Ok(())
@@ -268,6 +275,18 @@ mod tests {
             }
         }
         check("OK", &[("grpc-status", "0")], 200, Ok(()));
+        check(
+            "OK with a message",
+            &[("grpc-status", "0"), ("grpc-message", "fine")],
+            200,
+            Ok(()),
+        );
+        check(
+            "a status that only starts like OK",
+            &[("grpc-status", "05")],
+            200,
+            Err(Some((Code::Unknown, ""))),
+        );
         check(
             "a status with its message",
             &[("grpc-status", "3"), ("grpc-message", "bad%20input")],
