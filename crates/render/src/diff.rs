@@ -846,7 +846,11 @@ impl Diff {
         match &self.node {
             Node::Primitive { before, after } => self.primitive(style, before, after, indent, o),
             Node::Sensitive { .. } => format!("(sensitive value){}{forces}", self.null_suffix(o)),
-            Node::Unknown(None) => format!("(known after apply){forces}"),
+            Node::Unknown(None) => {
+                let mut text = String::from("(known after apply)");
+                text.push_str(&forces);
+                text
+            }
             Node::Unknown(Some(old)) => {
                 let before_opts = Opts {
                     no_null_suffix: true,

@@ -211,10 +211,25 @@ fn check_attributes(
         } else {
             prior_in.get(name, ty)
         };
+        // Most attributes pass without looking further: their path is
+        // only made for those that may not.
+        if settled(attr, &prior_v, &config_v, &planned_v) {
+            continue;
+        }
         path.push(Step::Attr(name.clone()));
         check_value(attr, &prior_v, &config_v, &planned_v, path, errs);
         path.pop();
     }
+}
+
+/// Whether an attribute's planned value is valid without a closer look:
+/// it is the configured value, or the prior one where both are set, or
+/// the provider may choose it (computed, and not configured unless only
+/// computed); never for a write-only attribute.
+fn settled(attr: &Attribute, prior: &Value, config: &Value, planned: &Value) -> bool {
+    planned.eq_ignoring_refinements(config)
+        || (planned.eq_ignoring_refinements(prior) && !prior.is_null() && !config.is_null())
+        || (!attr.write_only && attr.computed && (!attr.optional || config.is_null()))
 }
 
 fn check_value(
@@ -225,10 +240,7 @@ fn check_value(
     path: &mut Path,
     errs: &mut Vec<PlanError>,
 ) {
-    if planned.eq_ignoring_refinements(config) {
-        return;
-    }
-    if planned.eq_ignoring_refinements(prior) && !prior.is_null() && !config.is_null() {
+    if settled(attr, prior, config, planned) {
         return;
     }
     if attr.write_only {
@@ -238,12 +250,6 @@ fn check_value(
                 "planned value for write-only attribute is not null",
             ));
         }
-        return;
-    }
-    if attr.computed && !attr.optional {
-        return;
-    }
-    if config.is_null() && attr.computed {
         return;
     }
     let sensitive = attr.sensitive
