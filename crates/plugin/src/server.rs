@@ -283,17 +283,23 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
             _ = int_fut => {},
         }
     };
+    let provider = Arc::new(provider);
+    let provider6 = ProviderServer::from_arc(provider.clone())
+        .max_decoding_message_size(MAX_MESSAGE_SIZE)
+        .max_encoding_message_size(MAX_MESSAGE_SIZE);
     if version == 5 {
-        let provider = Provider5Server::new(Serve5(provider))
+        let provider5 = Provider5Server::new(Serve5(provider))
             .max_decoding_message_size(MAX_MESSAGE_SIZE)
             .max_encoding_message_size(MAX_MESSAGE_SIZE);
-        let services = Services::new(provider, health_service, controller);
+        let services = Services::new(provider5, health_service, controller, Some(provider6));
         serve_until(listener, acceptor, services, stopped).await;
     } else {
-        let provider = ProviderServer::new(provider)
-            .max_decoding_message_size(MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(MAX_MESSAGE_SIZE);
-        let services = Services::new(provider, health_service, controller);
+        let services = Services::new(
+            provider6,
+            health_service,
+            controller,
+            None::<ProviderServer<P>>,
+        );
         serve_until(listener, acceptor, services, stopped).await;
     }
     drop(dir);
@@ -303,10 +309,10 @@ pub async fn serve<P: Provider>(provider: P, opts: ServeOptions) -> Result<(), S
 /// Accepts connections and serves each on a task of its own (see
 /// [`serve_connection`]) until `stopped`; then closes every connection
 /// gracefully and returns once all are closed.
-async fn serve_until<P: GrpcService, H: GrpcService>(
+async fn serve_until<P: GrpcService, H: GrpcService, S: GrpcService>(
     listener: UnixListener,
     acceptor: Option<tokio_rustls::TlsAcceptor>,
-    services: Services<P, H>,
+    services: Services<P, H, S>,
     stopped: impl std::future::Future<Output = ()>,
 ) {
     // A multi-thread runtime (`worker_threads` > 1) gets a task per call,
@@ -503,12 +509,18 @@ impl grpc_stdio_server::GrpcStdio for Stdio {
 /// a call's path (`/tfplugin6.Provider/PlanResourceChange`). tonic's
 /// `Routes` does the same through an axum router, which boxes each request
 /// body and response once more and matches the path against a route table.
+///
+/// Serving protocol 5, `same6` is the protocol-6 service of the same
+/// provider: a per-instance call that `Serve5` would only transcode goes
+/// to it directly, its path rewritten (`terrane_tfplugin5::v6::same_path6`),
+/// which spares decoding and encoding each message twice more.
 #[derive(Clone)]
-struct Services<P, H> {
+struct Services<P, H, S> {
     provider: P,
     health: H,
     controller: grpc_controller_server::GrpcControllerServer<Controller>,
     stdio: grpc_stdio_server::GrpcStdioServer<Stdio>,
+    same6: Option<S>,
 }
 
 /// A call's answer as tonic's generated servers produce it (each of them
@@ -540,13 +552,14 @@ where
     }
 }
 
-impl<P: GrpcService, H: GrpcService> Services<P, H> {
-    fn new(provider: P, health: H, controller: Controller) -> Services<P, H> {
+impl<P: GrpcService, H: GrpcService, S: GrpcService> Services<P, H, S> {
+    fn new(provider: P, health: H, controller: Controller, same6: Option<S>) -> Services<P, H, S> {
         Services {
             provider,
             health,
             controller: grpc_controller_server::GrpcControllerServer::new(controller),
             stdio: grpc_stdio_server::GrpcStdioServer::new(Stdio),
+            same6,
         }
     }
 
@@ -554,13 +567,19 @@ impl<P: GrpcService, H: GrpcService> Services<P, H> {
     /// UNIMPLEMENTED as tonic's router answers it (the status in the
     /// headers, with the gRPC content type, which Terraform needs to read
     /// the status).
-    fn call(&mut self, req: http::Request<RecvBody>) -> Call {
+    fn call(&mut self, mut req: http::Request<RecvBody>) -> Call {
         let path = req.uri().path();
         let service = path
             .strip_prefix('/')
             .and_then(|p| p.split_once('/'))
             .map_or("", |(service, _)| service);
         if service == P::NAME {
+            if let (Some(same6), Some(path6)) =
+                (&mut self.same6, terrane_tfplugin5::v6::same_path6(path))
+            {
+                *req.uri_mut() = http::Uri::from_static(path6);
+                return same6.start(req);
+            }
             self.provider.start(req)
         } else if service == H::NAME {
             self.health.start(req)
@@ -589,10 +608,10 @@ impl<P: GrpcService, H: GrpcService> Services<P, H> {
 /// When `closing` is set the connection shuts down gracefully, as hyper's
 /// did: GOAWAY, the calls in flight finish, then it closes. A failed TLS
 /// handshake only drops this connection.
-async fn serve_connection<P: GrpcService, H: GrpcService>(
+async fn serve_connection<P: GrpcService, H: GrpcService, S: GrpcService>(
     stream: UnixStream,
     tls: Option<tokio_rustls::TlsAcceptor>,
-    mut services: Services<P, H>,
+    mut services: Services<P, H, S>,
     mut closing: tokio::sync::watch::Receiver<bool>,
     spawn_calls: bool,
 ) {
@@ -856,6 +875,7 @@ mod serving_tests {
                 Controller {
                     shutdown: Arc::new(Notify::new()),
                 },
+                None::<ProviderServer<Gated>>,
             );
             let (client_io, server_io) = UnixStream::pair().unwrap();
             let (closing, closing_rx) = tokio::sync::watch::channel(false);

@@ -305,7 +305,7 @@ pub fn needs_protocol6(r: &t6::get_provider_schema::Response) -> Option<NeedsPro
 /// Serves a protocol-6 provider as protocol 5: every call is carried over
 /// to the protocol-6 implementation and its answer back. Actions and the
 /// Provisioner service are not served (Unimplemented), as for protocol 6.
-pub struct Serve5<P>(pub P);
+pub struct Serve5<P>(pub std::sync::Arc<P>);
 
 type R<T> = Result<tonic::Response<T>, tonic::Status>;
 
@@ -330,14 +330,14 @@ macro_rules! serve5 {
         #[tonic::async_trait]
         impl<P: t6::provider_server::Provider> t5::provider_server::Provider for Serve5<P> {
             $(async fn $m5(&self, r: tonic::Request<t5::$n5::Request>) -> R<t5::$n5::Response> {
-                resp(t6::provider_server::Provider::$m6(&self.0, req(r)?).await?)
+                resp(t6::provider_server::Provider::$m6(&*self.0, req(r)?).await?)
             })*
 
             async fn get_metadata(
                 &self,
                 r: tonic::Request<t5::get_metadata::Request>,
             ) -> R<t5::get_metadata::Response> {
-                let r = t6::provider_server::Provider::get_metadata(&self.0, req(r)?).await?;
+                let r = t6::provider_server::Provider::get_metadata(&*self.0, req(r)?).await?;
                 metadata_to5(r.get_ref())
                     .map(tonic::Response::new)
                     .map_err(tonic::Status::internal)
@@ -347,7 +347,7 @@ macro_rules! serve5 {
                 &self,
                 r: tonic::Request<t5::get_provider_schema::Request>,
             ) -> R<t5::get_provider_schema::Response> {
-                let r = t6::provider_server::Provider::get_provider_schema(&self.0, req(r)?).await?;
+                let r = t6::provider_server::Provider::get_provider_schema(&*self.0, req(r)?).await?;
                 provider_schema_to5(r.get_ref())
                     .map(tonic::Response::new)
                     .map_err(|e| tonic::Status::failed_precondition(e.to_string()))
@@ -358,7 +358,7 @@ macro_rules! serve5 {
                 r: tonic::Request<t5::list_resource::Request>,
             ) -> R<tonic::codegen::BoxStream<t5::list_resource::Event>> {
                 use tonic::codegen::tokio_stream::StreamExt;
-                let events = t6::provider_server::Provider::list_resource(&self.0, req(r)?).await?;
+                let events = t6::provider_server::Provider::list_resource(&*self.0, req(r)?).await?;
                 let events = events
                     .into_inner()
                     .map(|e| e.and_then(|e| transcode(&e).map_err(tonic::Status::internal)));
@@ -390,6 +390,29 @@ serve5! {
     get_functions: get_functions => get_functions,
     call_function: call_function => call_function,
     stop: stop => stop_provider,
+}
+
+/// The protocol-6 path of a protocol-5 call that [`Serve5`] only
+/// transcodes and that a plan or apply makes once per instance: its
+/// request's bytes decode as the protocol-6 request and its protocol-6
+/// answer's bytes as the protocol-5 answer, as transcoding would carry
+/// them, so a server may route it to the protocol-6 service as it is.
+pub fn same_path6(path5: &str) -> Option<&'static str> {
+    Some(match path5 {
+        "/tfplugin5.Provider/ValidateResourceTypeConfig" => {
+            "/tfplugin6.Provider/ValidateResourceConfig"
+        }
+        "/tfplugin5.Provider/ValidateDataSourceConfig" => {
+            "/tfplugin6.Provider/ValidateDataResourceConfig"
+        }
+        "/tfplugin5.Provider/UpgradeResourceState" => "/tfplugin6.Provider/UpgradeResourceState",
+        "/tfplugin5.Provider/ReadResource" => "/tfplugin6.Provider/ReadResource",
+        "/tfplugin5.Provider/PlanResourceChange" => "/tfplugin6.Provider/PlanResourceChange",
+        "/tfplugin5.Provider/ApplyResourceChange" => "/tfplugin6.Provider/ApplyResourceChange",
+        "/tfplugin5.Provider/ImportResourceState" => "/tfplugin6.Provider/ImportResourceState",
+        "/tfplugin5.Provider/ReadDataSource" => "/tfplugin6.Provider/ReadDataSource",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

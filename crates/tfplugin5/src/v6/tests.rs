@@ -392,3 +392,37 @@ fn item1_provider_schema_answers_map_actions_and_capabilities() {
     let back = provider_schema_to5(&six).unwrap();
     assert_eq!(back, five);
 }
+
+/// The calls a protocol-5 server may route to the protocol-6 service as
+/// they are: the per-instance ones whose messages `item1_*` pins field by
+/// field; never one that is converted (schema, metadata) or streams.
+#[test]
+fn same_paths() {
+    let check = |path5: &str, want: Option<&str>| assert_eq!(same_path6(path5), want, "{path5}");
+    for (five, six) in [
+        ("ValidateResourceTypeConfig", "ValidateResourceConfig"),
+        ("ValidateDataSourceConfig", "ValidateDataResourceConfig"),
+        ("UpgradeResourceState", "UpgradeResourceState"),
+        ("ReadResource", "ReadResource"),
+        ("PlanResourceChange", "PlanResourceChange"),
+        ("ApplyResourceChange", "ApplyResourceChange"),
+        ("ImportResourceState", "ImportResourceState"),
+        ("ReadDataSource", "ReadDataSource"),
+    ] {
+        check(
+            &format!("/tfplugin5.Provider/{five}"),
+            Some(&format!("/tfplugin6.Provider/{six}")),
+        );
+    }
+    for kept in [
+        "/tfplugin5.Provider/GetSchema",
+        "/tfplugin5.Provider/GetMetadata",
+        "/tfplugin5.Provider/ListResource",
+        "/tfplugin5.Provider/Configure",
+        "/tfplugin5.Provider/Stop",
+        "/tfplugin6.Provider/ReadResource",
+        "/tfplugin5.Provisioner/Stop",
+    ] {
+        check(kept, None);
+    }
+}
