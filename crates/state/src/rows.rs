@@ -298,12 +298,19 @@ pub(crate) fn object_from_row(
     cipher: Option<&Cipher>,
     path: &str,
 ) -> Result<DecodedRow> {
+    let addr = addr_from_row(&r.module, &r.mode, r.ty, r.name, &r.key)?;
+    // The row's type and name columns moved into the address unchanged.
     let aad = |column: &str| {
         object_aad(
-            workspace, &r.module, &r.mode, &r.ty, &r.name, &r.key, column,
+            workspace,
+            &r.module,
+            &r.mode,
+            &addr.resource.ty,
+            &addr.resource.name,
+            &r.key,
+            column,
         )
     };
-    let addr = addr_from_row(&r.module, &r.mode, r.ty.clone(), r.name.clone(), &r.key)?;
     let what = || addr.to_string();
     let attributes = Attributes::parse_bytes(unseal(
         cipher,
