@@ -271,9 +271,55 @@ impl std::ops::Index<&str> for Entries {
     }
 }
 
+/// The value named `name` from `pairs`, a run of `(name, value)` sorted by
+/// name (an object's entries, an object type's attributes) read for names
+/// asked in ascending order: the smaller names before it are passed and
+/// its pair taken, so reading every name is one pass rather than one
+/// search each. `None` when the next name is larger: `name` is absent, or
+/// was asked out of order (the caller then searches).
+pub fn take_named<'a, T>(
+    pairs: &mut std::iter::Peekable<impl Iterator<Item = (&'a String, T)>>,
+    name: &str,
+) -> Option<T> {
+    // The usual case, the very next name, with one comparison.
+    if let Some((_, v)) = pairs.next_if(|(k, _)| k.as_str() == name) {
+        return Some(v);
+    }
+    while pairs.next_if(|(k, _)| k.as_str() < name).is_some() {}
+    pairs.next_if(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_taken_in_order() {
+        let check = |case: &str, asked: &[&str], want: &[Option<&str>]| {
+            let base: Entries = pairs(&[("a", "1"), ("b", "2"), ("d", "4")]).collect();
+            let mut run = base.iter().peekable();
+            let got: Vec<Option<Value>> = asked
+                .iter()
+                .map(|n| take_named(&mut run, n).cloned())
+                .collect();
+            let want: Vec<Option<Value>> = want.iter().map(|w| w.map(s)).collect();
+            assert_eq!(got, want, "{case}");
+        };
+        check(
+            "every name",
+            &["a", "b", "d"],
+            &[Some("1"), Some("2"), Some("4")],
+        );
+        check("names skipped", &["a", "d"], &[Some("1"), Some("4")]);
+        check(
+            "an absent name",
+            &["a", "c", "d"],
+            &[Some("1"), None, Some("4")],
+        );
+        check("out of order", &["b", "a"], &[Some("2"), None]);
+        check("one name twice", &["b", "b"], &[Some("2"), None]);
+        check("past the end", &["z", "a"], &[None, None]);
+    }
 
     fn s(x: &str) -> Value {
         Value::string(x)

@@ -31,7 +31,7 @@ mod ty;
 pub mod typejson;
 mod value;
 
-pub use entries::{Entries, Iter as EntriesIter};
+pub use entries::{take_named, Entries, Iter as EntriesIter};
 pub use number::{Number, ParseNumberError};
 pub use path::{Path, PathError, Step};
 pub use refine::{Bound, Refinements, MAX_PREFIX_BYTES};

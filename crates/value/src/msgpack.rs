@@ -495,17 +495,16 @@ fn dec_object(
     for _ in 0..n {
         // The expected name's bytes: its copy needs no UTF-8 check.
         let raw = key_bytes(r).map_err(|e| fail(path, e))?;
-        let mut next = expect.next_if(|(a, _)| a.as_bytes() == raw);
-        let k = match next {
-            Some((a, _)) => a.clone(),
-            None => String::from_utf8(raw.to_vec())
-                .map_err(|_| fail(path, "map key is not valid UTF-8".into()))?,
+        let (k, next) = match expect.next_if(|(a, _)| a.as_bytes() == raw) {
+            Some((a, t)) => (a.clone(), Some(t)),
+            None => {
+                let k = String::from_utf8(raw.to_vec())
+                    .map_err(|_| fail(path, "map key is not valid UTF-8".into()))?;
+                let t = crate::take_named(&mut expect, &k);
+                (k, t)
+            }
         };
-        if next.is_none() {
-            while expect.next_if(|(a, _)| a.as_str() < k.as_str()).is_some() {}
-            next = expect.next_if(|(a, _)| **a == k);
-        }
-        let Some(t) = next.map(|(_, t)| t).or_else(|| o.attr(&k)) else {
+        let Some(t) = next.or_else(|| o.attr(&k)) else {
             return Err(fail(path, format!("unsupported attribute {k:?}")));
         };
         path.push(Step::Attr(k));

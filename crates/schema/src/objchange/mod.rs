@@ -121,14 +121,10 @@ impl<'v> InOrder<'v> {
         if !self.v.is_known() {
             return Value::unknown(ty());
         }
-        if let Some((_, e)) = self.rest.next_if(|(k, _)| k.as_str() == name) {
-            return e.clone();
+        match terrane_value::take_named(&mut self.rest, name) {
+            Some(e) => e.clone(),
+            None => attr_of(self.v, name, ty),
         }
-        while self.rest.next_if(|(k, _)| k.as_str() < name).is_some() {}
-        if let Some((_, e)) = self.rest.next_if(|(k, _)| k.as_str() == name) {
-            return e.clone();
-        }
-        attr_of(self.v, name, ty)
     }
 }
 
