@@ -205,16 +205,19 @@ mod tests {
         );
     }
 
+    /// `s` has `code` and a message containing `words`.
+    fn is_status(case: &str, s: &Status, (code, words): (Code, &str)) {
+        assert_eq!(s.code(), code, "{case}: {s:?}");
+        assert!(s.message().contains(words), "{case}: {s:?}");
+    }
+
     #[test]
     fn messages() {
         fn check(case: &str, body: &[u8], want: Result<&[u8], (Code, &str)>) {
             let got = message(Bytes::copy_from_slice(body));
             match (got, want) {
                 (Ok(m), Ok(w)) => assert_eq!(&m[..], w, "{case}"),
-                (Err(s), Err((code, words))) => {
-                    assert_eq!(s.code(), code, "{case}: {s:?}");
-                    assert!(s.message().contains(words), "{case}: {s:?}");
-                }
+                (Err(s), Err(want)) => is_status(case, &s, want),
                 (got, want) => panic!("{case}: got {got:?}, want {want:?}"),
             }
         }
@@ -267,10 +270,7 @@ mod tests {
             let got = status_of(Some(&map), http::StatusCode::from_u16(http).unwrap());
             match (got, want) {
                 (Ok(()), Ok(())) | (Err(None), Err(None)) => {}
-                (Err(Some(s)), Err(Some((code, words)))) => {
-                    assert_eq!(s.code(), code, "{case}: {s:?}");
-                    assert!(s.message().contains(words), "{case}: {s:?}");
-                }
+                (Err(Some(s)), Err(Some(want))) => is_status(case, &s, want),
                 (got, want) => panic!("{case}: got {got:?}, want {want:?}"),
             }
         }
