@@ -24,8 +24,8 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::Stdio;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 use terrane_tfplugin5::tfplugin5::provider_client::ProviderClient as Provider5Client;
 use terrane_tfplugin6::plugin::grpc_controller_client::GrpcControllerClient;
@@ -44,15 +44,69 @@ use tokio::process::{Child, Command};
 /// (and one more to send the body when the stream had no capacity yet)
 /// and answer through a oneshot: three task wake-ups per call that this
 /// spares. A request body that streams is gathered before it is sent
-/// (tfplugin has no client-streaming call).
+/// (tfplugin has no client-streaming call). Once its request is queued, a
+/// call polls the connection itself ([`Conn::nudge`]), so the request is
+/// written at once rather than after every other ready task has run.
 #[derive(Clone)]
 pub struct Conn {
     send: h2::client::SendRequest<bytes::Bytes>,
+    driver: Arc<Mutex<dyn Drive>>,
 }
 
 /// What a failed call reports to tonic, which turns an `h2::Error` into
 /// the same statuses as through hyper.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The h2 connection, polled by its own task and, once a call has queued
+/// its request, by that call (see [`Conn::send`]).
+struct Driver<T> {
+    /// `None` once the connection has ended: the socket (and its spin
+    /// watch) close then, not when the last `Conn` is dropped.
+    conn: Option<(
+        h2::client::Connection<T, bytes::Bytes>,
+        Option<crate::spin::Watch>,
+    )>,
+    /// The connection task's waker, which a call's poll registers too, so
+    /// the socket and h2's timers keep waking the task.
+    task: Option<Waker>,
+}
+
+trait Drive: Send {
+    /// Polls the connection from a call's task, on behalf of the
+    /// connection's own task.
+    fn nudge(&mut self);
+}
+
+impl<T> Driver<T>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    fn poll_with(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some((conn, _)) = &mut self.conn else {
+            return Poll::Ready(());
+        };
+        if Pin::new(conn).poll(cx).is_ready() {
+            self.conn = None;
+            return Poll::Ready(());
+        }
+        Poll::Pending
+    }
+}
+
+impl<T> Drive for Driver<T>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    fn nudge(&mut self) {
+        let (Some(task), Some(_)) = (self.task.clone(), &self.conn) else {
+            return;
+        };
+        if self.poll_with(&mut Context::from_waker(&task)).is_ready() {
+            // The task ends when it sees the connection gone.
+            task.wake();
+        }
+    }
+}
 
 impl Conn {
     /// An HTTP/2 connection over `io` (TLS over the plugin's unix socket,
@@ -75,14 +129,40 @@ impl Conn {
             .enable_push(false)
             .handshake(io)
             .await?;
+        let driver = Arc::new(Mutex::new(Driver {
+            conn: Some((connection, watch)),
+            task: None,
+        }));
         // The connection ends when the plugin closes it (it exited): calls
         // in flight and later calls then fail, which the engine reports as
         // a crash.
-        tokio::spawn(async move {
-            let _watch = watch;
-            let _ = connection.await;
-        });
-        Ok(Conn { send })
+        let task = driver.clone();
+        tokio::spawn(std::future::poll_fn(move |cx| {
+            let mut d = task.lock().unwrap_or_else(|p| p.into_inner());
+            if !d.task.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                d.task = Some(cx.waker().clone());
+            }
+            d.poll_with(cx)
+        }));
+        Ok(Conn { send, driver })
+    }
+
+    /// Writes what calls have queued now, instead of when the connection's
+    /// task is next polled: on a current-thread runtime that comes only
+    /// after every other task that is ready. The plugin answers a batch of
+    /// requests in one write; without this the engine then worked through
+    /// the whole batch of answers before any next request left, and the
+    /// two processes took turns (a 1,000-instance plan through the random
+    /// plugin: 20.1 -> 16.3 ms, median of 20). Under TLS the socket's
+    /// [`Coalesce`](crate::coalesce) still puts the first flush off once,
+    /// so requests leave in twos rather than one write each. The poll uses
+    /// the connection task's waker, so the socket and h2's timers wake that
+    /// task as before; if the task is being polled (another thread), the
+    /// call leaves it to the task.
+    fn nudge(&self) {
+        if let Ok(mut d) = self.driver.try_lock() {
+            d.nudge();
+        }
     }
 }
 
@@ -128,6 +208,7 @@ impl Conn {
             // yet and sends it as the plugin grants capacity).
             stream.send_data(data, true)?;
         }
+        self.nudge();
         Ok(response.await?)
     }
 }
@@ -565,6 +646,116 @@ mod log_tests {
         ];
         for (name, line, threshold, want) in cases {
             assert_eq!(shown(line, threshold), want, "case {name}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod nudge_tests {
+    use super::Conn;
+    use std::future::Future;
+    use std::task::Context;
+    use tokio::net::UnixStream;
+
+    /// The HTTP/2 frames in `bytes` (after the client preface) as (type,
+    /// flags, stream id).
+    fn frames(mut bytes: &[u8]) -> Vec<(u8, u8, u32)> {
+        const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+        if let Some(rest) = bytes.strip_prefix(PREFACE) {
+            bytes = rest;
+        }
+        let mut out = Vec::new();
+        while bytes.len() >= 9 {
+            let len = u32::from_be_bytes([0, bytes[0], bytes[1], bytes[2]]) as usize;
+            let stream = u32::from_be_bytes([bytes[5], bytes[6], bytes[7], bytes[8]]) & !(1 << 31);
+            out.push((bytes[3], bytes[4], stream));
+            bytes = &bytes[(9 + len).min(bytes.len())..];
+        }
+        out
+    }
+
+    /// Everything the peer can read now, without waiting.
+    fn drain(peer: &std::os::unix::net::UnixStream) -> Vec<u8> {
+        use std::io::Read;
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match (&*peer).read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) => panic!("reading the peer: {e}"),
+            }
+        }
+        got
+    }
+
+    const HEADERS: u8 = 0x1;
+    const DATA: u8 = 0x0;
+    const END_STREAM: u8 = 0x1;
+
+    struct Case {
+        name: &'static str,
+        body: &'static [u8],
+        /// The request's frames on stream 1, as (type, END_STREAM set).
+        want: Vec<(u8, bool)>,
+    }
+
+    fn check(case: Case) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (ours, peer) = UnixStream::pair().unwrap();
+            let peer = peer.into_std().unwrap();
+            let conn = Conn::handshake(ours, None).await.unwrap();
+            // The connection task's first poll sends the preface and the
+            // settings.
+            tokio::task::yield_now().await;
+            let before = frames(&drain(&peer));
+            assert!(
+                before.iter().all(|f| f.2 == 0),
+                "case {}: no request before the call: {before:?}",
+                case.name
+            );
+            let head = http::Request::post("http://localhost/tfplugin6.Provider/Test")
+                .body(())
+                .unwrap();
+            let mut call = Box::pin(conn.send(head, bytes::Bytes::from_static(case.body)));
+            // One poll of the call, and no other task runs before the peer
+            // reads: the request must already be on the socket.
+            let waker = std::task::Waker::noop();
+            assert!(call
+                .as_mut()
+                .poll(&mut Context::from_waker(waker))
+                .is_pending());
+            let got: Vec<(u8, bool)> = frames(&drain(&peer))
+                .into_iter()
+                .filter(|f| f.2 == 1)
+                .map(|(ty, flags, _)| (ty, flags & END_STREAM != 0))
+                .collect();
+            assert_eq!(got, case.want, "case {}: frames of the request", case.name);
+            drop(call);
+        });
+    }
+
+    #[test]
+    fn a_call_writes_its_request_without_waiting_for_the_connection_task() {
+        let cases = [
+            Case {
+                name: "with_a_message",
+                body: b"\0\0\0\0\x02hi",
+                want: vec![(HEADERS, false), (DATA, true)],
+            },
+            Case {
+                name: "empty_body",
+                body: b"",
+                want: vec![(HEADERS, true)],
+            },
+        ];
+        for case in cases {
+            check(case);
         }
     }
 }

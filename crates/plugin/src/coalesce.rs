@@ -5,6 +5,9 @@
 //! processes fell into lock-step batches and stopped overlapping their
 //! work. On the client alone it halves the engine's write syscalls (one
 //! per request -> about one per two) and the no-op plan is ~5% faster.
+//! Since calls poll the connection themselves (`Conn::nudge`), a flush put
+//! off by one call is written by the next call's, so requests leave in
+//! twos while the plugin works on the ones before.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
