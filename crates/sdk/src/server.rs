@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 use terrane_schema::{validate, Schema, SchemaKind};
 use terrane_tfplugin6::tfplugin6 as tf;
+use terrane_value::json::Extra;
 use terrane_value::{Path, Type, Value};
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
@@ -183,7 +184,7 @@ impl<P: Provider> ProviderServer<P> {
     ) -> Option<Result<Value, Vec<tf::Diagnostic>>> {
         let result = match self.resource(type_name) {
             Ok((_, s)) if s.version != version => return None,
-            Ok((_, s)) => stored_json(json.as_bytes()).and_then(|j| decode_stored(&j, s)),
+            Ok((_, s)) => decode_stored_text(json.as_bytes(), s),
             Err(d) => Err(d),
         };
         Some(result.map_err(|d| wire::diagnostics(&d)))
@@ -527,6 +528,17 @@ fn decode_stored(json: &serde_json::Value, s: &Typed) -> Result<Value, Diagnosti
     Ok(null_write_only(s, v))
 }
 
+/// [`decode_stored`] of a stored object's JSON text at the schema's
+/// current version. The usual text (the attributes in order, as written)
+/// is read straight into the value; any other, and any error, goes through
+/// the parsed JSON, which gives the same value or says what is wrong.
+fn decode_stored_text(raw: &[u8], s: &Typed) -> Result<Value, Diagnostics> {
+    match terrane_value::json::decode_bytes_direct(raw, &s.ty, Extra::Drop) {
+        Some(v) => Ok(null_write_only(s, v)),
+        None => decode_stored(&stored_json(raw)?, s),
+    }
+}
+
 #[tonic::async_trait]
 impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
     async fn get_metadata(
@@ -694,6 +706,9 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
                 .unwrap_or_default();
             if raw.is_empty() {
                 return wire::encode(&Value::null(ty.clone()), ty);
+            }
+            if req.version == s.version {
+                return wire::encode(&decode_stored_text(raw, s)?, ty);
             }
             let json = stored_json(raw)?;
             let json = if req.version < s.version {

@@ -82,44 +82,89 @@ impl Resource for Thing {
     }
 }
 
+/// What an upgrade should give: the name and size, or an error containing
+/// the text.
+enum Want {
+    Value(&'static str, Option<i64>),
+    Error(&'static str),
+}
+
 #[tokio::test]
 async fn upgrades() {
     let h = Harness::new(P);
-    let up = h
-        .upgrade(
-            "up_thing",
+    #[track_caller]
+    fn check(case: &str, got: Result<Value, Diagnostics>, want: Want) {
+        match (got, want) {
+            (Ok(v), Want::Value(name, size)) => {
+                let size_mb = v
+                    .get_attr("size_mb")
+                    .and_then(Value::as_number)
+                    .and_then(|n| n.to_i64());
+                assert_eq!(
+                    (v.get_attr("name").and_then(Value::as_str), size_mb),
+                    (Some(name), size),
+                    "case {case}"
+                );
+            }
+            (Err(e), Want::Error(text)) => {
+                assert!(e.to_string().contains(text), "case {case}: {e}")
+            }
+            (Ok(v), Want::Error(_)) => panic!("case {case}: upgraded to {v:?}"),
+            (Err(e), Want::Value(..)) => panic!("case {case}: {e}"),
+        }
+    }
+    // The stored JSON keeps its keys in the order written here.
+    let cases = [
+        (
+            "upgrader_runs_for_older_version",
             0,
-            &serde_json::json!({"name": "a", "size_gb": 2}),
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        up.get_attr("size_mb")
-            .and_then(Value::as_number)
-            .and_then(|n| n.to_i64()),
-        Some(2048),
-        "case upgrader_runs_for_older_version"
-    );
-    let same = h
-        .upgrade(
-            "up_thing",
+            serde_json::json!({"name": "a", "size_gb": 2}),
+            Want::Value("a", Some(2048)),
+        ),
+        (
+            "same_version_prunes_removed_attributes",
             1,
-            &serde_json::json!({"name": "b", "size_mb": 5, "removed_attr": true}),
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        same.get_attr("name").and_then(Value::as_str),
-        Some("b"),
-        "case same_version_prunes_removed_attributes"
-    );
-    let err = h
-        .upgrade("up_thing", 2, &serde_json::json!({"name": "c"}))
-        .await
-        .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("Resource Managed by Newer Provider Version"),
-        "case newer_state_refused: {err}"
-    );
+            serde_json::json!({"name": "b", "removed_attr": true, "size_mb": 5}),
+            Want::Value("b", Some(5)),
+        ),
+        (
+            "same_version_removed_attribute_first",
+            1,
+            serde_json::json!({"a_removed": [1, {"x": null}], "name": "c"}),
+            Want::Value("c", None),
+        ),
+        (
+            "same_version_keys_out_of_order",
+            1,
+            serde_json::json!({"size_mb": 7, "name": "d"}),
+            Want::Value("d", Some(7)),
+        ),
+        (
+            "same_version_number_as_string",
+            1,
+            serde_json::json!({"name": "e", "size_mb": "9"}),
+            Want::Value("e", Some(9)),
+        ),
+        (
+            "same_version_wrong_type",
+            1,
+            serde_json::json!({"name": ["f"]}),
+            Want::Error("The stored state does not match the schema: .name: string required"),
+        ),
+        (
+            "same_version_not_an_object",
+            1,
+            serde_json::json!("g"),
+            Want::Error("The stored state does not match the schema"),
+        ),
+        (
+            "newer_state_refused",
+            2,
+            serde_json::json!({"name": "h"}),
+            Want::Error("Resource Managed by Newer Provider Version"),
+        ),
+    ];
+    for (case, version, json, want) in cases {
+        check(case, h.upgrade("up_thing", version, &json).await, want);
+    }
 }

@@ -204,8 +204,244 @@ pub fn decode(j: &Json, ty: &Type) -> Result<Value, JsonError> {
     dec(j, ty, &mut Path::root())
 }
 
-/// Reads JSON bytes of type `ty`.
+/// Reads JSON bytes of type `ty`: in one pass from the text when it is
+/// valid and matches (see [`decode_bytes_direct`]), otherwise through the
+/// JSON tree, which names what is wrong and where.
 pub fn decode_bytes(bytes: &[u8], ty: &Type) -> Result<Value, JsonError> {
+    match decode_bytes_direct(bytes, ty, Extra::Refuse) {
+        Some(v) => Ok(v),
+        None => decode_bytes_tree(bytes, ty),
+    }
+}
+
+/// What [`decode_bytes_direct`] does with a top-level object's attributes
+/// that its type does not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extra {
+    /// They make the text not match (as [`decode`] refuses them).
+    Refuse,
+    /// They are skipped (state written by an older build of a provider,
+    /// at the same schema version, with attributes it has since dropped).
+    Drop,
+}
+
+/// The value of type `ty` that JSON bytes hold, read straight from the
+/// text without building a JSON tree; `None` when the text is not valid
+/// JSON or does not match the type (then [`decode`] of the parsed tree
+/// says why). Whenever this gives a value, it is the value
+/// [`decode_bytes`]' tree reading gives (after dropping top-level extra
+/// attributes, with [`Extra::Drop`]). Numbers and `dynamic` values go
+/// through the tree reading, so their forms and checks are the same;
+/// object attributes are expected in the type's (sorted) order, as every
+/// writer of this format puts them, and anything else takes the slow path.
+pub fn decode_bytes_direct(bytes: &[u8], ty: &Type, extra: Extra) -> Option<Value> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let v = Seed { ty, extra }.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(v)
+}
+
+/// [`decode_bytes_direct`]'s reader of a value of one type.
+#[derive(Clone, Copy)]
+struct Seed<'t> {
+    ty: &'t Type,
+    extra: Extra,
+}
+
+impl<'t> Seed<'t> {
+    fn inner(ty: &'t Type) -> Seed<'t> {
+        Seed {
+            ty,
+            extra: Extra::Refuse,
+        }
+    }
+}
+
+/// Why the direct reading gave up; never shown (the tree reading is what
+/// reports errors).
+fn mismatch<E: serde::de::Error>() -> E {
+    E::custom("does not match")
+}
+
+/// serde_json's key for the number it hands out as a map when arbitrary
+/// precision is on: a map or object with it is left to the tree reading,
+/// which reads it as serde_json does.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+impl<'de> serde::de::DeserializeSeed<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        use serde::Deserialize;
+        match self.ty {
+            Type::Number | Type::Dynamic => {
+                let j = Json::deserialize(d)?;
+                dec(&j, self.ty, &mut Path::root()).map_err(|_| mismatch())
+            }
+            _ => d.deserialize_option(self),
+        }
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.ty.friendly_name().as_str())
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::null(self.ty.clone()))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::null(self.ty.clone()))
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        match self.ty {
+            Type::String => d.deserialize_str(self),
+            Type::Bool => d.deserialize_bool(self),
+            Type::List(_) | Type::Set(_) | Type::Tuple(_) => d.deserialize_seq(self),
+            Type::Map(_) | Type::Object(_) => d.deserialize_map(self),
+            Type::Number | Type::Dynamic => serde::de::DeserializeSeed::deserialize(self, d),
+        }
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Value, E> {
+        match self.ty {
+            Type::Bool => Ok(Value::bool(b)),
+            _ => Err(mismatch()),
+        }
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Value, E> {
+        match self.ty {
+            Type::String => Ok(Value::string(s)),
+            _ => Err(mismatch()),
+        }
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        match self.ty {
+            Type::List(t) | Type::Set(t) => {
+                let mut out = Vec::with_capacity(a.size_hint().unwrap_or(0));
+                while let Some(v) = a.next_element_seed(Seed::inner(t))? {
+                    out.push(v);
+                }
+                Ok(if matches!(self.ty, Type::List(_)) {
+                    Value::list((**t).clone(), out)
+                } else {
+                    Value::set((**t).clone(), out)
+                })
+            }
+            Type::Tuple(ts) => {
+                let mut out = Vec::with_capacity(ts.len());
+                for t in ts.iter() {
+                    out.push(a.next_element_seed(Seed::inner(t))?.ok_or_else(mismatch)?);
+                }
+                match a.next_element::<serde::de::IgnoredAny>()? {
+                    None => Ok(Value::tuple(out)),
+                    Some(_) => Err(mismatch()),
+                }
+            }
+            _ => Err(mismatch()),
+        }
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        match self.ty {
+            Type::Map(t) => {
+                let mut out = BTreeMap::new();
+                while let Some(k) = a.next_key::<String>()? {
+                    if k == NUMBER_TOKEN {
+                        return Err(mismatch());
+                    }
+                    out.insert(k, a.next_value_seed(Seed::inner(t))?);
+                }
+                Ok(Value::map((**t).clone(), out))
+            }
+            Type::Object(o) => {
+                let mut attrs = o.attrs().iter().peekable();
+                let mut out = Vec::with_capacity(o.attrs().len());
+                loop {
+                    let next = attrs.peek().map(|(k, _)| k.as_str());
+                    let name = match a.next_key_seed(KeySeed(next))? {
+                        None => break,
+                        Some(Key::Next) => None,
+                        Some(Key::Other(name)) => Some(name),
+                    };
+                    if let Some(name) = name {
+                        if name == NUMBER_TOKEN {
+                            return Err(mismatch());
+                        }
+                        if o.attr(&name).is_none() {
+                            if self.extra == Extra::Drop {
+                                a.next_value::<serde::de::IgnoredAny>()?;
+                                continue;
+                            }
+                            return Err(mismatch());
+                        }
+                        // An attribute further on: those before it are
+                        // absent. One already passed (out of order or
+                        // repeated) is left to the tree reading.
+                        while let Some((k, t)) = attrs.next_if(|(k, _)| k.as_str() < name.as_str())
+                        {
+                            out.push((k.clone(), Value::null(t.clone())));
+                        }
+                        if attrs.peek().is_none_or(|(k, _)| **k != name) {
+                            return Err(mismatch());
+                        }
+                    }
+                    let (k, t) = attrs.next().ok_or_else(mismatch)?;
+                    out.push((k.clone(), a.next_value_seed(Seed::inner(t))?));
+                }
+                for (k, t) in attrs {
+                    out.push((k.clone(), Value::null(t.clone())));
+                }
+                Ok(Value::object_typed_of(self.ty, Entries::from_sorted(out)))
+            }
+            _ => Err(mismatch()),
+        }
+    }
+}
+
+/// An object's key, compared with the attribute expected next so that the
+/// usual case (keys in the type's order) copies nothing.
+struct KeySeed<'a>(Option<&'a str>);
+
+enum Key {
+    Next,
+    Other(String),
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an attribute name")
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Key, E> {
+        Ok(if self.0 == Some(s) {
+            Key::Next
+        } else {
+            Key::Other(s.to_owned())
+        })
+    }
+}
+
+/// Reads JSON bytes of type `ty` through the JSON tree.
+fn decode_bytes_tree(bytes: &[u8], ty: &Type) -> Result<Value, JsonError> {
     let j: Json = serde_json::from_slice(bytes).map_err(|e| JsonError {
         path: Path::root(),
         message: format!("invalid JSON: {e}"),
@@ -532,7 +768,180 @@ mod tests {
         );
     }
 
+    /// The direct reading against the tree reading: each case's text is
+    /// read both ways, and the direct one either declines (`direct` false)
+    /// or gives exactly the tree's value. With [`Extra::Drop`], the tree
+    /// reads the text with the type's extra top-level attributes removed.
+    #[test]
+    fn direct_reading_agrees_with_the_tree() {
+        #[track_caller]
+        fn check(case: &str, text: &str, ty: Type, extra: Extra, direct: bool) {
+            let mut tree: Result<Json, _> = serde_json::from_str(text);
+            if let (Extra::Drop, Ok(Json::Object(m)), Type::Object(o)) = (extra, &mut tree, &ty) {
+                m.retain(|k, _| o.attr(k).is_some());
+            }
+            let tree = tree.ok().and_then(|j| decode(&j, &ty).ok());
+            let got = decode_bytes_direct(text.as_bytes(), &ty, extra);
+            assert_eq!(got.is_some(), direct, "case {case}: direct reading taken");
+            if let Some(v) = got {
+                assert_eq!(Some(v), tree, "case {case}");
+            }
+            if extra == Extra::Refuse {
+                assert_eq!(decode_bytes(text.as_bytes(), &ty).ok(), tree, "case {case}");
+            }
+        }
+        let abc = Type::object([
+            ("a", Type::String),
+            ("b", Type::list(Type::Number)),
+            ("c", Type::Bool),
+        ]);
+        let (r, d) = (Extra::Refuse, Extra::Drop);
+        check(
+            "in_order",
+            r#"{"a":"x","b":[1,2.5],"c":true}"#,
+            abc.clone(),
+            r,
+            true,
+        );
+        check(
+            "absent_between",
+            r#"{"a":"x","c":false}"#,
+            abc.clone(),
+            r,
+            true,
+        );
+        check("absent_first", r#"{"c":false}"#, abc.clone(), r, true);
+        check("empty_object", "{}", abc.clone(), r, true);
+        check(
+            "nulls",
+            r#"{"a":null,"b":[null],"c":null}"#,
+            abc.clone(),
+            r,
+            true,
+        );
+        check("null_object", "null", abc.clone(), r, true);
+        check(
+            "spaces",
+            " { \"a\" : \"x\" , \"b\" : [ ] } ",
+            abc.clone(),
+            r,
+            true,
+        );
+        check("escaped_key", r#"{"\u0061":"x"}"#, abc.clone(), r, true);
+        check(
+            "escaped_string",
+            r#"{"a":"\"\u00e9\n"}"#,
+            abc.clone(),
+            r,
+            true,
+        );
+        check(
+            "out_of_order",
+            r#"{"b":[1],"a":"x"}"#,
+            abc.clone(),
+            r,
+            false,
+        );
+        check("repeated", r#"{"a":"x","a":"y"}"#, abc.clone(), r, false);
+        check("extra_refused", r#"{"a":"x","z":1}"#, abc.clone(), r, false);
+        check(
+            "extra_dropped",
+            r#"{"a":"x","m":{"q":[1]},"z":1}"#,
+            abc.clone(),
+            d,
+            true,
+        );
+        check(
+            "extra_first_dropped",
+            r#"{"0":1,"c":true}"#,
+            abc.clone(),
+            d,
+            true,
+        );
+        check(
+            "extra_nested_refused",
+            r#"{"c":{"x":"s","y":1}}"#,
+            Type::object([("c", Type::object([("x", Type::String)]))]),
+            d,
+            false,
+        );
+        check(
+            "number_as_string",
+            r#"{"b":["12.5",3]}"#,
+            abc.clone(),
+            r,
+            true,
+        );
+        check("bad_number_string", r#"{"b":["x"]}"#, abc.clone(), r, false);
+        check("number_for_string", r#"{"a":1}"#, abc.clone(), r, false);
+        check("string_for_bool", r#"{"c":"true"}"#, abc.clone(), r, false);
+        check("number_for_object", "1", abc.clone(), r, false);
+        check("number_for_object_dropping", "1", abc.clone(), d, false);
+        check("array_for_object", "[]", abc.clone(), r, false);
+        check("trailing_text", r#"{"a":"x"} x"#, abc.clone(), r, false);
+        check("cut_short", r#"{"a":"x""#, abc.clone(), r, false);
+        check(
+            "big_number",
+            "123456789012345678901234567890.125",
+            Type::Number,
+            r,
+            true,
+        );
+        check(
+            "tuple",
+            r#"[true,"s"]"#,
+            Type::tuple(vec![Type::Bool, Type::String]),
+            r,
+            true,
+        );
+        check(
+            "tuple_short",
+            "[true]",
+            Type::tuple(vec![Type::Bool, Type::String]),
+            r,
+            false,
+        );
+        check(
+            "tuple_long",
+            "[true,\"s\",1]",
+            Type::tuple(vec![Type::Bool, Type::String]),
+            r,
+            false,
+        );
+        check("set", r#"["b","a","b"]"#, Type::set(Type::String), r, true);
+        check(
+            "map",
+            r#"{"k":1,"j":2,"k":3}"#,
+            Type::map(Type::Number),
+            r,
+            true,
+        );
+        check(
+            "map_with_number_token",
+            r#"{"$serde_json::private::Number":"1"}"#,
+            Type::map(Type::String),
+            r,
+            false,
+        );
+        check(
+            "dynamic",
+            r#"{"type":"string","value":"x"}"#,
+            Type::Dynamic,
+            r,
+            true,
+        );
+        check("dynamic_bad", r#"{"value":"x"}"#, Type::Dynamic, r, false);
+    }
+
     proptest! {
+        #[test]
+        fn direct_reading_of_written_values((ty, v) in arb_type_and_value(false)) {
+            prop_assume!(!has_infinity(&v));
+            let text = encode_bytes(&v, &ty).unwrap();
+            let tree = decode_bytes_tree(&text, &ty).unwrap();
+            prop_assert_eq!(decode_bytes_direct(&text, &ty, Extra::Refuse), Some(tree));
+        }
+
         #[test]
         fn known_values_round_trip((ty, v) in arb_type_and_value(false)) {
             prop_assume!(!has_infinity(&v));
