@@ -54,30 +54,41 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
         return 1;
     }
     on_interrupt(&engine);
-    // The plan is never dropped: the process ends after this command, and
+    // The plan is never freed: the process ends after this command, and
     // freeing a large plan's values piece by piece takes longer than
     // rendering it.
-    let plan = std::mem::ManuallyDrop::new(engine.plan_owned(snapshot, opts).await);
-    engine.shutdown().await;
+    let plan: &'static terrane_engine::Plan =
+        Box::leak(Box::new(engine.plan_owned(snapshot, opts).await));
     ui.plan_diags(&plan.diagnostics, a);
+    // The text (for a failed plan, what was planned before the failure, as
+    // Terraform shows it) is rendered on a thread of its own while the
+    // providers shut down: a plugin process takes a while to exit, and the
+    // text needs nothing from it.
+    let printing = (!ui.stream).then(|| {
+        let style = terrane_render::text::Style {
+            color: ui.style.color,
+        };
+        std::thread::spawn(move || {
+            let _ = human::write_plan(&mut std::io::stdout().lock(), &style, plan);
+        })
+    });
+    engine.shutdown().await;
+    if let Some(Err(panicked)) = printing.map(std::thread::JoinHandle::join) {
+        std::panic::resume_unwind(panicked);
+    }
     if plan.has_errors() {
-        // What was planned before the failure, as Terraform shows it.
-        if !ui.stream {
-            ui.print_plan(&plan);
-        }
         return 1;
     }
     if ui.stream {
-        for l in stream::plan(&plan, "plan") {
+        for l in stream::plan(plan, "plan") {
             println!("{l}");
         }
     } else {
-        ui.print_plan(&plan);
         ui.compact_warnings(&plan.diagnostics, a);
     }
     let rule = "\u{2500}".repeat(77);
     if let Some(out) = a.value("out") {
-        if let Err(e) = planfile::save(Path::new(out), &planfile::write(&plan, store.cipher())) {
+        if let Err(e) = planfile::save(Path::new(out), &planfile::write(plan, store.cipher())) {
             return ui.error("Failed to write plan file", e.to_string());
         }
         if !ui.stream && !in_automation() {
