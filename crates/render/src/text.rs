@@ -8,6 +8,7 @@
 use std::fmt::Write;
 use terrane_value::{Kind, Type, Value};
 
+#[derive(Clone, Copy)]
 pub struct Style {
     pub color: bool,
 }

@@ -710,12 +710,10 @@ impl<P: Provider> tf::provider_server::Provider for ProviderServer<P> {
             if req.version == s.version {
                 return wire::encode(&decode_stored_text(raw, s)?, ty);
             }
-            let json = stored_json(raw)?;
-            let json = if req.version < s.version {
-                rt.instance(self.data()).upgrade_state(req.version, json)?
-            } else {
-                json
-            };
+            // An older version: the resource's upgrader runs on the JSON.
+            let json = rt
+                .instance(self.data())
+                .upgrade_state(req.version, stored_json(raw)?)?;
             wire::encode(&decode_stored(&json, s)?, ty)
         })();
         Ok(Response::new(match result {

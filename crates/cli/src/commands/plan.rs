@@ -65,9 +65,7 @@ pub async fn plan(ui: &Ui, dir: &Path, a: &Args) -> u8 {
     // providers shut down: a plugin process takes a while to exit, and the
     // text needs nothing from it.
     let printing = (!ui.stream).then(|| {
-        let style = terrane_render::text::Style {
-            color: ui.style.color,
-        };
+        let style = ui.style;
         std::thread::spawn(move || {
             let _ = human::write_plan(&mut std::io::stdout().lock(), &style, plan);
         })
