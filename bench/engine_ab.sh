@@ -51,9 +51,9 @@ run() {
     esac
     local cap=() start end rc=0
     if [ "$tool" = terraform ]; then cap=(timeout -k 30 "${TF_CAP:-600}"); fi
-    start=$(date +%s.%N)
+    start=$EPOCHREALTIME
     (cd "$dir" && "${cap[@]}" "$bin" "${args[@]}" > "$work/out" 2> "$work/err") || rc=$?
-    end=$(date +%s.%N)
+    end=$EPOCHREALTIME
     if [ $rc -eq 2 ] && [ "$phase" = noop_plan ]; then
       echo "benchmark failed: $tool's no-op plan found changes:" >&2
       grep -E '^(Plan:|  # )' "$work/out" | head -n 20 >&2 || true

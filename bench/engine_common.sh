@@ -89,9 +89,9 @@ measure_once() {
   local cap=()
   if [ "$tool" = terraform ]; then cap=(timeout -k 30 "$TF_CAP"); fi
   local start end rc=0
-  start=$(date +%s.%N)
+  start=$EPOCHREALTIME
   (cd "$work/$tool" && /usr/bin/time -v -o "$log.time" "${cap[@]}" "$@" > "$log.out" 2> "$log.err") || rc=$?
-  end=$(date +%s.%N)
+  end=$EPOCHREALTIME
   last_secs=$(printf '%.3f' "$(echo "$end - $start" | bc)")
   last_mem=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log.time")
   if [ "$tool" = terraform ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then

@@ -98,10 +98,10 @@ for ((r = 0; r < REPEAT; r++)); do
     mkdir -p "$d"
     cp "$work/main.tf" "$d/"
     # cold
-    start=$(date +%s.%N); run_tool "$tool" "$d"; end=$(date +%s.%N)
+    start=$EPOCHREALTIME; run_tool "$tool" "$d"; end=$EPOCHREALTIME
     times[$tool.cold]+="$(echo "$end - $start" | bc) "
     # warm
-    start=$(date +%s.%N); run_tool "$tool" "$d"; end=$(date +%s.%N)
+    start=$EPOCHREALTIME; run_tool "$tool" "$d"; end=$EPOCHREALTIME
     times[$tool.warm]+="$(echo "$end - $start" | bc) "
     # cache: fill a cache once per tool and round (untimed), then time a
     # fresh directory holding only the configuration and the lock file.
@@ -110,7 +110,7 @@ for ((r = 0; r < REPEAT; r++)); do
     cp "$work/main.tf" "$d/.terraform.lock.hcl" "$d-fill/"
     cp "$work/main.tf" "$d/.terraform.lock.hcl" "$d-cache/"
     TF_PLUGIN_CACHE_DIR="$cache" run_tool "$tool" "$d-fill"
-    start=$(date +%s.%N); TF_PLUGIN_CACHE_DIR="$cache" run_tool "$tool" "$d-cache"; end=$(date +%s.%N)
+    start=$EPOCHREALTIME; TF_PLUGIN_CACHE_DIR="$cache" run_tool "$tool" "$d-cache"; end=$EPOCHREALTIME
     times[$tool.cache]+="$(echo "$end - $start" | bc) "
     rm -rf "$d-fill" "$cache"
   done
